@@ -1,0 +1,24 @@
+/** The narrow interface between a transport and the server: the server sees messages, never bytes or sockets. */
+import type { JsonRpcMessage } from '../protocol/jsonrpc.js';
+import type { RequestId } from '../protocol/types.js';
+
+export type TransportKind = 'websocket' | 'stdio' | 'http';
+
+export interface Channel {
+  readonly kind: TransportKind;
+  /** The peer's address, when the transport knows one. */
+  readonly remoteAddress?: string;
+  /**
+   * Deliver one message (or a batch reply) to the peer. `relatedRequestId` names the client request
+   * this message belongs to, so a transport with per-request streams can route it. Returns false
+   * when the message could not be delivered (the peer is gone).
+   */
+  send(message: JsonRpcMessage | JsonRpcMessage[], relatedRequestId?: RequestId): boolean;
+  /** Close the underlying connection; the transport then reports the end to the session. */
+  close(reason: string): void;
+}
+
+/** Something the server must shut down with itself (a listening transport). */
+export interface Closable {
+  close(): Promise<void>;
+}

@@ -1,0 +1,59 @@
+/** What a tool, prompt, resource or completion handler gets besides its arguments: one small object per request. */
+import type { LoggingLevel, Meta, ProgressToken, RequestId } from '../protocol/types.js';
+import type { McpSession, SessionRequestOptions } from './session.js';
+
+export class RequestContext {
+  private lastProgress = -Infinity;
+
+  constructor(
+    /** The session the request arrived on. */
+    readonly session: McpSession,
+    /** The JSON-RPC id of the request being handled. */
+    readonly requestId: RequestId,
+    readonly method: string,
+    /** Aborted when the client cancels the request, or the session ends. */
+    readonly signal: AbortSignal,
+    /** The request's `params._meta`, if any. */
+    readonly meta: Meta | undefined,
+  ) {}
+
+  get progressToken(): ProgressToken | undefined {
+    const token = this.meta?.progressToken;
+    return typeof token === 'string' || typeof token === 'number' ? token : undefined;
+  }
+
+  /**
+   * Report progress. Sends `notifications/progress` only when the client asked for it with
+   * `_meta.progressToken`; otherwise it does nothing. Progress must increase (basic/utilities/progress).
+   */
+  progress(progress: number, total?: number, message?: string): void {
+    const progressToken = this.progressToken;
+    if (progressToken === undefined || this.signal.aborted) return;
+    if (!(progress > this.lastProgress)) {
+      throw new RangeError(`progress must increase with each notification: got ${progress} after ${this.lastProgress}`);
+    }
+    this.lastProgress = progress;
+    const params: Record<string, unknown> = { progressToken, progress };
+    if (total !== undefined) params.total = total;
+    if (message !== undefined) params.message = message;
+    this.session.notify('notifications/progress', params, this.requestId);
+  }
+
+  /** Send `notifications/message` related to this request, if the session's log level lets it through. */
+  log(level: LoggingLevel, data: unknown, logger?: string): void {
+    this.session.log(level, data, logger, this.requestId);
+  }
+
+  /** Send a notification related to this request (on HTTP it travels on the request's own stream). */
+  notify(method: string, params?: Record<string, unknown>): void {
+    this.session.notify(method, params, this.requestId);
+  }
+
+  /**
+   * Send a server-to-client request related to this one. It is cancelled if this request is cancelled.
+   */
+  request(method: string, params?: Record<string, unknown>, options: SessionRequestOptions = {}): Promise<Record<string, unknown>> {
+    const signal = options.signal ? AbortSignal.any([options.signal, this.signal]) : this.signal;
+    return this.session.request(method, params, { ...options, signal, relatedRequestId: this.requestId });
+  }
+}

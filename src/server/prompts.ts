@@ -1,0 +1,59 @@
+/** Prompt registrations and `prompts/get` semantics (server/prompts.mdx). */
+import { ErrorCode, McpError } from '../protocol/errors.js';
+import type { GetPromptResult, Icon, Meta, Prompt, PromptArgument } from '../protocol/types.js';
+import type { RequestContext } from './context.js';
+import type { Completer } from './completions.js';
+
+export interface PromptConfig {
+  title?: string;
+  description?: string;
+  icons?: Icon[];
+  arguments?: PromptArgument[];
+  /** Completers for argument values, by argument name (`completion/complete`). */
+  complete?: Record<string, Completer>;
+  _meta?: Meta;
+}
+
+export type PromptHandler = (args: Record<string, string>, ctx: RequestContext) => GetPromptResult | Promise<GetPromptResult>;
+
+export interface PromptEntry {
+  descriptor: Prompt;
+  handler: PromptHandler;
+  complete: Record<string, Completer> | undefined;
+  required: string[];
+}
+
+export function createPromptEntry(name: string, config: PromptConfig, handler: PromptHandler): PromptEntry {
+  if (!name) throw new TypeError('A prompt needs a non-empty name');
+  if (typeof handler !== 'function') throw new TypeError(`Prompt '${name}' needs a handler function`);
+  const { complete, ...descriptor } = config;
+  for (const arg of config.arguments ?? []) {
+    if (typeof arg?.name !== 'string' || !arg.name) throw new TypeError(`Prompt '${name}': every argument needs a name`);
+  }
+  return {
+    descriptor: { name, ...descriptor },
+    handler,
+    complete,
+    required: (config.arguments ?? []).filter((a) => a.required).map((a) => a.name),
+  };
+}
+
+export async function getPrompt(entry: PromptEntry, args: unknown, ctx: RequestContext): Promise<GetPromptResult> {
+  const name = entry.descriptor.name;
+  if (args !== undefined && (typeof args !== 'object' || args === null || Array.isArray(args))) {
+    throw new McpError(ErrorCode.InvalidParams, `Arguments for prompt ${name} must be an object of strings`);
+  }
+  const values = (args ?? {}) as Record<string, unknown>;
+  for (const [key, value] of Object.entries(values)) {
+    if (typeof value !== 'string') throw new McpError(ErrorCode.InvalidParams, `Argument '${key}' for prompt ${name} must be a string`);
+  }
+  const missing = entry.required.filter((arg) => values[arg] === undefined);
+  if (missing.length) {
+    throw new McpError(ErrorCode.InvalidParams, `Missing required argument${missing.length > 1 ? 's' : ''} for prompt ${name}: ${missing.join(', ')}`);
+  }
+  const result = await entry.handler(values as Record<string, string>, ctx);
+  if (!result || !Array.isArray(result.messages)) {
+    throw new McpError(ErrorCode.InternalError, `Prompt ${name} returned no messages array; return a GetPromptResult`);
+  }
+  return result;
+}

@@ -1,0 +1,70 @@
+/**
+ * JSON Schema validation with ajv. Schemas are compiled once and cached by content, not by object
+ * identity: recompiling an inline schema per call is where the official SDK spends most of its
+ * elicitation CPU.
+ */
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import { Ajv } from 'ajv';
+import type { ErrorObject, ValidateFunction } from 'ajv';
+import addFormats from 'ajv-formats';
+
+export interface SchemaViolation {
+  /** The property at fault, as a JSON pointer into the value (`""` for the value itself). */
+  path: string;
+  /** The JSON Schema keyword that failed (`required`, `type`, `maximum`, ...). */
+  rule: string;
+  message: string;
+}
+
+export type Validator = (value: unknown) => SchemaViolation[] | null;
+
+/** 2020-12 is the default dialect (2025-11-25); older `$schema` values get a draft-07 validator. */
+const DRAFT_07_SCHEMAS = /json-schema\.org\/draft-0[4-7]\/schema/;
+
+export class SchemaCompiler {
+  private modern: Ajv2020 | undefined;
+  private draft07: Ajv | undefined;
+  private readonly cache = new Map<string, Validator>();
+
+  /** Compile `schema` (or take it from the cache) into a validator; throws when the schema is not valid JSON Schema. */
+  compile(schema: object): Validator {
+    const key = JSON.stringify(schema);
+    let validator = this.cache.get(key);
+    if (!validator) {
+      validator = toValidator(this.ajvFor(schema).compile(schema));
+      this.cache.set(key, validator);
+    }
+    return validator;
+  }
+
+  private ajvFor(schema: object): Ajv | Ajv2020 {
+    const dialect = (schema as { $schema?: unknown }).$schema;
+    if (typeof dialect === 'string' && DRAFT_07_SCHEMAS.test(dialect)) return (this.draft07 ??= configure(new Ajv(AJV_OPTIONS)));
+    return (this.modern ??= configure(new Ajv2020(AJV_OPTIONS)));
+  }
+}
+
+// strict: false because MCP schemas carry annotations ajv does not know (x-mcp-header, enumNames, ...).
+const AJV_OPTIONS = { strict: false, allErrors: true, logger: false } as const;
+
+function configure<T extends Ajv | Ajv2020>(ajv: T): T {
+  (addFormats as unknown as (ajv: T) => T)(ajv);
+  return ajv;
+}
+
+function toValidator(validate: ValidateFunction): Validator {
+  return (value) => (validate(value) ? null : violations(validate.errors ?? []));
+}
+
+function violations(errors: ErrorObject[]): SchemaViolation[] {
+  return errors.map((e) => {
+    const missing = e.keyword === 'required' ? (e.params as { missingProperty?: string }).missingProperty : undefined;
+    const path = missing === undefined ? e.instancePath : `${e.instancePath}/${missing}`;
+    return { path, rule: e.keyword, message: e.message ?? e.keyword };
+  });
+}
+
+/** One line that names each violation, for error texts people read. */
+export function describeViolations(list: SchemaViolation[]): string {
+  return list.map((v) => `${v.path || '(root)'}: ${v.message}`).join('; ');
+}

@@ -1,0 +1,192 @@
+/** One client's session: its negotiated version and capabilities, and its traffic in both directions. */
+import { randomUUID } from 'node:crypto';
+import { ConnectionClosedError, ErrorCode, McpError } from '../protocol/errors.js';
+import type { JsonRpcMessage, JsonRpcRequest } from '../protocol/jsonrpc.js';
+import type { ClientCapabilities, Implementation, LoggingLevel, ProgressParams, ProgressToken, RequestId } from '../protocol/types.js';
+import type { Channel, TransportKind } from './channel.js';
+import { isLevelEnabled } from './logging.js';
+import type { McpServer } from './mcp-server.js';
+import { PendingRequests, type RequestOutcome } from './pending-requests.js';
+
+/** `new`: waiting for `initialize`; `initializing`: answered, waiting for `notifications/initialized`. */
+export type SessionState = 'new' | 'initializing' | 'ready' | 'closed';
+
+export interface SessionRequestOptions {
+  /** How long to wait for the reply. Defaults to the server's `requestTimeoutMs`. */
+  timeoutMs?: number;
+  /** Abort to cancel the request; the client is sent `notifications/cancelled`. */
+  signal?: AbortSignal;
+  /** The client request this one belongs to (on HTTP it then travels on that request's stream). */
+  relatedRequestId?: RequestId;
+  /** Ask the client for progress; each `notifications/progress` for this request is passed here. */
+  onProgress?: (progress: ProgressParams) => void;
+  /** Restart the timeout on each progress notification, never beyond `maxTotalTimeoutMs`. */
+  resetTimeoutOnProgress?: boolean;
+  maxTotalTimeoutMs?: number;
+}
+
+/** A server-to-client request as it was sent, id included. */
+export type OutgoingRequest = JsonRpcRequest & { params: Record<string, unknown> };
+
+export class McpSession {
+  readonly id: string = randomUUID();
+  readonly transport: TransportKind;
+  readonly remoteAddress: string | undefined;
+  state: SessionState = 'new';
+  /** The negotiated protocol version, once `initialize` has been answered. */
+  protocolVersion: string | undefined;
+  clientInfo: Implementation | undefined;
+  /** What the client declared, normalised (`elicitation: {}` reads as `{form: {}}`). */
+  clientCapabilities: ClientCapabilities = {};
+  /** Set by `logging/setLevel`; until then the server's `defaultLogLevel` applies. */
+  logLevel: LoggingLevel | undefined;
+  /** Resource URIs this session subscribed to. */
+  readonly subscriptions = new Set<string>();
+  /** Free for the application: whatever it wants to keep with the session. */
+  readonly data: Record<string, unknown> = {};
+
+  /** @internal Server-to-client requests in flight. */
+  readonly pending = new PendingRequests((id, reason) => this.notify('notifications/cancelled', { requestId: id, reason }));
+  /** @internal Client-to-server requests in flight, for cancellation and duplicate-id checks. */
+  readonly inflight = new Map<RequestId, AbortController>();
+
+  private readonly progressHandlers = new Map<ProgressToken, (progress: ProgressParams) => void>();
+  private readonly createdMs = Date.now();
+  private lastActivityMs = this.createdMs;
+  private endReason: string | undefined;
+
+  constructor(
+    private readonly server: McpServer,
+    private readonly channel: Channel,
+  ) {
+    this.transport = channel.kind;
+    this.remoteAddress = channel.remoteAddress;
+  }
+
+  get createdAt(): Date {
+    return new Date(this.createdMs);
+  }
+
+  get lastActivity(): Date {
+    return new Date(this.lastActivityMs);
+  }
+
+  /** Why the session ended, once it has. */
+  get closeReason(): string | undefined {
+    return this.endReason;
+  }
+
+  /** Send a request to the client and wait for its result. Rejects with an `McpError` (or a subclass for local causes). */
+  request(method: string, params?: Record<string, unknown>, options: SessionRequestOptions = {}): Promise<Record<string, unknown>> {
+    return new Promise((resolve, reject) => {
+      this.sendRequest(method, params, options, (outcome) => (outcome.ok ? resolve(outcome.result) : reject(outcome.error)));
+    });
+  }
+
+  /**
+   * Send a request and call `onSettle` exactly once with its outcome. Returns the request as sent.
+   * @internal the building block for `request()` and the response events.
+   */
+  sendRequest(
+    method: string,
+    params: Record<string, unknown> | undefined,
+    options: SessionRequestOptions,
+    onSettle: (outcome: RequestOutcome, request: OutgoingRequest) => void,
+  ): OutgoingRequest {
+    const id = this.pending.nextId();
+    let outParams = params ?? {};
+    if (options.onProgress) {
+      outParams = { ...outParams, _meta: { ...(outParams._meta as object | undefined), progressToken: id } };
+      this.progressHandlers.set(id, options.onProgress);
+    }
+    const request: OutgoingRequest = { jsonrpc: '2.0', id, method, params: outParams };
+    const settle = (outcome: RequestOutcome) => {
+      this.progressHandlers.delete(id);
+      onSettle(outcome, request);
+    };
+    if (this.state === 'closed' || this.state === 'new') {
+      const why = this.state === 'closed' ? (this.endReason ?? 'the session has ended') : 'the session is not initialized yet';
+      queueMicrotask(() => settle({ ok: false, error: new ConnectionClosedError(method, why) }));
+      return request;
+    }
+    this.pending.add(id, {
+      method,
+      timeoutMs: options.timeoutMs ?? this.server.options.requestTimeoutMs,
+      maxTotalTimeoutMs: options.maxTotalTimeoutMs,
+      resetTimeoutOnProgress: options.resetTimeoutOnProgress,
+      signal: options.signal,
+      onSettle: settle,
+    });
+    if (this.pending.has(id) && !this.send(request, options.relatedRequestId)) {
+      this.pending.fail(id, new ConnectionClosedError(method, 'the transport could not deliver it'));
+    }
+    return request;
+  }
+
+  /** Cancel a server-to-client request by id; the client is sent `notifications/cancelled`. */
+  cancelRequest(id: RequestId, reason?: string): boolean {
+    return this.pending.cancel(id, reason);
+  }
+
+  /** `ping` the client; resolves when it answers. */
+  async ping(options: SessionRequestOptions = {}): Promise<void> {
+    await this.request('ping', undefined, options);
+  }
+
+  /** Send a notification to the client. Returns false when it could not be delivered. */
+  notify(method: string, params?: Record<string, unknown>, relatedRequestId?: RequestId): boolean {
+    if (this.state === 'closed') return false;
+    return this.send(params === undefined ? { jsonrpc: '2.0', method } : { jsonrpc: '2.0', method, params }, relatedRequestId);
+  }
+
+  /** Send `notifications/message` if the session's log level lets `level` through. */
+  log(level: LoggingLevel, data: unknown, logger?: string, relatedRequestId?: RequestId): boolean {
+    if (!isLevelEnabled(level, this.logLevel ?? this.server.options.defaultLogLevel)) return false;
+    const params: Record<string, unknown> = { level, data };
+    if (logger !== undefined) params.logger = logger;
+    return this.notify('notifications/message', params, relatedRequestId);
+  }
+
+  /** End the session and close its connection. Pending requests end with `ConnectionClosedError`. */
+  close(reason = 'closed by the server'): void {
+    if (this.state === 'closed') return;
+    this.end(reason);
+    this.channel.close(reason);
+  }
+
+  /** @internal The transport hands over one received frame, line or body. */
+  receive(text: string): void {
+    this.lastActivityMs = Date.now();
+    this.server.receive(this, text);
+  }
+
+  /** @internal The transport reports that the connection is gone. */
+  transportClosed(reason: string): void {
+    this.end(reason);
+  }
+
+  /** @internal */
+  send(message: JsonRpcMessage | JsonRpcMessage[], relatedRequestId?: RequestId): boolean {
+    this.server.traceMessage(this, 'out', message);
+    return this.channel.send(message, relatedRequestId);
+  }
+
+  /** @internal A client `notifications/progress` for one of our requests. */
+  progressReceived(params: ProgressParams): void {
+    const handler = this.progressHandlers.get(params.progressToken);
+    if (!handler) return;
+    this.pending.progress(params.progressToken);
+    handler(params);
+  }
+
+  private end(reason: string): void {
+    if (this.state === 'closed') return;
+    const wasInitialized = this.state !== 'new';
+    this.state = 'closed';
+    this.endReason = reason;
+    for (const controller of this.inflight.values()) controller.abort(new McpError(ErrorCode.ConnectionClosed, `session ended: ${reason}`));
+    this.inflight.clear();
+    this.pending.closeAll(reason);
+    this.server.sessionEnded(this, reason, wasInitialized);
+  }
+}

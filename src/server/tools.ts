@@ -1,0 +1,89 @@
+/** Tool registrations and `tools/call` semantics (server/tools.mdx). */
+import { ErrorCode, McpError } from '../protocol/errors.js';
+import type { CallToolResult, Icon, JsonSchemaObject, Meta, Tool, ToolAnnotations } from '../protocol/types.js';
+import type { RequestContext } from './context.js';
+import { describeViolations, type SchemaCompiler, type Validator } from './schema-compiler.js';
+
+export interface ToolConfig {
+  title?: string;
+  description?: string;
+  icons?: Icon[];
+  /** JSON Schema for the arguments; compiled once, here. Defaults to an object with no properties. */
+  inputSchema?: JsonSchemaObject;
+  /** JSON Schema the handler's `structuredContent` must match. */
+  outputSchema?: JsonSchemaObject;
+  annotations?: ToolAnnotations;
+  _meta?: Meta;
+}
+
+/**
+ * A tool handler. Return a `CallToolResult`, or a string for a single text block. Throw an `McpError`
+ * to answer with that JSON-RPC error; any other error becomes an `isError` result with its message.
+ */
+export type ToolHandler = (args: Record<string, unknown>, ctx: RequestContext) => CallToolResult | string | Promise<CallToolResult | string>;
+
+export interface ToolEntry {
+  descriptor: Tool;
+  handler: ToolHandler;
+  validateInput: Validator;
+  validateOutput: Validator | undefined;
+}
+
+const NO_ARGUMENTS: JsonSchemaObject = { type: 'object', additionalProperties: false };
+const TOOL_NAME = /^[A-Za-z0-9_.\-/]{1,128}$/;
+
+export function createToolEntry(name: string, config: ToolConfig, handler: ToolHandler, schemas: SchemaCompiler): ToolEntry {
+  if (!TOOL_NAME.test(name)) throw new TypeError(`Tool name '${name}' is invalid: use 1 to 128 of A-Z a-z 0-9 _ . - / (SEP-986)`);
+  if (typeof handler !== 'function') throw new TypeError(`Tool '${name}' needs a handler function`);
+  const inputSchema = config.inputSchema ?? NO_ARGUMENTS;
+  if (inputSchema.type !== 'object') throw new TypeError(`Tool '${name}': inputSchema must have type "object"`);
+  if (config.outputSchema && config.outputSchema.type !== 'object') throw new TypeError(`Tool '${name}': outputSchema must have type "object"`);
+  const descriptor: Tool = { name, ...config, inputSchema };
+  return {
+    descriptor,
+    handler,
+    validateInput: compileFor(name, 'inputSchema', inputSchema, schemas),
+    validateOutput: config.outputSchema && compileFor(name, 'outputSchema', config.outputSchema, schemas),
+  };
+}
+
+function compileFor(name: string, which: string, schema: object, schemas: SchemaCompiler): Validator {
+  try {
+    return schemas.compile(schema);
+  } catch (err) {
+    throw new TypeError(`Tool '${name}': ${which} is not a valid JSON Schema: ${(err as Error).message}`);
+  }
+}
+
+/** Run a tool: argument validation and handler failures are `isError` results (SEP-1303), not protocol errors. */
+export async function callTool(entry: ToolEntry, args: Record<string, unknown>, ctx: RequestContext): Promise<CallToolResult> {
+  const name = entry.descriptor.name;
+  const violations = entry.validateInput(args);
+  if (violations) return errorResult(`Invalid arguments for tool ${name}: ${describeViolations(violations)}`);
+  let result: CallToolResult;
+  try {
+    const out = await entry.handler(args, ctx);
+    result = typeof out === 'string' ? { content: [{ type: 'text', text: out }] } : out;
+  } catch (err) {
+    if (err instanceof McpError) throw err;
+    return errorResult(err instanceof Error ? err.message : String(err));
+  }
+  if (typeof result !== 'object' || result === null) {
+    throw new McpError(ErrorCode.InternalError, `Tool ${name} returned ${String(result)}; return a CallToolResult or a string`);
+  }
+  if (entry.validateOutput && !result.isError) {
+    const problems = result.structuredContent === undefined ? [{ path: '', rule: 'required', message: 'structuredContent is missing' }] : entry.validateOutput(result.structuredContent);
+    if (problems) {
+      throw new McpError(ErrorCode.InternalError, `Tool ${name} returned structuredContent that does not match its outputSchema: ${describeViolations(problems)}`);
+    }
+  }
+  // tools.mdx: structured results SHOULD also be given as serialized JSON in a text block.
+  if (result.structuredContent !== undefined && (result.content === undefined || result.content.length === 0)) {
+    result = { ...result, content: [{ type: 'text', text: JSON.stringify(result.structuredContent) }] };
+  }
+  return result.content === undefined ? { ...result, content: [] } : result;
+}
+
+export function errorResult(text: string): CallToolResult {
+  return { content: [{ type: 'text', text }], isError: true };
+}

@@ -1,0 +1,174 @@
+/**
+ * WebSocket transport: subprotocol `mcp`, one JSON-RPC message per UTF-8 text frame, one session per
+ * socket (the convention of both official SDKs' WebSocket transports; no MCP revision defines one).
+ */
+import { createServer, type IncomingMessage, type Server as HttpServer } from 'node:http';
+import type { Duplex } from 'node:stream';
+import { WebSocketServer, WebSocket, type RawData } from 'ws';
+import { ErrorCode } from '../protocol/errors.js';
+import { errorResponse, type JsonRpcMessage } from '../protocol/jsonrpc.js';
+import type { Channel, Closable } from '../server/channel.js';
+import type { McpServer } from '../server/mcp-server.js';
+import type { McpSession } from '../server/session.js';
+import { isOriginAllowed, type AllowedOrigins } from './origin.js';
+import { listenOn, rejectUpgrade, type ListenOptions, type ListeningAddress } from './listen.js';
+import { positiveInteger } from '../server/options.js';
+
+export interface WebSocketTransportOptions {
+  /** The path upgrades are accepted on. Default `/mcp`, the same path Streamable HTTP uses. */
+  path?: string;
+  /** Largest accepted frame, in bytes; a larger one closes the connection with 1009. Default 4 MiB. */
+  maxPayload?: number;
+  /** Ping every this many ms and drop a peer that did not answer the previous ping. Default 30 000; 0 turns it off. */
+  keepAliveIntervalMs?: number;
+  /** Origins allowed to connect. Default: requests without Origin, and loopback origins. */
+  allowedOrigins?: AllowedOrigins;
+}
+
+const SUBPROTOCOL = 'mcp';
+const BINARY_FRAME_ERROR = errorResponse(null, {
+  code: ErrorCode.InvalidRequest,
+  message: 'Invalid Request: binary frames are not accepted; send each JSON-RPC message as one UTF-8 text frame',
+});
+
+export class WebSocketTransport implements Closable {
+  readonly path: string;
+  private readonly wss: WebSocketServer;
+  private readonly options: Required<Omit<WebSocketTransportOptions, 'allowedOrigins'>> & Pick<WebSocketTransportOptions, 'allowedOrigins'>;
+  private readonly awaitingPong = new WeakSet<WebSocket>();
+  private readonly attached = new Map<HttpServer, (req: IncomingMessage, socket: Duplex, head: Buffer) => void>();
+  private ownServer: HttpServer | undefined;
+  private keepAlive: NodeJS.Timeout | undefined;
+  private closing: Promise<void> | undefined;
+
+  constructor(
+    private readonly server: McpServer,
+    options: WebSocketTransportOptions = {},
+  ) {
+    this.options = {
+      path: options.path ?? '/mcp',
+      maxPayload: options.maxPayload ?? 4 * 1024 * 1024,
+      keepAliveIntervalMs: options.keepAliveIntervalMs ?? 30_000,
+      allowedOrigins: options.allowedOrigins,
+    };
+    if (!this.options.path.startsWith('/')) throw new TypeError(`WebSocketTransport option path must start with '/'; got ${JSON.stringify(this.options.path)}`);
+    positiveInteger('maxPayload', this.options.maxPayload);
+    if (this.options.keepAliveIntervalMs !== 0) positiveInteger('keepAliveIntervalMs', this.options.keepAliveIntervalMs);
+    this.path = this.options.path;
+    this.wss = new WebSocketServer({ noServer: true, maxPayload: this.options.maxPayload, handleProtocols: (offered) => (offered.has(SUBPROTOCOL) ? SUBPROTOCOL : false) });
+    this.wss.on('connection', (ws: WebSocket, req: IncomingMessage) => this.onConnection(ws, req));
+  }
+
+  /** Listen on a port of its own. Plain HTTP requests there get 426; other paths get 404. */
+  async listen(options: ListenOptions = {}): Promise<ListeningAddress> {
+    if (this.ownServer) throw new Error('WebSocketTransport is already listening; create another transport for another port');
+    const http = createServer((_req, res) => {
+      res.writeHead(426, { 'content-type': 'text/plain', upgrade: 'websocket' }).end(`Upgrade to WebSocket at ${this.path} with subprotocol '${SUBPROTOCOL}'\n`);
+    });
+    this.ownServer = http;
+    this.attach(http, { exclusive: true });
+    return listenOn(http, options, 'ws', this.path);
+  }
+
+  /**
+   * Handle WebSocket upgrades on `path` of an existing `node:http` server. Upgrades on other paths
+   * are left to other listeners, unless `exclusive` (then they get 404).
+   */
+  attach(http: HttpServer, { exclusive = false }: { exclusive?: boolean } = {}): this {
+    if (this.attached.has(http)) return this;
+    const onUpgrade = (req: IncomingMessage, socket: Duplex, head: Buffer) => {
+      if (new URL(req.url ?? '/', 'http://localhost').pathname !== this.path) {
+        if (exclusive) rejectUpgrade(socket, 404, `No MCP endpoint here; connect to ${this.path}`);
+        return;
+      }
+      this.upgrade(req, socket, head);
+    };
+    http.on('upgrade', onUpgrade);
+    this.attached.set(http, onUpgrade);
+    this.server.trackTransport(this);
+    this.startKeepAlive();
+    return this;
+  }
+
+  /** Stop accepting, close every socket (1001), and close the port if this transport opened it. */
+  close(): Promise<void> {
+    this.closing ??= (async () => {
+      if (this.keepAlive) clearInterval(this.keepAlive);
+      for (const [http, onUpgrade] of this.attached) http.off('upgrade', onUpgrade);
+      this.attached.clear();
+      for (const ws of this.wss.clients) ws.close(1001, 'server shutting down');
+      await new Promise<void>((resolve) => this.wss.close(() => resolve()));
+      for (const ws of this.wss.clients) ws.terminate();
+      if (this.ownServer) {
+        const http = this.ownServer;
+        await new Promise<void>((resolve) => {
+          http.close(() => resolve());
+          http.closeAllConnections();
+        });
+      }
+      this.server.untrackTransport(this);
+    })();
+    return this.closing;
+  }
+
+  private upgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void {
+    if (this.closing) return rejectUpgrade(socket, 503, 'Server is shutting down');
+    if (!isOriginAllowed(req, this.options.allowedOrigins)) return rejectUpgrade(socket, 403, `Origin ${req.headers.origin} is not allowed`);
+    const offered = req.headers['sec-websocket-protocol'];
+    if (offered !== undefined && !offered.split(',').some((p) => p.trim() === SUBPROTOCOL)) {
+      return rejectUpgrade(socket, 400, `Unsupported WebSocket subprotocol; offer '${SUBPROTOCOL}'`);
+    }
+    this.wss.handleUpgrade(req, socket, head, (ws) => this.wss.emit('connection', ws, req));
+  }
+
+  private onConnection(ws: WebSocket, req: IncomingMessage): void {
+    const channel: Channel = {
+      kind: 'websocket',
+      remoteAddress: req.socket.remoteAddress,
+      send(message: JsonRpcMessage | JsonRpcMessage[]) {
+        if (ws.readyState !== WebSocket.OPEN) return false;
+        ws.send(JSON.stringify(message));
+        return true;
+      },
+      close(reason: string) {
+        // RFC 6455: a close reason is at most 123 bytes.
+        ws.close(1000, Buffer.from(reason).subarray(0, 123).toString());
+      },
+    };
+    const session: McpSession = this.server.openSession(channel);
+    ws.on('message', (data: RawData, isBinary: boolean) => {
+      this.awaitingPong.delete(ws);
+      if (isBinary) {
+        this.server.stats.invalidMessages++;
+        session.send(BINARY_FRAME_ERROR);
+        return;
+      }
+      session.receive(rawToString(data));
+    });
+    ws.on('pong', () => this.awaitingPong.delete(ws));
+    ws.on('error', (err) => this.server.reportError(err, session));
+    ws.on('close', (code: number, reason: Buffer) => {
+      session.transportClosed(`websocket closed (${code}${reason.length ? `: ${reason.toString()}` : ''})`);
+    });
+  }
+
+  private startKeepAlive(): void {
+    if (this.keepAlive || this.options.keepAliveIntervalMs === 0) return;
+    this.keepAlive = setInterval(() => {
+      for (const ws of this.wss.clients) {
+        if (this.awaitingPong.has(ws)) {
+          ws.terminate();
+          continue;
+        }
+        this.awaitingPong.add(ws);
+        ws.ping();
+      }
+    }, this.options.keepAliveIntervalMs);
+    this.keepAlive.unref();
+  }
+}
+
+function rawToString(data: RawData): string {
+  if (Array.isArray(data)) return Buffer.concat(data).toString('utf8');
+  return Buffer.isBuffer(data) ? data.toString('utf8') : Buffer.from(data).toString('utf8');
+}
