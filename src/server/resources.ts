@@ -21,8 +21,11 @@ export interface ResourceTemplateConfig extends Omit<ResourceConfig, 'size'> {
   complete?: Record<string, Completer>;
 }
 
-/** What a read handler returns: a full result, a list of contents, or text (sent with the resource's mimeType). */
-export type ReadOutput = ReadResourceResult | ResourceContents[] | string;
+/**
+ * What a read handler returns: a full result, a list of contents, text (sent with the resource's
+ * mimeType), or undefined when there is no such resource (answered with -32002).
+ */
+export type ReadOutput = ReadResourceResult | ResourceContents[] | string | undefined;
 export type ResourceHandler = (uri: string, ctx: RequestContext) => ReadOutput | Promise<ReadOutput>;
 export type ResourceTemplateHandler = (uri: string, variables: Record<string, string>, ctx: RequestContext) => ReadOutput | Promise<ReadOutput>;
 
@@ -57,6 +60,7 @@ export function resourceNotFound(uri: string): McpError {
 }
 
 export function normalizeReadOutput(output: ReadOutput, uri: string, mimeType: string | undefined): ReadResourceResult {
+  if (output === undefined || output === null) throw resourceNotFound(uri);
   if (typeof output === 'string') return { contents: [mimeType ? { uri, mimeType, text: output } : { uri, text: output }] };
   if (Array.isArray(output)) return { contents: output };
   if (output && Array.isArray(output.contents)) return output;
