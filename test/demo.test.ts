@@ -1,0 +1,116 @@
+/** `npm start`'s demo, end to end over a real WebSocket: everything a session can do, in one walk. */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { WsTestClient } from './helpers/ws-client.js';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+let demo: ChildProcess;
+let url: string;
+
+beforeAll(async () => {
+  demo = spawn(fileURLToPath(new URL('../node_modules/.bin/tsx', import.meta.url)), ['demo/server.ts'], {
+    cwd: root,
+    env: { ...process.env, PORT: '0' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  url = await new Promise<string>((resolve, reject) => {
+    let out = '';
+    demo.stdout!.setEncoding('utf8').on('data', (chunk: string) => {
+      out += chunk;
+      const match = /listening on (ws:\/\/127\.0\.0\.1:\d+\/mcp)/.exec(out);
+      if (match) resolve(match[1]);
+    });
+    demo.once('exit', (code) => reject(new Error(`demo exited with ${code}: ${out}`)));
+  });
+});
+
+afterAll(async () => {
+  if (demo.exitCode === null) {
+    const exited = new Promise((resolve) => demo.once('exit', resolve));
+    demo.kill('SIGTERM');
+    await exited;
+  }
+});
+
+describe('the demo server', () => {
+  it('prints its WebSocket URL on 127.0.0.1 and exits cleanly on SIGTERM', () => {
+    expect(url).toMatch(/^ws:\/\/127\.0\.0\.1:\d+\/mcp$/);
+  });
+
+  it('serves a whole session: initialize, tools, prompts, resources, templates, subscriptions, logging, progress and cancellation', async () => {
+    const { client, result } = await WsTestClient.initialized(url, { protocolVersion: '2025-06-18' });
+    expect(result).toEqual({
+      protocolVersion: '2025-06-18',
+      capabilities: {
+        logging: {},
+        completions: {},
+        prompts: { listChanged: true },
+        resources: { subscribe: true, listChanged: true },
+        tools: { listChanged: true },
+      },
+      serverInfo: { name: 'switchboard-demo', version: '0.1.0', title: 'Switchboard demo' },
+      instructions: 'Try the echo, add and count_slowly tools.',
+    });
+
+    const tools = await client.request('tools/list');
+    expect(tools.result.tools.map((t: { name: string }) => t.name)).toEqual(['echo', 'add', 'count_slowly', 'write_note']);
+
+    expect(await client.request('tools/call', { name: 'add', arguments: { a: 2, b: 3 } }, 'add')).toEqual({
+      jsonrpc: '2.0',
+      id: 'add',
+      result: { content: [{ type: 'text', text: '2 + 3 = 5' }], structuredContent: { sum: 5 } },
+    });
+
+    expect(await client.request('prompts/get', { name: 'summarize', arguments: { text: 'MCP', style: 'brief' } }, 'p')).toEqual({
+      jsonrpc: '2.0',
+      id: 'p',
+      result: { description: 'Summarize a text', messages: [{ role: 'user', content: { type: 'text', text: 'Summarize this (brief):\n\nMCP' } }] },
+    });
+
+    expect(await client.request('completion/complete', { ref: { type: 'ref/prompt', name: 'summarize' }, argument: { name: 'style', value: 'b' } }, 'c')).toEqual({
+      jsonrpc: '2.0',
+      id: 'c',
+      result: { completion: { values: ['brief', 'bullet-points'], total: 2, hasMore: false } },
+    });
+
+    const readme = await client.request('resources/read', { uri: 'demo://readme' });
+    expect(readme.result.contents[0]).toMatchObject({ uri: 'demo://readme', mimeType: 'text/markdown' });
+
+    const templates = await client.request('resources/templates/list');
+    expect(templates.result.resourceTemplates).toEqual([
+      { uriTemplate: 'demo://notes/{id}', name: 'note', description: 'A note by id', mimeType: 'text/plain' },
+    ]);
+    expect((await client.request('resources/read', { uri: 'demo://notes/1' }, 'n1')).result).toEqual({
+      contents: [{ uri: 'demo://notes/1', mimeType: 'text/plain', text: 'Buy milk' }],
+    });
+    expect((await client.request('resources/read', { uri: 'demo://notes/404' }, 'n404')).error).toEqual({
+      code: -32002,
+      message: 'Resource not found: demo://notes/404',
+      data: { uri: 'demo://notes/404' },
+    });
+
+    expect((await client.request('resources/subscribe', { uri: 'demo://notes/7' })).result).toEqual({});
+    expect((await client.request('logging/setLevel', { level: 'debug' })).result).toEqual({});
+    const updated = client.nextMessage('notifications/resources/updated');
+    const logged = client.waitFor((m) => m.method === 'notifications/message' && m.params.logger === 'notes');
+    expect((await client.request('tools/call', { name: 'write_note', arguments: { id: '7', text: 'hello' } })).result).toEqual({
+      content: [{ type: 'text', text: 'note 7 saved' }],
+    });
+    expect(await updated).toEqual({ jsonrpc: '2.0', method: 'notifications/resources/updated', params: { uri: 'demo://notes/7' } });
+    expect(await logged).toEqual({ jsonrpc: '2.0', method: 'notifications/message', params: { level: 'info', logger: 'notes', data: 'note 7 created' } });
+
+    // Progress arrives with the token, and cancelling mid-call stops the tool with no response.
+    client.sendRaw({ jsonrpc: '2.0', id: 'count', method: 'tools/call', params: { name: 'count_slowly', arguments: { n: 50 }, _meta: { progressToken: 'tok' } } });
+    expect(await client.waitFor((m) => m.method === 'notifications/progress' && m.params.progress === 2)).toEqual({
+      jsonrpc: '2.0',
+      method: 'notifications/progress',
+      params: { progressToken: 'tok', progress: 2, total: 50, message: 'counted to 2' },
+    });
+    client.notify('notifications/cancelled', { requestId: 'count', reason: 'enough' });
+    await new Promise((resolve) => setTimeout(resolve, 400));
+    expect(client.received.filter((m) => m.id === 'count')).toEqual([]);
+    expect((await client.request('ping', undefined, 'after')).result).toEqual({});
+    await client.close();
+  });
+});
