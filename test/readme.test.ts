@@ -1,0 +1,93 @@
+/** The README's examples are the files in examples/, and they run. */
+import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { StdioTestClient } from './helpers/stdio-client.js';
+import { WsTestClient } from './helpers/ws-client.js';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+const tsx = fileURLToPath(new URL('../node_modules/.bin/tsx', import.meta.url));
+const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
+
+/** Start an example that prints a line on listening; resolve with the process and that line. */
+function startListening(file: string, pattern: RegExp) {
+  const child = spawn(tsx, [file], { cwd: root, env: { ...process.env, PORT: '0' }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const line = new Promise<RegExpExecArray>((resolve, reject) => {
+    let out = '';
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+      out += chunk;
+      const match = pattern.exec(out);
+      if (match) resolve(match);
+    });
+    child.once('exit', (code) => reject(new Error(`${file} exited with ${code}: ${out}`)));
+  });
+  const stop = async () => {
+    if (child.exitCode !== null) return;
+    const exited = new Promise((resolve) => child.once('exit', resolve));
+    child.kill('SIGTERM');
+    await exited;
+  };
+  return { child, line, stop };
+}
+
+describe('README examples', () => {
+  const blocks = [...readme.matchAll(/```ts\n\/\/ (examples\/[\w-]+\.ts)\n([\s\S]*?)```/g)];
+
+  it('shows four examples, each exactly as its file in examples/', () => {
+    expect(blocks.map((b) => b[1])).toEqual(['examples/quickstart.ts', 'examples/stdio-server.ts', 'examples/shared-port.ts', 'examples/events.ts']);
+    for (const [, file, code] of blocks) expect(code, file).toBe(readFileSync(new URL(`../${file}`, import.meta.url), 'utf8'));
+  });
+
+  it('quickstart serves get_weather over WebSocket', async () => {
+    const example = startListening('examples/quickstart.ts', /listening on (ws:\/\/\S+)/);
+    try {
+      const [, url] = await example.line;
+      const { client } = await WsTestClient.initialized(url);
+      expect((await client.request('tools/call', { name: 'get_weather', arguments: { city: 'Oslo' } }, 1)).result).toEqual({
+        content: [{ type: 'text', text: 'It is sunny in Oslo.' }],
+      });
+      await client.close();
+    } finally {
+      await example.stop();
+    }
+  });
+
+  it('stdio-server serves its resource and exits when stdin closes', async () => {
+    const client = StdioTestClient.spawn('examples/stdio-server.ts');
+    await client.request('initialize', { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 't', version: '1' } });
+    client.notify('notifications/initialized');
+    expect((await client.request('resources/read', { uri: 'notes://today' })).result).toEqual({
+      contents: [{ uri: 'notes://today', mimeType: 'text/plain', text: 'Nothing planned.' }],
+    });
+    expect(await client.end()).toEqual({ code: 0, signal: null });
+    expect(client.strayStdout).toEqual([]);
+  });
+
+  it('shared-port keeps the application routes and serves MCP on /mcp', async () => {
+    const example = startListening('examples/shared-port.ts', /listening on http:\/\/127\.0\.0\.1:(\d+)/);
+    try {
+      const port = Number((await example.line)[1]);
+      expect((await fetch(`http://127.0.0.1:${port}/health`)).status).toBe(200);
+      const { client, result } = await WsTestClient.initialized(`ws://127.0.0.1:${port}/mcp`);
+      expect(result.serverInfo).toEqual({ name: 'app', version: '1.0.0' });
+      await client.close();
+    } finally {
+      await example.stop();
+    }
+  });
+
+  it('events answers a tool with no handler and adjusts initialize per client', async () => {
+    const client = StdioTestClient.spawn('examples/events.ts');
+    const init = await client.request('initialize', { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'legacy-client', version: '1' } });
+    expect(init.result.instructions).toBe('Keep answers short.');
+    client.notify('notifications/initialized');
+    const ping = await client.waitFor((m) => m.method === 'ping');
+    client.send({ jsonrpc: '2.0', id: ping.id, result: {} });
+    expect((await client.request('tools/call', { name: 'whoami', arguments: {} })).result).toEqual({
+      content: [{ type: 'text', text: 'You are legacy-client.' }],
+    });
+    expect((await client.request('tools/call', { name: 'nothing' })).error).toEqual({ code: -32602, message: 'Unknown tool: nothing' });
+    await client.end();
+  });
+});
