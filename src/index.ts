@@ -22,8 +22,25 @@ export type { StdioTransportOptions } from './transports/stdio.js';
 export type { ListenOptions, ListeningAddress } from './transports/listen.js';
 export type { AllowedOrigins } from './transports/origin.js';
 
-export { McpError, ErrorCode, RequestTimeoutError, RequestCancelledError, ConnectionClosedError } from './protocol/errors.js';
-export type { JsonRpcErrorObject } from './protocol/errors.js';
+export type { ClientRequestOptions, ClientResponse } from './server/client-requests.js';
+export type { ElicitationResponse, SamplingResponse, RootsResponse } from './server/events.js';
+export { confirm, ConfirmationError, UserDeclinedError, UserCanceledError, ElicitationFailedError, UnexpectedElicitActionError } from './elicitation/confirm.js';
+
+export {
+  McpError,
+  ErrorCode,
+  RequestTimeoutError,
+  RequestCancelledError,
+  ConnectionClosedError,
+  ClientCapabilityError,
+  ElicitationNotSupportedError,
+  SamplingNotSupportedError,
+  RootsNotSupportedError,
+  NoBackChannelError,
+  ElicitationValidationError,
+  UrlElicitationRequiredError,
+} from './protocol/errors.js';
+export type { JsonRpcErrorObject, ElicitationViolation } from './protocol/errors.js';
 export { LEGACY_PROTOCOL_VERSIONS, LATEST_LEGACY_PROTOCOL_VERSION, negotiateProtocolVersion } from './protocol/versions.js';
 export { normalizeClientCapabilities } from './protocol/capabilities.js';
 export type * from './protocol/types.js';

@@ -1,4 +1,5 @@
-/** JSON-RPC and MCP error codes, and the one error class that travels on the wire. */
+/** JSON-RPC and MCP error codes, the one error class that travels on the wire, and its typed subclasses. */
+import { randomUUID } from 'node:crypto';
 
 export const ErrorCode = {
   ParseError: -32700,
@@ -14,6 +15,10 @@ export const ErrorCode = {
   ConnectionClosed: -32000,
   /** Local cause: no reply arrived within the request's timeout (same code as the official SDK). */
   RequestTimeout: -32001,
+  /** The client did not declare a capability the request needs (2026-07-28's MissingRequiredClientCapability). */
+  MissingRequiredClientCapability: -32021,
+  /** Local cause: there is no way to push a request to this client (Switchboard's own code). */
+  NoBackChannel: -32010,
   /** Local cause: the sender cancelled its own request (the LSP code for the same condition). */
   RequestCancelled: -32800,
 } as const;
@@ -70,5 +75,86 @@ export class ConnectionClosedError extends McpError {
   override name = 'ConnectionClosedError';
   constructor(method: string, reason: string) {
     super(ErrorCode.ConnectionClosed, `${method} could not complete: ${reason}`, { reason });
+  }
+}
+
+/** The client never declared the capability a server-to-client request needs, so it is not sent. */
+export class ClientCapabilityError extends McpError {
+  override name = 'ClientCapabilityError';
+  constructor(message: string, requiredCapabilities: Record<string, unknown>) {
+    super(ErrorCode.MissingRequiredClientCapability, message, { requiredCapabilities });
+  }
+}
+
+/** The client did not declare elicitation, or not the mode asked for (`elicitation: {}` means form only). */
+export class ElicitationNotSupportedError extends ClientCapabilityError {
+  override name = 'ElicitationNotSupportedError';
+  constructor(readonly mode: 'form' | 'url') {
+    super(
+      `The client did not declare ${mode}-mode elicitation (capabilities.elicitation.${mode}); ask another way, or use ${mode === 'url' ? 'form' : 'url'} mode if it declared that`,
+      { elicitation: { [mode]: {} } },
+    );
+  }
+}
+
+export class SamplingNotSupportedError extends ClientCapabilityError {
+  override name = 'SamplingNotSupportedError';
+  constructor(what = 'sampling') {
+    super(
+      what === 'sampling'
+        ? 'The client did not declare the sampling capability; it cannot be asked for sampling/createMessage'
+        : `The client did not declare ${what}; send the request without tools and toolChoice`,
+      what === 'sampling' ? { sampling: {} } : { sampling: { tools: {} } },
+    );
+  }
+}
+
+export class RootsNotSupportedError extends ClientCapabilityError {
+  override name = 'RootsNotSupportedError';
+  constructor() {
+    super('The client did not declare the roots capability; it cannot be asked for roots/list', { roots: {} });
+  }
+}
+
+/** There is no channel to push a server-to-client request on (for example a stateless request). */
+export class NoBackChannelError extends McpError {
+  override name = 'NoBackChannelError';
+  constructor(method: string, why: string) {
+    super(ErrorCode.NoBackChannel, `Cannot send ${method}: ${why}`);
+  }
+}
+
+export interface ElicitationViolation {
+  property: string;
+  rule: string;
+  message: string;
+}
+
+/** The client accepted an elicitation with content that does not fit the requested schema. */
+export class ElicitationValidationError extends McpError {
+  override name = 'ElicitationValidationError';
+  readonly violations: ElicitationViolation[];
+  constructor(violations: ElicitationViolation[]) {
+    super(
+      ErrorCode.InvalidParams,
+      `The elicitation answer does not match requestedSchema: ${violations.map((v) => `${v.property || '(content)'} ${v.message}`).join('; ')}`,
+      { violations },
+    );
+    this.violations = violations;
+  }
+}
+
+/** Throw from a handler to answer its request with -32042 and the URL elicitations the user must complete first. */
+export class UrlElicitationRequiredError extends McpError {
+  override name = 'UrlElicitationRequiredError';
+  readonly elicitations: { mode: 'url'; message: string; url: string; elicitationId: string }[];
+  /** Each elicitation without an `elicitationId` gets a random one. */
+  constructor(
+    elicitations: { mode?: 'url'; message: string; url: string; elicitationId?: string }[],
+    message = 'This request requires more information: complete the linked page(s), then retry.',
+  ) {
+    const complete = elicitations.map((e) => ({ mode: 'url' as const, message: e.message, url: e.url, elicitationId: e.elicitationId ?? randomUUID() }));
+    super(ErrorCode.UrlElicitationRequired, message, { elicitations: complete });
+    this.elicitations = complete;
   }
 }

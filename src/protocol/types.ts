@@ -187,3 +187,78 @@ export interface CancelledParams {
   requestId?: RequestId;
   reason?: string;
 }
+
+export type ElicitAction = 'accept' | 'decline' | 'cancel';
+export type ElicitValue = string | number | boolean | string[];
+
+/** A form-mode property: the restricted JSON Schema subset of client/elicitation.mdx. */
+export type PrimitiveSchemaDefinition = Record<string, unknown> & { type: 'string' | 'number' | 'integer' | 'boolean' | 'array' };
+
+export interface ElicitRequestedSchema {
+  $schema?: string;
+  type: 'object';
+  properties: Record<string, PrimitiveSchemaDefinition>;
+  required?: string[];
+}
+
+export interface ElicitFormParams {
+  mode?: 'form';
+  message: string;
+  requestedSchema: ElicitRequestedSchema;
+  _meta?: Meta;
+}
+
+export interface ElicitUrlParams {
+  mode: 'url';
+  message: string;
+  url: string;
+  /** Generated when omitted. */
+  elicitationId?: string;
+  _meta?: Meta;
+}
+
+export type ElicitParams = ElicitFormParams | ElicitUrlParams;
+
+export interface ElicitResult {
+  action: ElicitAction;
+  /** Present on accept in form mode, validated against requestedSchema. */
+  content?: Record<string, ElicitValue>;
+}
+
+export interface SamplingMessage {
+  role: Role;
+  content: Record<string, unknown> | Record<string, unknown>[];
+}
+
+export interface CreateMessageParams {
+  messages: SamplingMessage[];
+  maxTokens: number;
+  modelPreferences?: Record<string, unknown>;
+  systemPrompt?: string;
+  includeContext?: 'none' | 'thisServer' | 'allServers';
+  temperature?: number;
+  stopSequences?: string[];
+  metadata?: Record<string, unknown>;
+  tools?: Record<string, unknown>[];
+  toolChoice?: { mode?: 'auto' | 'required' | 'none' };
+  _meta?: Meta;
+}
+
+export interface CreateMessageResult {
+  role: Role;
+  content: Record<string, unknown> | Record<string, unknown>[];
+  model: string;
+  stopReason?: string;
+  [key: string]: unknown;
+}
+
+export interface Root {
+  uri: string;
+  name?: string;
+  _meta?: Meta;
+}
+
+export interface ListRootsResult {
+  roots: Root[];
+  [key: string]: unknown;
+}

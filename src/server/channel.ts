@@ -14,6 +14,11 @@ export interface Channel {
    * when the message could not be delivered (the peer is gone).
    */
   send(message: JsonRpcMessage | JsonRpcMessage[], relatedRequestId?: RequestId): boolean;
+  /**
+   * Whether a server-to-client request can reach the peer now (related to `relatedRequestId`, if
+   * given). Absent means always: a WebSocket or stdio connection is its own back channel.
+   */
+  canPush?(relatedRequestId: RequestId | undefined): boolean;
   /** Close the underlying connection; the transport then reports the end to the session. */
   close(reason: string): void;
 }

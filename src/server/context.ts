@@ -1,5 +1,16 @@
 /** What a tool, prompt, resource or completion handler gets besides its arguments: one small object per request. */
-import type { LoggingLevel, Meta, ProgressToken, RequestId } from '../protocol/types.js';
+import type {
+  CreateMessageParams,
+  CreateMessageResult,
+  ElicitParams,
+  ElicitResult,
+  ListRootsResult,
+  LoggingLevel,
+  Meta,
+  ProgressToken,
+  RequestId,
+} from '../protocol/types.js';
+import type { ClientRequestOptions } from './client-requests.js';
 import type { McpSession, SessionRequestOptions } from './session.js';
 
 export class RequestContext {
@@ -49,11 +60,30 @@ export class RequestContext {
     this.session.notify(method, params, this.requestId);
   }
 
+  /** `session.elicit`, related to this request (on HTTP it travels on this request's stream) and cancelled with it. */
+  elicit(params: ElicitParams, options: ClientRequestOptions = {}): Promise<ElicitResult> {
+    return this.session.elicit(params, this.related(options));
+  }
+
+  /** `session.createMessage`, related to this request and cancelled with it. */
+  createMessage(params: CreateMessageParams, options: ClientRequestOptions = {}): Promise<CreateMessageResult> {
+    return this.session.createMessage(params, this.related(options));
+  }
+
+  /** `session.listRoots`, related to this request and cancelled with it. */
+  listRoots(options: ClientRequestOptions = {}): Promise<ListRootsResult> {
+    return this.session.listRoots(this.related(options));
+  }
+
+  private related(options: ClientRequestOptions): ClientRequestOptions {
+    const signal = options.signal ? AbortSignal.any([options.signal, this.signal]) : this.signal;
+    return { ...options, signal, relatedRequestId: this.requestId };
+  }
+
   /**
    * Send a server-to-client request related to this one. It is cancelled if this request is cancelled.
    */
   request(method: string, params?: Record<string, unknown>, options: SessionRequestOptions = {}): Promise<Record<string, unknown>> {
-    const signal = options.signal ? AbortSignal.any([options.signal, this.signal]) : this.signal;
-    return this.session.request(method, params, { ...options, signal, relatedRequestId: this.requestId });
+    return this.session.request(method, params, { ...options, ...this.related(options) });
   }
 }

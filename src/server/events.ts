@@ -5,6 +5,9 @@ import type {
   CancelledParams,
   CompleteParams,
   CompleteResult,
+  CreateMessageResult,
+  ElicitResult,
+  ListRootsResult,
   GetPromptResult,
   InitializeParams,
   InitializeResult,
@@ -13,7 +16,12 @@ import type {
 } from '../protocol/types.js';
 import type { RequestEvent } from './request-event.js';
 import type { ReadOutput } from './resources.js';
-import type { McpSession } from './session.js';
+import type { McpSession, OutgoingRequest } from './session.js';
+import type { ClientResponse } from './client-requests.js';
+
+export type ElicitationResponse = ClientResponse<ElicitResult>;
+export type SamplingResponse = ClientResponse<CreateMessageResult>;
+export type RootsResponse = ClientResponse<ListRootsResult>;
 
 export type ToolRequestEvent = RequestEvent<{ name: string; arguments: Record<string, unknown> }, CallToolResult | string>;
 export type PromptRequestEvent = RequestEvent<{ name: string; arguments: Record<string, string> }, GetPromptResult>;
@@ -48,6 +56,10 @@ export interface McpServerEvents {
   rootsListChanged: [session: McpSession];
   /** A notification the server has no use for (it is otherwise ignored, as the spec says). */
   notification: [session: McpSession, method: string, params: Record<string, unknown> | undefined];
+  /** The one ending of an `elicitation/create` this server sent: result, error reply, timeout, cancellation or close. */
+  responseElicitationCreate: [session: McpSession, request: OutgoingRequest, response: ElicitationResponse];
+  responseSamplingCreateMessage: [session: McpSession, request: OutgoingRequest, response: SamplingResponse];
+  responseRootsList: [session: McpSession, request: OutgoingRequest, response: RootsResponse];
   /** Every message in and out, for tracing. Parse failures arrive as the raw text. */
   message: [session: McpSession, direction: 'in' | 'out', message: JsonRpcMessage | JsonRpcMessage[] | unknown];
   /** Something went wrong that no one else was told about: a listener threw, a handler failed, a reply matched nothing. */

@@ -1,5 +1,9 @@
 /** McpServer: the component. Configure it, register tools, prompts and resources, and subscribe to its events. */
-import type { Implementation, LoggingLevel, ServerCapabilities } from '../protocol/types.js';
+import type { CreateMessageParams, ElicitParams, Implementation, LoggingLevel, RequestId, ServerCapabilities } from '../protocol/types.js';
+import { elicitationKind } from '../elicitation/elicit.js';
+import { sendClientRequest, type ClientRequestOptions } from './client-requests.js';
+import { rootsKind } from './roots.js';
+import { samplingKind } from './sampling.js';
 import type { JsonRpcMessage } from '../protocol/jsonrpc.js';
 import type { Channel, Closable } from './channel.js';
 import type { McpServerEvents } from './events.js';
@@ -37,6 +41,8 @@ export interface ServerStats {
   duplicateResponses: number;
   /** Messages answered with -32700 or -32600. */
   invalidMessages: number;
+  /** Client results that were not what the request asks for (bad action, content, or failed validation). */
+  invalidResults: number;
 }
 
 type ListKind = 'tools' | 'prompts' | 'resources';
@@ -47,7 +53,7 @@ export class McpServer extends SafeEmitter<McpServerEvents> {
   readonly options: ResolvedServerOptions;
   /** Initialized sessions, by id. */
   readonly sessions: ReadonlyMap<string, McpSession>;
-  readonly stats: ServerStats = { unknownResponses: 0, lateResponses: 0, duplicateResponses: 0, invalidMessages: 0 };
+  readonly stats: ServerStats = { unknownResponses: 0, lateResponses: 0, duplicateResponses: 0, invalidMessages: 0, invalidResults: 0 };
 
   /** @internal */ readonly tools = new Registry<ToolEntry>('Tool', () => this.listChanged('tools'));
   /** @internal */ readonly prompts = new Registry<PromptEntry>('Prompt', () => this.listChanged('prompts'));
@@ -101,6 +107,30 @@ export class McpServer extends SafeEmitter<McpServerEvents> {
     return this.resourceTemplates.add(uriTemplate, createResourceTemplateEntry(uriTemplate, config, handler));
   }
 
+  /**
+   * Send `elicitation/create` to a session. Returns the JSON-RPC id it used; the outcome arrives as
+   * exactly one `responseElicitationCreate` event. Throws at once when the schema is outside the
+   * elicitation subset, the client did not declare the mode, or there is no channel to send on.
+   */
+  requestElicitationCreate(session: McpSession | string, params: ElicitParams, options: ClientRequestOptions = {}): RequestId {
+    return sendClientRequest(this, this.sessionFor(session), elicitationKind, params, options).id;
+  }
+
+  /** Send `sampling/createMessage`; the outcome arrives as one `responseSamplingCreateMessage` event. */
+  requestSamplingCreateMessage(session: McpSession | string, params: CreateMessageParams, options: ClientRequestOptions = {}): RequestId {
+    return sendClientRequest(this, this.sessionFor(session), samplingKind, params, options).id;
+  }
+
+  /** Send `roots/list`; the outcome arrives as one `responseRootsList` event. */
+  requestRootsList(session: McpSession | string, options: ClientRequestOptions = {}): RequestId {
+    return sendClientRequest(this, this.sessionFor(session), rootsKind, {}, options).id;
+  }
+
+  /** Tell the client a URL-mode elicitation finished (`notifications/elicitation/complete`). */
+  notifyElicitationComplete(session: McpSession | string, elicitationId: string): boolean {
+    return this.sessionFor(session).notify('notifications/elicitation/complete', { elicitationId });
+  }
+
   /** Tell every session subscribed to `uri` that it changed. Returns how many were told. */
   sendResourceUpdated(uri: string): number {
     let told = 0;
@@ -127,6 +157,13 @@ export class McpServer extends SafeEmitter<McpServerEvents> {
       this.transports.clear();
     })();
     return this.closing;
+  }
+
+  private sessionFor(session: McpSession | string): McpSession {
+    if (typeof session !== 'string') return session;
+    const found = this.sessionMap.get(session);
+    if (!found) throw new Error(`No session with id ${session}; it may have ended (see the sessionEnd event)`);
+    return found;
   }
 
   /** @internal A transport opened a connection: one session per connection (WebSocket, stdio). */

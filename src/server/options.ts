@@ -5,8 +5,16 @@ import { isLoggingLevel } from './logging.js';
 export interface McpServerOptions {
   /** Merged over the capabilities the server derives from what it serves (e.g. to add `experimental`). */
   capabilities?: ServerCapabilities;
-  /** Default timeout for server-to-client requests, in ms. Default 60 000. */
+  /** Default timeout for server-to-client requests (ping, roots/list, session.request), in ms. Default 60 000. */
   requestTimeoutMs?: number;
+  /** Default timeout for elicitation/create: a person has to answer it. Default 600 000 (10 minutes). */
+  elicitationTimeoutMs?: number;
+  /** Default timeout for sampling/createMessage, which a person may have to approve. Default 600 000. */
+  samplingTimeoutMs?: number;
+  /** Cap on any per-call timeout. Default 3 600 000 (one hour). */
+  maxRequestTimeoutMs?: number;
+  /** Validate accepted elicitation content against requestedSchema. Default true. */
+  validateElicitationResponses?: boolean;
   /** Log level for sessions that never sent `logging/setLevel`. Default `info`. */
   defaultLogLevel?: LoggingLevel;
   /** Page size for `tools/list`, `prompts/list`, `resources/list` and `resources/templates/list`. Default 100. */
@@ -20,11 +28,19 @@ export function resolveServerOptions(options: McpServerOptions = {}): ResolvedSe
   const resolved: ResolvedServerOptions = {
     capabilities: options.capabilities,
     requestTimeoutMs: options.requestTimeoutMs ?? 60_000,
+    elicitationTimeoutMs: options.elicitationTimeoutMs ?? 600_000,
+    samplingTimeoutMs: options.samplingTimeoutMs ?? 600_000,
+    maxRequestTimeoutMs: options.maxRequestTimeoutMs ?? 3_600_000,
+    validateElicitationResponses: options.validateElicitationResponses ?? true,
     defaultLogLevel: options.defaultLogLevel ?? 'info',
     pageSize: options.pageSize ?? 100,
   };
-  positiveInteger('requestTimeoutMs', resolved.requestTimeoutMs);
-  positiveInteger('pageSize', resolved.pageSize);
+  for (const key of ['requestTimeoutMs', 'elicitationTimeoutMs', 'samplingTimeoutMs', 'maxRequestTimeoutMs', 'pageSize'] as const) {
+    positiveInteger(key, resolved[key]);
+  }
+  if (typeof resolved.validateElicitationResponses !== 'boolean') {
+    throw new TypeError(`McpServer option validateElicitationResponses must be a boolean; got ${JSON.stringify(resolved.validateElicitationResponses)}`);
+  }
   if (!isLoggingLevel(resolved.defaultLogLevel)) {
     throw new TypeError(`McpServer option defaultLogLevel must be one of debug, info, notice, warning, error, critical, alert, emergency; got ${JSON.stringify(resolved.defaultLogLevel)}`);
   }

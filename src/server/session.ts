@@ -2,7 +2,23 @@
 import { randomUUID } from 'node:crypto';
 import { ConnectionClosedError, ErrorCode, McpError } from '../protocol/errors.js';
 import type { JsonRpcMessage, JsonRpcRequest } from '../protocol/jsonrpc.js';
-import type { ClientCapabilities, Implementation, LoggingLevel, ProgressParams, ProgressToken, RequestId } from '../protocol/types.js';
+import type {
+  ClientCapabilities,
+  CreateMessageParams,
+  CreateMessageResult,
+  ElicitParams,
+  ElicitResult,
+  Implementation,
+  ListRootsResult,
+  LoggingLevel,
+  ProgressParams,
+  ProgressToken,
+  RequestId,
+} from '../protocol/types.js';
+import { elicitationKind } from '../elicitation/elicit.js';
+import { clientRequest, type ClientRequestOptions } from './client-requests.js';
+import { rootsKind } from './roots.js';
+import { samplingKind } from './sampling.js';
 import type { Channel, TransportKind } from './channel.js';
 import { isLevelEnabled } from './logging.js';
 import type { McpServer } from './mcp-server.js';
@@ -111,7 +127,7 @@ export class McpSession {
     }
     this.pending.add(id, {
       method,
-      timeoutMs: options.timeoutMs ?? this.server.options.requestTimeoutMs,
+      timeoutMs: Math.min(options.timeoutMs ?? this.server.options.requestTimeoutMs, this.server.options.maxRequestTimeoutMs),
       maxTotalTimeoutMs: options.maxTotalTimeoutMs,
       resetTimeoutOnProgress: options.resetTimeoutOnProgress,
       signal: options.signal,
@@ -126,6 +142,26 @@ export class McpSession {
   /** Cancel a server-to-client request by id; the client is sent `notifications/cancelled`. */
   cancelRequest(id: RequestId, reason?: string): boolean {
     return this.pending.cancel(id, reason);
+  }
+
+  /** Ask the user for input through the client (`elicitation/create`). Rejects with a typed error; see the README. */
+  elicit(params: ElicitParams, options: ClientRequestOptions = {}): Promise<ElicitResult> {
+    return clientRequest(this.server, this, elicitationKind, params, options);
+  }
+
+  /** Ask the client's model for a completion (`sampling/createMessage`). */
+  createMessage(params: CreateMessageParams, options: ClientRequestOptions = {}): Promise<CreateMessageResult> {
+    return clientRequest(this.server, this, samplingKind, params, options);
+  }
+
+  /** Ask the client for its roots (`roots/list`). */
+  listRoots(options: ClientRequestOptions = {}): Promise<ListRootsResult> {
+    return clientRequest(this.server, this, rootsKind, {}, options);
+  }
+
+  /** Whether a server-to-client request (related to `relatedRequestId`, if given) can reach the client now. */
+  canPush(relatedRequestId?: RequestId): boolean {
+    return this.state !== 'closed' && (this.channel.canPush?.(relatedRequestId) ?? true);
   }
 
   /** `ping` the client; resolves when it answers. */

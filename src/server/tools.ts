@@ -1,6 +1,7 @@
 /** Tool registrations and `tools/call` semantics (server/tools.mdx). */
 import { ErrorCode, McpError } from '../protocol/errors.js';
 import type { CallToolResult, Icon, JsonSchemaObject, Meta, Tool, ToolAnnotations } from '../protocol/types.js';
+import { confirm } from '../elicitation/confirm.js';
 import type { RequestContext } from './context.js';
 import { describeViolations, type SchemaCompiler, type Validator } from './schema-compiler.js';
 
@@ -14,17 +15,24 @@ export interface ToolConfig {
   outputSchema?: JsonSchemaObject;
   annotations?: ToolAnnotations;
   _meta?: Meta;
+  /**
+   * Ask the user to confirm before the handler runs (a yes/no elicitation). Anything but accept stops
+   * the call with an `isError` result saying why.
+   */
+  confirm?: string | ((args: Record<string, unknown>) => string);
 }
 
 /**
- * A tool handler. Return a `CallToolResult`, or a string for a single text block. Throw an `McpError`
- * to answer with that JSON-RPC error; any other error becomes an `isError` result with its message.
+ * A tool handler. Return a `CallToolResult`, or a string for a single text block. A thrown error
+ * becomes an `isError` result with its message (SEP-1303), except `UrlElicitationRequiredError`,
+ * which is answered as the -32042 JSON-RPC error it stands for.
  */
 export type ToolHandler = (args: Record<string, unknown>, ctx: RequestContext) => CallToolResult | string | Promise<CallToolResult | string>;
 
 export interface ToolEntry {
   descriptor: Tool;
   handler: ToolHandler;
+  confirm: ToolConfig['confirm'];
   validateInput: Validator;
   validateOutput: Validator | undefined;
 }
@@ -38,10 +46,15 @@ export function createToolEntry(name: string, config: ToolConfig, handler: ToolH
   const inputSchema = config.inputSchema ?? NO_ARGUMENTS;
   if (inputSchema.type !== 'object') throw new TypeError(`Tool '${name}': inputSchema must have type "object"`);
   if (config.outputSchema && config.outputSchema.type !== 'object') throw new TypeError(`Tool '${name}': outputSchema must have type "object"`);
-  const descriptor: Tool = { name, ...config, inputSchema };
+  if (config.confirm !== undefined && typeof config.confirm !== 'string' && typeof config.confirm !== 'function') {
+    throw new TypeError(`Tool '${name}': confirm must be a message or a function of the arguments that returns one`);
+  }
+  const { confirm: confirmation, ...wire } = config;
+  const descriptor: Tool = { name, ...wire, inputSchema };
   return {
     descriptor,
     handler,
+    confirm: confirmation,
     validateInput: compileFor(name, 'inputSchema', inputSchema, schemas),
     validateOutput: config.outputSchema && compileFor(name, 'outputSchema', config.outputSchema, schemas),
   };
@@ -62,10 +75,12 @@ export async function callTool(entry: ToolEntry, args: Record<string, unknown>, 
   if (violations) return errorResult(`Invalid arguments for tool ${name}: ${describeViolations(violations)}`);
   let result: CallToolResult;
   try {
+    if (entry.confirm !== undefined) await confirm(ctx, typeof entry.confirm === 'string' ? entry.confirm : entry.confirm(args));
     const out = await entry.handler(args, ctx);
     result = typeof out === 'string' ? { content: [{ type: 'text', text: out }] } : out;
   } catch (err) {
-    if (err instanceof McpError) throw err;
+    // -32042 asks the client to run URL elicitations and retry: it only works as a JSON-RPC error.
+    if (err instanceof McpError && err.code === ErrorCode.UrlElicitationRequired) throw err;
     return errorResult(err instanceof Error ? err.message : String(err));
   }
   if (typeof result !== 'object' || result === null) {

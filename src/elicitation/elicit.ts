@@ -1,0 +1,48 @@
+/** `elicitation/create` in form and URL mode (client/elicitation.mdx): capability gating, schema checks, answer validation. */
+import { randomUUID } from 'node:crypto';
+import { supportsElicitationMode } from '../protocol/capabilities.js';
+import { ElicitationNotSupportedError, ElicitationValidationError, ErrorCode, McpError } from '../protocol/errors.js';
+import type { ElicitParams, ElicitResult, ElicitValue } from '../protocol/types.js';
+import type { ClientRequestKind } from '../server/client-requests.js';
+import { UnexpectedElicitActionError } from './confirm.js';
+import { checkRequestedSchema } from './schema-subset.js';
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+export const elicitationKind: ClientRequestKind<ElicitParams, ElicitResult> = {
+  method: 'elicitation/create',
+  event: 'responseElicitationCreate',
+  prepare(server, session, params) {
+    if (!isObject(params)) throw new TypeError('elicitation/create needs params: {message, requestedSchema} or {mode: "url", message, url}');
+    const mode = params.mode ?? 'form';
+    if (mode !== 'form' && mode !== 'url') throw new TypeError(`elicitation mode must be "form" or "url"; got ${JSON.stringify(mode)}`);
+    if (typeof params.message !== 'string') throw new TypeError('elicitation/create needs params.message, the text shown to the user');
+    // client/elicitation.mdx: a server MUST NOT send a mode the client did not declare.
+    if (!supportsElicitationMode(session.clientCapabilities, mode)) throw new ElicitationNotSupportedError(mode);
+    if (params.mode === 'url') {
+      if (typeof params.url !== 'string' || !URL.canParse(params.url)) throw new TypeError(`URL elicitation needs a valid absolute url; got ${JSON.stringify(params.url)}`);
+      if (params.elicitationId !== undefined && typeof params.elicitationId !== 'string') throw new TypeError('elicitationId must be a string');
+      return params.elicitationId === undefined ? { ...params, elicitationId: randomUUID() } : params;
+    }
+    checkRequestedSchema(params.requestedSchema, server.schemas);
+    return params;
+  },
+  defaultTimeoutMs: (server) => server.options.elicitationTimeoutMs,
+  interpret(server, result, params) {
+    const action = result.action;
+    if (action !== 'accept' && action !== 'decline' && action !== 'cancel') throw new UnexpectedElicitActionError(action);
+    // Content only means something on a form-mode accept; elsewhere it is ignored.
+    if (action !== 'accept' || params.mode === 'url') return { action };
+    const content = result.content ?? {};
+    if (!isObject(content)) throw new McpError(ErrorCode.InvalidParams, 'The client accepted elicitation/create with content that is not an object', { result });
+    if (server.options.validateElicitationResponses) {
+      const violations = server.schemas.compile(params.requestedSchema)(content);
+      if (violations) {
+        throw new ElicitationValidationError(violations.map((v) => ({ property: v.path.replace(/^\//, '').split('/')[0], rule: v.rule, message: v.message })));
+      }
+    }
+    return { action, content: content as Record<string, ElicitValue> };
+  },
+};
