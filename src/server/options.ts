@@ -35,9 +35,10 @@ export function resolveServerOptions(options: McpServerOptions = {}): ResolvedSe
     defaultLogLevel: options.defaultLogLevel ?? 'info',
     pageSize: options.pageSize ?? 100,
   };
-  for (const key of ['requestTimeoutMs', 'elicitationTimeoutMs', 'samplingTimeoutMs', 'maxRequestTimeoutMs', 'pageSize'] as const) {
-    positiveInteger(key, resolved[key]);
+  for (const key of ['requestTimeoutMs', 'elicitationTimeoutMs', 'samplingTimeoutMs', 'maxRequestTimeoutMs'] as const) {
+    positiveInteger(key, resolved[key], MAX_TIMER_MS);
   }
+  positiveInteger('pageSize', resolved.pageSize);
   if (typeof resolved.validateElicitationResponses !== 'boolean') {
     throw new TypeError(`McpServer option validateElicitationResponses must be a boolean; got ${JSON.stringify(resolved.validateElicitationResponses)}`);
   }
@@ -50,8 +51,11 @@ export function resolveServerOptions(options: McpServerOptions = {}): ResolvedSe
   return resolved;
 }
 
-export function positiveInteger(name: string, value: unknown): void {
-  if (!Number.isInteger(value) || (value as number) <= 0) {
-    throw new TypeError(`Option ${name} must be a positive integer; got ${JSON.stringify(value)}`);
+/** Node's timers fire at once for delays above 2^31 - 1 ms. */
+export const MAX_TIMER_MS = 2_147_483_647;
+
+export function positiveInteger(name: string, value: unknown, max = Number.MAX_SAFE_INTEGER): void {
+  if (!Number.isInteger(value) || (value as number) <= 0 || (value as number) > max) {
+    throw new TypeError(`Option ${name} must be a positive integer${max < Number.MAX_SAFE_INTEGER ? ` up to ${max}` : ''}; got ${JSON.stringify(value)}`);
   }
 }

@@ -46,7 +46,8 @@ export class Registry<Entry extends { descriptor: Descriptor }, Descriptor = Ent
 
   /** One page of descriptors. The cursor is opaque to clients: it encodes the offset of the page. */
   page(cursor: unknown, pageSize: number): { items: Descriptor[]; nextCursor?: string } {
-    const all = (this.listing ??= Array.from(this.entries.values(), (e) => e.descriptor));
+    // Built once per change and frozen: every list call shares it.
+    const all = (this.listing ??= Object.freeze(Array.from(this.entries.values(), (e) => e.descriptor)) as Descriptor[]);
     const start = cursor === undefined ? 0 : decodeCursor(cursor);
     if (start === 0 && all.length <= pageSize) return { items: all };
     const end = start + pageSize;

@@ -6,9 +6,10 @@ import { EventEmitter } from 'eventemitter3';
 
 type Listener = (...args: any[]) => unknown;
 
-const guarded = new WeakMap<Listener, Map<string | symbol, Listener>>();
-
 export class SafeEmitter<Events extends EventEmitter.ValidEventTypes> extends EventEmitter<Events> {
+  /** Each listener's guarded wrapper, per event, so `off(fn)` finds what `on(fn)` registered. */
+  private readonly guarded = new WeakMap<Listener, Map<string | symbol, Listener>>();
+
   override on(event: any, fn: Listener, context?: unknown): this {
     return super.on(event, this.guard(event, fn) as any, context);
   }
@@ -22,7 +23,7 @@ export class SafeEmitter<Events extends EventEmitter.ValidEventTypes> extends Ev
   }
 
   override off(event: any, fn?: Listener, context?: unknown, once?: boolean): this {
-    const wrapped = fn && guarded.get(fn)?.get(event);
+    const wrapped = fn && this.guarded.get(fn)?.get(event);
     return super.off(event, (wrapped ?? fn) as any, context, once);
   }
 
@@ -41,8 +42,8 @@ export class SafeEmitter<Events extends EventEmitter.ValidEventTypes> extends Ev
   }
 
   private guard(event: string | symbol, fn: Listener): Listener {
-    let byEvent = guarded.get(fn);
-    if (!byEvent) guarded.set(fn, (byEvent = new Map()));
+    let byEvent = this.guarded.get(fn);
+    if (!byEvent) this.guarded.set(fn, (byEvent = new Map()));
     let wrapped = byEvent.get(event);
     if (wrapped) return wrapped;
     // A failing `error` listener has nowhere left to report to but stderr.

@@ -7,6 +7,9 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import { Ajv } from 'ajv';
 import type { ErrorObject, ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
+import { createRequire } from 'node:module';
+
+const draft06MetaSchema = createRequire(import.meta.url)('ajv/dist/refs/json-schema-draft-06.json') as object;
 
 export interface SchemaViolation {
   /** The property at fault, as a JSON pointer into the value (`""` for the value itself). */
@@ -18,8 +21,8 @@ export interface SchemaViolation {
 
 export type Validator = (value: unknown) => SchemaViolation[] | null;
 
-/** 2020-12 is the default dialect (2025-11-25); older `$schema` values get a draft-07 validator. */
-const DRAFT_07_SCHEMAS = /json-schema\.org\/draft-0[4-7]\/schema/;
+/** 2020-12 is the default dialect (2025-11-25); draft-06 and draft-07 `$schema` values get a draft-07 validator. */
+const DRAFT_07_SCHEMAS = /json-schema\.org\/draft-0[67]\/schema/;
 
 export class SchemaCompiler {
   private modern: Ajv2020 | undefined;
@@ -39,7 +42,9 @@ export class SchemaCompiler {
 
   private ajvFor(schema: object): Ajv | Ajv2020 {
     const dialect = (schema as { $schema?: unknown }).$schema;
-    if (typeof dialect === 'string' && DRAFT_07_SCHEMAS.test(dialect)) return (this.draft07 ??= configure(new Ajv(AJV_OPTIONS)));
+    if (typeof dialect === 'string' && DRAFT_07_SCHEMAS.test(dialect)) {
+      return (this.draft07 ??= configure(new Ajv(AJV_OPTIONS)).addMetaSchema(draft06MetaSchema) as Ajv);
+    }
     return (this.modern ??= configure(new Ajv2020(AJV_OPTIONS)));
   }
 }
@@ -59,7 +64,7 @@ function toValidator(validate: ValidateFunction): Validator {
 function violations(errors: ErrorObject[]): SchemaViolation[] {
   return errors.map((e) => {
     const missing = e.keyword === 'required' ? (e.params as { missingProperty?: string }).missingProperty : undefined;
-    const path = missing === undefined ? e.instancePath : `${e.instancePath}/${missing}`;
+    const path = missing === undefined ? e.instancePath : `${e.instancePath}/${missing.replace(/~/g, '~0').replace(/\//g, '~1')}`;
     return { path, rule: e.keyword, message: e.message ?? e.keyword };
   });
 }

@@ -31,8 +31,8 @@ export class UriTemplate {
       names.push(...expression.names);
       pattern += this.expressionPattern(expression);
     }
-    if (last === 0 && names.length === 0 && template.includes('{')) throw new Error(`Invalid URI template: ${template}`);
     pattern += escapeRegex(template.slice(last)) + '$';
+    if (/[{}]/.test(template.replace(EXPRESSION, ''))) throw new TypeError(`Invalid URI template '${template}': unbalanced { or }`);
     this.variableNames = names;
     this.regex = new RegExp(pattern);
   }
@@ -70,13 +70,14 @@ export class UriTemplate {
         .map((n) => n.trim().replace(/\*$|:\d+$/, ''))
         .filter((n) => variables[n] !== undefined);
       if (parts.length === 0) return '';
-      const enc = (v: string) => (op === '+' || op === '#' ? encodeURI(v) : encodeURIComponent(v));
+      const enc = (v: string) => (op === '+' || op === '#' ? encodeURI(v) : encodeUnreserved(v));
       switch (op) {
         case '?':
         case '&':
           return op + parts.map((n) => `${n}=${enc(variables[n])}`).join('&');
         case ';':
-          return parts.map((n) => `;${n}=${enc(variables[n])}`).join('');
+          // RFC 6570 §3.2.7: an empty value is the bare name.
+          return parts.map((n) => (variables[n] === '' ? `;${n}` : `;${n}=${enc(variables[n])}`)).join('');
         case '.':
         case '/':
           return parts.map((n) => op + enc(variables[n])).join('');
@@ -108,6 +109,11 @@ export class UriTemplate {
 
 function escapeRegex(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+
+/** RFC 6570 §3.2.2: only unreserved characters stay as they are (encodeURIComponent also keeps !'()*). */
+function encodeUnreserved(text: string): string {
+  return encodeURIComponent(text).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
 }
 
 function decode(text: string): string {
