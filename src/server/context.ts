@@ -50,14 +50,17 @@ export class RequestContext {
     this.session.notify('notifications/progress', params, this.requestId);
   }
 
-  /** Send `notifications/message` related to this request, if the session's log level lets it through. */
+  /** Send `notifications/message` related to this request, if the session's log level lets it through (and it is not cancelled). */
   log(level: LoggingLevel, data: unknown, logger?: string): void {
-    this.session.log(level, data, logger, this.requestId);
+    if (!this.signal.aborted) this.session.log(level, data, logger, this.requestId);
   }
 
-  /** Send a notification related to this request (on HTTP it travels on the request's own stream). */
+  /**
+   * Send a notification related to this request (on HTTP it travels on the request's own stream).
+   * Once the request is cancelled, its notifications are dropped, as its response is.
+   */
   notify(method: string, params?: Record<string, unknown>): void {
-    this.session.notify(method, params, this.requestId);
+    if (!this.signal.aborted) this.session.notify(method, params, this.requestId);
   }
 
   /** `session.elicit`, related to this request (on HTTP it travels on this request's stream) and cancelled with it. */

@@ -1,0 +1,143 @@
+import { describe, expect, it } from 'vitest';
+import type { McpServer, Registration } from '../../src/index.js';
+import { flush, useHarness } from '../helpers/harness.js';
+import type { WsTestClient } from '../helpers/ws-client.js';
+
+const h = useHarness();
+
+const TOOLS_CHANGED = { jsonrpc: '2.0', method: 'notifications/tools/list_changed' };
+const PROMPTS_CHANGED = { jsonrpc: '2.0', method: 'notifications/prompts/list_changed' };
+const RESOURCES_CHANGED = { jsonrpc: '2.0', method: 'notifications/resources/list_changed' };
+
+/** Every list_changed notification the client has received so far (after a round trip), in order. */
+async function listChanges(client: WsTestClient) {
+  await flush(client);
+  return client.received.filter((m) => typeof m.method === 'string' && m.method.endsWith('/list_changed'));
+}
+
+const addTool = (server: McpServer, name = 'tool') => server.registerTool(name, {}, () => 'ok');
+const addPrompt = (server: McpServer, name = 'prompt') => server.registerPrompt(name, {}, () => ({ messages: [] }));
+const addResource = (server: McpServer, uri = 'test://r') => server.registerResource(uri, { name: 'r' }, () => 'x');
+const addTemplate = (server: McpServer, uriTemplate = 'test://t/{id}') => server.registerResourceTemplate(uriTemplate, { name: 't' }, () => 'x');
+
+describe('list_changed notifications', () => {
+  it.each([
+    ['a tool', addTool, TOOLS_CHANGED],
+    ['a prompt', addPrompt, PROMPTS_CHANGED],
+    ['a resource', addResource, RESOURCES_CHANGED],
+    ['a resource template', addTemplate, RESOURCES_CHANGED],
+  ])('registering %s sends its list_changed to every ready session', async (_what, add, expected) => {
+    const { url, server } = await h.start();
+    const a = await h.ready(url);
+    const b = await h.ready(url);
+
+    add(server);
+
+    expect(await listChanges(a)).toEqual([expected]);
+    expect(await listChanges(b)).toEqual([expected]);
+  });
+
+  it.each([
+    ['a tool', addTool, TOOLS_CHANGED],
+    ['a prompt', addPrompt, PROMPTS_CHANGED],
+    ['a resource', addResource, RESOURCES_CHANGED],
+    ['a resource template', addTemplate, RESOURCES_CHANGED],
+  ])('removing %s sends its list_changed to every ready session, and a second remove() sends nothing', async (_what, add, expected) => {
+    let registration: Registration | undefined;
+    const { url } = await h.start((server) => {
+      registration = add(server);
+    });
+    const a = await h.ready(url);
+    const b = await h.ready(url);
+
+    registration!.remove();
+    expect(await listChanges(a)).toEqual([expected]);
+    expect(await listChanges(b)).toEqual([expected]);
+
+    registration!.remove();
+    expect(await listChanges(a)).toEqual([expected]);
+    expect(await listChanges(b)).toEqual([expected]);
+  });
+
+  it('coalesces registrations in one tick into one notification per list per session', async () => {
+    const { url, server } = await h.start();
+    const a = await h.ready(url);
+    const b = await h.ready(url);
+
+    addTool(server, 't1');
+    addTool(server, 't2');
+    const t3 = addTool(server, 't3');
+    addPrompt(server, 'p1');
+    addPrompt(server, 'p2');
+    addResource(server, 'test://r1');
+    addTemplate(server, 'test://t1/{id}');
+    t3.remove();
+
+    for (const client of [a, b]) {
+      const changes = await listChanges(client);
+      expect(changes).toHaveLength(3);
+      expect(changes).toEqual(expect.arrayContaining([TOOLS_CHANGED, PROMPTS_CHANGED, RESOURCES_CHANGED]));
+    }
+  });
+
+  it('sends one notification per tick for changes in separate ticks', async () => {
+    const { url, server } = await h.start();
+    const client = await h.ready(url);
+
+    addTool(server, 't1');
+    await flush(client);
+    addTool(server, 't2');
+
+    expect(await listChanges(client)).toEqual([TOOLS_CHANGED, TOOLS_CHANGED]);
+  });
+
+  it('sends nothing to a session that has not sent notifications/initialized', async () => {
+    const { url, server } = await h.start();
+    const ready = await h.ready(url);
+    const initializing = await h.connect(url);
+    const init = await initializing.request('initialize', {
+      protocolVersion: '2025-11-25',
+      capabilities: {},
+      clientInfo: { name: 'slow-client', version: '1.0.0' },
+    });
+    expect(init.result.protocolVersion).toBe('2025-11-25');
+    expect([...server.sessions.values()].map((s) => s.state)).toEqual(['ready', 'initializing']);
+
+    addTool(server);
+    addPrompt(server);
+    addResource(server);
+
+    expect(await listChanges(ready)).toHaveLength(3);
+    expect(await listChanges(initializing)).toEqual([]);
+  });
+
+  it('sends nothing to a session that has only connected', async () => {
+    const { url, server } = await h.start();
+    const connected = await h.connect(url);
+    const ready = await h.ready(url);
+
+    addTool(server);
+
+    expect(await listChanges(ready)).toEqual([TOOLS_CHANGED]);
+    expect(await listChanges(connected)).toEqual([]);
+  });
+
+  it('sends nothing when no session exists, and does not replay those changes to sessions that start later', async () => {
+    const { url, server } = await h.start();
+    const sent: unknown[] = [];
+    server.on('message', (_session, direction, message) => {
+      if (direction === 'out') sent.push(message);
+    });
+
+    addTool(server);
+    addPrompt(server);
+    addResource(server);
+    addTemplate(server);
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    expect(sent).toEqual([]);
+
+    const client = await h.ready(url);
+    expect(await listChanges(client)).toEqual([]);
+    expect((await client.request('tools/list')).result.tools.map((t: { name: string }) => t.name)).toEqual(['tool']);
+  });
+});
