@@ -22,14 +22,13 @@ export async function routeInbound(server: McpServer, session: McpSession, text:
   const decoded = decode(text);
   if (decoded.kind === 'parse-error') {
     server.traceMessage(session, 'in', text);
-    server.stats.invalidMessages++;
-    session.send(errorResponse(null, decoded.error));
+    reply(server, session, errorResponse(null, decoded.error));
     return;
   }
   if (decoded.kind === 'single') {
     server.traceMessage(session, 'in', decoded.value);
     const response = await handleValue(server, session, decoded.value);
-    if (response) session.send(response, response.id ?? undefined);
+    if (response) reply(server, session, response);
     // sessionNew fires once the initialize result is on its way, so listeners may talk to the client.
     if (session.state !== 'new' && session.state !== 'closed' && !server.sessions.has(session.id)) server.sessionStarted(session);
     return;
@@ -37,18 +36,30 @@ export async function routeInbound(server: McpServer, session: McpSession, text:
   server.traceMessage(session, 'in', decoded.values);
   // basic/index.mdx: batches exist only in 2025-03-26, and `initialize` is never batched.
   if (!allowsBatches(session.protocolVersion) || decoded.values.length === 0) {
-    server.stats.invalidMessages++;
     const message =
       decoded.values.length === 0
         ? 'Invalid Request: an empty batch'
         : `Invalid Request: JSON-RPC batches are only accepted on protocol version 2025-03-26 (this session: ${session.protocolVersion ?? 'not initialized'}); send one message at a time`;
-    session.send(errorResponse(null, { code: ErrorCode.InvalidRequest, message }));
+    reply(server, session, errorResponse(null, { code: ErrorCode.InvalidRequest, message }));
     return;
   }
   const responses = (await Promise.all(decoded.values.map((value) => handleValue(server, session, value, true)))).filter(
     (r): r is JsonRpcResponse => r !== undefined,
   );
+  for (const response of responses) countInvalid(server, response);
   if (responses.length > 0) session.send(responses);
+}
+
+function reply(server: McpServer, session: McpSession, response: JsonRpcResponse): void {
+  countInvalid(server, response);
+  session.send(response, response.id ?? undefined);
+}
+
+/** `stats.invalidMessages` counts every message answered with -32700 or -32600, wherever the answer came from. */
+function countInvalid(server: McpServer, response: JsonRpcResponse): void {
+  if (!isErrorResponse(response)) return;
+  const code = response.error.code;
+  if (code === ErrorCode.ParseError || code === ErrorCode.InvalidRequest) server.stats.invalidMessages++;
 }
 
 /** Handle one message; resolves to the response to send, if there is one. */
@@ -56,7 +67,6 @@ async function handleValue(server: McpServer, session: McpSession, value: unknow
   const classified = classify(value);
   switch (classified.kind) {
     case 'invalid':
-      server.stats.invalidMessages++;
       return errorResponse(classified.id, classified.error);
     case 'response':
       handleResponse(server, session, classified.message);
@@ -76,7 +86,6 @@ async function handleRequest(server: McpServer, session: McpSession, request: Js
   const { id, method } = request;
   const reject = (code: number, message: string) => errorResponse(id, { code, message });
   if (session.inflight.has(id)) {
-    server.stats.invalidMessages++;
     return reject(ErrorCode.InvalidRequest, `Invalid Request: request id ${JSON.stringify(id)} is already in flight in this session; use a new id`);
   }
   const handler = legacyMethods[method];
@@ -157,7 +166,7 @@ function handleResponse(server: McpServer, session: McpSession, response: JsonRp
   if (match === 'settled') return;
   const counter = match === 'late' ? 'lateResponses' : match === 'duplicate' ? 'duplicateResponses' : 'unknownResponses';
   server.stats[counter]++;
-  server.reportError(new Error(`Ignored a ${match} reply from the client for request id ${JSON.stringify(response.id)}`), session);
+  server.reportError(new Error(`Ignored ${match === 'unknown' ? 'an' : 'a'} ${match} reply from the client for request id ${JSON.stringify(response.id)}`), session);
 }
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {

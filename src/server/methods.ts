@@ -35,7 +35,7 @@ function initialize(server: McpServer, session: McpSession, params: Record<strin
   if (session.state !== 'new') throw new McpError(ErrorCode.InvalidRequest, 'Invalid Request: initialize was already received on this session');
   const { protocolVersion, capabilities, clientInfo } = params as Partial<InitializeParams>;
   if (typeof protocolVersion !== 'string') throw invalidParams('initialize needs params.protocolVersion as a string');
-  if (typeof capabilities !== 'object' || capabilities === null) throw invalidParams('initialize needs params.capabilities as an object');
+  if (typeof capabilities !== 'object' || capabilities === null || Array.isArray(capabilities)) throw invalidParams('initialize needs params.capabilities as an object');
   if (typeof clientInfo?.name !== 'string' || typeof clientInfo.version !== 'string') {
     throw invalidParams('initialize needs params.clientInfo with a name and a version');
   }

@@ -1,0 +1,566 @@
+/** Server-to-client requests: session.request, the per-session pending table, timeouts, cancellation, progress. */
+import { describe, expect, it } from 'vitest';
+import {
+  ConnectionClosedError,
+  McpError,
+  RequestCancelledError,
+  RequestTimeoutError,
+  type McpSession,
+  type ProgressParams,
+  type RequestContext,
+} from '../../src/index.js';
+import { nextEvent } from '../helpers/servers.js';
+import { capture, expectQuietAndAlive, gate, sleep, tick, useHarness, type Outcome } from '../helpers/session-harness.js';
+import type { WsTestClient } from '../helpers/ws-client.js';
+
+const harness = useHarness();
+/** Sessions here declare every client capability, so each request method they are sent is one they support. */
+const ALL_CLIENT_CAPABILITIES = { roots: { listChanged: true }, sampling: {}, elicitation: { form: {}, url: {} } };
+const h = {
+  start: harness.start,
+  connect: harness.connect,
+  open: (running: Parameters<typeof harness.open>[0], init: Parameters<typeof harness.open>[1] = {}) =>
+    harness.open(running, { capabilities: ALL_CLIENT_CAPABILITIES, ...init }),
+};
+
+/** The error of an outcome that must have failed. */
+function errorOf(outcome: Outcome<unknown>): unknown {
+  expect(outcome.ok).toBe(false);
+  return outcome.ok ? undefined : outcome.error;
+}
+
+function expectMcpError(error: unknown, cls: new (...args: never[]) => McpError, fields: { code: number; message: string; data?: unknown }) {
+  expect(error).toBeInstanceOf(cls);
+  expect(error).toBeInstanceOf(McpError);
+  const e = error as McpError;
+  expect({ code: e.code, message: e.message, data: e.data }).toEqual({ code: fields.code, message: fields.message, data: fields.data });
+}
+
+/** Run `send` until `p` settles or `limit` sends have been made; resolves with how many were made. */
+async function keepSending(p: { settled: () => boolean }, intervalMs: number, limit: number, send: (i: number) => void): Promise<number> {
+  let i = 0;
+  while (!p.settled() && i < limit) {
+    await sleep(intervalMs);
+    if (p.settled()) break;
+    send(++i);
+  }
+  return i;
+}
+
+describe('request and reply', () => {
+  it('sends exactly {jsonrpc, id, method, params} with integer ids from 0 and resolves with the result', async () => {
+    const running = await h.start();
+    const { client, session } = await h.open(running);
+    const first = capture(session.request('roots/list', {}));
+    const second = capture(session.request('sampling/createMessage', { maxTokens: 10, messages: [] }));
+    const third = capture(session.request('elicitation/create'));
+    expect(await client.nextMessage('roots/list')).toEqual({ jsonrpc: '2.0', id: 0, method: 'roots/list', params: {} });
+    expect(await client.nextMessage('sampling/createMessage')).toEqual({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'sampling/createMessage',
+      params: { maxTokens: 10, messages: [] },
+    });
+    expect(await client.nextMessage('elicitation/create')).toEqual({ jsonrpc: '2.0', id: 2, method: 'elicitation/create', params: {} });
+    expect(session.pending.size).toBe(3);
+
+    client.respond(1, { role: 'assistant', content: { type: 'text', text: 'hi' }, model: 'm' });
+    client.respond(0, { roots: [{ uri: 'file:///tmp', name: 'tmp' }] });
+    client.respond(2, { action: 'decline' });
+    expect(await first.outcome).toEqual({ ok: true, value: { roots: [{ uri: 'file:///tmp', name: 'tmp' }] } });
+    expect(await second.outcome).toEqual({ ok: true, value: { role: 'assistant', content: { type: 'text', text: 'hi' }, model: 'm' } });
+    expect(await third.outcome).toEqual({ ok: true, value: { action: 'decline' } });
+    expect(session.pending.size).toBe(0);
+    expect(running.server.stats).toMatchObject({ unknownResponses: 0, lateResponses: 0, duplicateResponses: 0, invalidMessages: 0 });
+    await expectQuietAndAlive(client);
+  });
+
+  it('rejects with an McpError carrying the code, message and data of a JSON-RPC error reply', async () => {
+    const running = await h.start();
+    const { client, session } = await h.open(running);
+    const p = capture(session.request('sampling/createMessage', { maxTokens: 1, messages: [] }));
+    const request = await client.nextMessage('sampling/createMessage');
+    client.respondError(request.id, -1, 'User rejected sampling request', { why: 'no' });
+    const error = errorOf(await p.outcome);
+    expectMcpError(error, McpError, { code: -1, message: 'User rejected sampling request', data: { why: 'no' } });
+    expect(error).toMatchObject({ name: 'McpError' });
+    expect(error).not.toBeInstanceOf(RequestTimeoutError);
+    expect(error).not.toBeInstanceOf(RequestCancelledError);
+    expect(error).not.toBeInstanceOf(ConnectionClosedError);
+    expect(session.pending.size).toBe(0);
+  });
+
+  it('rejects an error reply without data with data undefined', async () => {
+    const running = await h.start();
+    const { client, session } = await h.open(running);
+    const p = capture(session.request('roots/list'));
+    await client.nextMessage('roots/list');
+    client.respondError(0, -32601, 'Method not found');
+    expectMcpError(errorOf(await p.outcome), McpError, { code: -32601, message: 'Method not found', data: undefined });
+  });
+
+  it.each([
+    ['a number', 5],
+    ['an array', [1]],
+    ['a string', 'ok'],
+    ['null', null],
+  ])('rejects with -32602 when the client replies with %s as the result', async (_name, result) => {
+    const running = await h.start();
+    const { client, session } = await h.open(running);
+    const p = capture(session.request('roots/list'));
+    await client.nextMessage('roots/list');
+    client.sendRaw({ jsonrpc: '2.0', id: 0, result });
+    expectMcpError(errorOf(await p.outcome), McpError, { code: -32602, message: 'The client replied with a result that is not an object', data: { result } });
+    expect(session.pending.size).toBe(0);
+    await expectQuietAndAlive(client);
+  });
+});
+
+describe('replies that match nothing', () => {
+  it('counts a reply with an unknown id in stats.unknownResponses and emits error', async () => {
+    const running = await h.start();
+    const { client, session } = await h.open(running);
+    const errored = nextEvent<[Error, McpSession]>(running.server, 'error');
+    client.respond(42, { x: 1 });
+    const [error, errorSession] = await errored;
+    expect(error.message).toBe('Ignored an unknown reply from the client for request id 42');
+    expect(errorSession).toBe(session);
+    expect(running.server.stats.unknownResponses).toBe(1);
+    expect(running.server.stats.lateResponses).toBe(0);
+    expect(running.server.stats.duplicateResponses).toBe(0);
+    await expectQuietAndAlive(client);
+  });
+
+  it('counts a second reply to an answered request in stats.duplicateResponses', async () => {
+    const running = await h.start();
+    const { client, session } = await h.open(running);
+    const p = capture(session.request('roots/list'));
+    await client.nextMessage('roots/list');
+    client.respond(0, { roots: [] });
+    expect(await p.outcome).toEqual({ ok: true, value: { roots: [] } });
+    const errored = nextEvent<[Error, McpSession]>(running.server, 'error');
+    client.respond(0, { roots: [{ uri: 'file:///other' }] });
+    const [error] = await errored;
+    expect(error.message).toBe('Ignored a duplicate reply from the client for request id 0');
+    expect(running.server.stats).toMatchObject({ unknownResponses: 0, lateResponses: 0, duplicateResponses: 1, invalidMessages: 0 });
+    await expectQuietAndAlive(client);
+  });
+
+  it("never lets a reply on another session's socket settle this session's request", async () => {
+    const running = await h.start();
+    const a = await h.open(running, { clientInfo: { name: 'a', version: '1' } });
+    const b = await h.open(running, { clientInfo: { name: 'b', version: '1' } });
+    const pa = capture(a.session.request('roots/list'));
+    expect(await a.client.nextMessage('roots/list')).toEqual({ jsonrpc: '2.0', id: 0, method: 'roots/list', params: {} });
+
+    const errored = nextEvent<[Error, McpSession]>(running.server, 'error');
+    b.client.respond(0, { roots: [{ uri: 'file:///from-b' }] });
+    const [, errorSession] = await errored;
+    expect(errorSession).toBe(b.session);
+    expect(running.server.stats.unknownResponses).toBe(1);
+    await tick();
+    expect(pa.settled()).toBe(false);
+    expect(a.session.pending.has(0)).toBe(true);
+
+    // Both sessions now have a request with id 0; each reply settles only its own.
+    const pb = capture(b.session.request('roots/list'));
+    expect(await b.client.nextMessage('roots/list')).toEqual({ jsonrpc: '2.0', id: 0, method: 'roots/list', params: {} });
+    b.client.respond(0, { roots: [{ uri: 'file:///b' }] });
+    expect(await pb.outcome).toEqual({ ok: true, value: { roots: [{ uri: 'file:///b' }] } });
+    await tick();
+    expect(pa.settled()).toBe(false);
+    a.client.respond(0, { roots: [{ uri: 'file:///a' }] });
+    expect(await pa.outcome).toEqual({ ok: true, value: { roots: [{ uri: 'file:///a' }] } });
+  });
+});
+
+describe('timeouts', () => {
+  it('rejects with RequestTimeoutError (-32001) and sends notifications/cancelled for the request', async () => {
+    const running = await h.start();
+    const { client, session } = await h.open(running);
+    const p = capture(session.request('roots/list', {}, { timeoutMs: 150 }));
+    await client.nextMessage('roots/list');
+    expectMcpError(errorOf(await p.outcome), RequestTimeoutError, {
+      code: -32001,
+      message: 'roots/list timed out after 150 ms without a reply; raise timeoutMs if a person has to answer it',
+      data: { timeoutMs: 150 },
+    });
+    expect(session.pending.size).toBe(0);
+    expect(await client.nextMessage('notifications/cancelled')).toEqual({
+      jsonrpc: '2.0',
+      method: 'notifications/cancelled',
+      params: { requestId: 0, reason: 'timed out after 150 ms' },
+    });
+    await expectQuietAndAlive(client);
+  });
+
+  it('uses the server option requestTimeoutMs by default', async () => {
+    const running = await h.start(undefined, { server: { requestTimeoutMs: 120 } });
+    const { client, session } = await h.open(running);
+    const p = capture(session.request('roots/list'));
+    expectMcpError(errorOf(await p.outcome), RequestTimeoutError, {
+      code: -32001,
+      message: 'roots/list timed out after 120 ms without a reply; raise timeoutMs if a person has to answer it',
+      data: { timeoutMs: 120 },
+    });
+    expect((await client.nextMessage('notifications/cancelled')).params).toEqual({ requestId: 0, reason: 'timed out after 120 ms' });
+  });
+
+  it('counts a reply after the timeout in stats.lateResponses, emits error, and settles nothing', async () => {
+    const running = await h.start();
+    const { client, session } = await h.open(running);
+    const timedOut = capture(session.request('roots/list', {}, { timeoutMs: 100 }));
+    await client.nextMessage('roots/list');
+    expect(errorOf(await timedOut.outcome)).toBeInstanceOf(RequestTimeoutError);
+    await client.nextMessage('notifications/cancelled');
+
+    const next = capture(session.request('roots/list', {}, { timeoutMs: 10_000 }));
+    expect((await client.nextMessage('roots/list')).id).toBe(1);
+    const errored = nextEvent<[Error, McpSession]>(running.server, 'error');
+    client.respond(0, { roots: [] });
+    const [error, errorSession] = await errored;
+    expect(error.message).toBe('Ignored a late reply from the client for request id 0');
+    expect(errorSession).toBe(session);
+    expect(running.server.stats).toMatchObject({ unknownResponses: 0, lateResponses: 1, duplicateResponses: 0, invalidMessages: 0 });
+    await tick();
+    expect(next.settled()).toBe(false);
+    expect(session.pending.size).toBe(1);
+    client.respond(1, { roots: [] });
+    expect(await next.outcome).toEqual({ ok: true, value: { roots: [] } });
+  });
+});
+
+describe('cancellation with an AbortSignal', () => {
+  it('rejects with RequestCancelledError (-32800) and sends notifications/cancelled with the reason', async () => {
+    const running = await h.start();
+    const { client, session } = await h.open(running);
+    const controller = new AbortController();
+    const p = capture(session.request('elicitation/create', { message: 'name?' }, { signal: controller.signal }));
+    await client.nextMessage('elicitation/create');
+    controller.abort('user closed the dialog');
+    expectMcpError(errorOf(await p.outcome), RequestCancelledError, {
+      code: -32800,
+      message: 'elicitation/create was cancelled: user closed the dialog',
+      data: { reason: 'user closed the dialog' },
+    });
+    expect(session.pending.size).toBe(0);
+    expect(await client.nextMessage('notifications/cancelled')).toEqual({
+      jsonrpc: '2.0',
+      method: 'notifications/cancelled',
+      params: { requestId: 0, reason: 'user closed the dialog' },
+    });
+    await expectQuietAndAlive(client);
+  });
+
+  it('counts a reply after cancellation as late', async () => {
+    const running = await h.start();
+    const { client, session } = await h.open(running);
+    const controller = new AbortController();
+    const p = capture(session.request('roots/list', {}, { signal: controller.signal }));
+    await client.nextMessage('roots/list');
+    controller.abort();
+    const error = errorOf(await p.outcome);
+    expect(error).toBeInstanceOf(RequestCancelledError);
+    expect((error as McpError).code).toBe(-32800);
+    expect((await client.nextMessage('notifications/cancelled')).params.requestId).toBe(0);
+    client.respond(0, { roots: [] });
+    await expectQuietAndAlive(client);
+    expect(running.server.stats.lateResponses).toBe(1);
+  });
+
+  it('rejects at once with RequestCancelledError and sends nothing when the signal is already aborted', async () => {
+    const running = await h.start();
+    const { client, session } = await h.open(running);
+    const p = capture(session.request('roots/list', {}, { signal: AbortSignal.abort('too late') }));
+    expectMcpError(errorOf(await p.outcome), RequestCancelledError, {
+      code: -32800,
+      message: 'roots/list was cancelled: too late',
+      data: { reason: 'too late' },
+    });
+    expect(session.pending.size).toBe(0);
+    await expectQuietAndAlive(client);
+  });
+
+  it('session.cancelRequest(id) cancels by id and tells the client', async () => {
+    const running = await h.start();
+    const { client, session } = await h.open(running);
+    const p = capture(session.request('roots/list'));
+    await client.nextMessage('roots/list');
+    expect(session.cancelRequest(0, 'changed my mind')).toBe(true);
+    expect(session.cancelRequest(0)).toBe(false);
+    expectMcpError(errorOf(await p.outcome), RequestCancelledError, {
+      code: -32800,
+      message: 'roots/list was cancelled: changed my mind',
+      data: { reason: 'changed my mind' },
+    });
+    expect(await client.nextMessage('notifications/cancelled')).toEqual({
+      jsonrpc: '2.0',
+      method: 'notifications/cancelled',
+      params: { requestId: 0, reason: 'changed my mind' },
+    });
+  });
+});
+
+describe('the end of a session', () => {
+  async function threePending(session: McpSession, client: WsTestClient) {
+    const ps = [
+      capture(session.request('roots/list')),
+      capture(session.request('sampling/createMessage', { maxTokens: 1, messages: [] })),
+      capture(session.request('elicitation/create', { message: 'x' })),
+    ];
+    await client.nextMessage('roots/list');
+    await client.nextMessage('sampling/createMessage');
+    await client.nextMessage('elicitation/create');
+    expect(session.pending.size).toBe(3);
+    return ps;
+  }
+
+  const methods = ['roots/list', 'sampling/createMessage', 'elicitation/create'];
+
+  it('session.close() rejects every pending request with ConnectionClosedError (-32000) and empties the table', async () => {
+    const running = await h.start();
+    const { client, session } = await h.open(running);
+    const ps = await threePending(session, client);
+    session.close('done here');
+    for (const [i, p] of ps.entries()) {
+      expectMcpError(errorOf(await p.outcome), ConnectionClosedError, {
+        code: -32000,
+        message: `${methods[i]} could not complete: done here`,
+        data: { reason: 'done here' },
+      });
+    }
+    expect(session.pending.size).toBe(0);
+    expect(session.state).toBe('closed');
+    expect(await client.closed).toEqual({ code: 1000, reason: 'done here' });
+    expect(client.messages('notifications/cancelled')).toEqual([]);
+  });
+
+  it('the client closing its socket rejects every pending request with ConnectionClosedError', async () => {
+    const running = await h.start();
+    const { client, session } = await h.open(running);
+    const ps = await threePending(session, client);
+    client.socket.close(1000, 'client leaving');
+    for (const [i, p] of ps.entries()) {
+      expectMcpError(errorOf(await p.outcome), ConnectionClosedError, {
+        code: -32000,
+        message: `${methods[i]} could not complete: websocket closed (1000: client leaving)`,
+        data: { reason: 'websocket closed (1000: client leaving)' },
+      });
+    }
+    expect(session.pending.size).toBe(0);
+    expect(session.state).toBe('closed');
+  });
+
+  it('server.close() rejects every pending request of every session with ConnectionClosedError', async () => {
+    const running = await h.start();
+    const a = await h.open(running);
+    const b = await h.open(running);
+    const pa = await threePending(a.session, a.client);
+    const pb = capture(b.session.request('roots/list'));
+    await b.client.nextMessage('roots/list');
+    await running.server.close();
+    for (const [i, p] of pa.entries()) {
+      expectMcpError(errorOf(await p.outcome), ConnectionClosedError, {
+        code: -32000,
+        message: `${methods[i]} could not complete: server closed`,
+        data: { reason: 'server closed' },
+      });
+    }
+    expectMcpError(errorOf(await pb.outcome), ConnectionClosedError, {
+      code: -32000,
+      message: 'roots/list could not complete: server closed',
+      data: { reason: 'server closed' },
+    });
+    expect(a.session.pending.size).toBe(0);
+    expect(b.session.pending.size).toBe(0);
+    expect(running.server.sessions.size).toBe(0);
+  });
+
+  it('a request on a closed session rejects with ConnectionClosedError and is never sent', async () => {
+    const running = await h.start();
+    const { session } = await h.open(running);
+    session.close('bye');
+    const p = capture(session.request('roots/list'));
+    expectMcpError(errorOf(await p.outcome), ConnectionClosedError, {
+      code: -32000,
+      message: 'roots/list could not complete: bye',
+      data: { reason: 'bye' },
+    });
+    expect(session.pending.size).toBe(0);
+  });
+
+  it('a request on a session that has not initialized rejects with ConnectionClosedError and is never sent', async () => {
+    const running = await h.start();
+    const { client, session } = await h.connect(running);
+    expect(session.state).toBe('new');
+    const p = capture(session.request('roots/list'));
+    const ping = capture(session.ping());
+    expectMcpError(errorOf(await p.outcome), ConnectionClosedError, {
+      code: -32000,
+      message: 'roots/list could not complete: the session is not initialized yet',
+      data: { reason: 'the session is not initialized yet' },
+    });
+    expectMcpError(errorOf(await ping.outcome), ConnectionClosedError, {
+      code: -32000,
+      message: 'ping could not complete: the session is not initialized yet',
+      data: { reason: 'the session is not initialized yet' },
+    });
+    expect(session.pending.size).toBe(0);
+    await expectQuietAndAlive(client);
+  });
+});
+
+describe('progress', () => {
+  it('asks for progress with params._meta.progressToken equal to the id and passes progress to onProgress and the progress event', async () => {
+    const running = await h.start();
+    const { client, session } = await h.open(running);
+    const events: [McpSession, ProgressParams][] = [];
+    running.server.on('progress', (s, params) => events.push([s, params]));
+    const seen: ProgressParams[] = [];
+    // Use a request first, so the progress token is not 0.
+    const warmup = capture(session.request('roots/list'));
+    await client.nextMessage('roots/list');
+    client.respond(0, { roots: [] });
+    await warmup.outcome;
+
+    const p = capture(session.request('sampling/createMessage', { maxTokens: 3, _meta: { 'example.com/trace': 't1' } }, { onProgress: (pr) => seen.push(pr) }));
+    expect(await client.nextMessage('sampling/createMessage')).toEqual({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'sampling/createMessage',
+      params: { maxTokens: 3, _meta: { 'example.com/trace': 't1', progressToken: 1 } },
+    });
+    client.notify('notifications/progress', { progressToken: 1, progress: 1, total: 3, message: 'thinking' });
+    client.notify('notifications/progress', { progressToken: 1, progress: 2.5 });
+    await expectQuietAndAlive(client);
+    expect(seen).toEqual([
+      { progressToken: 1, progress: 1, total: 3, message: 'thinking' },
+      { progressToken: 1, progress: 2.5 },
+    ]);
+    expect(events).toEqual([
+      [session, { progressToken: 1, progress: 1, total: 3, message: 'thinking' }],
+      [session, { progressToken: 1, progress: 2.5 }],
+    ]);
+    client.respond(1, { role: 'assistant', content: { type: 'text', text: 'x' }, model: 'm' });
+    expect(await p.outcome).toEqual({ ok: true, value: { role: 'assistant', content: { type: 'text', text: 'x' }, model: 'm' } });
+
+    // After the request settled, progress for its token reaches no handler.
+    client.notify('notifications/progress', { progressToken: 1, progress: 3 });
+    await expectQuietAndAlive(client);
+    expect(seen).toHaveLength(2);
+  });
+
+  it('does not add a progress token when onProgress is not given', async () => {
+    const running = await h.start();
+    const { client, session } = await h.open(running);
+    const p = capture(session.request('roots/list', { _meta: { a: 1 } }));
+    expect(await client.nextMessage('roots/list')).toEqual({ jsonrpc: '2.0', id: 0, method: 'roots/list', params: { _meta: { a: 1 } } });
+    client.respond(0, { roots: [] });
+    expect((await p.outcome).ok).toBe(true);
+  });
+
+  it('progress does not extend the timeout unless resetTimeoutOnProgress is set', async () => {
+    const running = await h.start();
+    const { client, session } = await h.open(running);
+    const seen: ProgressParams[] = [];
+    const p = capture(session.request('sampling/createMessage', {}, { timeoutMs: 300, onProgress: (pr) => seen.push(pr) }));
+    await client.nextMessage('sampling/createMessage');
+    const sent = await keepSending(p, 100, 20, (i) => client.notify('notifications/progress', { progressToken: 0, progress: i }));
+    expect(sent).toBeLessThan(20);
+    expect(errorOf(await p.outcome)).toBeInstanceOf(RequestTimeoutError);
+    expect(seen.length).toBeGreaterThan(0);
+  });
+
+  it('resetTimeoutOnProgress restarts the timeout on each progress notification', async () => {
+    const running = await h.start();
+    const { client, session } = await h.open(running);
+    const p = capture(session.request('sampling/createMessage', {}, { timeoutMs: 300, onProgress: () => {}, resetTimeoutOnProgress: true }));
+    await client.nextMessage('sampling/createMessage');
+    // 8 x 100 ms = 800 ms in all, well past the 300 ms timeout.
+    for (let i = 1; i <= 8; i++) {
+      await sleep(100);
+      expect(p.settled()).toBe(false);
+      client.notify('notifications/progress', { progressToken: 0, progress: i });
+    }
+    client.respond(0, { role: 'assistant', content: { type: 'text', text: 'done' }, model: 'm' });
+    expect(await p.outcome).toEqual({ ok: true, value: { role: 'assistant', content: { type: 'text', text: 'done' }, model: 'm' } });
+    expect(client.messages('notifications/cancelled')).toEqual([]);
+  });
+
+  it('resetTimeoutOnProgress is capped by maxTotalTimeoutMs even while progress keeps coming', async () => {
+    const running = await h.start();
+    const { client, session } = await h.open(running);
+    const p = capture(
+      session.request('sampling/createMessage', {}, { timeoutMs: 300, onProgress: () => {}, resetTimeoutOnProgress: true, maxTotalTimeoutMs: 500 }),
+    );
+    await client.nextMessage('sampling/createMessage');
+    const sent = await keepSending(p, 100, 30, (i) => client.notify('notifications/progress', { progressToken: 0, progress: i }));
+    expect(sent).toBeLessThan(30);
+    expectMcpError(errorOf(await p.outcome), RequestTimeoutError, {
+      code: -32001,
+      message: 'sampling/createMessage timed out after 300 ms without a reply; raise timeoutMs if a person has to answer it',
+      data: { timeoutMs: 300 },
+    });
+    expect((await client.nextMessage('notifications/cancelled')).params).toEqual({ requestId: 0, reason: 'timed out after 300 ms' });
+    expect(session.pending.size).toBe(0);
+  });
+});
+
+describe('ctx.request from a tool handler', () => {
+  it('is cancelled, with notifications/cancelled to the client, when the client cancels the tool call', async () => {
+    const handlerError = gate();
+    let caught: unknown;
+    const running = await h.start((server) =>
+      server.registerTool('ask', {}, async (_args, ctx: RequestContext) => {
+        try {
+          await ctx.request('elicitation/create', { message: 'Your name?', requestedSchema: { type: 'object', properties: {} } });
+          return 'answered';
+        } catch (err) {
+          caught = err;
+          handlerError.open();
+          throw err;
+        }
+      }),
+    );
+    const { client, session } = await h.open(running);
+    client.sendRaw({ jsonrpc: '2.0', id: 'call-1', method: 'tools/call', params: { name: 'ask', arguments: {} } });
+    expect(await client.nextMessage('elicitation/create')).toEqual({
+      jsonrpc: '2.0',
+      id: 0,
+      method: 'elicitation/create',
+      params: { message: 'Your name?', requestedSchema: { type: 'object', properties: {} } },
+    });
+    expect(session.pending.size).toBe(1);
+
+    client.notify('notifications/cancelled', { requestId: 'call-1', reason: 'user pressed stop' });
+    expect(await client.nextMessage('notifications/cancelled')).toEqual({
+      jsonrpc: '2.0',
+      method: 'notifications/cancelled',
+      params: { requestId: 0, reason: 'cancelled by the client: user pressed stop' },
+    });
+    await handlerError.opened;
+    expectMcpError(caught, RequestCancelledError, {
+      code: -32800,
+      message: 'elicitation/create was cancelled: cancelled by the client: user pressed stop',
+      data: { reason: 'cancelled by the client: user pressed stop' },
+    });
+    expect(session.pending.size).toBe(0);
+    // The cancelled tool call gets no response at all.
+    await expectQuietAndAlive(client);
+    await expectQuietAndAlive(client);
+  });
+
+  it('resolves with the client result and the tool call then completes', async () => {
+    const running = await h.start((server) =>
+      server.registerTool('ask', {}, async (_args, ctx) => {
+        const answer = await ctx.request('elicitation/create', { message: 'Your name?' });
+        return `hello ${(answer.content as { name: string }).name}`;
+      }),
+    );
+    const { client } = await h.open(running);
+    const call = capture(client.request('tools/call', { name: 'ask', arguments: {} }, 'c'));
+    const request = await client.nextMessage('elicitation/create');
+    client.respond(request.id, { action: 'accept', content: { name: 'Ada' } });
+    expect(await call.outcome).toEqual({ ok: true, value: { jsonrpc: '2.0', id: 'c', result: { content: [{ type: 'text', text: 'hello Ada' }] } } });
+  });
+});
