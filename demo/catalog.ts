@@ -73,6 +73,22 @@ export function registerDemoCatalog(server: McpServer): void {
     },
   );
 
+  server.registerTool(
+    'delete_note',
+    {
+      title: 'Delete a note',
+      description: 'Deletes a note, after you confirm it.',
+      inputSchema: { type: 'object', properties: { id: { type: 'string' } }, required: ['id'] },
+      annotations: { destructiveHint: true },
+      confirm: ({ id }) => `Delete note ${id}? This cannot be undone.`,
+    },
+    ({ id }) => {
+      if (!notes.delete(id as string)) return { content: [{ type: 'text', text: `There is no note ${id}.` }], isError: true };
+      server.sendResourceUpdated(`demo://notes/${id}`);
+      return `Note ${id} deleted.`;
+    },
+  );
+
   server.registerPrompt(
     'summarize',
     {
@@ -93,7 +109,7 @@ export function registerDemoCatalog(server: McpServer): void {
   server.registerResource(
     'demo://readme',
     { name: 'readme', title: 'About this demo', description: 'What the demo server offers', mimeType: 'text/markdown' },
-    () => '# Switchboard demo\n\nTools: echo, add, count_slowly, write_note. Prompt: summarize. Resources: demo://readme, demo://pixel, demo://notes/{id}.\n',
+    () => '# Switchboard demo\n\nTools: echo, add, count_slowly, write_note, delete_note, book_table, connect_account. Prompt: summarize. Resources: demo://readme, demo://pixel, demo://notes/{id}.\n',
   );
 
   server.registerResource('demo://pixel', { name: 'pixel', description: 'A 1x1 PNG', mimeType: 'image/png' }, (uri) => [{ uri, mimeType: 'image/png', blob: PIXEL }]);

@@ -54,7 +54,7 @@ describe('the demo server', () => {
     });
 
     const tools = await client.request('tools/list');
-    expect(tools.result.tools.map((t: { name: string }) => t.name)).toEqual(['echo', 'add', 'count_slowly', 'write_note']);
+    expect(tools.result.tools.map((t: { name: string }) => t.name)).toEqual(['echo', 'add', 'count_slowly', 'write_note', 'delete_note', 'book_table', 'connect_account']);
 
     expect(await client.request('tools/call', { name: 'add', arguments: { a: 2, b: 3 } }, 'add')).toEqual({
       jsonrpc: '2.0',
@@ -111,6 +111,68 @@ describe('the demo server', () => {
     await new Promise((resolve) => setTimeout(resolve, 400));
     expect(client.received.filter((m) => m.id === 'count')).toEqual([]);
     expect((await client.request('ping', undefined, 'after')).result).toEqual({});
+    await client.close();
+  });
+
+  it('asks with a form, validates the answer, and books the table', async () => {
+    const { client } = await WsTestClient.initialized(url, { capabilities: { elicitation: {} } });
+    const call = client.request('tools/call', { name: 'book_table', arguments: { restaurant: 'Chez Nous' } }, 'book');
+    const ask = await client.nextMessage('elicitation/create');
+    expect(ask.params.message).toBe('Booking at Chez Nous: who, when and where?');
+    expect(ask.params.requestedSchema.required).toEqual(['name', 'email', 'date']);
+    client.respond(ask.id, { action: 'accept', content: { name: 'Ada', email: 'ada@example.com', date: '2026-12-24', guests: 4, seating: 'terrace', dietary: ['vegan'] } });
+    expect((await call).result).toEqual({ content: [{ type: 'text', text: 'Booked a table at Chez Nous for 4 on 2026-12-24, terrace, under Ada.' }] });
+
+    const second = client.request('tools/call', { name: 'book_table', arguments: { restaurant: 'Chez Nous' } }, 'bad');
+    const again = await client.nextMessage('elicitation/create');
+    client.respond(again.id, { action: 'accept', content: { name: 'Ada', email: 'not-an-email', date: '2026-12-24' } });
+    expect((await second).result).toEqual({
+      content: [{ type: 'text', text: 'The elicitation answer does not match requestedSchema: email must match format "email"' }],
+      isError: true,
+    });
+    await client.close();
+  });
+
+  it('runs a URL-mode flow: the client opens the page, the tool finishes, and the completion notification arrives', async () => {
+    const { client } = await WsTestClient.initialized(url, { capabilities: { elicitation: { form: {}, url: {} } } });
+    const call = client.request('tools/call', { name: 'connect_account', arguments: {} }, 'connect');
+    const ask = await client.nextMessage('elicitation/create');
+    expect(ask.params).toEqual({
+      mode: 'url',
+      message: 'Open this page to connect your account.',
+      url: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+\/connect\/[\w-]+$/),
+      elicitationId: expect.any(String),
+    });
+    expect(ask.params.url.endsWith(`/connect/${ask.params.elicitationId}`)).toBe(true);
+    client.respond(ask.id, { action: 'accept' });
+    const page = await fetch(ask.params.url);
+    expect(page.status).toBe(200);
+    expect(await client.nextMessage('notifications/elicitation/complete')).toEqual({
+      jsonrpc: '2.0',
+      method: 'notifications/elicitation/complete',
+      params: { elicitationId: ask.params.elicitationId },
+    });
+    expect((await call).result).toEqual({ content: [{ type: 'text', text: 'Account connected.' }] });
+    expect((await fetch(ask.params.url)).status).toBe(404);
+    await client.close();
+  });
+
+  it('asks before deleting: decline keeps the note, accept deletes it', async () => {
+    const { client } = await WsTestClient.initialized(url, { capabilities: { elicitation: {} } });
+    const declined = client.request('tools/call', { name: 'delete_note', arguments: { id: '1' } }, 'd1');
+    const ask = await client.nextMessage('elicitation/create');
+    expect(ask.params).toEqual({ message: 'Delete note 1? This cannot be undone.', requestedSchema: { type: 'object', properties: {} } });
+    client.respond(ask.id, { action: 'decline' });
+    expect((await declined).result).toEqual({
+      content: [{ type: 'text', text: 'The user declined: "Delete note 1? This cannot be undone.". Nothing was done.' }],
+      isError: true,
+    });
+    expect((await client.request('resources/read', { uri: 'demo://notes/1' }, 'still')).result.contents[0].text).toBe('Buy milk');
+
+    const accepted = client.request('tools/call', { name: 'delete_note', arguments: { id: '1' } }, 'd2');
+    client.respond((await client.nextMessage('elicitation/create')).id, { action: 'accept' });
+    expect((await accepted).result).toEqual({ content: [{ type: 'text', text: 'Note 1 deleted.' }] });
+    expect((await client.request('resources/read', { uri: 'demo://notes/1' }, 'gone')).error.code).toBe(-32002);
     await client.close();
   });
 });

@@ -46,7 +46,7 @@ describe.each(peers)('the SDK v1 client over %s', (_name, connect) => {
     });
 
     const { tools } = await client.listTools();
-    expect(tools.map((t) => t.name)).toEqual(['echo', 'add', 'count_slowly', 'write_note']);
+    expect(tools.map((t) => t.name)).toEqual(['echo', 'add', 'count_slowly', 'write_note', 'delete_note']);
     // The SDK validates structuredContent against the listed outputSchema itself.
     expect(await client.callTool({ name: 'add', arguments: { a: 20, b: 22 } })).toEqual({
       content: [{ type: 'text', text: '20 + 22 = 42' }],
