@@ -96,9 +96,12 @@ export class WebSocketTransport implements Closable {
       if (this.keepAlive) clearInterval(this.keepAlive);
       for (const [http, onUpgrade] of this.attached) http.off('upgrade', onUpgrade);
       this.attached.clear();
+      // Give peers a moment to answer the closing handshake, then drop the ones that do not.
+      const closed = [...this.wss.clients].map((ws) => new Promise((resolve) => ws.once('close', resolve)));
       for (const ws of this.wss.clients) ws.close(1001, 'server shutting down');
-      await new Promise<void>((resolve) => this.wss.close(() => resolve()));
+      await settleWithin(Promise.all(closed), CLOSE_GRACE_MS);
       for (const ws of this.wss.clients) ws.terminate();
+      await new Promise<void>((resolve) => this.wss.close(() => resolve()));
       if (this.ownServer) {
         const http = this.ownServer;
         await new Promise<void>((resolve) => {
@@ -131,8 +134,7 @@ export class WebSocketTransport implements Closable {
         return true;
       },
       close(reason: string) {
-        // RFC 6455: a close reason is at most 123 bytes.
-        ws.close(1000, Buffer.from(reason).subarray(0, 123).toString());
+        ws.close(1000, truncateUtf8(reason, MAX_CLOSE_REASON_BYTES));
       },
     };
     const session: McpSession = this.server.openSession(channel);
@@ -146,9 +148,15 @@ export class WebSocketTransport implements Closable {
       session.receive(rawToString(data));
     });
     ws.on('pong', () => this.awaitingPong.delete(ws));
-    ws.on('error', (err) => this.server.reportError(err, session));
+    let tooBig = false;
+    ws.on('error', (err: Error & { code?: string }) => {
+      // ws closes with 1009 itself, then never reads the peer's close frame, so the close event says 1006.
+      if (err.code === 'WS_ERR_UNSUPPORTED_MESSAGE_LENGTH') tooBig = true;
+      this.server.reportError(err, session);
+    });
     ws.on('close', (code: number, reason: Buffer) => {
-      session.transportClosed(`websocket closed (${code}${reason.length ? `: ${reason.toString()}` : ''})`);
+      const why = tooBig ? `1009: a frame exceeded maxPayload (${this.options.maxPayload} bytes)` : `${code}${reason.length ? `: ${reason.toString()}` : ''}`;
+      session.transportClosed(`websocket closed (${why})`);
     });
   }
 
@@ -166,6 +174,28 @@ export class WebSocketTransport implements Closable {
     }, this.options.keepAliveIntervalMs);
     this.keepAlive.unref();
   }
+}
+
+/** RFC 6455: a close reason is at most 123 bytes; cut on a UTF-8 character boundary. */
+const MAX_CLOSE_REASON_BYTES = 123;
+const CLOSE_GRACE_MS = 1000;
+
+function truncateUtf8(text: string, maxBytes: number): string {
+  const bytes = Buffer.from(text);
+  if (bytes.length <= maxBytes) return text;
+  let end = maxBytes;
+  while (end > 0 && (bytes[end] & 0xc0) === 0x80) end--;
+  return bytes.subarray(0, end).toString();
+}
+
+function settleWithin(promise: Promise<unknown>, ms: number): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(resolve, ms);
+    promise.then(() => {
+      clearTimeout(timer);
+      resolve();
+    });
+  });
 }
 
 function rawToString(data: RawData): string {

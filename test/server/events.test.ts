@@ -1,0 +1,654 @@
+/** Every McpServerEvents event, with its exact arguments, over a real WebSocket on 127.0.0.1. */
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import {
+  ConnectionClosedError,
+  McpError,
+  McpServer,
+  McpSession,
+  RequestContext,
+  RequestEvent,
+  WebSocketTransport,
+  type McpServerEvents,
+  type ServerInfo,
+} from '../../src/index.js';
+import { nextEvent, startWsServer, type RunningServer } from '../helpers/servers.js';
+import { WsTestClient, type Json } from '../helpers/ws-client.js';
+
+const servers: { close(): Promise<void> }[] = [];
+const clients: WsTestClient[] = [];
+
+afterEach(async () => {
+  await Promise.all(clients.splice(0).map((client) => client.close()));
+  await Promise.all(servers.splice(0).map((server) => server.close()));
+});
+
+async function start(setup: (server: McpServer) => void = () => {}, info?: ServerInfo): Promise<RunningServer> {
+  const running = await startWsServer(setup, info ? { info } : {});
+  servers.push(running);
+  return running;
+}
+
+async function connect(running: RunningServer): Promise<{ client: WsTestClient; session: McpSession }> {
+  const connected = nextEvent<[McpSession]>(running.server, 'connect');
+  const client = await WsTestClient.connect(running.url);
+  clients.push(client);
+  const [session] = await connected;
+  return { client, session };
+}
+
+/** A client whose `notifications/initialized` the server has processed, and its session. */
+async function ready(running: RunningServer): Promise<{ client: WsTestClient; session: McpSession }> {
+  const { client, session } = await connect(running);
+  const initialized = nextEvent(running.server, 'initialized');
+  await client.initialize();
+  await initialized;
+  return { client, session };
+}
+
+/** Record every frame the client receives, in arrival order (WsTestClient.received drops consumed ones). */
+function recordFrames(client: WsTestClient): Json[] {
+  const frames: Json[] = [];
+  client.socket.on('message', (data) => frames.push(JSON.parse(data.toString()) as Json));
+  return frames;
+}
+
+/** Collect the arguments of every emission of `event`. */
+function collect<E extends keyof McpServerEvents>(server: McpServer, event: E): McpServerEvents[E][] {
+  const calls: McpServerEvents[E][] = [];
+  (server.on as (event: string, fn: (...args: any[]) => void) => unknown)(event, (...args: any[]) => {
+    calls.push(args as McpServerEvents[E]);
+  });
+  return calls;
+}
+
+const INIT_PARAMS = { protocolVersion: '2025-11-25', capabilities: { roots: { listChanged: true } }, clientInfo: { name: 'events-client', version: '2.0.0' } };
+
+const DEFAULT_CAPABILITIES = {
+  logging: {},
+  completions: {},
+  prompts: { listChanged: true },
+  resources: { subscribe: true, listChanged: true },
+  tools: { listChanged: true },
+};
+
+describe('connect and disconnect', () => {
+  it('connect fires with the new session before initialize', async () => {
+    let seen: { args: unknown[]; state: string; sessions: number } | undefined;
+    const running = await start((server) =>
+      server.on('connect', (...args) => {
+        seen = { args, state: args[0].state, sessions: server.sessions.size };
+      }),
+    );
+    const { session } = await connect(running);
+    expect(seen).toEqual({ args: [session], state: 'new', sessions: 0 });
+    expect(session).toBeInstanceOf(McpSession);
+    expect(session.transport).toBe('websocket');
+    expect(session.remoteAddress).toBe('127.0.0.1');
+    expect(session.protocolVersion).toBeUndefined();
+  });
+
+  it('disconnect fires with the session and the close reason for a session that never initialized, and sessionEnd does not', async () => {
+    const running = await start();
+    const ended = collect(running.server, 'sessionEnd');
+    const { client, session } = await connect(running);
+    const disconnected = nextEvent<McpServerEvents['disconnect']>(running.server, 'disconnect');
+    client.socket.close(4000, 'bye');
+    expect(await disconnected).toEqual([session, 'websocket closed (4000: bye)']);
+    expect(ended).toEqual([]);
+    expect(session.state).toBe('closed');
+    expect(session.closeReason).toBe('websocket closed (4000: bye)');
+  });
+
+  it('an initialized session gets sessionEnd then disconnect, both with the reason, and leaves server.sessions', async () => {
+    const running = await start();
+    const order: string[] = [];
+    const ended = collect(running.server, 'sessionEnd');
+    running.server.on('sessionEnd', () => order.push('sessionEnd'));
+    running.server.on('disconnect', () => order.push('disconnect'));
+    const { client, session } = await ready(running);
+    expect(running.server.sessions.get(session.id)).toBe(session);
+    const disconnected = nextEvent<McpServerEvents['disconnect']>(running.server, 'disconnect');
+    client.socket.close(1000, 'done');
+    expect(await disconnected).toEqual([session, 'websocket closed (1000: done)']);
+    expect(ended).toEqual([[session, 'websocket closed (1000: done)']]);
+    expect(order).toEqual(['sessionEnd', 'disconnect']);
+    expect(running.server.sessions.has(session.id)).toBe(false);
+  });
+});
+
+describe('initialize, sessionNew and initialized', () => {
+  it('initialize fires with the session, the params as sent and the result about to be sent', async () => {
+    const running = await start();
+    const calls = collect(running.server, 'initialize');
+    const { client, session } = await connect(running);
+    const reply = await client.request('initialize', INIT_PARAMS, 1);
+    const expectedResult = { protocolVersion: '2025-11-25', capabilities: DEFAULT_CAPABILITIES, serverInfo: { name: 'test-server', version: '1.0.0' } };
+    expect(reply).toEqual({ jsonrpc: '2.0', id: 1, result: expectedResult });
+    expect(calls).toEqual([[session, INIT_PARAMS, expectedResult]]);
+    expect(session.clientInfo).toEqual({ name: 'events-client', version: '2.0.0' });
+  });
+
+  it('an initialize listener that changes result.instructions changes what the client receives', async () => {
+    const running = await start(
+      (server) =>
+        server.on('initialize', (_session, params, result) => {
+          result.instructions = `${result.instructions} for ${params.clientInfo.name}`;
+        }),
+      { name: 'test-server', version: '1.0.0', instructions: 'Be brief' },
+    );
+    const { client } = await connect(running);
+    expect(await client.request('initialize', INIT_PARAMS, 1)).toEqual({
+      jsonrpc: '2.0',
+      id: 1,
+      result: { protocolVersion: '2025-11-25', capabilities: DEFAULT_CAPABILITIES, serverInfo: { name: 'test-server', version: '1.0.0' }, instructions: 'Be brief for events-client' },
+    });
+  });
+
+  it('sessionNew fires after the initialize result was sent: what its listener sends reaches the client after the result', async () => {
+    let atSessionNew: { args: unknown[]; registered: boolean; state: string } | undefined;
+    const running = await start((server) =>
+      server.on('sessionNew', (...args) => {
+        const [session] = args;
+        atSessionNew = { args, registered: server.sessions.get(session.id) === session, state: session.state };
+        session.log('info', 'welcome', 'greeter');
+        session.notify('notifications/custom', { hello: true });
+      }),
+    );
+    const { client, session } = await connect(running);
+    const frames = recordFrames(client);
+    const sessionNew = nextEvent(running.server, 'sessionNew');
+    client.sendRaw({ jsonrpc: '2.0', id: 1, method: 'initialize', params: INIT_PARAMS });
+    await sessionNew;
+    await client.nextMessage('notifications/custom');
+    expect(frames).toEqual([
+      { jsonrpc: '2.0', id: 1, result: { protocolVersion: '2025-11-25', capabilities: DEFAULT_CAPABILITIES, serverInfo: { name: 'test-server', version: '1.0.0' } } },
+      { jsonrpc: '2.0', method: 'notifications/message', params: { level: 'info', data: 'welcome', logger: 'greeter' } },
+      { jsonrpc: '2.0', method: 'notifications/custom', params: { hello: true } },
+    ]);
+    expect(atSessionNew).toEqual({ args: [session], registered: true, state: 'initializing' });
+  });
+
+  it('a failed initialize fires neither sessionNew nor, when the socket closes, sessionEnd', async () => {
+    const running = await start();
+    const started = collect(running.server, 'sessionNew');
+    const ended = collect(running.server, 'sessionEnd');
+    const { client, session } = await connect(running);
+    expect(await client.request('initialize', { protocolVersion: '2025-11-25', capabilities: {} }, 1)).toEqual({
+      jsonrpc: '2.0',
+      id: 1,
+      error: { code: -32602, message: 'initialize needs params.clientInfo with a name and a version' },
+    });
+    expect(await client.request('ping', undefined, 2)).toEqual({ jsonrpc: '2.0', id: 2, result: {} });
+    const disconnected = nextEvent<McpServerEvents['disconnect']>(running.server, 'disconnect');
+    client.socket.close(1000);
+    expect(await disconnected).toEqual([session, 'websocket closed (1000)']);
+    expect(started).toEqual([]);
+    expect(ended).toEqual([]);
+  });
+
+  it('initialized fires once with the session when the client sends notifications/initialized', async () => {
+    const running = await start();
+    const calls = collect(running.server, 'initialized');
+    const { client, session } = await connect(running);
+    await client.request('initialize', INIT_PARAMS, 1);
+    expect(session.state).toBe('initializing');
+    client.notify('notifications/initialized');
+    await client.request('ping', undefined, 2);
+    expect(calls).toEqual([[session]]);
+    expect(session.state).toBe('ready');
+    client.notify('notifications/initialized');
+    await client.request('ping', undefined, 3);
+    expect(calls).toEqual([[session]]);
+  });
+});
+
+describe('request events', () => {
+  it('requestTool is observed with the session and a RequestEvent carrying id, params and ctx; the registered handler still answers', async () => {
+    const seen: { session: McpSession; request: RequestEvent<unknown, unknown>; answered: boolean }[] = [];
+    const running = await start((server) => {
+      server.registerTool('greet', { inputSchema: { type: 'object', properties: { who: { type: 'string' } } } }, ({ who }) => `hello ${who}`);
+      server.on('requestTool', (session, request) => void seen.push({ session, request, answered: request.answered }));
+    });
+    const { client, session } = await ready(running);
+    const reply = await client.request('tools/call', { name: 'greet', arguments: { who: 'Ada' }, _meta: { progressToken: 'p1' } }, 42);
+    expect(reply).toEqual({ jsonrpc: '2.0', id: 42, result: { content: [{ type: 'text', text: 'hello Ada' }] } });
+    expect(seen).toHaveLength(1);
+    const [{ session: eventSession, request, answered }] = seen;
+    expect(eventSession).toBe(session);
+    expect(answered).toBe(false);
+    expect(request).toBeInstanceOf(RequestEvent);
+    expect(request.id).toBe(42);
+    expect(request.params).toEqual({ name: 'greet', arguments: { who: 'Ada' } });
+    expect(request.ctx).toBeInstanceOf(RequestContext);
+    expect(request.ctx.session).toBe(session);
+    expect(request.ctx.requestId).toBe(42);
+    expect(request.ctx.method).toBe('tools/call');
+    expect(request.ctx.meta).toEqual({ progressToken: 'p1' });
+    expect(request.ctx.progressToken).toBe('p1');
+  });
+
+  it('requestTool answers a tool that has no handler with a sync respond(string)', async () => {
+    const running = await start((server) =>
+      server.on('requestTool', (_session, request) => {
+        if (request.params.name === 'virtual') request.respond(`virtual got ${JSON.stringify(request.params.arguments)}`);
+      }),
+    );
+    const { client } = await ready(running);
+    expect(await client.request('tools/call', { name: 'virtual', arguments: { n: 1 } }, 1)).toEqual({
+      jsonrpc: '2.0',
+      id: 1,
+      result: { content: [{ type: 'text', text: 'virtual got {"n":1}' }] },
+    });
+    // Without a listener answer, the unknown tool is still an error.
+    expect(await client.request('tools/call', { name: 'missing' }, 2)).toEqual({ jsonrpc: '2.0', id: 2, error: { code: -32602, message: 'Unknown tool: missing' } });
+  });
+
+  it('requestTool answers with a Promise of a CallToolResult', async () => {
+    const running = await start((server) =>
+      server.on('requestTool', (_session, request) => {
+        request.respond(new Promise((resolve) => setTimeout(() => resolve({ content: [{ type: 'text', text: 'later' }], structuredContent: { ok: true } }), 10)));
+      }),
+    );
+    const { client } = await ready(running);
+    expect(await client.request('tools/call', { name: 'async_virtual' }, 1)).toEqual({
+      jsonrpc: '2.0',
+      id: 1,
+      result: { content: [{ type: 'text', text: 'later' }], structuredContent: { ok: true } },
+    });
+  });
+
+  it('respond() overrides a registered tool handler, which then does not run', async () => {
+    const handler = vi.fn(() => 'from the handler');
+    const running = await start((server) => {
+      server.registerTool('real', {}, handler);
+      server.on('requestTool', (_session, request) => request.respond('from the listener'));
+    });
+    const { client } = await ready(running);
+    expect(await client.request('tools/call', { name: 'real' }, 1)).toEqual({ jsonrpc: '2.0', id: 1, result: { content: [{ type: 'text', text: 'from the listener' }] } });
+    expect(handler).not.toHaveBeenCalled();
+  });
+
+  it('a second respond() throws, is reported through error, and the first answer is the one sent', async () => {
+    const secondRespond: unknown[] = [];
+    const running = await start((server) => {
+      server.on('requestTool', (_session, request) => request.respond('first'));
+      server.on('requestTool', (_session, request) => {
+        try {
+          request.respond('second');
+        } catch (err) {
+          secondRespond.push(err);
+          throw err;
+        }
+      });
+    });
+    const errors = collect(running.server, 'error');
+    const { client } = await ready(running);
+    expect(await client.request('tools/call', { name: 'x' }, 5)).toEqual({ jsonrpc: '2.0', id: 5, result: { content: [{ type: 'text', text: 'first' }] } });
+    expect(secondRespond).toHaveLength(1);
+    expect(errors).toHaveLength(1);
+    expect(errors[0][0]).toBeInstanceOf(Error);
+    expect(errors[0][0].message).toBe("a 'requestTool' listener threw: request 5 was already answered by another listener");
+  });
+
+  it('requestPrompt is observed with id, params and ctx, and answers with a sync value or a Promise', async () => {
+    const seen: unknown[][] = [];
+    const running = await start((server) =>
+      server.on('requestPrompt', (session, request) => {
+        seen.push([session, request.id, request.params, request.ctx.method, request.ctx.session === session]);
+        const message = { role: 'user' as const, content: { type: 'text' as const, text: `about ${request.params.arguments.topic}` } };
+        if (request.params.name === 'sync') request.respond({ description: 'sync prompt', messages: [message] });
+        else request.respond(Promise.resolve({ messages: [message] }));
+      }),
+    );
+    const { client, session } = await ready(running);
+    expect(await client.request('prompts/get', { name: 'sync', arguments: { topic: 'cats' } }, 'p-1')).toEqual({
+      jsonrpc: '2.0',
+      id: 'p-1',
+      result: { description: 'sync prompt', messages: [{ role: 'user', content: { type: 'text', text: 'about cats' } }] },
+    });
+    expect(await client.request('prompts/get', { name: 'async', arguments: { topic: 'dogs' } }, 'p-2')).toEqual({
+      jsonrpc: '2.0',
+      id: 'p-2',
+      result: { messages: [{ role: 'user', content: { type: 'text', text: 'about dogs' } }] },
+    });
+    expect(seen).toEqual([
+      [session, 'p-1', { name: 'sync', arguments: { topic: 'cats' } }, 'prompts/get', true],
+      [session, 'p-2', { name: 'async', arguments: { topic: 'dogs' } }, 'prompts/get', true],
+    ]);
+  });
+
+  it('requestResource is observed with id, params and ctx, and answers with text or a Promise of contents', async () => {
+    const seen: unknown[][] = [];
+    const running = await start((server) =>
+      server.on('requestResource', (session, request) => {
+        seen.push([session, request.id, request.params, request.ctx.method]);
+        if (request.params.uri === 'virtual://text') request.respond('plain text');
+        else request.respond(Promise.resolve([{ uri: request.params.uri, mimeType: 'application/json', text: '{"a":1}' }]));
+      }),
+    );
+    const { client, session } = await ready(running);
+    expect(await client.request('resources/read', { uri: 'virtual://text' }, 1)).toEqual({
+      jsonrpc: '2.0',
+      id: 1,
+      result: { contents: [{ uri: 'virtual://text', text: 'plain text' }] },
+    });
+    expect(await client.request('resources/read', { uri: 'virtual://json' }, 2)).toEqual({
+      jsonrpc: '2.0',
+      id: 2,
+      result: { contents: [{ uri: 'virtual://json', mimeType: 'application/json', text: '{"a":1}' }] },
+    });
+    expect(seen).toEqual([
+      [session, 1, { uri: 'virtual://text' }, 'resources/read'],
+      [session, 2, { uri: 'virtual://json' }, 'resources/read'],
+    ]);
+  });
+
+  it('completionComplete is observed with the complete params, and answers with a string[] or a Promise of a CompleteResult', async () => {
+    const seen: unknown[][] = [];
+    const running = await start((server) =>
+      server.on('completionComplete', (session, request) => {
+        seen.push([session, request.id, request.params, request.ctx.method]);
+        if (request.params.argument.name === 'list') request.respond(['alpha', 'alpine']);
+        else request.respond(Promise.resolve({ completion: { values: ['x'], total: 10, hasMore: true } }));
+      }),
+    );
+    const { client, session } = await ready(running);
+    const listParams = { ref: { type: 'ref/prompt', name: 'nowhere' }, argument: { name: 'list', value: 'al' }, context: { arguments: { other: 'v' } } };
+    const promiseParams = { ref: { type: 'ref/resource', uri: 'virtual://{x}' }, argument: { name: 'promise', value: '' } };
+    expect(await client.request('completion/complete', listParams, 1)).toEqual({
+      jsonrpc: '2.0',
+      id: 1,
+      result: { completion: { values: ['alpha', 'alpine'], total: 2, hasMore: false } },
+    });
+    expect(await client.request('completion/complete', promiseParams, 2)).toEqual({
+      jsonrpc: '2.0',
+      id: 2,
+      result: { completion: { values: ['x'], total: 10, hasMore: true } },
+    });
+    expect(seen).toEqual([
+      [session, 1, listParams, 'completion/complete'],
+      [session, 2, promiseParams, 'completion/complete'],
+    ]);
+  });
+});
+
+describe('notification and state events', () => {
+  it('progress fires with the session and the params of the client notifications/progress, and reaches the request onProgress', async () => {
+    const running = await start();
+    const progress = collect(running.server, 'progress');
+    const { client, session } = await ready(running);
+    const onProgress = vi.fn();
+    const pending = session.request('sampling/createMessage', { messages: [], maxTokens: 5 }, { onProgress });
+    const request = await client.nextMessage('sampling/createMessage');
+    expect(request).toEqual({ jsonrpc: '2.0', id: 0, method: 'sampling/createMessage', params: { messages: [], maxTokens: 5, _meta: { progressToken: 0 } } });
+    const params = { progressToken: 0, progress: 0.5, total: 1, message: 'halfway' };
+    client.notify('notifications/progress', params);
+    await client.request('ping', undefined, 'flush');
+    expect(progress).toEqual([[session, params]]);
+    expect(onProgress).toHaveBeenCalledExactlyOnceWith(params);
+    client.respond(0, { role: 'assistant', content: { type: 'text', text: 'hi' }, model: 'm' });
+    expect(await pending).toEqual({ role: 'assistant', content: { type: 'text', text: 'hi' }, model: 'm' });
+  });
+
+  it('cancelled fires with the session and {requestId, reason}; the cancelled request is aborted and gets no response', async () => {
+    let signal: AbortSignal | undefined;
+    const running = await start((server) =>
+      server.registerTool('wait', {}, (_args, ctx) => {
+        signal = ctx.signal;
+        return new Promise((resolve) => ctx.signal.addEventListener('abort', () => resolve('stopped')));
+      }),
+    );
+    const { client, session } = await ready(running);
+    const cancelled = nextEvent<McpServerEvents['cancelled']>(running.server, 'cancelled');
+    const started = nextEvent(running.server, 'requestTool');
+    client.sendRaw({ jsonrpc: '2.0', id: 9, method: 'tools/call', params: { name: 'wait' } });
+    await started;
+    client.notify('notifications/cancelled', { requestId: 9, reason: 'changed my mind' });
+    expect(await cancelled).toEqual([session, { requestId: 9, reason: 'changed my mind' }]);
+    expect(signal?.aborted).toBe(true);
+    expect(await client.request('ping', undefined, 10)).toEqual({ jsonrpc: '2.0', id: 10, result: {} });
+    expect(client.received.filter((m) => m.id === 9)).toEqual([]);
+  });
+
+  it('loggingSetLevel fires with the session and the level', async () => {
+    const running = await start();
+    const calls = collect(running.server, 'loggingSetLevel');
+    const { client, session } = await ready(running);
+    expect(await client.request('logging/setLevel', { level: 'warning' }, 1)).toEqual({ jsonrpc: '2.0', id: 1, result: {} });
+    expect(calls).toEqual([[session, 'warning']]);
+    expect(session.logLevel).toBe('warning');
+  });
+
+  it('resourceSubscribe and resourceUnsubscribe fire with the session and the uri', async () => {
+    const running = await start();
+    const subscribed = collect(running.server, 'resourceSubscribe');
+    const unsubscribed = collect(running.server, 'resourceUnsubscribe');
+    const { client, session } = await ready(running);
+    expect(await client.request('resources/subscribe', { uri: 'test://watched' }, 1)).toEqual({ jsonrpc: '2.0', id: 1, result: {} });
+    expect(subscribed).toEqual([[session, 'test://watched']]);
+    expect([...session.subscriptions]).toEqual(['test://watched']);
+    expect(unsubscribed).toEqual([]);
+    expect(await client.request('resources/unsubscribe', { uri: 'test://watched' }, 2)).toEqual({ jsonrpc: '2.0', id: 2, result: {} });
+    expect(unsubscribed).toEqual([[session, 'test://watched']]);
+    expect([...session.subscriptions]).toEqual([]);
+  });
+
+  it('rootsListChanged fires with the session', async () => {
+    const running = await start();
+    const calls = collect(running.server, 'rootsListChanged');
+    const { client, session } = await ready(running);
+    client.notify('notifications/roots/list_changed');
+    await client.request('ping', undefined, 1);
+    expect(calls).toEqual([[session]]);
+  });
+
+  it('notification fires with the session, the method and the params of an unknown notification', async () => {
+    const running = await start();
+    const calls = collect(running.server, 'notification');
+    const { client, session } = await ready(running);
+    client.notify('notifications/vendor/thing', { a: 1, nested: { b: [2] } });
+    client.notify('notifications/vendor/bare');
+    expect(await client.request('ping', undefined, 1)).toEqual({ jsonrpc: '2.0', id: 1, result: {} });
+    expect(calls).toEqual([
+      [session, 'notifications/vendor/thing', { a: 1, nested: { b: [2] } }],
+      [session, 'notifications/vendor/bare', undefined],
+    ]);
+    // An unknown notification gets no reply of any kind.
+    expect(client.received).toEqual([]);
+  });
+});
+
+describe('message', () => {
+  it('message fires for every message in and out, with the parsed messages', async () => {
+    const running = await start();
+    const { client, session } = await connect(running);
+    const calls = collect(running.server, 'message');
+    expect(await client.request('ping', undefined, 1)).toEqual({ jsonrpc: '2.0', id: 1, result: {} });
+    client.notify('notifications/vendor/x', { y: 2 });
+    expect(await client.request('tools/list', undefined, 2)).toEqual({
+      jsonrpc: '2.0',
+      id: 2,
+      error: { code: -32600, message: 'Invalid Request: tools/list before initialize; send initialize first' },
+    });
+    expect(calls).toEqual([
+      [session, 'in', { jsonrpc: '2.0', id: 1, method: 'ping' }],
+      [session, 'out', { jsonrpc: '2.0', id: 1, result: {} }],
+      [session, 'in', { jsonrpc: '2.0', method: 'notifications/vendor/x', params: { y: 2 } }],
+      [session, 'in', { jsonrpc: '2.0', id: 2, method: 'tools/list' }],
+      [session, 'out', { jsonrpc: '2.0', id: 2, error: { code: -32600, message: 'Invalid Request: tools/list before initialize; send initialize first' } }],
+    ]);
+  });
+
+  it('a message that does not parse arrives as the raw text, and its -32700 reply as an out message', async () => {
+    const running = await start();
+    const { client, session } = await connect(running);
+    const calls = collect(running.server, 'message');
+    const raw = '{"jsonrpc":"2.0", "id": 1, "method": "ping"';
+    let parseMessage = '';
+    try {
+      JSON.parse(raw);
+    } catch (err) {
+      parseMessage = (err as Error).message;
+    }
+    const expectedReply = { jsonrpc: '2.0', id: null, error: { code: -32700, message: `Parse error: ${parseMessage}` } };
+    const reply = client.waitFor((m) => m.id === null);
+    client.sendRaw(raw);
+    expect(await reply).toEqual(expectedReply);
+    expect(calls).toEqual([
+      [session, 'in', raw],
+      [session, 'out', expectedReply],
+    ]);
+  });
+});
+
+describe('error', () => {
+  it('a handler that throws a non-McpError answers -32603 "Internal error: ..." and fires error with the session', async () => {
+    const thrown = new Error('database is down');
+    const running = await start((server) =>
+      server.registerPrompt('broken', {}, () => {
+        throw thrown;
+      }),
+    );
+    const errors = collect(running.server, 'error');
+    const { client, session } = await ready(running);
+    expect(await client.request('prompts/get', { name: 'broken' }, 1)).toEqual({
+      jsonrpc: '2.0',
+      id: 1,
+      error: { code: -32603, message: 'Internal error: database is down' },
+    });
+    expect(errors).toHaveLength(1);
+    const [error, errorSession] = errors[0];
+    expect(errorSession).toBe(session);
+    expect(error.message).toBe('prompts/get handler failed: database is down');
+    expect(error.cause).toBe(thrown);
+    expect(await client.request('ping', undefined, 2)).toEqual({ jsonrpc: '2.0', id: 2, result: {} });
+  });
+
+  it('a handler that throws an McpError answers with that error and fires no error event', async () => {
+    const running = await start((server) =>
+      server.registerResource('test://guarded', { name: 'guarded' }, () => {
+        throw new McpError(-32001, 'Not allowed', { why: 'test' });
+      }),
+    );
+    const errors = collect(running.server, 'error');
+    const { client } = await ready(running);
+    expect(await client.request('resources/read', { uri: 'test://guarded' }, 1)).toEqual({
+      jsonrpc: '2.0',
+      id: 1,
+      error: { code: -32001, message: 'Not allowed', data: { why: 'test' } },
+    });
+    expect(errors).toEqual([]);
+  });
+
+  it('a client reply that matches no request fires error with the session', async () => {
+    const running = await start();
+    const errors = collect(running.server, 'error');
+    const { client, session } = await ready(running);
+    client.respond(777, {});
+    await client.request('ping', undefined, 1);
+    expect(errors).toHaveLength(1);
+    expect(errors[0][0].message).toBe('Ignored an unknown reply from the client for request id 777');
+    expect(errors[0][1]).toBe(session);
+    expect(running.server.stats.unknownResponses).toBe(1);
+  });
+});
+
+describe('listeners that fail', () => {
+  it('a listener that throws is reported through error, the other listeners of the event still run, and the session keeps working', async () => {
+    const running = await start((server) => {
+      server.on('requestTool', () => {
+        throw new Error('listener broke');
+      });
+      server.on('requestTool', (_session, request) => request.respond('still answered'));
+    });
+    const errors = collect(running.server, 'error');
+    const { client } = await ready(running);
+    expect(await client.request('tools/call', { name: 'anything' }, 1)).toEqual({ jsonrpc: '2.0', id: 1, result: { content: [{ type: 'text', text: 'still answered' }] } });
+    expect(errors.map(([error]) => error.message)).toEqual(["a 'requestTool' listener threw: listener broke"]);
+    expect(await client.request('tools/call', { name: 'again' }, 2)).toEqual({ jsonrpc: '2.0', id: 2, result: { content: [{ type: 'text', text: 'still answered' }] } });
+    expect(await client.request('ping', undefined, 3)).toEqual({ jsonrpc: '2.0', id: 3, result: {} });
+  });
+
+  it('a listener that returns a rejected promise is reported through error, and the other listeners still run', async () => {
+    const others: McpSession[] = [];
+    const running = await start((server) => {
+      server.on('sessionNew', async () => {
+        await Promise.resolve();
+        throw new Error('async listener broke');
+      });
+      server.on('sessionNew', (session) => void others.push(session));
+    });
+    const errorEvent = nextEvent<McpServerEvents['error']>(running.server, 'error');
+    const { client, session } = await ready(running);
+    const [error] = await errorEvent;
+    expect(error.message).toBe("a 'sessionNew' listener threw: async listener broke");
+    expect(others).toEqual([session]);
+    expect(await client.request('tools/list', undefined, 1)).toEqual({ jsonrpc: '2.0', id: 1, result: { tools: [] } });
+  });
+
+  it('a connect listener that throws a non-Error value does not stop the connection', async () => {
+    const running = await start((server) =>
+      server.on('connect', () => {
+        throw 'plain string';
+      }),
+    );
+    const errors = collect(running.server, 'error');
+    const { client } = await ready(running);
+    expect(errors.map(([error]) => [error instanceof Error, error.message])).toEqual([[true, "a 'connect' listener threw: plain string"]]);
+    expect(await client.request('ping', undefined, 1)).toEqual({ jsonrpc: '2.0', id: 1, result: {} });
+  });
+
+  it('an initialize listener that throws does not stop the initialize result', async () => {
+    const running = await start((server) =>
+      server.on('initialize', () => {
+        throw new Error('nope');
+      }),
+    );
+    const errors = collect(running.server, 'error');
+    const { client } = await connect(running);
+    expect(await client.request('initialize', INIT_PARAMS, 1)).toEqual({
+      jsonrpc: '2.0',
+      id: 1,
+      result: { protocolVersion: '2025-11-25', capabilities: DEFAULT_CAPABILITIES, serverInfo: { name: 'test-server', version: '1.0.0' } },
+    });
+    expect(errors.map(([error]) => error.message)).toEqual(["a 'initialize' listener threw: nope"]);
+  });
+
+  it('a listener function shared by two servers reports its failure on the server that emitted the event', async () => {
+    const shared = () => {
+      throw new Error('shared listener broke');
+    };
+    const first = await start((server) => server.on('connect', shared));
+    const second = await start((server) => server.on('connect', shared));
+    const firstErrors = collect(first.server, 'error');
+    const secondErrors = collect(second.server, 'error');
+    await ready(second);
+    expect(secondErrors.map(([error]) => error.message)).toEqual(["a 'connect' listener threw: shared listener broke"]);
+    expect(firstErrors).toEqual([]);
+  });
+});
+
+describe('close', () => {
+  it('server.close() ends each initialized session with sessionEnd(session, "server closed") and rejects its pending requests', async () => {
+    const running = await start();
+    const ended = collect(running.server, 'sessionEnd');
+    const disconnected = collect(running.server, 'disconnect');
+    const { client, session } = await ready(running);
+    const { session: fresh } = await connect(running);
+    const pending = session.request('roots/list');
+    const failed = pending.then(
+      () => undefined,
+      (err: unknown) => err,
+    );
+    await client.nextMessage('roots/list');
+    const closed = client.closed;
+    await running.server.close();
+    expect(ended).toEqual([[session, 'server closed']]);
+    expect(disconnected).toEqual(expect.arrayContaining([[session, 'server closed'], [fresh, 'server closed']]));
+    expect(disconnected).toHaveLength(2);
+    const failure = await failed;
+    expect(failure).toBeInstanceOf(ConnectionClosedError);
+    expect((failure as McpError).toJSON()).toEqual({ code: -32000, message: 'roots/list could not complete: server closed', data: { reason: 'server closed' } });
+    expect(await closed).toEqual({ code: 1000, reason: 'server closed' });
+  });
+});
