@@ -6,10 +6,8 @@ import type { ElicitParams, ElicitResult, ElicitValue } from '../protocol/types.
 import type { ClientRequestKind } from '../server/client-requests.js';
 import { UnexpectedElicitActionError } from './confirm.js';
 import { checkRequestedSchema } from './schema-subset.js';
+import { isObject } from '../protocol/is-object.js';
 
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 export const elicitationKind: ClientRequestKind<ElicitParams, ElicitResult> = {
   method: 'elicitation/create',

@@ -5,6 +5,7 @@
  */
 import type { SchemaCompiler } from '../server/schema-compiler.js';
 import { describeViolations } from '../server/schema-compiler.js';
+import { isObject } from '../protocol/is-object.js';
 
 const STRING_FORMATS = new Set(['email', 'uri', 'date', 'date-time']);
 const ANNOTATIONS = ['title', 'description', 'default'];
@@ -19,9 +20,6 @@ const TOP_LEVEL_KEYS = new Set(['$schema', 'type', 'properties', 'required', 'ti
 
 type Obj = Record<string, unknown>;
 
-function isObject(value: unknown): value is Obj {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 function fail(where: string, problem: string): never {
   throw new TypeError(`requestedSchema${where}: ${problem}. Elicitation forms take a flat object of string, number, integer, boolean and enum properties`);

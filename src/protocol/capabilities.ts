@@ -1,9 +1,7 @@
 /** Capability normalisation: the shapes users read are the 2025-11-25 shapes, whatever the client sent. */
 import type { ClientCapabilities } from './types.js';
+import { isObject } from './is-object.js';
 
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 /**
  * Normalise what a client declared. `elicitation: {}` (the 2025-06-18 form) means `{form: {}}`

@@ -17,6 +17,7 @@ import { RequestContext } from './context.js';
 import type { McpServer } from './mcp-server.js';
 import { legacyMethods } from './methods.js';
 import type { McpSession } from './session.js';
+import { isObject } from '../protocol/is-object.js';
 
 export async function routeInbound(server: McpServer, session: McpSession, text: string): Promise<void> {
   const decoded = decode(text);
@@ -159,7 +160,7 @@ function handleResponse(server: McpServer, session: McpSession, response: JsonRp
   }
   const outcome = isErrorResponse(response)
     ? { ok: false as const, error: McpError.fromObject(response.error) }
-    : isPlainObject(response.result)
+    : isObject(response.result)
       ? { ok: true as const, result: response.result }
       : { ok: false as const, error: new McpError(ErrorCode.InvalidParams, 'The client replied with a result that is not an object', { result: response.result }) };
   const match = session.pending.reply(response.id, outcome);
@@ -169,6 +170,3 @@ function handleResponse(server: McpServer, session: McpSession, response: JsonRp
   server.reportError(new Error(`Ignored ${match === 'unknown' ? 'an' : 'a'} ${match} reply from the client for request id ${JSON.stringify(response.id)}`), session);
 }
 
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}

@@ -5,16 +5,8 @@ import type { Completer } from './completions.js';
 import type { RequestContext } from './context.js';
 import { UriTemplate } from './uri-template.js';
 
-export interface ResourceConfig {
-  name: string;
-  title?: string;
-  description?: string;
-  mimeType?: string;
-  size?: number;
-  annotations?: Annotations;
-  icons?: Icon[];
-  _meta?: Meta;
-}
+/** The resource as `resources/list` shows it, without its URI (given separately). */
+export type ResourceConfig = Omit<Resource, 'uri'>;
 
 export interface ResourceTemplateConfig extends Omit<ResourceConfig, 'size'> {
   /** Completers for template variables, by variable name (`completion/complete` with `ref/resource`). */

@@ -2,10 +2,8 @@
 import { ErrorCode, McpError, SamplingNotSupportedError } from '../protocol/errors.js';
 import type { CreateMessageParams, CreateMessageResult } from '../protocol/types.js';
 import type { ClientRequestKind } from './client-requests.js';
+import { isObject } from '../protocol/is-object.js';
 
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 export const samplingKind: ClientRequestKind<CreateMessageParams, CreateMessageResult> = {
   method: 'sampling/createMessage',
