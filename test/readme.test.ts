@@ -13,8 +13,8 @@ const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
 /** Start an example that prints a line on listening; resolve with the process and that line. */
 function startListening(file: string, pattern: RegExp) {
   const child = spawn(tsx, [file], { cwd: root, env: { ...process.env, PORT: '0' }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
   const line = new Promise<RegExpExecArray>((resolve, reject) => {
-    let out = '';
     child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
       out += chunk;
       const match = pattern.exec(out);
@@ -28,14 +28,20 @@ function startListening(file: string, pattern: RegExp) {
     child.kill('SIGTERM');
     await exited;
   };
-  return { child, line, stop };
+  return { child, line, stop, output: () => out };
 }
 
 describe('README examples', () => {
   const blocks = [...readme.matchAll(/```ts\n\/\/ (examples\/[\w-]+\.ts)\n([\s\S]*?)```/g)];
 
-  it('shows four examples, each exactly as its file in examples/', () => {
-    expect(blocks.map((b) => b[1])).toEqual(['examples/quickstart.ts', 'examples/stdio-server.ts', 'examples/shared-port.ts', 'examples/events.ts']);
+  it('shows five examples, each exactly as its file in examples/', () => {
+    expect(blocks.map((b) => b[1])).toEqual([
+      'examples/quickstart.ts',
+      'examples/stdio-server.ts',
+      'examples/shared-port.ts',
+      'examples/events.ts',
+      'examples/elicitation.ts',
+    ]);
     for (const [, file, code] of blocks) expect(code, file).toBe(readFileSync(new URL(`../${file}`, import.meta.url), 'utf8'));
   });
 
@@ -89,5 +95,36 @@ describe('README examples', () => {
     });
     expect((await client.request('tools/call', { name: 'nothing' })).error).toEqual({ code: -32602, message: 'Unknown tool: nothing' });
     await client.end();
+  });
+
+  it('elicitation asks on initialized, plans a trip with a form, and gates cancel_booking', async () => {
+    const example = startListening('examples/elicitation.ts', /listening on (ws:\/\/\S+)/);
+    try {
+      const [, url] = await example.line;
+      const { client } = await WsTestClient.initialized(url, { capabilities: { elicitation: {} } });
+      const hello = await client.nextMessage('elicitation/create');
+      expect(hello.params).toEqual({
+        message: 'What should I call you?',
+        requestedSchema: { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] },
+      });
+      client.respond(hello.id, { action: 'accept', content: { name: 'Ada' } });
+
+      const trip = client.request('tools/call', { name: 'plan_trip', arguments: {} }, 'trip');
+      const ask = await client.nextMessage('elicitation/create');
+      expect(ask.params.message).toBe('Where to?');
+      client.respond(ask.id, { action: 'accept', content: { city: 'Lisbon', nights: 4, cabin: 'business' } });
+      expect((await trip).result).toEqual({ content: [{ type: 'text', text: 'Planned 4 nights in Lisbon.' }] });
+
+      const cancel = client.request('tools/call', { name: 'cancel_booking', arguments: { id: 'B7' } }, 'cancel');
+      const confirmAsk = await client.nextMessage('elicitation/create');
+      expect(confirmAsk.params.message).toBe('Cancel booking B7?');
+      client.respond(confirmAsk.id, { action: 'cancel' });
+      expect((await cancel).result.isError).toBe(true);
+      await client.close();
+      await expect.poll(() => example.output()).toContain('elicitation 0: accept {"name":"Ada"}');
+      await expect.poll(() => example.output()).toContain('elicitation 2: cancel {}');
+    } finally {
+      await example.stop();
+    }
   });
 });
