@@ -17,6 +17,11 @@ export type { TransportKind } from './server/channel.js';
 
 export { WebSocketTransport } from './transports/websocket.js';
 export type { WebSocketTransportOptions } from './transports/websocket.js';
+export { StreamableHttpTransport } from './transports/http/streamable-http.js';
+export type { StreamableHttpTransportOptions, HttpRequestControl } from './transports/http/streamable-http.js';
+export { InMemoryEventStore } from './transports/http/event-store.js';
+export type { EventStore, StoredEvent, InMemoryEventStoreOptions } from './transports/http/event-store.js';
+export type { ResponseMode } from './transports/http/http-session.js';
 export { StdioTransport } from './transports/stdio.js';
 export type { StdioTransportOptions } from './transports/stdio.js';
 export type { ListenOptions, ListeningAddress } from './transports/listen.js';

@@ -19,6 +19,11 @@ export interface Channel {
    * given). Absent means always: a WebSocket or stdio connection is its own back channel.
    */
   canPush?(relatedRequestId: RequestId | undefined): boolean;
+  /**
+   * Close the connection carrying `requestId`'s stream without ending the request: the client resumes
+   * it later (SSE polling, SEP-1699). Absent or false where the transport cannot.
+   */
+  closeStream?(requestId: RequestId): boolean;
   /** Close the underlying connection; the transport then reports the end to the session. */
   close(reason: string): void;
 }

@@ -63,6 +63,15 @@ export class RequestContext {
     if (!this.signal.aborted) this.session.notify(method, params, this.requestId);
   }
 
+  /**
+   * Close the connection this request's SSE stream travels on, without ending the request: the client
+   * reconnects with Last-Event-ID and gets the rest (Streamable HTTP on 2025-11-25, SEP-1699). Returns
+   * false where that is not possible (other transports, older protocol versions).
+   */
+  closeStream(): boolean {
+    return this.session.closeStream(this.requestId);
+  }
+
   /** `session.elicit`, related to this request (on HTTP it travels on this request's stream) and cancelled with it. */
   elicit(params: ElicitParams, options: ClientRequestOptions = {}): Promise<ElicitResult> {
     return this.session.elicit(params, this.related(options));

@@ -1,4 +1,5 @@
 /** The events an McpServer emits, with their arguments. */
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { JsonRpcMessage } from '../protocol/jsonrpc.js';
 import type {
   CallToolResult,
@@ -60,6 +61,13 @@ export interface McpServerEvents {
   responseElicitationCreate: [session: McpSession, request: OutgoingRequest, response: ElicitationResponse];
   responseSamplingCreateMessage: [session: McpSession, request: OutgoingRequest, response: SamplingResponse];
   responseRootsList: [session: McpSession, request: OutgoingRequest, response: RootsResponse];
+  /**
+   * A Streamable HTTP request arrived, before any check. Answer `res` or set `control.handled` to take it
+   * over (health checks, custom routes, your own auth).
+   */
+  httpRequest: [req: IncomingMessage, res: ServerResponse, control: { handled: boolean }];
+  /** A Streamable HTTP response finished (or its connection closed); `res.statusCode` says how it went. */
+  httpResponse: [req: IncomingMessage, res: ServerResponse];
   /** Every message in and out, for tracing. Parse failures arrive as the raw text. */
   message: [session: McpSession, direction: 'in' | 'out', message: JsonRpcMessage | JsonRpcMessage[] | unknown];
   /** Something went wrong that no one else was told about: a listener threw, a handler failed, a reply matched nothing. */

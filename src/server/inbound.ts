@@ -28,11 +28,7 @@ export async function routeInbound(server: McpServer, session: McpSession, text:
   }
   if (decoded.kind === 'single') {
     server.traceMessage(session, 'in', decoded.value);
-    const response = await handleValue(server, session, decoded.value);
-    if (response) reply(server, session, response);
-    // sessionNew fires once the initialize result is on its way, so listeners may talk to the client.
-    if (session.state !== 'new' && session.state !== 'closed' && !server.sessions.has(session.id)) server.sessionStarted(session);
-    return;
+    return receiveMessage(server, session, decoded.value);
   }
   server.traceMessage(session, 'in', decoded.values);
   // basic/index.mdx: batches exist only in 2025-03-26, and `initialize` is never batched.
@@ -49,6 +45,17 @@ export async function routeInbound(server: McpServer, session: McpSession, text:
   );
   for (const response of responses) countInvalid(server, response);
   if (responses.length > 0) session.send(responses);
+}
+
+/**
+ * Handle one decoded message. Its response, if any, goes out through the session's channel, related to
+ * its request, so a transport with a stream per request (HTTP) can route it.
+ */
+export async function receiveMessage(server: McpServer, session: McpSession, value: unknown, inBatch = false): Promise<void> {
+  const response = await handleValue(server, session, value, inBatch);
+  if (response) reply(server, session, response);
+  // sessionNew fires once the initialize result is on its way, so listeners may talk to the client.
+  if (session.state !== 'new' && session.state !== 'closed' && !server.sessions.has(session.id)) server.sessionStarted(session);
 }
 
 function reply(server: McpServer, session: McpSession, response: JsonRpcResponse): void {

@@ -22,6 +22,7 @@ import { samplingKind } from './sampling.js';
 import type { Channel, TransportKind } from './channel.js';
 import { isLevelEnabled } from './logging.js';
 import type { McpServer } from './mcp-server.js';
+import { receiveMessage } from './inbound.js';
 import { PendingRequests, type RequestOutcome } from './pending-requests.js';
 
 /** `new`: waiting for `initialize`; `initializing`: answered, waiting for `notifications/initialized`. */
@@ -60,6 +61,8 @@ export class McpSession {
   readonly subscriptions = new Set<string>();
   /** Free for the application: whatever it wants to keep with the session. */
   readonly data: Record<string, unknown> = {};
+  /** Who the transport's `auth` hook said the client is (Streamable HTTP), if it has one. */
+  principal: unknown;
 
   /** @internal Server-to-client requests in flight. */
   readonly pending = new PendingRequests((id, reason) => this.notify('notifications/cancelled', { requestId: id, reason }));
@@ -190,10 +193,29 @@ export class McpSession {
     this.channel.close(reason);
   }
 
+  /** @internal A transport saw the client: the session is not idle. */
+  touch(): void {
+    this.lastActivityMs = Date.now();
+  }
+
   /** @internal The transport hands over one received frame, line or body. */
   receive(text: string): void {
     this.lastActivityMs = Date.now();
     this.server.receive(this, text);
+  }
+
+  /**
+   * @internal A transport that decodes and frames messages itself (HTTP) hands over one message. Its
+   * response goes out through the channel, related to its request id.
+   */
+  receiveMessage(value: unknown, inBatch = false): Promise<void> {
+    this.lastActivityMs = Date.now();
+    return receiveMessage(this.server, this, value, inBatch);
+  }
+
+  /** @internal Ask the transport to close the connection carrying `requestId`'s stream without ending the request (SSE polling). */
+  closeStream(requestId: RequestId): boolean {
+    return this.channel.closeStream?.(requestId) ?? false;
   }
 
   /** @internal The transport reports that the connection is gone. */

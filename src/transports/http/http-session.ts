@@ -1,0 +1,262 @@
+/**
+ * One Streamable HTTP session as a Channel: each client request's POST carries its own stream (JSON, or
+ * SSE once something related must go out first), and the standalone GET stream carries the rest.
+ */
+import type { ServerResponse } from 'node:http';
+import type { JsonRpcMessage, JsonRpcResponse } from '../../protocol/jsonrpc.js';
+import type { RequestId } from '../../protocol/types.js';
+import { isAtLeast } from '../../protocol/versions.js';
+import type { Channel } from '../../server/channel.js';
+import type { McpSession } from '../../server/session.js';
+import type { EventStore } from './event-store.js';
+import { startEventStream, writeEvent, writeKeepAlive, writePriming } from './sse.js';
+
+export type ResponseMode = 'auto' | 'json' | 'sse';
+
+/** What a session needs from its transport. */
+export interface HttpSessionHost {
+  readonly eventStore: EventStore;
+  readonly retryMs: number | undefined;
+  sessionClosed(session: HttpSession): void;
+  reportError(error: unknown, session?: McpSession): void;
+}
+
+interface Stream {
+  readonly id: string;
+  readonly headers: Record<string, string>;
+  /** The connection the stream is written to now; undefined while the client is away (it may resume). */
+  res: ServerResponse | undefined;
+  /** POST streams start `pending`: JSON unless something related must be sent before the result. */
+  mode: 'pending' | 'json' | 'sse';
+  /** Requests whose responses end this stream. */
+  readonly awaiting: Set<RequestId>;
+  readonly batch: boolean;
+  readonly buffered: JsonRpcResponse[];
+  seq: number;
+  done: boolean;
+}
+
+/** The standalone GET stream's id; POST streams count up from 1. */
+const STANDALONE = '0';
+
+function isResponse(message: JsonRpcMessage | JsonRpcMessage[]): message is JsonRpcResponse {
+  return !Array.isArray(message) && !('method' in message);
+}
+
+export class HttpSession implements Channel {
+  readonly kind = 'http';
+  /** Set right after construction, by the transport. */
+  session!: McpSession;
+  /** What the `auth` hook returned for the request that created the session. */
+  principal: unknown;
+  private readonly live = new Map<string, Stream>();
+  private readonly byRequest = new Map<RequestId, Stream>();
+  private standalone: Stream | undefined;
+  private lastStream = 0;
+  private closed = false;
+
+  constructor(
+    private readonly host: HttpSessionHost,
+    readonly remoteAddress: string | undefined,
+  ) {}
+
+  get id(): string {
+    return this.session.id;
+  }
+
+  /** Whether the session has no open connection and nothing in flight: what counts as idle. */
+  get idle(): boolean {
+    return this.live.size === 0 && this.standalone === undefined && this.session.inflight.size === 0;
+  }
+
+  get hasStandaloneStream(): boolean {
+    return this.standalone !== undefined;
+  }
+
+  /** Event ids and replay exist since 2025-03-26; priming events and polling since 2025-11-25. */
+  private get resumable(): boolean {
+    return isAtLeast(this.session.protocolVersion, '2025-03-26');
+  }
+
+  private get primes(): boolean {
+    return isAtLeast(this.session.protocolVersion, '2025-11-25');
+  }
+
+  /** A POST that carries requests: their responses (and anything related to them) go on this stream. */
+  openPostStream(res: ServerResponse, requestIds: RequestId[], batch: boolean, mode: ResponseMode, headers: Record<string, string>): void {
+    const stream: Stream = {
+      id: (++this.lastStream).toString(36),
+      headers,
+      res,
+      mode: 'pending',
+      awaiting: new Set(requestIds),
+      batch,
+      buffered: [],
+      seq: 0,
+      done: false,
+    };
+    this.live.set(stream.id, stream);
+    for (const id of requestIds) this.byRequest.set(id, stream);
+    // transports.mdx: a disconnect is not a cancellation; the request goes on and can be resumed.
+    res.once('close', () => {
+      if (stream.res === res) stream.res = undefined;
+    });
+    if (mode === 'sse') this.upgrade(stream);
+    else if (mode === 'json') stream.mode = 'json';
+  }
+
+  /** GET without Last-Event-ID: the standalone stream. Returns false when one is already open (409). */
+  openStandaloneStream(res: ServerResponse, headers: Record<string, string>): boolean {
+    if (this.standalone) return false;
+    startEventStream(res, headers);
+    const stream = this.attachStandalone(res, headers);
+    if (this.primes) writePriming(res, `${STANDALONE}_${stream.seq}`, this.host.retryMs);
+    return true;
+  }
+
+  /** The standalone stream's event counter outlives each GET connection, so ids stay unique. */
+  private standaloneSeq = 0;
+
+  private attachStandalone(res: ServerResponse, headers: Record<string, string>): Stream {
+    const stream: Stream = { id: STANDALONE, headers, res, mode: 'sse', awaiting: new Set(), batch: false, buffered: [], seq: this.standaloneSeq, done: false };
+    this.standalone = stream;
+    res.once('close', () => {
+      if (this.standalone !== stream) return;
+      this.standaloneSeq = stream.seq;
+      this.standalone = undefined;
+    });
+    return stream;
+  }
+
+  /**
+   * GET with Last-Event-ID: replay what that stream missed, then keep the connection for the rest of it.
+   * Resolves 'unknown' when the id names no stream of this session (400), 'busy' when the standalone stream is open (409).
+   */
+  async resume(res: ServerResponse, lastEventId: string, headers: Record<string, string>): Promise<'ok' | 'unknown' | 'busy'> {
+    const cut = lastEventId.lastIndexOf('_');
+    const streamId = cut > 0 ? lastEventId.slice(0, cut) : '';
+    if (!/^[0-9a-z]+$/.test(streamId) || (streamId !== STANDALONE && parseInt(streamId, 36) > this.lastStream)) return 'unknown';
+    if (streamId === STANDALONE && this.standalone) return 'busy';
+    const stored = this.host.eventStore.replayAfter(this.id, streamId, lastEventId);
+    const events = Array.isArray(stored) ? stored : await stored;
+    startEventStream(res, headers);
+    for (const event of events) writeEvent(res, event.eventId, event.message);
+    if (streamId === STANDALONE) {
+      this.attachStandalone(res, headers);
+      return 'ok';
+    }
+    const stream = this.live.get(streamId);
+    if (!stream) {
+      res.end(); // The request finished while the client was away; its response was in the replay.
+      return 'ok';
+    }
+    if (stream.res && stream.res !== res) stream.res.end();
+    stream.res = res;
+    res.once('close', () => {
+      if (stream.res === res) stream.res = undefined;
+    });
+    return 'ok';
+  }
+
+  send(message: JsonRpcMessage | JsonRpcMessage[], relatedRequestId?: RequestId): boolean {
+    if (this.closed) return false;
+    if (isResponse(message) && message.id !== null) {
+      const stream = this.byRequest.get(message.id);
+      if (stream) {
+        this.byRequest.delete(message.id);
+        stream.awaiting.delete(message.id);
+        this.deliverResponse(stream, message);
+        return true;
+      }
+    } else if (relatedRequestId !== undefined) {
+      const stream = this.byRequest.get(relatedRequestId);
+      if (stream && stream.mode !== 'json') {
+        this.deliver(stream, message);
+        return true;
+      }
+    }
+    // Unrelated messages, and related ones whose stream cannot carry them, go on the standalone stream.
+    if (!this.standalone) return false;
+    this.deliver(this.standalone, message);
+    return true;
+  }
+
+  canPush(relatedRequestId: RequestId | undefined): boolean {
+    if (this.closed) return false;
+    const stream = relatedRequestId === undefined ? undefined : this.byRequest.get(relatedRequestId);
+    return (stream !== undefined && stream.mode !== 'json') || this.standalone !== undefined;
+  }
+
+  closeStream(requestId: RequestId): boolean {
+    const stream = this.byRequest.get(requestId);
+    // SEP-1699: only after an event id was sent, and only for clients that know to reconnect.
+    if (!stream || stream.mode === 'json' || !this.primes) return false;
+    if (stream.mode === 'pending') this.upgrade(stream);
+    const res = stream.res;
+    stream.res = undefined;
+    res?.end();
+    return true;
+  }
+
+  /** SSE comments keep idle proxies from closing open streams. */
+  keepAlive(): void {
+    for (const stream of this.live.values()) if (stream.mode === 'sse' && stream.res) writeKeepAlive(stream.res);
+    if (this.standalone?.res) writeKeepAlive(this.standalone.res);
+  }
+
+  close(_reason: string): void {
+    if (this.closed) return;
+    this.closed = true;
+    for (const stream of this.live.values()) stream.res?.end();
+    this.standalone?.res?.end();
+    this.live.clear();
+    this.byRequest.clear();
+    this.standalone = undefined;
+    this.host.sessionClosed(this);
+  }
+
+  private deliver(stream: Stream, message: JsonRpcMessage | JsonRpcMessage[]): void {
+    if (stream.mode === 'pending') this.upgrade(stream);
+    let eventId: string | undefined;
+    if (this.resumable) {
+      eventId = `${stream.id}_${++stream.seq}`;
+      this.store(stream.id, eventId, message as JsonRpcMessage);
+    }
+    if (stream.res) writeEvent(stream.res, eventId, message);
+  }
+
+  private deliverResponse(stream: Stream, response: JsonRpcResponse): void {
+    if (stream.mode === 'sse') this.deliver(stream, response);
+    else if (stream.batch) stream.buffered.push(response);
+    if (stream.awaiting.size > 0) return;
+    if (stream.mode !== 'sse') this.writeJson(stream, stream.batch ? stream.buffered : response);
+    stream.done = true;
+    this.live.delete(stream.id);
+    stream.res?.end();
+  }
+
+  private writeJson(stream: Stream, body: JsonRpcResponse | JsonRpcResponse[]): void {
+    const res = stream.res;
+    if (!res || res.headersSent || res.destroyed) return;
+    res.writeHead(200, { ...stream.headers, 'content-type': 'application/json' }).end(JSON.stringify(body));
+  }
+
+  private upgrade(stream: Stream): void {
+    stream.mode = 'sse';
+    if (stream.res && !stream.res.headersSent) {
+      startEventStream(stream.res, stream.headers);
+      if (this.primes) writePriming(stream.res, `${stream.id}_0`, this.host.retryMs);
+    }
+    const buffered = stream.buffered.splice(0);
+    for (const response of buffered) this.deliver(stream, response);
+  }
+
+  private store(streamId: string, eventId: string, message: JsonRpcMessage): void {
+    try {
+      const stored = this.host.eventStore.append(this.id, streamId, { eventId, message });
+      if (stored instanceof Promise) stored.catch((err) => this.host.reportError(err, this.session));
+    } catch (err) {
+      this.host.reportError(err, this.session);
+    }
+  }
+}

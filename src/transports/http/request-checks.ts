@@ -1,0 +1,84 @@
+/** The checks every Streamable HTTP request passes before it reaches a session (transports.mdx). */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { ErrorCode } from '../../protocol/errors.js';
+
+const LOOPBACK_ADDRESSES = new Set(['127.0.0.1', '::1', '::ffff:127.0.0.1']);
+const LOOPBACK_HOSTNAMES = new Set(['localhost', '127.0.0.1', '[::1]']);
+
+/** Send a transport-level error: an HTTP status with a JSON-RPC error body whose id is null (the SDKs' shape). */
+export function sendHttpError(res: ServerResponse, status: number, code: number, message: string, headers: Record<string, string> = {}): void {
+  if (res.headersSent) {
+    res.end();
+    return;
+  }
+  const body = JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null });
+  res.writeHead(status, { ...headers, 'content-type': 'application/json' }).end(body);
+}
+
+/** Whether the request arrived on a loopback address: then its Host must name loopback too (DNS rebinding). */
+export function arrivedOnLoopback(req: IncomingMessage): boolean {
+  return LOOPBACK_ADDRESSES.has(req.socket.localAddress ?? '');
+}
+
+export function hostnameOf(hostHeader: string | undefined): string | undefined {
+  if (!hostHeader) return undefined;
+  try {
+    return new URL(`http://${hostHeader}`).hostname;
+  } catch {
+    return undefined;
+  }
+}
+
+export function isLoopbackHostname(hostname: string | undefined): boolean {
+  return hostname !== undefined && LOOPBACK_HOSTNAMES.has(hostname);
+}
+
+/** `Accept` lists what a POST must accept (both types) or a GET must (text/event-stream); `*\/*` accepts all. */
+export function accepts(req: IncomingMessage, ...types: string[]): boolean {
+  const header = req.headers.accept;
+  if (!header) return false;
+  const listed = header.split(',').map((part) => part.split(';')[0].trim().toLowerCase());
+  if (listed.includes('*/*')) return true;
+  return types.every((type) => listed.includes(type) || listed.includes(`${type.split('/')[0]}/*`));
+}
+
+export function isJsonContentType(req: IncomingMessage): boolean {
+  const type = req.headers['content-type'];
+  return type !== undefined && type.split(';')[0].trim().toLowerCase() === 'application/json';
+}
+
+export class BodyTooLargeError extends Error {}
+
+/** Read the body up to `limit` bytes; rejects with BodyTooLargeError past it. */
+export function readBody(req: IncomingMessage, limit: number): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const declared = Number(req.headers['content-length']);
+    if (declared > limit) {
+      reject(new BodyTooLargeError());
+      req.resume();
+      return;
+    }
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > limit) {
+        reject(new BodyTooLargeError());
+        req.removeAllListeners('data');
+        req.resume();
+        return;
+      }
+      chunks.push(chunk);
+    });
+    req.on('end', () => resolve(chunks.length === 1 ? chunks[0].toString('utf8') : Buffer.concat(chunks).toString('utf8')));
+    req.on('error', reject);
+  });
+}
+
+export const HttpErrorCode = {
+  /** The SDKs' code for transport-level rejections. */
+  BadRequest: -32000,
+  SessionNotFound: -32001,
+  ParseError: ErrorCode.ParseError,
+  InvalidRequest: ErrorCode.InvalidRequest,
+} as const;

@@ -1,0 +1,427 @@
+/**
+ * Streamable HTTP (transports.mdx, 2025-03-26 to 2025-11-25): one endpoint for POST, GET and DELETE,
+ * sessions by `Mcp-Session-Id`, a stream per request, resumable SSE, and the security checks on by
+ * default. It works straight on node:http objects: no Web Streams conversion on the hot path.
+ */
+import { createServer, type IncomingMessage, type Server as HttpServer, type ServerResponse } from 'node:http';
+import { ErrorCode } from '../../protocol/errors.js';
+import { classify } from '../../protocol/jsonrpc.js';
+import type { RequestId } from '../../protocol/types.js';
+import { allowsBatches, isLegacyProtocolVersion, LEGACY_PROTOCOL_VERSIONS } from '../../protocol/versions.js';
+import type { Closable } from '../../server/channel.js';
+import type { McpServer } from '../../server/mcp-server.js';
+import { positiveInteger } from '../../server/options.js';
+import type { McpSession } from '../../server/session.js';
+import { listenOn, type ListenOptions, type ListeningAddress } from '../listen.js';
+import { isOriginAllowed, type AllowedOrigins } from '../origin.js';
+import { InMemoryEventStore, type EventStore } from './event-store.js';
+import { HttpSession, type HttpSessionHost, type ResponseMode } from './http-session.js';
+import {
+  accepts,
+  arrivedOnLoopback,
+  BodyTooLargeError,
+  hostnameOf,
+  HttpErrorCode,
+  isJsonContentType,
+  isLoopbackHostname,
+  readBody,
+  sendHttpError,
+} from './request-checks.js';
+
+export interface StreamableHttpTransportOptions {
+  /** The endpoint path when listening on a port of its own. Default `/mcp`. */
+  path?: string;
+  /** `auto` (default): JSON, or SSE once something related must go out before the result. */
+  responseMode?: ResponseMode;
+  /** Status for a POST that carries only replies to server requests: 204 (default) or 202 as the spec says. */
+  replyStatus?: 202 | 204;
+  /** Largest accepted POST body in bytes (413 past it). Default 4 MiB. */
+  maxBodyBytes?: number;
+  /** End sessions with no open stream and nothing in flight after this long. Default 30 minutes. */
+  sessionIdleTimeoutMs?: number;
+  /** At most this many sessions at once. Default 10 000. */
+  maxSessions?: number;
+  /** At the limit: evict the longest-idle session (default), or refuse new ones with 503. */
+  onSessionLimit?: 'evict-idle' | 'reject';
+  /** Origins allowed (403 otherwise). Default: requests without Origin, and loopback origins. */
+  allowedOrigins?: AllowedOrigins;
+  /** Host names allowed (403 otherwise). Default: on a loopback address, only loopback names (DNS rebinding). */
+  allowedHosts?: readonly string[];
+  /** CORS for browser clients: answers preflights and exposes `Mcp-Session-Id`. Off by default. */
+  cors?: { origins: AllowedOrigins; maxAgeSeconds?: number };
+  /** Authenticate each request: return a principal (kept on the session), or nothing for 401. */
+  auth?: (req: IncomingMessage) => unknown | Promise<unknown>;
+  /** The `WWW-Authenticate` challenge sent with 401. Default `Bearer realm="mcp"`. */
+  authChallenge?: string;
+  /** Whether a request's principal may use a session created by `sessionPrincipal`. Default: same `id`, or equal JSON. */
+  samePrincipal?: (requestPrincipal: unknown, sessionPrincipal: unknown) => boolean;
+  /** Where SSE events wait for resumption. Default: a bounded in-memory store. */
+  eventStore?: EventStore;
+  /** The `retry` (ms) sent to 2025-11-25 clients in priming events. Default 1000. */
+  retryMs?: number;
+  /** SSE keep-alive comment interval on open streams; 0 turns it off. Default 15 000. */
+  keepAliveIntervalMs?: number;
+}
+
+/** What `httpRequest` listeners get: set `handled` (or answer `res`) to stop Switchboard from handling it. */
+export interface HttpRequestControl {
+  handled: boolean;
+}
+
+const ALLOW = 'GET, POST, DELETE, OPTIONS';
+const CORS_ALLOW_HEADERS = 'content-type, accept, authorization, mcp-session-id, mcp-protocol-version, last-event-id, mcp-method, mcp-name';
+const CORS_EXPOSE_HEADERS = 'mcp-session-id, www-authenticate';
+
+export class StreamableHttpTransport implements Closable, HttpSessionHost {
+  readonly path: string;
+  readonly eventStore: EventStore;
+  readonly retryMs: number | undefined;
+  /** `(req, res)` for node:http, express or fastify (`reply.raw`): mount it wherever the endpoint lives. */
+  readonly handler: (req: IncomingMessage, res: ServerResponse) => void;
+  private readonly options: StreamableHttpTransportOptions &
+    Required<Pick<StreamableHttpTransportOptions, 'responseMode' | 'replyStatus' | 'maxBodyBytes' | 'sessionIdleTimeoutMs' | 'maxSessions' | 'onSessionLimit'>>;
+  private readonly sessions = new Map<string, HttpSession>();
+  private readonly timers: NodeJS.Timeout[] = [];
+  private ownServer: HttpServer | undefined;
+  private closing: Promise<void> | undefined;
+
+  constructor(
+    private readonly server: McpServer,
+    options: StreamableHttpTransportOptions = {},
+  ) {
+    this.options = {
+      ...options,
+      responseMode: options.responseMode ?? 'auto',
+      replyStatus: options.replyStatus ?? 204,
+      maxBodyBytes: options.maxBodyBytes ?? 4 * 1024 * 1024,
+      sessionIdleTimeoutMs: options.sessionIdleTimeoutMs ?? 30 * 60_000,
+      maxSessions: options.maxSessions ?? 10_000,
+      onSessionLimit: options.onSessionLimit ?? 'evict-idle',
+    };
+    validateOptions(this.options);
+    this.path = options.path ?? '/mcp';
+    this.eventStore = options.eventStore ?? new InMemoryEventStore();
+    this.retryMs = options.retryMs ?? 1000;
+    this.handler = (req, res) => {
+      this.handle(req, res).catch((err) => {
+        this.reportError(err);
+        if (!res.headersSent) sendHttpError(res, 500, ErrorCode.InternalError, 'Internal error');
+        else res.end();
+      });
+    };
+    const sweepMs = Math.min(Math.max(Math.floor(this.options.sessionIdleTimeoutMs / 2), 10), 60_000);
+    this.timers.push(setInterval(() => this.sweepIdle(), sweepMs));
+    const keepAliveMs = options.keepAliveIntervalMs ?? 15_000;
+    if (keepAliveMs > 0) this.timers.push(setInterval(() => this.sessions.forEach((s) => s.keepAlive()), keepAliveMs));
+    for (const timer of this.timers) timer.unref();
+    server.trackTransport(this);
+  }
+
+  /** Listen on a port of its own; requests to other paths get 404. */
+  async listen(options: ListenOptions = {}): Promise<ListeningAddress> {
+    if (this.ownServer) throw new Error('StreamableHttpTransport is already listening; create another transport for another port');
+    this.ownServer = createServer((req, res) => {
+      if (new URL(req.url ?? '/', 'http://localhost').pathname !== this.path) {
+        sendHttpError(res, 404, HttpErrorCode.BadRequest, `Not Found: the MCP endpoint is ${this.path}`);
+        return;
+      }
+      this.handler(req, res);
+    });
+    return listenOn(this.ownServer, options, 'http', this.path);
+  }
+
+  /** The server this transport listens on, when it opened one (to attach a WebSocketTransport to the same port). */
+  get httpServer(): HttpServer | undefined {
+    return this.ownServer;
+  }
+
+  close(): Promise<void> {
+    this.closing ??= (async () => {
+      for (const timer of this.timers) clearInterval(timer);
+      for (const http of [...this.sessions.values()]) http.session.close('server closed');
+      if (this.ownServer) {
+        const own = this.ownServer;
+        await new Promise<void>((resolve) => {
+          own.close(() => resolve());
+          own.closeAllConnections();
+        });
+      }
+      this.server.untrackTransport(this);
+    })();
+    return this.closing;
+  }
+
+  /** @internal HttpSessionHost */
+  sessionClosed(http: HttpSession): void {
+    if (this.sessions.get(http.id) !== http) return;
+    this.sessions.delete(http.id);
+    try {
+      const dropped = this.eventStore.dropSession(http.id);
+      if (dropped instanceof Promise) dropped.catch((err) => this.reportError(err));
+    } catch (err) {
+      this.reportError(err);
+    }
+  }
+
+  /** @internal HttpSessionHost */
+  reportError(error: unknown, session?: McpSession): void {
+    this.server.reportError(error, session);
+  }
+
+  private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    if (this.server.listenerCount('httpRequest') > 0) {
+      const control: HttpRequestControl = { handled: false };
+      this.server.emit('httpRequest', req, res, control);
+      if (control.handled || res.headersSent || res.writableEnded) return;
+    }
+    if (this.server.listenerCount('httpResponse') > 0) res.once('close', () => this.server.emit('httpResponse', req, res));
+    const cors = this.corsHeaders(req);
+    const allowedHosts = this.options.allowedHosts;
+    const hostname = hostnameOf(req.headers.host);
+    if (allowedHosts ? !hostname || !allowedHosts.includes(hostname) : arrivedOnLoopback(req) && !isLoopbackHostname(hostname)) {
+      return sendHttpError(res, 403, HttpErrorCode.BadRequest, `Forbidden: Host ${req.headers.host ?? '(none)'} is not allowed`, cors);
+    }
+    if (!isOriginAllowed(req, this.options.allowedOrigins ?? this.options.cors?.origins)) {
+      return sendHttpError(res, 403, HttpErrorCode.BadRequest, `Forbidden: Origin ${req.headers.origin} is not allowed`, cors);
+    }
+    if (req.method === 'OPTIONS') return this.preflight(req, res, cors);
+    let principal: unknown;
+    if (this.options.auth) {
+      principal = await this.options.auth(req);
+      if (principal === undefined || principal === null || principal === false) {
+        return sendHttpError(res, 401, HttpErrorCode.BadRequest, 'Unauthorized: send valid credentials', {
+          ...cors,
+          'www-authenticate': this.options.authChallenge ?? 'Bearer realm="mcp"',
+        });
+      }
+    }
+    switch (req.method) {
+      case 'POST':
+        return this.post(req, res, cors, principal);
+      case 'GET':
+        return this.get(req, res, cors, principal);
+      case 'DELETE':
+        return this.delete(req, res, cors, principal);
+      default:
+        return sendHttpError(res, 405, HttpErrorCode.BadRequest, `Method Not Allowed: use ${ALLOW}`, { ...cors, allow: ALLOW });
+    }
+  }
+
+  private async post(req: IncomingMessage, res: ServerResponse, cors: Record<string, string>, principal: unknown): Promise<void> {
+    if (!accepts(req, 'application/json', 'text/event-stream')) {
+      return sendHttpError(res, 406, HttpErrorCode.BadRequest, 'Not Acceptable: Accept must list both application/json and text/event-stream', cors);
+    }
+    if (!isJsonContentType(req)) {
+      return sendHttpError(res, 415, HttpErrorCode.BadRequest, 'Unsupported Media Type: Content-Type must be application/json', cors);
+    }
+    const body = await this.readJson(req, res, cors);
+    if (body === NO_BODY) return;
+    const batch = Array.isArray(body);
+    const messages: unknown[] = batch ? body : [body];
+    if (messages.length === 0) return sendHttpError(res, 400, ErrorCode.InvalidRequest, 'Invalid Request: an empty batch', cors);
+
+    const classified = messages.map(classify);
+    const invalid = classified.find((c) => c.kind === 'invalid');
+    if (invalid?.kind === 'invalid') {
+      this.server.stats.invalidMessages++;
+      return sendHttpError(res, 400, invalid.error.code, invalid.error.message, cors);
+    }
+    const initialize = classified.some((c) => c.kind === 'request' && c.message.method === 'initialize');
+    if (initialize && batch) return sendHttpError(res, 400, ErrorCode.InvalidRequest, 'Invalid Request: initialize must not be part of a batch', cors);
+
+    const sessionId = header(req, 'mcp-session-id');
+    if (sessionId === undefined) {
+      if (initialize) return this.initialize(req, res, body, cors, principal);
+      return sendHttpError(res, 400, HttpErrorCode.BadRequest, 'Bad Request: Mcp-Session-Id header is required; send initialize first to get one', cors);
+    }
+    const http = this.sessionFor(req, res, sessionId, principal, cors);
+    if (!http) return;
+    const session = http.session;
+    if (initialize) return sendHttpError(res, 400, ErrorCode.InvalidRequest, 'Invalid Request: this session is already initialized', cors);
+    if (batch && !allowsBatches(session.protocolVersion)) {
+      this.server.stats.invalidMessages++;
+      return sendHttpError(
+        res,
+        400,
+        ErrorCode.InvalidRequest,
+        `Invalid Request: JSON-RPC batches are only accepted on protocol version 2025-03-26 (this session: ${session.protocolVersion}); send one message per POST`,
+        cors,
+      );
+    }
+    const requestIds: RequestId[] = [];
+    for (const c of classified) {
+      if (c.kind !== 'request') continue;
+      const id = c.message.id;
+      if (session.inflight.has(id) || requestIds.includes(id)) {
+        this.server.stats.invalidMessages++;
+        return sendHttpError(res, 400, ErrorCode.InvalidRequest, `Invalid Request: request id ${JSON.stringify(id)} is already in flight in this session; use a new id`, cors);
+      }
+      requestIds.push(id);
+    }
+    this.server.traceMessage(session, 'in', body);
+    if (requestIds.length === 0) {
+      // Notifications and replies to server requests: handled before the status goes out.
+      for (const message of messages) await session.receiveMessage(message, batch);
+      const onlyReplies = classified.every((c) => c.kind === 'response');
+      res.writeHead(onlyReplies ? this.options.replyStatus : 202, cors).end();
+      return;
+    }
+    http.openPostStream(res, requestIds, batch, this.options.responseMode, { ...cors, 'mcp-session-id': session.id });
+    await Promise.all(messages.map((message) => session.receiveMessage(message, batch)));
+  }
+
+  private async initialize(req: IncomingMessage, res: ServerResponse, body: unknown, cors: Record<string, string>, principal: unknown): Promise<void> {
+    if (this.sessions.size >= this.options.maxSessions && !this.evictIdle()) {
+      return sendHttpError(res, 503, HttpErrorCode.BadRequest, `Service Unavailable: the server is at its limit of ${this.options.maxSessions} sessions; try again later`, {
+        ...cors,
+        'retry-after': '5',
+      });
+    }
+    const http = new HttpSession(this, req.socket.remoteAddress);
+    const session = this.server.openSession(http);
+    http.session = session;
+    http.principal = principal;
+    session.principal = principal;
+    this.sessions.set(session.id, http);
+    this.server.traceMessage(session, 'in', body);
+    http.openPostStream(res, [(body as { id: RequestId }).id], false, this.options.responseMode, { ...cors, 'mcp-session-id': session.id });
+    await session.receiveMessage(body);
+    if (session.state === 'new') session.close('initialize failed');
+  }
+
+  private async get(req: IncomingMessage, res: ServerResponse, cors: Record<string, string>, principal: unknown): Promise<void> {
+    if (!accepts(req, 'text/event-stream')) {
+      return sendHttpError(res, 406, HttpErrorCode.BadRequest, 'Not Acceptable: Accept must list text/event-stream', cors);
+    }
+    const sessionId = header(req, 'mcp-session-id');
+    if (sessionId === undefined) return sendHttpError(res, 400, HttpErrorCode.BadRequest, 'Bad Request: Mcp-Session-Id header is required', cors);
+    const http = this.sessionFor(req, res, sessionId, principal, cors);
+    if (!http) return;
+    http.session.touch();
+    const headers = { ...cors, 'mcp-session-id': sessionId };
+    const lastEventId = header(req, 'last-event-id');
+    if (lastEventId !== undefined) {
+      const outcome = await http.resume(res, lastEventId, headers);
+      if (outcome === 'unknown') return sendHttpError(res, 400, HttpErrorCode.BadRequest, `Bad Request: Last-Event-ID ${lastEventId} names no stream of this session`, cors);
+      if (outcome === 'busy') return sendHttpError(res, 409, HttpErrorCode.BadRequest, 'Conflict: the standalone SSE stream of this session is already open', cors);
+      return;
+    }
+    if (!http.openStandaloneStream(res, headers)) {
+      return sendHttpError(res, 409, HttpErrorCode.BadRequest, 'Conflict: only one standalone SSE stream is allowed per session', cors);
+    }
+  }
+
+  private delete(req: IncomingMessage, res: ServerResponse, cors: Record<string, string>, principal: unknown): void {
+    const sessionId = header(req, 'mcp-session-id');
+    if (sessionId === undefined) return sendHttpError(res, 400, HttpErrorCode.BadRequest, 'Bad Request: Mcp-Session-Id header is required', cors);
+    const http = this.sessionFor(req, res, sessionId, principal, cors);
+    if (!http) return;
+    http.session.close('deleted by the client');
+    res.writeHead(200, cors).end();
+  }
+
+  /** The session named by the request, after the version-header and principal checks; otherwise the error is sent. */
+  private sessionFor(req: IncomingMessage, res: ServerResponse, sessionId: string, principal: unknown, cors: Record<string, string>): HttpSession | undefined {
+    const http = this.sessions.get(sessionId);
+    // transports.mdx: an unknown or ended session MUST get 404; the client then initializes anew.
+    // A session of another principal looks the same, so ids cannot be probed.
+    if (!http || (this.options.auth && !this.samePrincipal(principal, http.principal))) {
+      sendHttpError(res, 404, HttpErrorCode.SessionNotFound, 'Session not found: it ended or never existed; send initialize without Mcp-Session-Id to start a new one', cors);
+      return undefined;
+    }
+    const version = header(req, 'mcp-protocol-version');
+    // Absent means 2025-03-26; present must be a version we speak.
+    if (version !== undefined && !isLegacyProtocolVersion(version)) {
+      sendHttpError(res, 400, HttpErrorCode.BadRequest, `Bad Request: unsupported MCP-Protocol-Version ${version}; supported: ${LEGACY_PROTOCOL_VERSIONS.join(', ')}`, cors);
+      return undefined;
+    }
+    return http;
+  }
+
+  private samePrincipal(a: unknown, b: unknown): boolean {
+    if (this.options.samePrincipal) return this.options.samePrincipal(a, b);
+    const idOf = (p: unknown) => (typeof p === 'object' && p !== null && 'id' in p ? (p as { id: unknown }).id : undefined);
+    if (idOf(a) !== undefined || idOf(b) !== undefined) return idOf(a) === idOf(b);
+    return JSON.stringify(a) === JSON.stringify(b);
+  }
+
+  private async readJson(req: IncomingMessage, res: ServerResponse, cors: Record<string, string>): Promise<unknown> {
+    // Frameworks that already parsed the body (express.json()) hand it over as req.body.
+    const parsed = (req as { body?: unknown }).body;
+    if (parsed !== undefined && typeof parsed === 'object' && parsed !== null && !Buffer.isBuffer(parsed)) return parsed;
+    let text: string;
+    try {
+      text = typeof parsed === 'string' ? parsed : Buffer.isBuffer(parsed) ? parsed.toString('utf8') : await readBody(req, this.options.maxBodyBytes);
+    } catch (err) {
+      if (!(err instanceof BodyTooLargeError)) throw err;
+      sendHttpError(res, 413, HttpErrorCode.BadRequest, `Payload Too Large: the body exceeds ${this.options.maxBodyBytes} bytes`, { ...cors, connection: 'close' });
+      return NO_BODY;
+    }
+    try {
+      return JSON.parse(text);
+    } catch (err) {
+      this.server.stats.invalidMessages++;
+      sendHttpError(res, 400, ErrorCode.ParseError, `Parse error: ${(err as Error).message}`, cors);
+      return NO_BODY;
+    }
+  }
+
+  private corsHeaders(req: IncomingMessage): Record<string, string> {
+    const cors = this.options.cors;
+    const origin = req.headers.origin;
+    if (!cors || origin === undefined || !isOriginAllowed(req, cors.origins)) return {};
+    return { 'access-control-allow-origin': cors.origins === '*' ? '*' : origin, 'access-control-expose-headers': CORS_EXPOSE_HEADERS, vary: 'origin' };
+  }
+
+  private preflight(_req: IncomingMessage, res: ServerResponse, cors: Record<string, string>): void {
+    if (!this.options.cors) return sendHttpError(res, 405, HttpErrorCode.BadRequest, 'Method Not Allowed: CORS is not enabled on this endpoint', { allow: 'GET, POST, DELETE' });
+    res
+      .writeHead(204, {
+        ...cors,
+        'access-control-allow-methods': ALLOW,
+        'access-control-allow-headers': CORS_ALLOW_HEADERS,
+        'access-control-max-age': String(this.options.cors.maxAgeSeconds ?? 600),
+      })
+      .end();
+  }
+
+  private sweepIdle(): void {
+    const cutoff = Date.now() - this.options.sessionIdleTimeoutMs;
+    for (const http of [...this.sessions.values()]) {
+      if (http.idle && http.session.lastActivity.getTime() < cutoff) http.session.close('idle timeout');
+    }
+  }
+
+  /** Make room for one session by ending the longest-idle one. Returns false when none may go. */
+  private evictIdle(): boolean {
+    if (this.options.onSessionLimit === 'reject') return false;
+    let oldest: HttpSession | undefined;
+    for (const http of this.sessions.values()) {
+      if (http.idle && (!oldest || http.session.lastActivity < oldest.session.lastActivity)) oldest = http;
+    }
+    oldest?.session.close('evicted: the server reached its session limit');
+    return oldest !== undefined;
+  }
+}
+
+const NO_BODY = Symbol('no body');
+
+function header(req: IncomingMessage, name: string): string | undefined {
+  const value = req.headers[name];
+  return Array.isArray(value) ? value[0] : value;
+}
+
+function validateOptions(options: StreamableHttpTransport['options']): void {
+  if (options.path !== undefined && !options.path.startsWith('/')) throw new TypeError(`StreamableHttpTransport option path must start with '/'; got ${JSON.stringify(options.path)}`);
+  if (!['auto', 'json', 'sse'].includes(options.responseMode)) throw new TypeError(`Option responseMode must be auto, json or sse; got ${JSON.stringify(options.responseMode)}`);
+  if (options.replyStatus !== 202 && options.replyStatus !== 204) throw new TypeError(`Option replyStatus must be 202 or 204; got ${JSON.stringify(options.replyStatus)}`);
+  if (options.onSessionLimit !== 'evict-idle' && options.onSessionLimit !== 'reject') {
+    throw new TypeError(`Option onSessionLimit must be evict-idle or reject; got ${JSON.stringify(options.onSessionLimit)}`);
+  }
+  positiveInteger('maxBodyBytes', options.maxBodyBytes);
+  positiveInteger('sessionIdleTimeoutMs', options.sessionIdleTimeoutMs, 2_147_483_647);
+  positiveInteger('maxSessions', options.maxSessions);
+  if (options.retryMs !== undefined) positiveInteger('retryMs', options.retryMs, 2_147_483_647);
+  if (options.keepAliveIntervalMs !== undefined && options.keepAliveIntervalMs !== 0) positiveInteger('keepAliveIntervalMs', options.keepAliveIntervalMs, 2_147_483_647);
+  if (options.auth !== undefined && typeof options.auth !== 'function') throw new TypeError('Option auth must be a function (req) => principal');
+}
