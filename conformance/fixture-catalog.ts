@@ -127,6 +127,19 @@ export function registerFixtureCatalog(server: McpServer): void {
   });
 
   server.registerTool(
+    'test_reconnection',
+    {
+      description: 'Tests SSE stream disconnection and client reconnection (SEP-1699): the server closes the stream mid-call and the result arrives after the client reconnects.',
+      inputSchema: NO_ARGS,
+    },
+    async (_args, ctx) => {
+      ctx.closeStream();
+      await sleep(100);
+      return 'Reconnection test completed successfully. If you received this, the client properly reconnected after stream closure.';
+    },
+  );
+
+  server.registerTool(
     'test_sampling',
     {
       description: 'Tests server-initiated sampling (LLM completion request)',

@@ -1,10 +1,9 @@
 /**
- * `npm run fixture -- --port N`: the conformance fixture server on 127.0.0.1:N, path /mcp.
- * It serves the WebSocket transport on that path.
+ * `npm run fixture -- --port N`: the conformance fixture server on 127.0.0.1:N, path /mcp, serving
+ * Streamable HTTP and the WebSocket upgrade on the same port and path.
  */
-import { createServer } from 'node:http';
 import { parseArgs } from 'node:util';
-import { McpServer, WebSocketTransport } from '../src/index.js';
+import { McpServer, StreamableHttpTransport, WebSocketTransport } from '../src/index.js';
 import { registerFixtureCatalog } from './fixture-catalog.js';
 
 const { values } = parseArgs({ options: { port: { type: 'string', default: '3100' }, host: { type: 'string', default: '127.0.0.1' } } });
@@ -18,15 +17,11 @@ const server = new McpServer({ name: 'switchboard-conformance-fixture', version:
 registerFixtureCatalog(server);
 server.on('error', (err) => console.error('error:', err.message));
 
-const http = createServer((_req, res) => {
-  res.writeHead(426, { 'content-type': 'text/plain', upgrade: 'websocket' }).end('Connect with WebSocket (subprotocol "mcp") at /mcp\n');
-});
-new WebSocketTransport(server).attach(http);
-http.listen(port, values.host, () => {
-  const address = http.address() as { port: number };
-  console.log(`Switchboard conformance fixture on http://${values.host}:${address.port}/mcp (WebSocket at ws://${values.host}:${address.port}/mcp)`);
-});
+const http = new StreamableHttpTransport(server);
+const { url } = await http.listen({ host: values.host, port });
+new WebSocketTransport(server).attach(http.httpServer!);
+console.log(`Switchboard conformance fixture on ${url} (WebSocket at ${url.replace(/^http/, 'ws')})`);
 
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-  process.once(signal, () => void server.close().then(() => http.close(() => process.exit(0))));
+  process.once(signal, () => void server.close().then(() => process.exit(0)));
 }
