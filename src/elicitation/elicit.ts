@@ -33,14 +33,19 @@ export const elicitationKind: ClientRequestKind<ElicitParams, ElicitResult> = {
     if (action !== 'accept' && action !== 'decline' && action !== 'cancel') throw new UnexpectedElicitActionError(action);
     // Content only means something on a form-mode accept; elsewhere it is ignored.
     if (action !== 'accept' || params.mode === 'url') return { action };
-    const content = result.content ?? {};
+    const content = result.content === undefined ? {} : result.content;
     if (!isObject(content)) throw new McpError(ErrorCode.InvalidParams, 'The client accepted elicitation/create with content that is not an object', { result });
     if (server.options.validateElicitationResponses) {
       const violations = server.schemas.compile(params.requestedSchema)(content);
       if (violations) {
-        throw new ElicitationValidationError(violations.map((v) => ({ property: v.path.replace(/^\//, '').split('/')[0], rule: v.rule, message: v.message })));
+        throw new ElicitationValidationError(violations.map((v) => ({ property: topLevelProperty(v.path), rule: v.rule, message: v.message })));
       }
     }
     return { action, content: content as Record<string, ElicitValue> };
   },
 };
+
+/** The form property a violation's JSON pointer starts with (`/tags/0` is `tags`), unescaped (RFC 6901). */
+function topLevelProperty(pointer: string): string {
+  return pointer.split('/')[1]?.replace(/~1/g, '/').replace(/~0/g, '~') ?? '';
+}

@@ -25,6 +25,15 @@ function fail(where: string, problem: string): never {
   throw new TypeError(`requestedSchema${where}: ${problem}. Elicitation forms take a flat object of string, number, integer, boolean and enum properties`);
 }
 
+function isRegExp(pattern: string): boolean {
+  try {
+    new RegExp(pattern, 'u');
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 function isStringArray(value: unknown): value is string[] {
   return Array.isArray(value) && value.every((v) => typeof v === 'string');
 }
@@ -51,7 +60,7 @@ function checkProperty(name: string, property: unknown, schemas: SchemaCompiler)
   const where = `.properties.${name}`;
   if (!isObject(property)) fail(where, 'must be an object');
   const type = property.type;
-  if (typeof type !== 'string' || !(type in ALLOWED_KEYS)) {
+  if (typeof type !== 'string' || !Object.hasOwn(ALLOWED_KEYS, type)) {
     fail(where, `type must be one of string, number, integer, boolean, array (got ${JSON.stringify(type)})`);
   }
   for (const key of Object.keys(property)) {
@@ -66,7 +75,9 @@ function checkProperty(name: string, property: unknown, schemas: SchemaCompiler)
     if (property.format !== undefined && !STRING_FORMATS.has(property.format as string)) {
       fail(where, `format must be one of email, uri, date, date-time (got ${JSON.stringify(property.format)})`);
     }
-    if (property.pattern !== undefined && typeof property.pattern !== 'string') fail(where, 'pattern must be a string');
+    if (property.pattern !== undefined && (typeof property.pattern !== 'string' || !isRegExp(property.pattern))) {
+      fail(where, `pattern must be a valid regular expression (got ${JSON.stringify(property.pattern)})`);
+    }
     if (property.enum !== undefined && (!isStringArray(property.enum) || property.enum.length === 0)) fail(where, 'enum must be a non-empty array of strings');
     if (property.enumNames !== undefined) {
       if (!isStringArray(property.enumNames)) fail(where, 'enumNames must be an array of strings');
@@ -116,7 +127,7 @@ export function checkRequestedSchema(schema: unknown, schemas: SchemaCompiler): 
   if (schema.required !== undefined) {
     if (!isStringArray(schema.required)) fail('.required', 'must be an array of property names');
     for (const name of schema.required) {
-      if (!(name in properties)) fail('.required', `names '${name}', which is not a property`);
+      if (!Object.hasOwn(properties, name)) fail('.required', `names '${name}', which is not a property`);
     }
   }
 }

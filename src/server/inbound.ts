@@ -170,6 +170,7 @@ function handleResponse(server: McpServer, session: McpSession, response: JsonRp
     : isObject(response.result)
       ? { ok: true as const, result: response.result }
       : { ok: false as const, error: new McpError(ErrorCode.InvalidParams, 'The client replied with a result that is not an object', { result: response.result }) };
+  if (!outcome.ok && !isErrorResponse(response)) server.stats.invalidResults++;
   const match = session.pending.reply(response.id, outcome);
   if (match === 'settled') return;
   const counter = match === 'late' ? 'lateResponses' : match === 'duplicate' ? 'duplicateResponses' : 'unknownResponses';

@@ -141,7 +141,7 @@ export class PendingRequests {
   }
 }
 
-function abortReason(signal: AbortSignal): string {
+export function abortReason(signal: AbortSignal): string {
   const reason: unknown = signal.reason;
   if (reason instanceof Error) return reason.message;
   return typeof reason === 'string' ? reason : 'aborted';

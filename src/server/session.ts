@@ -1,6 +1,6 @@
 /** One client's session: its negotiated version and capabilities, and its traffic in both directions. */
 import { randomUUID } from 'node:crypto';
-import { ConnectionClosedError, ErrorCode, McpError } from '../protocol/errors.js';
+import { ConnectionClosedError, ErrorCode, McpError, RequestCancelledError } from '../protocol/errors.js';
 import type { JsonRpcMessage, JsonRpcRequest } from '../protocol/jsonrpc.js';
 import type {
   ClientCapabilities,
@@ -23,7 +23,7 @@ import type { Channel, TransportKind } from './channel.js';
 import { isLevelEnabled } from './logging.js';
 import type { McpServer } from './mcp-server.js';
 import { receiveMessage } from './inbound.js';
-import { PendingRequests, type RequestOutcome } from './pending-requests.js';
+import { abortReason, PendingRequests, type RequestOutcome } from './pending-requests.js';
 
 /** `new`: waiting for `initialize`; `initializing`: answered, waiting for `notifications/initialized`. */
 export type SessionState = 'new' | 'initializing' | 'ready' | 'closed';
@@ -123,9 +123,14 @@ export class McpSession {
       this.progressHandlers.delete(id);
       onSettle(outcome, request);
     };
+    // Endings known before sending still come after the caller has the request (and its id).
     if (this.state === 'closed' || this.state === 'new') {
       const why = this.state === 'closed' ? (this.endReason ?? 'the session has ended') : 'the session is not initialized yet';
       queueMicrotask(() => settle({ ok: false, error: new ConnectionClosedError(method, why) }));
+      return request;
+    }
+    if (options.signal?.aborted) {
+      queueMicrotask(() => settle({ ok: false, error: new RequestCancelledError(method, abortReason(options.signal!)) }));
       return request;
     }
     this.pending.add(id, {
@@ -242,9 +247,10 @@ export class McpSession {
     const wasInitialized = this.state !== 'new';
     this.state = 'closed';
     this.endReason = reason;
+    // Pending requests first: those a handler made would otherwise end as cancelled when its signal aborts.
+    this.pending.closeAll(reason);
     for (const controller of this.inflight.values()) controller.abort(new McpError(ErrorCode.ConnectionClosed, `session ended: ${reason}`));
     this.inflight.clear();
-    this.pending.closeAll(reason);
     this.server.sessionEnded(this, reason, wasInitialized);
   }
 }

@@ -1,0 +1,94 @@
+/**
+ * Shared pieces for tests of server-to-client requests with a typed result (elicitation, sampling,
+ * roots): client capability sets, response-event recording, typed-error assertions, tool calls.
+ */
+import { expect } from 'vitest';
+import { McpError, type McpServer, type McpSession, type OutgoingRequest } from '../../src/index.js';
+import type { Outcome } from './session-harness.js';
+import type { Json, WsTestClient } from './ws-client.js';
+
+/** Client capability sets, as a client sends them in `initialize`. */
+export const CAPS = {
+  none: {},
+  /** The 2025-06-18 form: means form mode only. */
+  legacyElicitation: { elicitation: {} },
+  form: { elicitation: { form: {} } },
+  url: { elicitation: { url: {} } },
+  formAndUrl: { elicitation: { form: {}, url: {} } },
+  sampling: { sampling: {} },
+  samplingTools: { sampling: { tools: {} } },
+  roots: { roots: { listChanged: true } },
+} as const;
+
+export type ResponseEventName = 'responseElicitationCreate' | 'responseSamplingCreateMessage' | 'responseRootsList';
+export type ResponseArgs = [session: McpSession, request: OutgoingRequest, response: Json];
+
+export interface ResponseLog {
+  /** Every emission so far, in order. */
+  readonly all: ResponseArgs[];
+  /** The next emission (or the first not yet taken by `next`). */
+  next(): Promise<ResponseArgs>;
+}
+
+/** Record every emission of a response event from now on; `next()` hands them out one by one, in order. */
+export function responseLog(server: McpServer, event: ResponseEventName): ResponseLog {
+  const all: ResponseArgs[] = [];
+  let taken = 0;
+  const waiting: ((args: ResponseArgs) => void)[] = [];
+  (server as unknown as { on(e: string, fn: (...args: unknown[]) => void): void }).on(event, (...args: unknown[]) => {
+    all.push(args as ResponseArgs);
+    const waiter = waiting.shift();
+    if (waiter) {
+      taken++;
+      waiter(args as ResponseArgs);
+    }
+  });
+  return {
+    all,
+    next() {
+      if (taken < all.length) return Promise.resolve(all[taken++]);
+      return new Promise<ResponseArgs>((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error(`no further '${event}' event within 5000 ms`)), 5000);
+        waiting.push((args) => {
+          clearTimeout(timer);
+          resolve(args);
+        });
+      });
+    },
+  };
+}
+
+/** The error of an outcome that must have failed. */
+export function errorOf(outcome: Outcome<unknown>): unknown {
+  expect(outcome.ok).toBe(false);
+  return outcome.ok ? undefined : outcome.error;
+}
+
+/** `error` is an instance of `cls` (and of McpError) with exactly this code, message and data. */
+export function expectMcpError(error: unknown, cls: abstract new (...args: never[]) => McpError, fields: { code: number; message: string | RegExp; data?: unknown }): void {
+  expect(error).toBeInstanceOf(cls);
+  expect(error).toBeInstanceOf(McpError);
+  const e = error as McpError;
+  expect({ code: e.code, message: e.message, data: e.data }).toEqual({
+    code: fields.code,
+    message: typeof fields.message === 'string' ? fields.message : expect.stringMatching(fields.message),
+    data: fields.data,
+  });
+}
+
+/** The thrown value of `fn`, which must throw synchronously. */
+export function thrownBy(fn: () => unknown): unknown {
+  try {
+    fn();
+  } catch (err) {
+    return err;
+  }
+  throw new Error('expected the call to throw synchronously, but it returned');
+}
+
+/** Start `tools/call` with this id; resolves with the whole response message. */
+export function callTool(client: WsTestClient, name: string, args: Json = {}, id: string | number = `call-${name}`): Promise<Json> {
+  return client.request('tools/call', { name, arguments: args }, id);
+}
+
+export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
