@@ -94,7 +94,7 @@ async function elicitationRoundTrip(port: number, headers: Record<string, string
 
 function cpuOf(child: ChildProcess): Promise<number> {
   return new Promise((resolve) => {
-    child.once('message', (m: any) => resolve(m.cpu.user + m.cpu.system));
+    child.once('message', (m: any) => resolve(process.env.BENCH_CPU === 'user' ? m.cpu.user : process.env.BENCH_CPU === 'system' ? m.cpu.system : m.cpu.user + m.cpu.system));
     child.send('cpu');
   });
 }
@@ -117,7 +117,9 @@ const deadline = setTimeout(() => {
 }, 10 * 60_000);
 
 for (const target of SERVERS) {
-  const child = fork(here + target.entry, [], { execArgv: ['--import', tsx], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  // BENCH_PROFILE=dir writes a V8 CPU profile of each server there.
+  const profile = process.env.BENCH_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : [];
+  const child = fork(here + target.entry, [], { execArgv: [...profile, '--import', tsx], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
   const port = await new Promise<number>((resolve, reject) => {
     child.once('message', (m: any) => resolve(m.port));
     child.once('exit', (code) => reject(new Error(`${target.name} exited with ${code}`)));

@@ -15,6 +15,12 @@ import type { McpSession, SessionRequestOptions } from './session.js';
 
 export class RequestContext {
   private lastProgress = -Infinity;
+  // The AbortController is made only when a handler asks for the signal: most never do, and it is
+  // the costliest allocation of a request.
+  private controller: AbortController | undefined;
+  private abortReason: unknown;
+  /** @internal Whether the request was cancelled, or its session ended. */
+  aborted = false;
 
   constructor(
     /** The session the request arrived on. */
@@ -22,11 +28,26 @@ export class RequestContext {
     /** The JSON-RPC id of the request being handled. */
     readonly requestId: RequestId,
     readonly method: string,
-    /** Aborted when the client cancels the request, or the session ends. */
-    readonly signal: AbortSignal,
     /** The request's `params._meta`, if any. */
     readonly meta: Meta | undefined,
   ) {}
+
+  /** Aborted when the client cancels the request, or the session ends. */
+  get signal(): AbortSignal {
+    if (!this.controller) {
+      this.controller = new AbortController();
+      if (this.aborted) this.controller.abort(this.abortReason);
+    }
+    return this.controller.signal;
+  }
+
+  /** @internal Cancel the request: its signal aborts, and nothing more is sent for it. */
+  abort(reason: unknown): void {
+    if (this.aborted) return;
+    this.aborted = true;
+    this.abortReason = reason;
+    this.controller?.abort(reason);
+  }
 
   get progressToken(): ProgressToken | undefined {
     const token = this.meta?.progressToken;
@@ -39,7 +60,7 @@ export class RequestContext {
    */
   progress(progress: number, total?: number, message?: string): void {
     const progressToken = this.progressToken;
-    if (progressToken === undefined || this.signal.aborted) return;
+    if (progressToken === undefined || this.aborted) return;
     if (!(progress > this.lastProgress)) {
       throw new RangeError(`progress must increase with each notification: got ${progress} after ${this.lastProgress}`);
     }
@@ -52,7 +73,7 @@ export class RequestContext {
 
   /** Send `notifications/message` related to this request, if the session's log level lets it through (and it is not cancelled). */
   log(level: LoggingLevel, data: unknown, logger?: string): void {
-    if (!this.signal.aborted) this.session.log(level, data, logger, this.requestId);
+    if (!this.aborted) this.session.log(level, data, logger, this.requestId);
   }
 
   /**
@@ -60,7 +81,7 @@ export class RequestContext {
    * Once the request is cancelled, its notifications are dropped, as its response is.
    */
   notify(method: string, params?: Record<string, unknown>): void {
-    if (!this.signal.aborted) this.session.notify(method, params, this.requestId);
+    if (!this.aborted) this.session.notify(method, params, this.requestId);
   }
 
   /**

@@ -103,20 +103,19 @@ async function handleRequest(server: McpServer, session: McpSession, request: Js
   }
   if (session.state === 'closed') return undefined;
 
-  const controller = new AbortController();
-  session.inflight.set(id, controller);
   const params = request.params ?? {};
-  const ctx = new RequestContext(session, id, method, controller.signal, params._meta as Record<string, unknown> | undefined);
+  const ctx = new RequestContext(session, id, method, params._meta as Record<string, unknown> | undefined);
+  session.inflight.set(id, ctx);
   let response: JsonRpcResponse;
   try {
     response = resultResponse(id, await handler(server, session, params, ctx));
   } catch (err) {
     response = errorResponse(id, toErrorObject(server, session, method, err));
   } finally {
-    if (session.inflight.get(id) === controller) session.inflight.delete(id);
+    if (session.inflight.get(id) === ctx) session.inflight.delete(id);
   }
   // cancellation.mdx: a cancelled request gets no response; neither does one whose session ended.
-  return controller.signal.aborted ? undefined : response;
+  return ctx.aborted ? undefined : response;
 }
 
 function toErrorObject(server: McpServer, session: McpSession, method: string, err: unknown): JsonRpcErrorObject {
@@ -137,10 +136,10 @@ function handleNotification(server: McpServer, session: McpSession, notification
       return;
     case 'notifications/cancelled': {
       const requestId = params?.requestId as RequestId | undefined;
-      const controller = requestId === undefined ? undefined : session.inflight.get(requestId);
-      if (controller) {
+      const ctx = requestId === undefined ? undefined : session.inflight.get(requestId);
+      if (ctx) {
         session.inflight.delete(requestId!);
-        controller.abort(new McpError(ErrorCode.RequestCancelled, `cancelled by the client${params?.reason ? `: ${String(params.reason)}` : ''}`));
+        ctx.abort(new McpError(ErrorCode.RequestCancelled, `cancelled by the client${params?.reason ? `: ${String(params.reason)}` : ''}`));
       }
       server.emit('cancelled', session, { requestId, reason: params?.reason as string | undefined });
       return;

@@ -1,16 +1,16 @@
 /** The legacy-era (2024-11-05 to 2025-11-25) method table: one function per client request method. */
 import { normalizeClientCapabilities } from '../protocol/capabilities.js';
 import { ErrorCode, McpError } from '../protocol/errors.js';
-import type { CompleteParams, CompleteResult, Implementation, InitializeParams, InitializeResult } from '../protocol/types.js';
+import type { CallToolResult, CompleteParams, CompleteResult, GetPromptResult, Implementation, InitializeParams, InitializeResult } from '../protocol/types.js';
 import { negotiateProtocolVersion } from '../protocol/versions.js';
 import { EMPTY_COMPLETION, toCompleteResult, type Completer } from './completions.js';
 import type { RequestContext } from './context.js';
-import type { CompletionRequestEvent, PromptRequestEvent, ResourceRequestEvent, ToolRequestEvent } from './events.js';
+import type { PromptRequestEvent, ResourceRequestEvent, ToolRequestEvent } from './events.js';
 import { isLoggingLevel } from './logging.js';
 import type { McpServer } from './mcp-server.js';
 import { getPrompt } from './prompts.js';
 import { RequestEvent } from './request-event.js';
-import { normalizeReadOutput, resourceNotFound } from './resources.js';
+import { normalizeReadOutput, resourceNotFound, type ReadOutput } from './resources.js';
 import type { McpSession } from './session.js';
 import { callTool } from './tools.js';
 
@@ -53,8 +53,15 @@ function initialize(server: McpServer, session: McpSession, params: Record<strin
   return result;
 }
 
-/** Emit a request event; resolve to a listener's answer, or undefined to let the registered handler run. */
-function emitRequest<P, R>(server: McpServer, event: 'requestTool' | 'requestPrompt' | 'requestResource' | 'completionComplete', session: McpSession, request: RequestEvent<P, R>) {
+type RequestEventName = 'requestTool' | 'requestPrompt' | 'requestResource' | 'completionComplete';
+
+/**
+ * Emit a request event, if anyone listens; resolve to a listener's answer, or undefined to let the
+ * registered handler run. Without listeners no event object is built.
+ */
+function emitRequest<P, R>(server: McpServer, event: RequestEventName, session: McpSession, params: P, ctx: RequestContext): R | Promise<R> | undefined {
+  if (server.listenerCount(event) === 0) return undefined;
+  const request = new RequestEvent<P, R>(params, ctx);
   (server.emit as (event: string, ...args: unknown[]) => boolean)(event, session, request);
   return request.response;
 }
@@ -63,21 +70,19 @@ async function callToolMethod(server: McpServer, session: McpSession, params: Re
   const name = requireString(params, 'name', 'tools/call');
   const args = params.arguments ?? {};
   if (typeof args !== 'object' || args === null || Array.isArray(args)) throw invalidParams('tools/call params.arguments must be an object');
-  const event: ToolRequestEvent = new RequestEvent({ name, arguments: args as Record<string, unknown> }, ctx);
-  const answer = emitRequest(server, 'requestTool', session, event);
+  const answer = emitRequest<ToolRequestEvent['params'], CallToolResult | string>(server, 'requestTool', session, { name, arguments: args as Record<string, unknown> }, ctx);
   if (answer !== undefined) {
     const result = await answer;
     return typeof result === 'string' ? { content: [{ type: 'text', text: result }] } : result;
   }
   const entry = server.tools.get(name);
   if (!entry) throw invalidParams(`Unknown tool: ${name}`);
-  return callTool(entry, event.params.arguments, ctx);
+  return callTool(entry, args as Record<string, unknown>, ctx);
 }
 
 async function getPromptMethod(server: McpServer, session: McpSession, params: Record<string, unknown>, ctx: RequestContext) {
   const name = requireString(params, 'name', 'prompts/get');
-  const event: PromptRequestEvent = new RequestEvent({ name, arguments: (params.arguments ?? {}) as Record<string, string> }, ctx);
-  const answer = emitRequest(server, 'requestPrompt', session, event);
+  const answer = emitRequest<PromptRequestEvent['params'], GetPromptResult>(server, 'requestPrompt', session, { name, arguments: (params.arguments ?? {}) as Record<string, string> }, ctx);
   if (answer !== undefined) return answer;
   const entry = server.prompts.get(name);
   if (!entry) throw invalidParams(`Unknown prompt: ${name}`);
@@ -86,8 +91,7 @@ async function getPromptMethod(server: McpServer, session: McpSession, params: R
 
 async function readResourceMethod(server: McpServer, session: McpSession, params: Record<string, unknown>, ctx: RequestContext) {
   const uri = requireString(params, 'uri', 'resources/read');
-  const event: ResourceRequestEvent = new RequestEvent({ uri }, ctx);
-  const answer = emitRequest(server, 'requestResource', session, event);
+  const answer = emitRequest<ResourceRequestEvent['params'], ReadOutput>(server, 'requestResource', session, { uri }, ctx);
   if (answer !== undefined) return normalizeReadOutput(await answer, uri, undefined);
   const entry = server.resources.get(uri);
   if (entry) return normalizeReadOutput(await entry.handler(uri, ctx), uri, entry.descriptor.mimeType);
@@ -118,8 +122,7 @@ async function completeMethod(server: McpServer, session: McpSession, params: Re
   if (typeof argument?.name !== 'string' || typeof argument.value !== 'string') {
     throw invalidParams('completion/complete needs params.argument with a name and a value');
   }
-  const event: CompletionRequestEvent = new RequestEvent(params as unknown as CompleteParams, ctx);
-  const answer = emitRequest(server, 'completionComplete', session, event);
+  const answer = emitRequest<CompleteParams, CompleteResult | string[]>(server, 'completionComplete', session, params as unknown as CompleteParams, ctx);
   if (answer !== undefined) {
     const result = await answer;
     return Array.isArray(result) ? toCompleteResult(result) : result;

@@ -20,6 +20,7 @@ import { clientRequest, type ClientRequestOptions } from './client-requests.js';
 import { rootsKind } from './roots.js';
 import { samplingKind } from './sampling.js';
 import type { Channel, TransportKind } from './channel.js';
+import type { RequestContext } from './context.js';
 import { isLevelEnabled } from './logging.js';
 import type { McpServer } from './mcp-server.js';
 import { receiveMessage } from './inbound.js';
@@ -67,7 +68,7 @@ export class McpSession {
   /** @internal Server-to-client requests in flight. */
   readonly pending = new PendingRequests((id, reason) => this.notify('notifications/cancelled', { requestId: id, reason }));
   /** @internal Client-to-server requests in flight, for cancellation and duplicate-id checks. */
-  readonly inflight = new Map<RequestId, AbortController>();
+  readonly inflight = new Map<RequestId, RequestContext>();
 
   private readonly progressHandlers = new Map<ProgressToken, (progress: ProgressParams) => void>();
   private readonly createdMs = Date.now();
@@ -249,7 +250,7 @@ export class McpSession {
     this.endReason = reason;
     // Pending requests first: those a handler made would otherwise end as cancelled when its signal aborts.
     this.pending.closeAll(reason);
-    for (const controller of this.inflight.values()) controller.abort(new McpError(ErrorCode.ConnectionClosed, `session ended: ${reason}`));
+    for (const ctx of this.inflight.values()) ctx.abort(new McpError(ErrorCode.ConnectionClosed, `session ended: ${reason}`));
     this.inflight.clear();
     this.server.sessionEnded(this, reason, wasInitialized);
   }

@@ -20,13 +20,15 @@ export function arrivedOnLoopback(req: IncomingMessage): boolean {
   return LOOPBACK_ADDRESSES.has(req.socket.localAddress ?? '');
 }
 
+/** The host name of a Host header, without its port; IPv6 keeps its brackets (`[::1]`). */
 export function hostnameOf(hostHeader: string | undefined): string | undefined {
   if (!hostHeader) return undefined;
-  try {
-    return new URL(`http://${hostHeader}`).hostname;
-  } catch {
-    return undefined;
+  if (hostHeader.startsWith('[')) {
+    const end = hostHeader.indexOf(']');
+    return end === -1 ? undefined : hostHeader.slice(0, end + 1).toLowerCase();
   }
+  const colon = hostHeader.indexOf(':');
+  return (colon === -1 ? hostHeader : hostHeader.slice(0, colon)).toLowerCase();
 }
 
 export function isLoopbackHostname(hostname: string | undefined): boolean {
@@ -34,13 +36,23 @@ export function isLoopbackHostname(hostname: string | undefined): boolean {
 }
 
 /** `Accept` lists what a POST must accept (both types) or a GET must (text/event-stream); `*\/*` accepts all. */
-export function accepts(req: IncomingMessage, ...types: string[]): boolean {
+export function accepts(req: IncomingMessage, types: 'json+sse' | 'sse'): boolean {
   const header = req.headers.accept;
   if (!header) return false;
-  const listed = header.split(',').map((part) => part.split(';')[0].trim().toLowerCase());
-  if (listed.includes('*/*')) return true;
-  return types.every((type) => listed.includes(type) || listed.includes(`${type.split('/')[0]}/*`));
+  // A client sends the same Accept on every request: parse each distinct value once.
+  const key = `${types}\n${header}`;
+  let verdict = acceptVerdicts.get(key);
+  if (verdict === undefined) {
+    const listed = header.split(',').map((part) => part.split(';')[0].trim().toLowerCase());
+    const wanted = types === 'sse' ? ['text/event-stream'] : ['application/json', 'text/event-stream'];
+    verdict = listed.includes('*/*') || wanted.every((type) => listed.includes(type) || listed.includes(`${type.split('/')[0]}/*`));
+    if (acceptVerdicts.size >= 256) acceptVerdicts.clear();
+    acceptVerdicts.set(key, verdict);
+  }
+  return verdict;
 }
+
+const acceptVerdicts = new Map<string, boolean>();
 
 export function isJsonContentType(req: IncomingMessage): boolean {
   const type = req.headers['content-type'];

@@ -121,7 +121,7 @@ export class StreamableHttpTransport implements Closable, HttpSessionHost {
   async listen(options: ListenOptions = {}): Promise<ListeningAddress> {
     if (this.ownServer) throw new Error('StreamableHttpTransport is already listening; create another transport for another port');
     this.ownServer = createServer((req, res) => {
-      if (new URL(req.url ?? '/', 'http://localhost').pathname !== this.path) {
+      if (pathOf(req.url) !== this.path) {
         sendHttpError(res, 404, HttpErrorCode.BadRequest, `Not Found: the MCP endpoint is ${this.path}`);
         return;
       }
@@ -208,7 +208,7 @@ export class StreamableHttpTransport implements Closable, HttpSessionHost {
   }
 
   private async post(req: IncomingMessage, res: ServerResponse, cors: Record<string, string>, principal: unknown): Promise<void> {
-    if (!accepts(req, 'application/json', 'text/event-stream')) {
+    if (!accepts(req, 'json+sse')) {
       return sendHttpError(res, 406, HttpErrorCode.BadRequest, 'Not Acceptable: Accept must list both application/json and text/event-stream', cors);
     }
     if (!isJsonContentType(req)) {
@@ -290,7 +290,7 @@ export class StreamableHttpTransport implements Closable, HttpSessionHost {
   }
 
   private async get(req: IncomingMessage, res: ServerResponse, cors: Record<string, string>, principal: unknown): Promise<void> {
-    if (!accepts(req, 'text/event-stream')) {
+    if (!accepts(req, 'sse')) {
       return sendHttpError(res, 406, HttpErrorCode.BadRequest, 'Not Acceptable: Accept must list text/event-stream', cors);
     }
     const sessionId = header(req, 'mcp-session-id');
@@ -369,7 +369,7 @@ export class StreamableHttpTransport implements Closable, HttpSessionHost {
   private corsHeaders(req: IncomingMessage): Record<string, string> {
     const cors = this.options.cors;
     const origin = req.headers.origin;
-    if (!cors || origin === undefined || !isOriginAllowed(req, cors.origins)) return {};
+    if (!cors || origin === undefined || !isOriginAllowed(req, cors.origins)) return NO_HEADERS;
     return { 'access-control-allow-origin': cors.origins === '*' ? '*' : origin, 'access-control-expose-headers': CORS_EXPOSE_HEADERS, vary: 'origin' };
   }
 
@@ -405,6 +405,13 @@ export class StreamableHttpTransport implements Closable, HttpSessionHost {
 }
 
 const NO_BODY = Symbol('no body');
+const NO_HEADERS: Record<string, string> = Object.freeze({}) as Record<string, string>;
+
+function pathOf(url: string | undefined): string {
+  if (!url) return '/';
+  const query = url.indexOf('?');
+  return query === -1 ? url : url.slice(0, query);
+}
 
 function header(req: IncomingMessage, name: string): string | undefined {
   const value = req.headers[name];
