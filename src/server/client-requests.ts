@@ -5,6 +5,7 @@
  */
 import { ErrorCode, McpError, NoBackChannelError } from '../protocol/errors.js';
 import type { RequestId } from '../protocol/types.js';
+import type { RequestContext } from './context.js';
 import type { McpServer } from './mcp-server.js';
 import type { OutgoingRequest, McpSession } from './session.js';
 
@@ -15,6 +16,8 @@ export interface ClientRequestOptions {
   signal?: AbortSignal;
   /** The client request this one belongs to (on HTTP it then travels on that request's stream). */
   relatedRequestId?: RequestId;
+  /** @internal The handler context whose cancellation cancels this request (`ctx.elicit` sets it). */
+  cancelWith?: RequestContext;
 }
 
 /** How one request ended, as the response events carry it. */
@@ -57,7 +60,7 @@ export function sendClientRequest<Params extends object, Result extends object>(
   return session.sendRequest(
     kind.method,
     prepared as Record<string, unknown>,
-    { timeoutMs, signal: options.signal, relatedRequestId: options.relatedRequestId },
+    { timeoutMs, signal: options.signal, relatedRequestId: options.relatedRequestId, cancelWith: options.cancelWith },
     (outcome, request) => {
       let typed: ClientOutcome<Result>;
       if (outcome.ok) {

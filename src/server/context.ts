@@ -41,12 +41,29 @@ export class RequestContext {
     return this.controller.signal;
   }
 
-  /** @internal Cancel the request: its signal aborts, and nothing more is sent for it. */
+  /** @internal Cancel the request: its signal aborts, the requests it made are cancelled, and nothing more is sent for it. */
   abort(reason: unknown): void {
     if (this.aborted) return;
     this.aborted = true;
     this.abortReason = reason;
     this.controller?.abort(reason);
+    if (this.outgoing) {
+      const why = reason instanceof Error ? reason.message : String(reason);
+      for (const id of [...this.outgoing]) this.session.cancelRequest(id, why);
+    }
+  }
+
+  /** Server-to-client requests made for this request and still pending: cancelled with it. */
+  private outgoing: Set<RequestId> | undefined;
+
+  /** @internal */
+  track(id: RequestId): void {
+    (this.outgoing ??= new Set()).add(id);
+  }
+
+  /** @internal */
+  untrack(id: RequestId): void {
+    this.outgoing?.delete(id);
   }
 
   get progressToken(): ProgressToken | undefined {
@@ -108,15 +125,14 @@ export class RequestContext {
     return this.session.listRoots(this.related(options));
   }
 
-  private related(options: ClientRequestOptions): ClientRequestOptions {
-    const signal = options.signal ? AbortSignal.any([options.signal, this.signal]) : this.signal;
-    return { ...options, signal, relatedRequestId: this.requestId };
+  private related<T extends ClientRequestOptions>(options: T): T {
+    return { ...options, relatedRequestId: this.requestId, cancelWith: this };
   }
 
   /**
    * Send a server-to-client request related to this one. It is cancelled if this request is cancelled.
    */
   request(method: string, params?: Record<string, unknown>, options: SessionRequestOptions = {}): Promise<Record<string, unknown>> {
-    return this.session.request(method, params, { ...options, ...this.related(options) });
+    return this.session.request(method, params, this.related(options));
   }
 }

@@ -41,6 +41,8 @@ export interface SessionRequestOptions {
   /** Restart the timeout on each progress notification, never beyond `maxTotalTimeoutMs`. */
   resetTimeoutOnProgress?: boolean;
   maxTotalTimeoutMs?: number;
+  /** @internal The handler context whose cancellation cancels this request. */
+  cancelWith?: RequestContext;
 }
 
 /** A server-to-client request as it was sent, id included. */
@@ -120,8 +122,10 @@ export class McpSession {
       this.progressHandlers.set(id, options.onProgress);
     }
     const request: OutgoingRequest = { jsonrpc: '2.0', id, method, params: outParams };
+    const parent = options.cancelWith;
     const settle = (outcome: RequestOutcome) => {
       this.progressHandlers.delete(id);
+      parent?.untrack(id);
       onSettle(outcome, request);
     };
     // Endings known before sending still come after the caller has the request (and its id).
@@ -130,10 +134,12 @@ export class McpSession {
       queueMicrotask(() => settle({ ok: false, error: new ConnectionClosedError(method, why) }));
       return request;
     }
-    if (options.signal?.aborted) {
-      queueMicrotask(() => settle({ ok: false, error: new RequestCancelledError(method, abortReason(options.signal!)) }));
+    if (options.signal?.aborted || parent?.aborted) {
+      const reason = options.signal?.aborted ? abortReason(options.signal) : 'the request it belongs to was cancelled';
+      queueMicrotask(() => settle({ ok: false, error: new RequestCancelledError(method, reason) }));
       return request;
     }
+    parent?.track(id);
     this.pending.add(id, {
       method,
       timeoutMs: Math.min(options.timeoutMs ?? this.server.options.requestTimeoutMs, this.server.options.maxRequestTimeoutMs),

@@ -9,7 +9,7 @@ import { isAtLeast } from '../../protocol/versions.js';
 import type { Channel } from '../../server/channel.js';
 import type { McpSession } from '../../server/session.js';
 import type { EventStore } from './event-store.js';
-import { startEventStream, writeEvent, writeKeepAlive, writePriming } from './sse.js';
+import { primingEvent, startEventStream, writeEvent, writeKeepAlive } from './sse.js';
 
 export type ResponseMode = 'auto' | 'json' | 'sse';
 
@@ -108,9 +108,8 @@ export class HttpSession implements Channel {
   /** GET without Last-Event-ID: the standalone stream. Returns false when one is already open (409). */
   openStandaloneStream(res: ServerResponse, headers: Record<string, string>): boolean {
     if (this.standalone) return false;
-    startEventStream(res, headers);
     const stream = this.attachStandalone(res, headers);
-    if (this.primes) writePriming(res, `${STANDALONE}_${stream.seq}`, this.host.retryMs);
+    startEventStream(res, headers, this.primes ? primingEvent(`${STANDALONE}_${stream.seq}`, this.host.retryMs) : undefined);
     return true;
   }
 
@@ -215,23 +214,27 @@ export class HttpSession implements Channel {
     this.host.sessionClosed(this);
   }
 
-  private deliver(stream: Stream, message: JsonRpcMessage | JsonRpcMessage[]): void {
+  /** Write `message` on the stream as an event (stored for resumption); `last` ends the stream's connection with it. */
+  private deliver(stream: Stream, message: JsonRpcMessage | JsonRpcMessage[], last = false): void {
     if (stream.mode === 'pending') this.upgrade(stream);
     let eventId: string | undefined;
     if (this.resumable) {
       eventId = `${stream.id}_${++stream.seq}`;
       this.store(stream.id, eventId, message as JsonRpcMessage);
     }
-    if (stream.res) writeEvent(stream.res, eventId, message);
+    if (stream.res) writeEvent(stream.res, eventId, message, last);
   }
 
   private deliverResponse(stream: Stream, response: JsonRpcResponse): void {
-    if (stream.mode === 'sse') this.deliver(stream, response);
+    const last = stream.awaiting.size === 0;
+    if (last) {
+      stream.done = true;
+      this.live.delete(stream.id);
+    }
+    if (stream.mode === 'sse') this.deliver(stream, response, last);
     else if (stream.batch) stream.buffered.push(response);
-    if (stream.awaiting.size > 0) return;
+    if (!last) return;
     if (stream.mode !== 'sse') this.writeJson(stream, stream.batch ? stream.buffered : response);
-    stream.done = true;
-    this.live.delete(stream.id);
     stream.res?.end();
   }
 
@@ -244,8 +247,7 @@ export class HttpSession implements Channel {
   private upgrade(stream: Stream): void {
     stream.mode = 'sse';
     if (stream.res && !stream.res.headersSent) {
-      startEventStream(stream.res, stream.headers);
-      if (this.primes) writePriming(stream.res, `${stream.id}_0`, this.host.retryMs);
+      startEventStream(stream.res, stream.headers, this.primes ? primingEvent(`${stream.id}_0`, this.host.retryMs) : undefined);
     }
     const buffered = stream.buffered.splice(0);
     for (const response of buffered) this.deliver(stream, response);

@@ -2,20 +2,29 @@
 import type { ServerResponse } from 'node:http';
 import type { JsonRpcMessage } from '../../protocol/jsonrpc.js';
 
-export function startEventStream(res: ServerResponse, headers: Record<string, string>): void {
+/** Answer with an event stream; `first` (a priming event) goes out in the same write as the headers. */
+export function startEventStream(res: ServerResponse, headers: Record<string, string>, first?: string): void {
   res.writeHead(200, { ...headers, 'content-type': 'text/event-stream', 'cache-control': 'no-cache, no-transform', connection: 'keep-alive' });
-  res.flushHeaders();
+  if (first === undefined) res.flushHeaders();
+  else res.write(first);
 }
 
-export function writeEvent(res: ServerResponse, eventId: string | undefined, message: JsonRpcMessage | JsonRpcMessage[]): boolean {
+export function formatEvent(eventId: string | undefined, message: JsonRpcMessage | JsonRpcMessage[]): string {
+  return `event: message\n${eventId === undefined ? '' : `id: ${eventId}\n`}data: ${JSON.stringify(message)}\n\n`;
+}
+
+/** Write one event; with `last`, end the response in the same write. */
+export function writeEvent(res: ServerResponse, eventId: string | undefined, message: JsonRpcMessage | JsonRpcMessage[], last = false): boolean {
   if (res.writableEnded || res.destroyed) return false;
-  res.write(`event: message\n${eventId === undefined ? '' : `id: ${eventId}\n`}data: ${JSON.stringify(message)}\n\n`);
+  const event = formatEvent(eventId, message);
+  if (last) res.end(event);
+  else res.write(event);
   return true;
 }
 
 /** 2025-11-25: an event id with empty data lets the client resume even before the first message; `retry` paces its reconnects. */
-export function writePriming(res: ServerResponse, eventId: string, retryMs: number | undefined): void {
-  res.write(`id: ${eventId}\n${retryMs === undefined ? '' : `retry: ${retryMs}\n`}data: \n\n`);
+export function primingEvent(eventId: string, retryMs: number | undefined): string {
+  return `id: ${eventId}\n${retryMs === undefined ? '' : `retry: ${retryMs}\n`}data: \n\n`;
 }
 
 export function writeKeepAlive(res: ServerResponse): void {
