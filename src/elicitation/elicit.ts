@@ -4,10 +4,17 @@ import { supportsElicitationMode } from '../protocol/capabilities.js';
 import { ElicitationNotSupportedError, ElicitationValidationError, ErrorCode, McpError } from '../protocol/errors.js';
 import type { ElicitParams, ElicitResult, ElicitValue } from '../protocol/types.js';
 import type { ClientRequestKind } from '../server/client-requests.js';
+import type { Validator } from '../server/schema-compiler.js';
 import { UnexpectedElicitActionError } from './confirm.js';
 import { checkRequestedSchema } from './schema-subset.js';
 import { isObject } from '../protocol/is-object.js';
 
+
+/** Schemas (by their JSON) already found to lie in the subset: the check is a pure function of the content. */
+const checkedSchemas = new Set<string>();
+const CHECKED_SCHEMAS_LIMIT = 4096;
+/** The validator for each request in flight, from `prepare` to `interpret`. */
+const validators = new WeakMap<object, Validator>();
 
 export const elicitationKind: ClientRequestKind<ElicitParams, ElicitResult> = {
   method: 'elicitation/create',
@@ -24,8 +31,17 @@ export const elicitationKind: ClientRequestKind<ElicitParams, ElicitResult> = {
       if (params.elicitationId !== undefined && typeof params.elicitationId !== 'string') throw new TypeError('elicitationId must be a string');
       return params.elicitationId === undefined ? { ...params, elicitationId: randomUUID() } : params;
     }
-    checkRequestedSchema(params.requestedSchema, server.schemas);
-    return params;
+    // One serialisation per call: the key for both the subset check and the validator caches.
+    const key = JSON.stringify(params.requestedSchema);
+    if (!checkedSchemas.has(key)) {
+      checkRequestedSchema(params.requestedSchema, server.schemas);
+      if (checkedSchemas.size >= CHECKED_SCHEMAS_LIMIT) checkedSchemas.clear();
+      checkedSchemas.add(key);
+    }
+    // A copy per request, so the validator found here belongs to this request alone.
+    const prepared = { ...params };
+    if (server.options.validateElicitationResponses) validators.set(prepared, server.schemas.compile(params.requestedSchema, key));
+    return prepared;
   },
   defaultTimeoutMs: (server) => server.options.elicitationTimeoutMs,
   interpret(server, result, params) {
@@ -35,8 +51,9 @@ export const elicitationKind: ClientRequestKind<ElicitParams, ElicitResult> = {
     if (action !== 'accept' || params.mode === 'url') return { action };
     const content = result.content === undefined ? {} : result.content;
     if (!isObject(content)) throw new McpError(ErrorCode.InvalidParams, 'The client accepted elicitation/create with content that is not an object', { result });
-    if (server.options.validateElicitationResponses) {
-      const violations = server.schemas.compile(params.requestedSchema)(content);
+    const validate = validators.get(params);
+    if (validate) {
+      const violations = validate(content);
       if (violations) {
         throw new ElicitationValidationError(violations.map((v) => ({ property: topLevelProperty(v.path), rule: v.rule, message: v.message })));
       }

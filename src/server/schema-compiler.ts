@@ -29,9 +29,11 @@ export class SchemaCompiler {
   private draft07: Ajv | undefined;
   private readonly cache = new Map<string, Validator>();
 
-  /** Compile `schema` (or take it from the cache) into a validator; throws when the schema is not valid JSON Schema. */
-  compile(schema: object): Validator {
-    const key = JSON.stringify(schema);
+  /**
+   * Compile `schema` (or take it from the cache) into a validator; throws when the schema is not valid
+   * JSON Schema. `key` is the schema's JSON, when the caller has it already.
+   */
+  compile(schema: object, key = JSON.stringify(schema)): Validator {
     let validator = this.cache.get(key);
     if (!validator) {
       validator = toValidator(this.ajvFor(schema).compile(schema));
