@@ -21,3 +21,11 @@ export function isOriginAllowed(req: IncomingMessage, allowed: AllowedOrigins | 
     return false;
   }
 }
+
+/** Options are checked once: a lone string would make `includes` match substrings. */
+export function checkAllowedOrigins(option: string, value: unknown): void {
+  if (value === undefined || value === '*') return;
+  if (!Array.isArray(value) || !value.every((v) => typeof v === 'string')) {
+    throw new TypeError(`Option ${option} must be '*' or an array of origins like ['https://app.example.com']; got ${JSON.stringify(value)}`);
+  }
+}

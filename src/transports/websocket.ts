@@ -10,7 +10,7 @@ import { errorResponse, type JsonRpcMessage } from '../protocol/jsonrpc.js';
 import type { Channel, Closable } from '../server/channel.js';
 import type { McpServer } from '../server/mcp-server.js';
 import type { McpSession } from '../server/session.js';
-import { isOriginAllowed, type AllowedOrigins } from './origin.js';
+import { checkAllowedOrigins, isOriginAllowed, type AllowedOrigins } from './origin.js';
 import { listenOn, rejectUpgrade, type ListenOptions, type ListeningAddress } from './listen.js';
 import { positiveInteger } from '../server/options.js';
 
@@ -53,6 +53,7 @@ export class WebSocketTransport implements Closable {
     };
     if (!this.options.path.startsWith('/')) throw new TypeError(`WebSocketTransport option path must start with '/'; got ${JSON.stringify(this.options.path)}`);
     positiveInteger('maxPayload', this.options.maxPayload);
+    checkAllowedOrigins('allowedOrigins', this.options.allowedOrigins);
     if (this.options.keepAliveIntervalMs !== 0) positiveInteger('keepAliveIntervalMs', this.options.keepAliveIntervalMs);
     this.path = this.options.path;
     this.wss = new WebSocketServer({ noServer: true, maxPayload: this.options.maxPayload, handleProtocols: (offered) => (offered.has(SUBPROTOCOL) ? SUBPROTOCOL : false) });

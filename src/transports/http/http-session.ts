@@ -123,6 +123,7 @@ export class HttpSession implements Channel {
       if (this.standalone !== stream) return;
       this.standaloneSeq = stream.seq;
       this.standalone = undefined;
+      this.session.touch(); // idle from now, not from when the stream opened
     });
     return stream;
   }
@@ -230,6 +231,7 @@ export class HttpSession implements Channel {
     if (last) {
       stream.done = true;
       this.live.delete(stream.id);
+      this.session.touch(); // idle from now, not from when the request arrived
     }
     if (stream.mode === 'sse') this.deliver(stream, response, last);
     else if (stream.batch) stream.buffered.push(response);

@@ -13,7 +13,7 @@ import type { McpServer } from '../../server/mcp-server.js';
 import { positiveInteger } from '../../server/options.js';
 import type { McpSession } from '../../server/session.js';
 import { listenOn, type ListenOptions, type ListeningAddress } from '../listen.js';
-import { isOriginAllowed, type AllowedOrigins } from '../origin.js';
+import { checkAllowedOrigins, isOriginAllowed, type AllowedOrigins } from '../origin.js';
 import { InMemoryEventStore, type EventStore } from './event-store.js';
 import { HttpSession, type HttpSessionHost, type ResponseMode } from './http-session.js';
 import {
@@ -69,6 +69,7 @@ export interface HttpRequestControl {
 }
 
 const ALLOW = 'GET, POST, DELETE, OPTIONS';
+const ALLOW_WITHOUT_CORS = 'GET, POST, DELETE';
 const CORS_ALLOW_HEADERS = 'content-type, accept, authorization, mcp-session-id, mcp-protocol-version, last-event-id, mcp-method, mcp-name';
 const CORS_EXPOSE_HEADERS = 'mcp-session-id, www-authenticate';
 
@@ -202,8 +203,11 @@ export class StreamableHttpTransport implements Closable, HttpSessionHost {
         return this.get(req, res, cors, principal);
       case 'DELETE':
         return this.delete(req, res, cors, principal);
-      default:
-        return sendHttpError(res, 405, HttpErrorCode.BadRequest, `Method Not Allowed: use ${ALLOW}`, { ...cors, allow: ALLOW });
+      default: {
+        // RFC 9110: Allow lists what is served; OPTIONS only with CORS on.
+        const allow = this.options.cors ? ALLOW : ALLOW_WITHOUT_CORS;
+        return sendHttpError(res, 405, HttpErrorCode.BadRequest, `Method Not Allowed: use ${allow}`, { ...cors, allow });
+      }
     }
   }
 
@@ -374,7 +378,7 @@ export class StreamableHttpTransport implements Closable, HttpSessionHost {
   }
 
   private preflight(_req: IncomingMessage, res: ServerResponse, cors: Record<string, string>): void {
-    if (!this.options.cors) return sendHttpError(res, 405, HttpErrorCode.BadRequest, 'Method Not Allowed: CORS is not enabled on this endpoint', { allow: 'GET, POST, DELETE' });
+    if (!this.options.cors) return sendHttpError(res, 405, HttpErrorCode.BadRequest, 'Method Not Allowed: CORS is not enabled on this endpoint', { allow: ALLOW_WITHOUT_CORS });
     res
       .writeHead(204, {
         ...cors,
@@ -407,10 +411,17 @@ export class StreamableHttpTransport implements Closable, HttpSessionHost {
 const NO_BODY = Symbol('no body');
 const NO_HEADERS: Record<string, string> = Object.freeze({}) as Record<string, string>;
 
+/** The path of a request target, origin-form (`/mcp?x`) or absolute-form (`http://host/mcp`, RFC 9112 §3.2.2). */
 function pathOf(url: string | undefined): string {
   if (!url) return '/';
-  const query = url.indexOf('?');
-  return query === -1 ? url : url.slice(0, query);
+  let start = 0;
+  if (!url.startsWith('/')) {
+    const authority = url.indexOf('//');
+    start = authority === -1 ? -1 : url.indexOf('/', authority + 2);
+    if (start === -1) return '/';
+  }
+  const query = url.indexOf('?', start);
+  return query === -1 ? url.slice(start) : url.slice(start, query);
 }
 
 function header(req: IncomingMessage, name: string): string | undefined {
@@ -431,4 +442,15 @@ function validateOptions(options: StreamableHttpTransport['options']): void {
   if (options.retryMs !== undefined) positiveInteger('retryMs', options.retryMs, 2_147_483_647);
   if (options.keepAliveIntervalMs !== undefined && options.keepAliveIntervalMs !== 0) positiveInteger('keepAliveIntervalMs', options.keepAliveIntervalMs, 2_147_483_647);
   if (options.auth !== undefined && typeof options.auth !== 'function') throw new TypeError('Option auth must be a function (req) => principal');
+  checkAllowedOrigins('allowedOrigins', options.allowedOrigins);
+  if (options.allowedHosts !== undefined && (!Array.isArray(options.allowedHosts) || !options.allowedHosts.every((h) => typeof h === 'string'))) {
+    throw new TypeError(`Option allowedHosts must be an array of host names like ['mcp.example.com']; got ${JSON.stringify(options.allowedHosts)}`);
+  }
+  if (options.cors !== undefined) {
+    if (typeof options.cors !== 'object' || options.cors === null) throw new TypeError(`Option cors must be { origins, maxAgeSeconds? }; got ${JSON.stringify(options.cors)}`);
+    if (options.cors.origins === undefined) throw new TypeError("Option cors needs origins: '*' or a list of origins");
+    checkAllowedOrigins('cors.origins', options.cors.origins);
+    const maxAge = options.cors.maxAgeSeconds;
+    if (maxAge !== undefined && (!Number.isInteger(maxAge) || maxAge < 0)) throw new TypeError(`Option cors.maxAgeSeconds must be a non-negative integer; got ${JSON.stringify(maxAge)}`);
+  }
 }
