@@ -1,7 +1,7 @@
-/** `npm start`: the demo server over WebSocket on 127.0.0.1. Set PORT to pick the port (default 3000). */
+/** `npm start`: the demo server over WebSocket and Streamable HTTP on 127.0.0.1:PORT/mcp (default port 3000). */
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { McpServer, WebSocketTransport } from '../src/index.js';
+import { McpServer, StreamableHttpTransport, WebSocketTransport } from '../src/index.js';
 import { registerDemoCatalog } from './catalog.js';
 import { handleConnectPage, registerElicitationDemo } from './elicitation.js';
 
@@ -10,10 +10,12 @@ const server = new McpServer(
   { defaultLogLevel: 'info' },
 );
 
+const streamableHttp = new StreamableHttpTransport(server);
 const http = createServer((req, res) => {
   const path = new URL(req.url ?? '/', 'http://localhost').pathname;
+  if (path === '/mcp') return streamableHttp.handler(req, res);
   if (req.method === 'GET' && handleConnectPage(server, path, res)) return;
-  res.writeHead(path === '/mcp' ? 426 : 404, { 'content-type': 'text/plain' }).end('Connect with WebSocket (subprotocol "mcp") at /mcp\n');
+  res.writeHead(404, { 'content-type': 'text/plain' }).end('The MCP endpoint is /mcp (Streamable HTTP, or WebSocket with subprotocol "mcp")\n');
 });
 const baseUrl = () => `http://127.0.0.1:${(http.address() as AddressInfo).port}`;
 
@@ -29,7 +31,8 @@ server.on('error', (err) => console.error('error:', err.message));
 
 new WebSocketTransport(server).attach(http);
 http.listen(Number(process.env.PORT ?? 3000), '127.0.0.1', () => {
-  console.log(`Switchboard demo listening on ws://127.0.0.1:${(http.address() as AddressInfo).port}/mcp (WebSocket, subprotocol "mcp"). Press Ctrl+C to stop.`);
+  const { port } = http.address() as AddressInfo;
+  console.log(`Switchboard demo listening on ws://127.0.0.1:${port}/mcp (WebSocket, subprotocol "mcp") and http://127.0.0.1:${port}/mcp (Streamable HTTP). Press Ctrl+C to stop.`);
 });
 
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {

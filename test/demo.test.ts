@@ -2,6 +2,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { HttpTestClient } from './helpers/http-client.js';
 import { WsTestClient } from './helpers/ws-client.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -36,6 +37,17 @@ afterAll(async () => {
 describe('the demo server', () => {
   it('prints its WebSocket URL on 127.0.0.1 and exits cleanly on SIGTERM', () => {
     expect(url).toMatch(/^ws:\/\/127\.0\.0\.1:\d+\/mcp$/);
+  });
+
+  it('serves Streamable HTTP on the same port and path', async () => {
+    const client = new HttpTestClient(url.replace(/^ws/, 'http'));
+    expect((await client.initialize()).serverInfo.name).toBe('switchboard-demo');
+    expect(await client.call('tools/call', { name: 'echo', arguments: { text: 'over http' } }, 'h1')).toEqual({
+      jsonrpc: '2.0',
+      id: 'h1',
+      result: { content: [{ type: 'text', text: 'over http' }] },
+    });
+    expect((await client.delete()).status).toBe(200);
   });
 
   it('serves a whole session: initialize, tools, prompts, resources, templates, subscriptions, logging, progress and cancellation', async () => {

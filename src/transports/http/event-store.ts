@@ -1,7 +1,7 @@
 /**
  * Where SSE events wait for a client that reconnects with Last-Event-ID (transports.mdx, resumability).
- * Event ids are made by the transport (`<stream>_<n>`), unique per session and naming their stream;
- * a store only keeps and replays them.
+ * Event ids are made by the transport: `<stream>_<n>`, with n counting up within the stream, so they are
+ * unique per session and name their stream. A store only keeps and replays them.
  */
 import type { JsonRpcMessage } from '../../protocol/jsonrpc.js';
 
@@ -12,7 +12,7 @@ export interface StoredEvent {
 
 export interface EventStore {
   append(sessionId: string, streamId: string, event: StoredEvent): void | Promise<void>;
-  /** The events of `streamId` stored after `lastEventId`, oldest first. */
+  /** The events of `streamId` whose n is above `lastEventId`'s, oldest first (the id itself may not be stored: priming ids are not). */
   replayAfter(sessionId: string, streamId: string, lastEventId: string): StoredEvent[] | Promise<StoredEvent[]>;
   /** The session ended: forget its events. */
   dropSession(sessionId: string): void | Promise<void>;
@@ -51,12 +51,17 @@ export class InMemoryEventStore implements EventStore {
   replayAfter(sessionId: string, streamId: string, lastEventId: string): StoredEvent[] {
     const events = this.sessions.get(sessionId)?.get(streamId);
     if (!events) return [];
-    const index = events.findIndex((e) => e.eventId === lastEventId);
-    // An id older than what is kept: replay everything still kept.
-    return index === -1 ? events.slice() : events.slice(index + 1);
+    const after = eventSeq(lastEventId);
+    return events.filter((e) => eventSeq(e.eventId) > after);
   }
 
   dropSession(sessionId: string): void {
     this.sessions.delete(sessionId);
   }
+}
+
+/** The n of an event id `<stream>_<n>` (NaN when it has none). */
+export function eventSeq(eventId: string): number {
+  const cut = eventId.lastIndexOf('_');
+  return cut === -1 ? Number.NaN : Number(eventId.slice(cut + 1));
 }

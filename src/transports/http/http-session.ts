@@ -8,7 +8,7 @@ import type { RequestId } from '../../protocol/types.js';
 import { isAtLeast } from '../../protocol/versions.js';
 import type { Channel } from '../../server/channel.js';
 import type { McpSession } from '../../server/session.js';
-import type { EventStore } from './event-store.js';
+import { eventSeq, type EventStore, type StoredEvent } from './event-store.js';
 import { primingEvent, startEventStream, writeEvent, writeKeepAlive } from './sse.js';
 
 export type ResponseMode = 'auto' | 'json' | 'sse';
@@ -34,6 +34,10 @@ interface Stream {
   readonly buffered: JsonRpcResponse[];
   seq: number;
   done: boolean;
+  /** While a resumption reads the store, what the stream sends waits here, to follow the replay in order. */
+  held: StoredEvent[] | undefined;
+  /** The version to judge priming by, for the initialize stream (the session has none yet). */
+  version: string | undefined;
 }
 
 /** The standalone GET stream's id; POST streams count up from 1. */
@@ -78,29 +82,20 @@ export class HttpSession implements Channel {
     return isAtLeast(this.session.protocolVersion, '2025-03-26');
   }
 
-  private get primes(): boolean {
-    return isAtLeast(this.session.protocolVersion, '2025-11-25');
+  private primes(stream?: Stream): boolean {
+    return isAtLeast(stream?.version ?? this.session.protocolVersion, '2025-11-25');
   }
 
-  /** A POST that carries requests: their responses (and anything related to them) go on this stream. */
-  openPostStream(res: ServerResponse, requestIds: RequestId[], batch: boolean, mode: ResponseMode, headers: Record<string, string>): void {
-    const stream: Stream = {
-      id: (++this.lastStream).toString(36),
-      headers,
-      res,
-      mode: 'pending',
-      awaiting: new Set(requestIds),
-      batch,
-      buffered: [],
-      seq: 0,
-      done: false,
-    };
+  /**
+   * A POST that carries requests: their responses (and anything related to them) go on this stream.
+   * `version` is the protocol version to judge priming by while the session has none (initialize).
+   */
+  openPostStream(res: ServerResponse, requestIds: RequestId[], batch: boolean, mode: ResponseMode, headers: Record<string, string>, version?: string): void {
+    const stream = this.newStream((++this.lastStream).toString(36), headers, requestIds, batch);
+    stream.version = version;
     this.live.set(stream.id, stream);
     for (const id of requestIds) this.byRequest.set(id, stream);
-    // transports.mdx: a disconnect is not a cancellation; the request goes on and can be resumed.
-    res.once('close', () => {
-      if (stream.res === res) stream.res = undefined;
-    });
+    this.watch(stream, res);
     if (mode === 'sse') this.upgrade(stream);
     else if (mode === 'json') stream.mode = 'json';
   }
@@ -108,24 +103,44 @@ export class HttpSession implements Channel {
   /** GET without Last-Event-ID: the standalone stream. Returns false when one is already open (409). */
   openStandaloneStream(res: ServerResponse, headers: Record<string, string>): boolean {
     if (this.standalone) return false;
-    const stream = this.attachStandalone(res, headers);
-    startEventStream(res, headers, this.primes ? primingEvent(`${STANDALONE}_${stream.seq}`, this.host.retryMs) : undefined);
+    const stream = this.openStandalone(headers);
+    this.watch(stream, res);
+    // A re-opened stream's priming id takes a number of its own, so ids stay unique across GET connections.
+    const primingSeq = this.standaloneOpens++ === 0 ? stream.seq : ++stream.seq;
+    startEventStream(res, headers, this.primes() ? primingEvent(`${STANDALONE}_${primingSeq}`, this.host.retryMs) : undefined);
     return true;
   }
+
+  private standaloneOpens = 0;
 
   /** The standalone stream's event counter outlives each GET connection, so ids stay unique. */
   private standaloneSeq = 0;
 
-  private attachStandalone(res: ServerResponse, headers: Record<string, string>): Stream {
-    const stream: Stream = { id: STANDALONE, headers, res, mode: 'sse', awaiting: new Set(), batch: false, buffered: [], seq: this.standaloneSeq, done: false };
+  private newStream(id: string, headers: Record<string, string>, requestIds: RequestId[], batch: boolean): Stream {
+    return { id, headers, res: undefined, mode: 'pending', awaiting: new Set(requestIds), batch, buffered: [], seq: 0, done: false, held: undefined, version: undefined };
+  }
+
+  private openStandalone(headers: Record<string, string>): Stream {
+    const stream = this.newStream(STANDALONE, headers, [], false);
+    stream.mode = 'sse';
+    stream.seq = this.standaloneSeq;
     this.standalone = stream;
-    res.once('close', () => {
-      if (this.standalone !== stream) return;
-      this.standaloneSeq = stream.seq;
-      this.standalone = undefined;
-      this.session.touch(); // idle from now, not from when the stream opened
-    });
     return stream;
+  }
+
+  /** Write the stream to `res` from now on, until that connection closes. */
+  private watch(stream: Stream, res: ServerResponse): void {
+    stream.res = res;
+    res.once('close', () => {
+      if (stream.res !== res) return;
+      // transports.mdx: a disconnect is not a cancellation; the request goes on and can be resumed.
+      stream.res = undefined;
+      if (this.standalone === stream) {
+        this.standaloneSeq = stream.seq;
+        this.standalone = undefined;
+        this.session.touch(); // idle from now, not from when the stream opened
+      }
+    });
   }
 
   /**
@@ -135,26 +150,43 @@ export class HttpSession implements Channel {
   async resume(res: ServerResponse, lastEventId: string, headers: Record<string, string>): Promise<'ok' | 'unknown' | 'busy'> {
     const cut = lastEventId.lastIndexOf('_');
     const streamId = cut > 0 ? lastEventId.slice(0, cut) : '';
-    if (!/^[0-9a-z]+$/.test(streamId) || (streamId !== STANDALONE && parseInt(streamId, 36) > this.lastStream)) return 'unknown';
+    const lastSeq = eventSeq(lastEventId);
+    if (!/^[0-9a-z]+$/.test(streamId) || Number.isNaN(lastSeq) || (streamId !== STANDALONE && parseInt(streamId, 36) > this.lastStream)) return 'unknown';
     if (streamId === STANDALONE && this.standalone) return 'busy';
-    const stored = this.host.eventStore.replayAfter(this.id, streamId, lastEventId);
-    const events = Array.isArray(stored) ? stored : await stored;
-    startEventStream(res, headers);
-    for (const event of events) writeEvent(res, event.eventId, event.message);
-    if (streamId === STANDALONE) {
-      this.attachStandalone(res, headers);
-      return 'ok';
+    // The stream keeps what it sends while the store is read, so nothing falls between replay and live.
+    const stream = streamId === STANDALONE ? this.openStandalone(headers) : this.live.get(streamId);
+    if (stream) {
+      const previous = stream.res;
+      stream.res = undefined;
+      previous?.end();
+      stream.held = [];
     }
-    const stream = this.live.get(streamId);
-    if (!stream) {
+    let replayed: StoredEvent[];
+    try {
+      const stored = this.host.eventStore.replayAfter(this.id, streamId, lastEventId);
+      replayed = Array.isArray(stored) ? stored : await stored;
+    } finally {
+      if (stream === this.standalone && stream?.res === undefined && streamId === STANDALONE) this.standalone = undefined;
+    }
+    startEventStream(res, headers);
+    let seen = lastSeq;
+    for (const event of replayed) {
+      writeEvent(res, event.eventId, event.message);
+      seen = Math.max(seen, eventSeq(event.eventId));
+    }
+    if (!stream || this.closed) {
       res.end(); // The request finished while the client was away; its response was in the replay.
       return 'ok';
     }
-    if (stream.res && stream.res !== res) stream.res.end();
-    stream.res = res;
-    res.once('close', () => {
-      if (stream.res === res) stream.res = undefined;
-    });
+    const held = stream.held ?? [];
+    stream.held = undefined;
+    for (const event of held) if (eventSeq(event.eventId) > seen) writeEvent(res, event.eventId, event.message);
+    if (stream.done) {
+      res.end();
+      return 'ok';
+    }
+    if (streamId === STANDALONE) this.standalone = stream;
+    this.watch(stream, res);
     return 'ok';
   }
 
@@ -190,7 +222,7 @@ export class HttpSession implements Channel {
   closeStream(requestId: RequestId): boolean {
     const stream = this.byRequest.get(requestId);
     // SEP-1699: only after an event id was sent, and only for clients that know to reconnect.
-    if (!stream || stream.mode === 'json' || !this.primes) return false;
+    if (!stream || stream.mode === 'json' || !this.primes(stream)) return false;
     if (stream.mode === 'pending') this.upgrade(stream);
     const res = stream.res;
     stream.res = undefined;
@@ -223,7 +255,8 @@ export class HttpSession implements Channel {
       eventId = `${stream.id}_${++stream.seq}`;
       this.store(stream.id, eventId, message as JsonRpcMessage);
     }
-    if (stream.res) writeEvent(stream.res, eventId, message, last);
+    if (stream.held && eventId !== undefined) stream.held.push({ eventId, message: message as JsonRpcMessage });
+    else if (stream.res) writeEvent(stream.res, eventId, message, last);
   }
 
   private deliverResponse(stream: Stream, response: JsonRpcResponse): void {
@@ -249,7 +282,7 @@ export class HttpSession implements Channel {
   private upgrade(stream: Stream): void {
     stream.mode = 'sse';
     if (stream.res && !stream.res.headersSent) {
-      startEventStream(stream.res, stream.headers, this.primes ? primingEvent(`${stream.id}_0`, this.host.retryMs) : undefined);
+      startEventStream(stream.res, stream.headers, this.primes(stream) ? primingEvent(`${stream.id}_0`, this.host.retryMs) : undefined);
     }
     const buffered = stream.buffered.splice(0);
     for (const response of buffered) this.deliver(stream, response);

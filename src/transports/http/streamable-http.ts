@@ -7,7 +7,7 @@ import { createServer, type IncomingMessage, type Server as HttpServer, type Ser
 import { ErrorCode } from '../../protocol/errors.js';
 import { classify } from '../../protocol/jsonrpc.js';
 import type { RequestId } from '../../protocol/types.js';
-import { allowsBatches, isLegacyProtocolVersion, LEGACY_PROTOCOL_VERSIONS } from '../../protocol/versions.js';
+import { allowsBatches, isLegacyProtocolVersion, LEGACY_PROTOCOL_VERSIONS, negotiateProtocolVersion } from '../../protocol/versions.js';
 import type { Closable } from '../../server/channel.js';
 import type { McpServer } from '../../server/mcp-server.js';
 import { positiveInteger } from '../../server/options.js';
@@ -103,13 +103,7 @@ export class StreamableHttpTransport implements Closable, HttpSessionHost {
     this.path = options.path ?? '/mcp';
     this.eventStore = options.eventStore ?? new InMemoryEventStore();
     this.retryMs = options.retryMs ?? 1000;
-    this.handler = (req, res) => {
-      this.handle(req, res).catch((err) => {
-        this.reportError(err);
-        if (!res.headersSent) sendHttpError(res, 500, ErrorCode.InternalError, 'Internal error');
-        else res.end();
-      });
-    };
+    this.handler = (req, res) => void this.handle(req, res, false).catch((err) => this.failed(err, res));
     const sweepMs = Math.min(Math.max(Math.floor(this.options.sessionIdleTimeoutMs / 2), 10), 60_000);
     this.timers.push(setInterval(() => this.sweepIdle(), sweepMs));
     const keepAliveMs = options.keepAliveIntervalMs ?? 15_000;
@@ -118,16 +112,10 @@ export class StreamableHttpTransport implements Closable, HttpSessionHost {
     server.trackTransport(this);
   }
 
-  /** Listen on a port of its own; requests to other paths get 404. */
+  /** Listen on a port of its own; requests to other paths get 404 (after `httpRequest` listeners had their say). */
   async listen(options: ListenOptions = {}): Promise<ListeningAddress> {
     if (this.ownServer) throw new Error('StreamableHttpTransport is already listening; create another transport for another port');
-    this.ownServer = createServer((req, res) => {
-      if (pathOf(req.url) !== this.path) {
-        sendHttpError(res, 404, HttpErrorCode.BadRequest, `Not Found: the MCP endpoint is ${this.path}`);
-        return;
-      }
-      this.handler(req, res);
-    });
+    this.ownServer = createServer((req, res) => this.handle(req, res, true).catch((err) => this.failed(err, res)));
     return listenOn(this.ownServer, options, 'http', this.path);
   }
 
@@ -169,11 +157,21 @@ export class StreamableHttpTransport implements Closable, HttpSessionHost {
     this.server.reportError(error, session);
   }
 
-  private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+  private failed(err: unknown, res: ServerResponse): void {
+    this.reportError(err);
+    if (!res.headersSent) sendHttpError(res, 500, ErrorCode.InternalError, 'Internal error');
+    else res.end();
+  }
+
+  /** @param ownPort the request came to this transport's own server, where only `path` is MCP. */
+  private async handle(req: IncomingMessage, res: ServerResponse, ownPort: boolean): Promise<void> {
     if (this.server.listenerCount('httpRequest') > 0) {
       const control: HttpRequestControl = { handled: false };
       this.server.emit('httpRequest', req, res, control);
       if (control.handled || res.headersSent || res.writableEnded) return;
+    }
+    if (ownPort && pathOf(req.url) !== this.path) {
+      return sendHttpError(res, 404, HttpErrorCode.BadRequest, `Not Found: the MCP endpoint is ${this.path}`);
     }
     if (this.server.listenerCount('httpResponse') > 0) res.once('close', () => this.server.emit('httpResponse', req, res));
     const cors = this.corsHeaders(req);
@@ -288,7 +286,9 @@ export class StreamableHttpTransport implements Closable, HttpSessionHost {
     session.principal = principal;
     this.sessions.set(session.id, http);
     this.server.traceMessage(session, 'in', body);
-    http.openPostStream(res, [(body as { id: RequestId }).id], false, this.options.responseMode, { ...cors, 'mcp-session-id': session.id });
+    const request = body as { id: RequestId; params?: { protocolVersion?: unknown } };
+    const version = typeof request.params?.protocolVersion === 'string' ? negotiateProtocolVersion(request.params.protocolVersion) : undefined;
+    http.openPostStream(res, [request.id], false, this.options.responseMode, { ...cors, 'mcp-session-id': session.id }, version);
     await session.receiveMessage(body);
     if (session.state === 'new') session.close('initialize failed');
   }

@@ -1,0 +1,207 @@
+/**
+ * Shared pieces for Streamable HTTP stream tests: servers on a real port (closed after each test), raw
+ * clients with their server-side session, exact SSE events and their wire text, a recording event
+ * store, waits on what the server saw, and the official SDK v1 client over StreamableHTTPClientTransport.
+ */
+import { Client, type ClientOptions } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { afterEach, vi } from 'vitest';
+import {
+  InMemoryEventStore,
+  McpServer,
+  StreamableHttpTransport,
+  type EventStore,
+  type JsonRpcMessage,
+  type McpServerOptions,
+  type McpSession,
+  type StoredEvent,
+  type StreamableHttpTransportOptions,
+} from '../../src/index.js';
+import { HttpTestClient, type OpenResponse, type SseEvent } from './http-client.js';
+import { nextEvent } from './servers.js';
+import type { Json } from './ws-client.js';
+
+export interface RunningHttpServer {
+  server: McpServer;
+  transport: StreamableHttpTransport;
+  url: string;
+  /** Every `error` the server reported, with its session. */
+  errors: [Error, McpSession | undefined][];
+}
+
+type InitOptions = Parameters<HttpTestClient['initialize']>[0];
+
+export interface HttpHarness {
+  /** An McpServer on its own StreamableHttpTransport at 127.0.0.1:0 (keep-alive comments off unless set). */
+  start(setup?: (server: McpServer) => void, options?: { server?: McpServerOptions; transport?: StreamableHttpTransportOptions }): Promise<RunningHttpServer>;
+  /** A raw client that completed initialize + notifications/initialized, and its server-side session (ready). */
+  client(running: RunningHttpServer, init?: InitOptions): Promise<{ client: HttpTestClient; session: McpSession }>;
+  /** The SDK v1 client over StreamableHTTPClientTransport, initialized; `setup` runs before connecting. */
+  sdk(
+    running: RunningHttpServer,
+    options?: ClientOptions,
+    setup?: (client: Client) => void,
+    transportOptions?: ConstructorParameters<typeof StreamableHTTPClientTransport>[1],
+  ): Promise<{ client: Client; transport: StreamableHTTPClientTransport; session: McpSession }>;
+  /** Run `cleanup` after the test, before the servers close. */
+  defer(cleanup: () => unknown): void;
+}
+
+/** Call once at the top level of a test file. */
+export function useHttpHarness(): HttpHarness {
+  const cleanups: (() => unknown)[] = [];
+  const servers: McpServer[] = [];
+  afterEach(async () => {
+    while (cleanups.length > 0) await cleanups.pop()!();
+    await Promise.all(servers.splice(0).map((server) => server.close()));
+  });
+  return {
+    async start(setup = () => {}, options = {}) {
+      const server = new McpServer({ name: 'http-streams', version: '1.0.0' }, options.server);
+      const errors: [Error, McpSession | undefined][] = [];
+      server.on('error', (error, session) => void errors.push([error, session]));
+      servers.push(server);
+      setup(server);
+      const transport = new StreamableHttpTransport(server, { keepAliveIntervalMs: 0, ...options.transport });
+      const { url } = await transport.listen({ host: '127.0.0.1', port: 0 });
+      return { server, transport, url, errors };
+    },
+    async client(running, init) {
+      const client = new HttpTestClient(running.url);
+      await client.initialize(init);
+      const session = running.server.sessions.get(client.sessionId!);
+      if (!session || session.state !== 'ready') throw new Error('the initialized session is not ready on the server');
+      return { client, session };
+    },
+    async sdk(running, options = {}, setup, transportOptions) {
+      const client = new Client({ name: 'sdk-v1-http-peer', version: '1.0.0' }, options);
+      setup?.(client);
+      const started = nextEvent<[McpSession]>(running.server, 'sessionNew');
+      const initialized = nextEvent<[McpSession]>(running.server, 'initialized');
+      const transport = new StreamableHTTPClientTransport(new URL(running.url), transportOptions);
+      cleanups.push(() => client.close());
+      await client.connect(transport);
+      const [session] = await started;
+      const [ready] = await initialized;
+      if (ready !== session) throw new Error('another session initialized at the same time');
+      return { client, transport, session };
+    },
+    defer(cleanup) {
+      cleanups.push(cleanup);
+    },
+  };
+}
+
+/** The next SSE event of a response, whatever it is (priming events included), in arrival order. */
+export function nextSse(res: OpenResponse): Promise<SseEvent> {
+  return res.nextEvent(() => true);
+}
+
+/** Read `count` events in order; resolves with them. */
+export async function readSse(res: OpenResponse, count: number): Promise<SseEvent[]> {
+  const events: SseEvent[] = [];
+  for (let i = 0; i < count; i++) events.push(await nextSse(res));
+  return events;
+}
+
+/** An SSE `message` event carrying `message`, with event id `id` (none when undefined). */
+export function sseMessage(id: string | undefined, message: Json): SseEvent {
+  const data = JSON.stringify(message);
+  return id === undefined ? { event: 'message', data, message } : { id, event: 'message', data, message };
+}
+
+/** A priming event: an id with empty data, and `retry` when given. */
+export function priming(id: string, retry: number | undefined = 1000): SseEvent {
+  return retry === undefined ? { id, data: '' } : { id, retry, data: '' };
+}
+
+/** The exact bytes of these events on the wire (transports.mdx; the SDK's `event: message` / `id:` / `data:` order). */
+export function wire(...events: SseEvent[]): string {
+  return events
+    .map((e) =>
+      e.message === undefined
+        ? `id: ${e.id}\n${e.retry === undefined ? '' : `retry: ${e.retry}\n`}data: \n\n`
+        : `event: message\n${e.id === undefined ? '' : `id: ${e.id}\n`}data: ${e.data}\n\n`,
+    )
+    .join('');
+}
+
+/**
+ * Resolves once the server has seen a response connection closed by the client before the server ended it
+ * (a dropped stream). Call it before sending the request whose connection will be dropped.
+ */
+export function dropNoticed(server: McpServer, method: 'GET' | 'POST'): Promise<void> {
+  return new Promise((resolve) => {
+    const listener = (req: IncomingMessage, res: ServerResponse) => {
+      if (req.method !== method || res.writableEnded) return;
+      server.off('httpResponse', listener);
+      resolve();
+    };
+    server.on('httpResponse', listener);
+  });
+}
+
+/** Resolves once the server has sent (to the transport) a message that matches. */
+export function sentByServer(server: McpServer, match: (message: Json) => boolean): Promise<Json> {
+  return new Promise((resolve) => {
+    const listener = (_session: McpSession, direction: 'in' | 'out', message: unknown) => {
+      if (direction !== 'out' || typeof message !== 'object' || message === null || !match(message as Json)) return;
+      server.off('message', listener);
+      resolve(message as Json);
+    };
+    server.on('message', listener);
+  });
+}
+
+/** Wait until the session has a standalone GET stream (an unrelated server request can reach the client). */
+export async function standaloneOpen(session: McpSession): Promise<void> {
+  await vi.waitFor(
+    () => {
+      if (!session.canPush()) throw new Error('the client has not opened its GET stream yet');
+    },
+    { timeout: 5000, interval: 10 },
+  );
+}
+
+/** The outcome of a promise, without throwing. */
+export async function settled<T>(promise: Promise<T>): Promise<{ ok: true; value: T } | { ok: false; error: unknown }> {
+  try {
+    return { ok: true, value: await promise };
+  } catch (error) {
+    return { ok: false, error };
+  }
+}
+
+/** An EventStore that records every call and keeps the events in an InMemoryEventStore. */
+export class RecordingEventStore implements EventStore {
+  readonly appended: { sessionId: string; streamId: string; event: StoredEvent }[] = [];
+  readonly replays: [sessionId: string, streamId: string, lastEventId: string][] = [];
+  readonly dropped: string[] = [];
+  private readonly inner = new InMemoryEventStore();
+
+  append(sessionId: string, streamId: string, event: StoredEvent): void {
+    this.appended.push({ sessionId, streamId, event });
+    this.inner.append(sessionId, streamId, event);
+  }
+
+  replayAfter(sessionId: string, streamId: string, lastEventId: string): StoredEvent[] {
+    this.replays.push([sessionId, streamId, lastEventId]);
+    return this.inner.replayAfter(sessionId, streamId, lastEventId);
+  }
+
+  dropSession(sessionId: string): void {
+    this.dropped.push(sessionId);
+    this.inner.dropSession(sessionId);
+  }
+
+  /** The stream a stored message went on. */
+  streamOf(match: (message: JsonRpcMessage & Json) => boolean): string | undefined {
+    return this.appended.find((e) => match(e.event.message as JsonRpcMessage & Json))?.streamId;
+  }
+
+  /** The stored events of one stream of one session, in order. */
+  eventsOf(sessionId: string, streamId: string): StoredEvent[] {
+    return this.appended.filter((e) => e.sessionId === sessionId && e.streamId === streamId).map((e) => e.event);
+  }
+}
