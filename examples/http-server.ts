@@ -1,3 +1,4 @@
+import type { IncomingMessage } from 'node:http';
 import { McpServer, StreamableHttpTransport, WebSocketTransport } from '../src/index.js';
 
 const server = new McpServer({ name: 'orders', version: '1.0.0' });
@@ -18,11 +19,10 @@ server.on('httpRequest', (req, res, control) => {
   }
 });
 
-const http = new StreamableHttpTransport(server, {
-  // The principal is kept on session.principal; a request without it gets 401.
-  auth: (req) => (req.headers.authorization === `Bearer ${process.env.TOKEN ?? 'dev-token'}` ? { id: 'dev' } : undefined),
-  sessionIdleTimeoutMs: 10 * 60_000,
-});
+// The principal is kept on session.principal; a request without it gets 401.
+const auth = (req: IncomingMessage) => (req.headers.authorization === `Bearer ${process.env.TOKEN ?? 'dev-token'}` ? { id: 'dev' } : undefined);
+
+const http = new StreamableHttpTransport(server, { auth, sessionIdleTimeoutMs: 10 * 60_000 });
 const { url } = await http.listen({ host: '127.0.0.1', port: Number(process.env.PORT ?? 3000) });
-new WebSocketTransport(server).attach(http.httpServer!); // WebSocket on the same port and path
+new WebSocketTransport(server, { auth }).attach(http.httpServer!); // WebSocket on the same port and path
 console.log(`listening on ${url}`);

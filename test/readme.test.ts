@@ -3,6 +3,7 @@ import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { HttpTestClient } from './helpers/http-client.js';
 import { StdioTestClient } from './helpers/stdio-client.js';
 import { WsTestClient } from './helpers/ws-client.js';
 
@@ -34,13 +35,14 @@ function startListening(file: string, pattern: RegExp) {
 describe('README examples', () => {
   const blocks = [...readme.matchAll(/```ts\n\/\/ (examples\/[\w-]+\.ts)\n([\s\S]*?)```/g)];
 
-  it('shows five examples, each exactly as its file in examples/', () => {
+  it('shows six examples, each exactly as its file in examples/', () => {
     expect(blocks.map((b) => b[1])).toEqual([
       'examples/quickstart.ts',
       'examples/stdio-server.ts',
       'examples/shared-port.ts',
       'examples/events.ts',
       'examples/elicitation.ts',
+      'examples/http-server.ts',
     ]);
     for (const [, file, code] of blocks) expect(code, file).toBe(readFileSync(new URL(`../${file}`, import.meta.url), 'utf8'));
   });
@@ -123,6 +125,31 @@ describe('README examples', () => {
       await client.close();
       await expect.poll(() => example.output()).toContain('elicitation 0: accept {"name":"Ada"}');
       await expect.poll(() => example.output()).toContain('elicitation 2: cancel {}');
+    } finally {
+      await example.stop();
+    }
+  });
+
+  it('http-server answers /health, wants its token, and confirms before placing an order', async () => {
+    const example = startListening('examples/http-server.ts', /listening on (http:\/\/\S+)/);
+    try {
+      const [, url] = await example.line;
+      expect((await fetch(url.replace(/\/mcp$/, '/health'))).status).toBe(200);
+      const anonymous = new HttpTestClient(url);
+      await expect(anonymous.initialize()).rejects.toThrow('initialize failed: 401');
+
+      const client = new HttpTestClient(url);
+      await client.initialize({ capabilities: { elicitation: {} } }, { authorization: 'Bearer dev-token' });
+      const call = await client.request('tools/call', { name: 'place_order', arguments: { item: 'lamp' } }, 'order', { authorization: 'Bearer dev-token' });
+      const ask = await call.nextMessage({ method: 'elicitation/create' });
+      expect(ask.params.message).toBe('Order one lamp?');
+      expect((await client.post({ jsonrpc: '2.0', id: ask.id, result: { action: 'accept' } }, { authorization: 'Bearer dev-token' })).status).toBe(204);
+      expect((await call.nextMessage({ id: 'order' })).result).toEqual({ content: [{ type: 'text', text: 'Ordered one lamp.' }] });
+
+      await expect(WsTestClient.connect(url.replace(/^http/, 'ws'))).rejects.toThrow('HTTP 401');
+      const ws = await WsTestClient.connect(url.replace(/^http/, 'ws'), { headers: { authorization: 'Bearer dev-token' } });
+      expect((await ws.request('ping', undefined, 1)).result).toEqual({});
+      await ws.close();
     } finally {
       await example.stop();
     }

@@ -23,6 +23,8 @@ export interface WebSocketTransportOptions {
   keepAliveIntervalMs?: number;
   /** Origins allowed to connect. Default: requests without Origin, and loopback origins. */
   allowedOrigins?: AllowedOrigins;
+  /** Authenticate the upgrade request: return a principal (kept on the session), or nothing for 401. */
+  auth?: (req: IncomingMessage) => unknown | Promise<unknown>;
 }
 
 const SUBPROTOCOL = 'mcp';
@@ -34,7 +36,7 @@ const BINARY_FRAME_ERROR = errorResponse(null, {
 export class WebSocketTransport implements Closable {
   readonly path: string;
   private readonly wss: WebSocketServer;
-  private readonly options: Required<Omit<WebSocketTransportOptions, 'allowedOrigins'>> & Pick<WebSocketTransportOptions, 'allowedOrigins'>;
+  private readonly options: Required<Omit<WebSocketTransportOptions, 'allowedOrigins' | 'auth'>> & Pick<WebSocketTransportOptions, 'allowedOrigins' | 'auth'>;
   private readonly awaitingPong = new WeakSet<WebSocket>();
   private readonly attached = new Map<HttpServer, (req: IncomingMessage, socket: Duplex, head: Buffer) => void>();
   private ownServer: HttpServer | undefined;
@@ -50,14 +52,15 @@ export class WebSocketTransport implements Closable {
       maxPayload: options.maxPayload ?? 4 * 1024 * 1024,
       keepAliveIntervalMs: options.keepAliveIntervalMs ?? 30_000,
       allowedOrigins: options.allowedOrigins,
+      auth: options.auth,
     };
+    if (options.auth !== undefined && typeof options.auth !== 'function') throw new TypeError('Option auth must be a function (req) => principal');
     if (!this.options.path.startsWith('/')) throw new TypeError(`WebSocketTransport option path must start with '/'; got ${JSON.stringify(this.options.path)}`);
     positiveInteger('maxPayload', this.options.maxPayload);
     checkAllowedOrigins('allowedOrigins', this.options.allowedOrigins);
     if (this.options.keepAliveIntervalMs !== 0) positiveInteger('keepAliveIntervalMs', this.options.keepAliveIntervalMs);
     this.path = this.options.path;
     this.wss = new WebSocketServer({ noServer: true, maxPayload: this.options.maxPayload, handleProtocols: (offered) => (offered.has(SUBPROTOCOL) ? SUBPROTOCOL : false) });
-    this.wss.on('connection', (ws: WebSocket, req: IncomingMessage) => this.onConnection(ws, req));
   }
 
   /** Listen on a port of its own. Plain HTTP requests there get 426; other paths get 404. */
@@ -122,10 +125,26 @@ export class WebSocketTransport implements Closable {
     if (offered !== undefined && !offered.split(',').some((p) => p.trim() === SUBPROTOCOL)) {
       return rejectUpgrade(socket, 400, `Unsupported WebSocket subprotocol; offer '${SUBPROTOCOL}'`);
     }
-    this.wss.handleUpgrade(req, socket, head, (ws) => this.wss.emit('connection', ws, req));
+    if (!this.options.auth) return this.accept(req, socket, head, undefined);
+    Promise.resolve()
+      .then(() => this.options.auth!(req))
+      .then(
+        (principal) => {
+          if (principal === undefined || principal === null || principal === false) rejectUpgrade(socket, 401, 'Unauthorized: send valid credentials');
+          else this.accept(req, socket, head, principal);
+        },
+        (err) => {
+          this.server.reportError(err);
+          rejectUpgrade(socket, 500, 'Internal error');
+        },
+      );
   }
 
-  private onConnection(ws: WebSocket, req: IncomingMessage): void {
+  private accept(req: IncomingMessage, socket: Duplex, head: Buffer, principal: unknown): void {
+    this.wss.handleUpgrade(req, socket, head, (ws) => this.onConnection(ws, req, principal));
+  }
+
+  private onConnection(ws: WebSocket, req: IncomingMessage, principal: unknown): void {
     const channel: Channel = {
       kind: 'websocket',
       remoteAddress: req.socket.remoteAddress,
@@ -139,6 +158,7 @@ export class WebSocketTransport implements Closable {
       },
     };
     const session: McpSession = this.server.openSession(channel);
+    session.principal = principal;
     ws.on('message', (data: RawData, isBinary: boolean) => {
       this.awaitingPong.delete(ws);
       if (isBinary) {
