@@ -5,6 +5,7 @@
 import { parseArgs } from 'node:util';
 import { McpServer, StreamableHttpTransport, WebSocketTransport } from '../src/index.js';
 import { registerFixtureCatalog } from './fixture-catalog.js';
+import { registerModernFixtures } from './fixture-modern.js';
 
 const { values } = parseArgs({ options: { port: { type: 'string', default: '3100' }, host: { type: 'string', default: '127.0.0.1' } } });
 const port = Number(values.port);
@@ -13,8 +14,10 @@ if (!Number.isInteger(port) || port < 0 || port > 65535) {
   process.exit(2);
 }
 
-const server = new McpServer({ name: 'switchboard-conformance-fixture', version: '1.0.0' });
+// A fixed requestState key: the fixture may run as several processes behind one URL.
+const server = new McpServer({ name: 'switchboard-conformance-fixture', version: '1.0.0' }, { requestState: { keys: [process.env.REQUEST_STATE_KEY ?? 'switchboard-conformance-fixture-request-state-key'] } });
 registerFixtureCatalog(server);
+registerModernFixtures(server);
 server.on('error', (err) => console.error('error:', err.message));
 
 const http = new StreamableHttpTransport(server);

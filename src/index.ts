@@ -28,6 +28,11 @@ export type { ListenOptions, ListeningAddress } from './transports/listen.js';
 export type { AllowedOrigins } from './transports/origin.js';
 
 export type { ClientRequestOptions, ClientResponse } from './server/client-requests.js';
+export type { InputOptions } from './server/context.js';
+export { InputRequired, inputRequired, InputRequiredSignal } from './mrtr/input-required.js';
+export type { InputRequest, InputMethod } from './mrtr/input-required.js';
+export type { RequestStateOptions } from './mrtr/request-state.js';
+export type { CacheHint } from './server/options.js';
 export type { ElicitationResponse, SamplingResponse, RootsResponse } from './server/events.js';
 export { confirm, ConfirmationError, UserDeclinedError, UserCanceledError, ElicitationFailedError, UnexpectedElicitActionError } from './elicitation/confirm.js';
 
@@ -44,9 +49,13 @@ export {
   NoBackChannelError,
   ElicitationValidationError,
   UrlElicitationRequiredError,
+  LegacyOnlyRequestError,
+  UnsupportedProtocolVersionError,
+  HeaderMismatchError,
+  InvalidRequestStateError,
 } from './protocol/errors.js';
 export type { JsonRpcErrorObject, ElicitationViolation } from './protocol/errors.js';
-export { LEGACY_PROTOCOL_VERSIONS, LATEST_LEGACY_PROTOCOL_VERSION, negotiateProtocolVersion } from './protocol/versions.js';
+export { LEGACY_PROTOCOL_VERSIONS, LATEST_LEGACY_PROTOCOL_VERSION, MODERN_PROTOCOL_VERSIONS, negotiateProtocolVersion } from './protocol/versions.js';
 export { normalizeClientCapabilities } from './protocol/capabilities.js';
 export type * from './protocol/types.js';
 export type { JsonRpcMessage, JsonRpcRequest, JsonRpcNotification, JsonRpcResponse } from './protocol/jsonrpc.js';

@@ -3,6 +3,7 @@ import { ElicitationNotSupportedError, ErrorCode, McpError } from '../protocol/e
 import type { ElicitAction } from '../protocol/types.js';
 import type { ClientRequestOptions } from '../server/client-requests.js';
 import type { RequestContext } from '../server/context.js';
+import { InputRequiredSignal } from '../mrtr/input-required.js';
 
 /** Why a confirmation did not let the work go ahead. `code` is stable. */
 export class ConfirmationError extends Error {
@@ -58,7 +59,7 @@ export async function confirm(ctx: RequestContext, question: string, options: Cl
   try {
     ({ action } = await ctx.elicit({ message: question, requestedSchema: YES_NO }, options));
   } catch (err) {
-    if (err instanceof ElicitationNotSupportedError || err instanceof UnexpectedElicitActionError) throw err;
+    if (err instanceof ElicitationNotSupportedError || err instanceof UnexpectedElicitActionError || err instanceof InputRequiredSignal) throw err;
     throw new ElicitationFailedError(question, err);
   }
   if (action === 'decline') throw new UserDeclinedError(question);

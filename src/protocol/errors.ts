@@ -15,8 +15,12 @@ export const ErrorCode = {
   ConnectionClosed: -32000,
   /** Local cause: no reply arrived within the request's timeout (same code as the official SDK). */
   RequestTimeout: -32001,
+  /** An HTTP header disagrees with the body, or a required one is missing (2026-07-28). */
+  HeaderMismatch: -32020,
   /** The client did not declare a capability the request needs (2026-07-28's MissingRequiredClientCapability). */
   MissingRequiredClientCapability: -32021,
+  /** The requested protocol version is not served (2026-07-28). */
+  UnsupportedProtocolVersion: -32022,
   /** Local cause: there is no way to push a request to this client (Switchboard's own code). */
   NoBackChannel: -32010,
   /** Local cause: the sender cancelled its own request (the LSP code for the same condition). */
@@ -156,5 +160,38 @@ export class UrlElicitationRequiredError extends McpError {
     const complete = elicitations.map((e) => ({ mode: 'url' as const, message: e.message, url: e.url, elicitationId: e.elicitationId ?? randomUUID() }));
     super(ErrorCode.UrlElicitationRequired, message, { elicitations: complete });
     this.elicitations = complete;
+  }
+}
+
+/** A server-to-client request was asked of a 2026-07-28 client, which takes none: ask with input-required instead. */
+export class LegacyOnlyRequestError extends NoBackChannelError {
+  override name = 'LegacyOnlyRequestError';
+  constructor(method: string) {
+    super(
+      method,
+      'the client speaks 2026-07-28, where servers send no requests; return an input-required result instead (ctx.elicit, ctx.createMessage and ctx.listRoots do it for you, or use ctx.inputRequired)',
+    );
+  }
+}
+
+export class UnsupportedProtocolVersionError extends McpError {
+  override name = 'UnsupportedProtocolVersionError';
+  constructor(requested: unknown, supported: readonly string[]) {
+    super(ErrorCode.UnsupportedProtocolVersion, 'Unsupported protocol version', { supported: [...supported], requested });
+  }
+}
+
+export class HeaderMismatchError extends McpError {
+  override name = 'HeaderMismatchError';
+  constructor(message: string) {
+    super(ErrorCode.HeaderMismatch, message);
+  }
+}
+
+/** A requestState that fails verification, has expired, or belongs to another request or principal. */
+export class InvalidRequestStateError extends McpError {
+  override name = 'InvalidRequestStateError';
+  constructor(readonly reason: string) {
+    super(ErrorCode.InvalidParams, 'Invalid or expired requestState', { reason });
   }
 }

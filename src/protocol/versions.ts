@@ -26,3 +26,13 @@ export function allowsBatches(version: string | undefined): boolean {
 export function isAtLeast(version: string | undefined, minimum: string): boolean {
   return version !== undefined && version >= minimum;
 }
+
+/** Stateless ("modern") revisions: no initialize, every request carries its own _meta. */
+export const MODERN_PROTOCOL_VERSIONS = ['2026-07-28'] as const;
+export type ModernProtocolVersion = (typeof MODERN_PROTOCOL_VERSIONS)[number];
+
+const modernVersions: ReadonlySet<string> = new Set(MODERN_PROTOCOL_VERSIONS);
+
+export function isModernProtocolVersion(version: unknown): version is ModernProtocolVersion {
+  return typeof version === 'string' && modernVersions.has(version);
+}

@@ -3,7 +3,7 @@
  * one response event (`responseElicitationCreate`, ...) carrying `isError` and the content, and, for
  * the promise forms, in a resolved result or a typed rejection.
  */
-import { ErrorCode, McpError, NoBackChannelError } from '../protocol/errors.js';
+import { ErrorCode, LegacyOnlyRequestError, McpError, NoBackChannelError } from '../protocol/errors.js';
 import type { RequestId } from '../protocol/types.js';
 import type { RequestContext } from './context.js';
 import type { McpServer } from './mcp-server.js';
@@ -52,6 +52,8 @@ export function sendClientRequest<Params extends object, Result extends object>(
   options: ClientRequestOptions,
   onDone?: (outcome: ClientOutcome<Result>, request: OutgoingRequest) => void,
 ): OutgoingRequest {
+  // The era gate: a 2026-07-28 client takes no server requests; it is asked through input-required.
+  if (session.era === 'modern') throw new LegacyOnlyRequestError(kind.method);
   if (session.state === 'closed') throw new NoBackChannelError(kind.method, `the session has ended (${session.closeReason})`);
   if (session.state === 'new') throw new NoBackChannelError(kind.method, 'the session has not completed initialize');
   const prepared = kind.prepare(server, session, params);

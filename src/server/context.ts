@@ -10,7 +10,16 @@ import type {
   ProgressToken,
   RequestId,
 } from '../protocol/types.js';
+import { ErrorCode, McpError } from '../protocol/errors.js';
+import { InputRequired, InputRequiredSignal, type InputMethod, type InputRequest } from '../mrtr/input-required.js';
+import { checkInputCapability, keyPrefix, type InputRound } from '../mrtr/rounds.js';
 import type { ClientRequestOptions } from './client-requests.js';
+
+/** Options of `ctx.elicit`, `ctx.createMessage` and `ctx.listRoots`. */
+export interface InputOptions extends ClientRequestOptions {
+  /** 2026-07-28: the key of this question in inputRequests. Default: `elicit-1`, `sample-2`, ... in call order. */
+  key?: string;
+}
 import type { McpSession, SessionRequestOptions } from './session.js';
 
 export class RequestContext {
@@ -110,19 +119,61 @@ export class RequestContext {
     return this.session.closeStream(this.requestId);
   }
 
-  /** `session.elicit`, related to this request (on HTTP it travels on this request's stream) and cancelled with it. */
-  elicit(params: ElicitParams, options: ClientRequestOptions = {}): Promise<ElicitResult> {
+  /**
+   * Ask the user, in either era. Handshake era: `session.elicit`, related to this request (on HTTP it
+   * travels on this request's stream) and cancelled with it. 2026-07-28: the answer from the retry's
+   * `inputResponses` if it has come; otherwise the client is sent input-required and the handler runs
+   * again on the retry, from the start (so whatever it did before asking runs again).
+   */
+  elicit(params: ElicitParams, options: InputOptions = {}): Promise<ElicitResult> {
+    if (this.session.era === 'modern') return this.askInput('elicitation/create', params as unknown as Record<string, unknown>, options.key) as Promise<ElicitResult>;
     return this.session.elicit(params, this.related(options));
   }
 
-  /** `session.createMessage`, related to this request and cancelled with it. */
-  createMessage(params: CreateMessageParams, options: ClientRequestOptions = {}): Promise<CreateMessageResult> {
+  /** Sampling in either era, like `elicit`. */
+  createMessage(params: CreateMessageParams, options: InputOptions = {}): Promise<CreateMessageResult> {
+    if (this.session.era === 'modern') return this.askInput('sampling/createMessage', params as unknown as Record<string, unknown>, options.key) as Promise<CreateMessageResult>;
     return this.session.createMessage(params, this.related(options));
   }
 
-  /** `session.listRoots`, related to this request and cancelled with it. */
-  listRoots(options: ClientRequestOptions = {}): Promise<ListRootsResult> {
+  /** The client's roots in either era, like `elicit`. */
+  listRoots(options: InputOptions = {}): Promise<ListRootsResult> {
+    if (this.session.era === 'modern') return this.askInput('roots/list', {}, options.key) as Promise<ListRootsResult>;
     return this.session.listRoots(this.related(options));
+  }
+
+  /** @internal The MRTR round of this request (tools/call, prompts/get and resources/read). */
+  input: InputRound | undefined;
+
+  /** Answers the client gave to earlier input requests, by key (only those that fit what was asked). */
+  get inputResponses(): Readonly<Record<string, unknown>> | undefined {
+    return this.input?.answers;
+  }
+
+  /** What the handler kept with its last input-required (`inputRequired.setState`), back from the client. */
+  get requestState(): unknown {
+    return this.input?.state;
+  }
+
+  /**
+   * The input-required this request will answer with, in the sgc style: add questions (and state) here,
+   * and once the handler returns the client is asked. Works in both eras.
+   */
+  get inputRequired(): InputRequired {
+    if (!this.input) throw new McpError(ErrorCode.InvalidRequest, `${this.method} cannot ask for input: only tools/call, prompts/get and resources/read can`);
+    return (this.input.pending ??= new InputRequired());
+  }
+
+  private async askInput(method: InputMethod, params: Record<string, unknown>, key: string | undefined): Promise<unknown> {
+    const round = this.input;
+    if (!round) throw new McpError(ErrorCode.InvalidRequest, `${this.method} cannot ask for input: only tools/call, prompts/get and resources/read can`);
+    const request: InputRequest = { method, params };
+    checkInputCapability(this.session.clientCapabilities, request);
+    const k = key ?? round.nextKey(keyPrefix(method));
+    const answer = round.answer(k, request);
+    if (answer !== undefined) return answer;
+    round.ask(k, request);
+    throw new InputRequiredSignal(k);
   }
 
   private related<T extends ClientRequestOptions>(options: T): T {

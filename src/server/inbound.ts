@@ -1,5 +1,7 @@
 /** Everything a client sends goes through here: framing rules, batches, and routing by message kind. */
-import { ErrorCode, McpError, type JsonRpcErrorObject } from '../protocol/errors.js';
+import { ErrorCode, McpError, UnsupportedProtocolVersionError, type JsonRpcErrorObject } from '../protocol/errors.js';
+import { modernClaim } from '../protocol/meta.js';
+import { supportedVersions } from './modern.js';
 import {
   classify,
   decode,
@@ -95,6 +97,23 @@ async function handleRequest(server: McpServer, session: McpSession, request: Js
   const reject = (code: number, message: string) => errorResponse(id, { code, message });
   if (session.inflight.has(id)) {
     return reject(ErrorCode.InvalidRequest, `Invalid Request: request id ${JSON.stringify(id)} is already in flight in this session; use a new id`);
+  }
+  // Era classification, per message: a _meta protocolVersion claim means 2026-07-28 (versioning.mdx).
+  const eras = server.options.eras;
+  if (eras !== 'legacy' && modernClaim(request.params) !== undefined) {
+    await server.handleModernRequest(session.relay, request, {
+      principal: session.principal,
+      track: (ctx) => {
+        session.inflight.set(id, ctx);
+        return () => session.inflight.delete(id);
+      },
+    });
+    return undefined; // answered through the relay
+  }
+  if (eras === 'modern') {
+    // A modern-only server names its versions in any error to a legacy client, which cannot fall forward.
+    const requested = method === 'initialize' ? request.params?.protocolVersion : undefined;
+    return errorResponse(id, new UnsupportedProtocolVersionError(requested, supportedVersions(server)).toJSON());
   }
   const handler = legacyMethods[method];
   if (!handler) return reject(ErrorCode.MethodNotFound, `Method not found: ${method}`);

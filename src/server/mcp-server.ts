@@ -23,6 +23,10 @@ import {
 } from './resources.js';
 import { SafeEmitter } from './safe-emitter.js';
 import { SchemaCompiler } from './schema-compiler.js';
+import type { Subscription } from './subscriptions.js';
+import { handleModernRequest, type ModernRequestHooks } from './modern.js';
+import type { JsonRpcRequest } from '../protocol/jsonrpc.js';
+import { RequestStateCodec } from '../mrtr/request-state.js';
 import { McpSession } from './session.js';
 import { createToolEntry, type ToolConfig, type ToolEntry, type ToolHandler } from './tools.js';
 
@@ -46,6 +50,7 @@ export interface ServerStats {
 }
 
 type ListKind = 'tools' | 'prompts' | 'resources';
+const LIST_FILTER = { tools: 'toolsListChanged', prompts: 'promptsListChanged', resources: 'resourcesListChanged' } as const;
 
 export class McpServer extends SafeEmitter<McpServerEvents> {
   readonly info: Readonly<Implementation>;
@@ -60,7 +65,10 @@ export class McpServer extends SafeEmitter<McpServerEvents> {
   /** @internal */ readonly resources = new Registry<ResourceEntry>('Resource', () => this.listChanged('resources'));
   /** @internal */ readonly resourceTemplates = new Registry<ResourceTemplateEntry>('Resource template', () => this.listChanged('resources'));
   /** @internal */ readonly schemas = new SchemaCompiler();
+  /** @internal Signs (and seals) MRTR requestState. */ readonly requestStates: RequestStateCodec;
 
+  /** @internal Open 2026-07-28 `subscriptions/listen` streams. */
+  readonly subscriptions = new Set<Subscription>();
   private readonly sessionMap = new Map<string, McpSession>();
   private readonly connections = new Set<McpSession>();
   private readonly transports = new Set<Closable>();
@@ -76,6 +84,7 @@ export class McpServer extends SafeEmitter<McpServerEvents> {
     this.info = Object.freeze(implementation);
     this.instructions = instructions;
     this.options = resolveServerOptions(options);
+    this.requestStates = new RequestStateCodec(this.options.requestState);
     this.sessions = this.sessionMap;
   }
 
@@ -137,6 +146,12 @@ export class McpServer extends SafeEmitter<McpServerEvents> {
     for (const session of this.sessionMap.values()) {
       if (session.subscriptions.has(uri) && session.notify('notifications/resources/updated', { uri })) told++;
     }
+    for (const subscription of this.subscriptions) {
+      if (subscription.filter.resourceSubscriptions?.includes(uri)) {
+        subscription.notify('notifications/resources/updated', { uri });
+        told++;
+      }
+    }
     return told;
   }
 
@@ -152,6 +167,9 @@ export class McpServer extends SafeEmitter<McpServerEvents> {
   /** End every session (each gets `sessionEnd`, each pending request an error) and stop every transport. */
   close(): Promise<void> {
     this.closing ??= (async () => {
+      // Listen streams end gracefully: their requests complete before the transports go.
+      for (const subscription of this.subscriptions) subscription.end();
+      if (this.subscriptions.size > 0) await new Promise((resolve) => setImmediate(resolve));
       for (const session of [...this.connections]) session.close('server closed');
       await Promise.all([...this.transports].map((t) => t.close()));
       this.transports.clear();
@@ -172,6 +190,14 @@ export class McpServer extends SafeEmitter<McpServerEvents> {
     this.connections.add(session);
     this.emit('connect', session);
     return session;
+  }
+
+  /**
+   * @internal Handle one 2026-07-28 request: a per-request session on `channel`, which carries the
+   * response and anything related to it.
+   */
+  handleModernRequest(channel: Channel, request: JsonRpcRequest, hooks?: ModernRequestHooks): Promise<void> {
+    return handleModernRequest(this, channel, request, hooks);
   }
 
   /** @internal A transport that `close()` must stop. */
@@ -209,7 +235,7 @@ export class McpServer extends SafeEmitter<McpServerEvents> {
 
   /** Registry changes in one tick become one `list_changed` per list per session. */
   private listChanged(kind: ListKind): void {
-    if (this.sessionMap.size === 0) return;
+    if (this.sessionMap.size === 0 && this.subscriptions.size === 0) return;
     if (this.changedLists.size === 0) queueMicrotask(() => this.flushListChanged());
     this.changedLists.add(kind);
   }
@@ -219,6 +245,8 @@ export class McpServer extends SafeEmitter<McpServerEvents> {
       for (const session of this.sessionMap.values()) {
         if (session.state === 'ready') session.notify(`notifications/${kind}/list_changed`);
       }
+      const wanted = LIST_FILTER[kind];
+      for (const subscription of this.subscriptions) if (subscription.filter[wanted]) subscription.notify(`notifications/${kind}/list_changed`);
     }
     this.changedLists.clear();
   }

@@ -1,4 +1,4 @@
-/** The legacy-era (2024-11-05 to 2025-11-25) method table: one function per client request method. */
+/** The method tables' shared handlers, and the legacy-era (2024-11-05 to 2025-11-25) table: one function per client request method. */
 import { normalizeClientCapabilities } from '../protocol/capabilities.js';
 import { ErrorCode, McpError } from '../protocol/errors.js';
 import type { CallToolResult, CompleteParams, CompleteResult, GetPromptResult, Implementation, InitializeParams, InitializeResult } from '../protocol/types.js';
@@ -13,6 +13,8 @@ import { RequestEvent } from './request-event.js';
 import { normalizeReadOutput, resourceNotFound, type ReadOutput } from './resources.js';
 import type { McpSession } from './session.js';
 import { callTool } from './tools.js';
+import { InputRequired } from '../mrtr/input-required.js';
+import { runWithInput } from '../mrtr/rounds.js';
 
 export type MethodHandler = (
   server: McpServer,
@@ -66,7 +68,7 @@ function emitRequest<P, R>(server: McpServer, event: RequestEventName, session: 
   return request.response;
 }
 
-async function callToolMethod(server: McpServer, session: McpSession, params: Record<string, unknown>, ctx: RequestContext) {
+export async function callToolMethod(server: McpServer, session: McpSession, params: Record<string, unknown>, ctx: RequestContext) {
   const name = requireString(params, 'name', 'tools/call');
   const args = params.arguments ?? {};
   if (typeof args !== 'object' || args === null || Array.isArray(args)) throw invalidParams('tools/call params.arguments must be an object');
@@ -77,29 +79,34 @@ async function callToolMethod(server: McpServer, session: McpSession, params: Re
   }
   const entry = server.tools.get(name);
   if (!entry) throw invalidParams(`Unknown tool: ${name}`);
-  return callTool(entry, args as Record<string, unknown>, ctx);
+  return runWithInput(server, ctx, params, { method: 'tools/call', target: name, arguments: args }, () => callTool(entry, args as Record<string, unknown>, ctx));
 }
 
-async function getPromptMethod(server: McpServer, session: McpSession, params: Record<string, unknown>, ctx: RequestContext) {
+export async function getPromptMethod(server: McpServer, session: McpSession, params: Record<string, unknown>, ctx: RequestContext) {
   const name = requireString(params, 'name', 'prompts/get');
   const answer = emitRequest<PromptRequestEvent['params'], GetPromptResult>(server, 'requestPrompt', session, { name, arguments: (params.arguments ?? {}) as Record<string, string> }, ctx);
   if (answer !== undefined) return answer;
   const entry = server.prompts.get(name);
   if (!entry) throw invalidParams(`Unknown prompt: ${name}`);
-  return getPrompt(entry, params.arguments, ctx);
+  return runWithInput(server, ctx, params, { method: 'prompts/get', target: name, arguments: params.arguments }, () => getPrompt(entry, params.arguments, ctx));
 }
 
-async function readResourceMethod(server: McpServer, session: McpSession, params: Record<string, unknown>, ctx: RequestContext) {
+export async function readResourceMethod(server: McpServer, session: McpSession, params: Record<string, unknown>, ctx: RequestContext) {
   const uri = requireString(params, 'uri', 'resources/read');
   const answer = emitRequest<ResourceRequestEvent['params'], ReadOutput>(server, 'requestResource', session, { uri }, ctx);
   if (answer !== undefined) return normalizeReadOutput(await answer, uri, undefined);
+  const target = { method: 'resources/read' as const, target: uri, arguments: undefined };
   const entry = server.resources.get(uri);
-  if (entry) return normalizeReadOutput(await entry.handler(uri, ctx), uri, entry.descriptor.mimeType);
+  if (entry) return runWithInput(server, ctx, params, target, async () => readOutput(await entry.handler(uri, ctx), uri, entry.descriptor.mimeType));
   for (const template of server.resourceTemplates.values()) {
     const variables = template.template.match(uri);
-    if (variables) return normalizeReadOutput(await template.handler(uri, variables, ctx), uri, template.descriptor.mimeType);
+    if (variables) return runWithInput(server, ctx, params, target, async () => readOutput(await template.handler(uri, variables, ctx), uri, template.descriptor.mimeType));
   }
   throw resourceNotFound(uri);
+}
+
+function readOutput(output: ReadOutput | InputRequired, uri: string, mimeType: string | undefined) {
+  return output instanceof InputRequired ? output : normalizeReadOutput(output, uri, mimeType);
 }
 
 function subscription(subscribe: boolean) {
@@ -116,7 +123,7 @@ function subscription(subscribe: boolean) {
   };
 }
 
-async function completeMethod(server: McpServer, session: McpSession, params: Record<string, unknown>, ctx: RequestContext): Promise<CompleteResult> {
+export async function completeMethod(server: McpServer, session: McpSession, params: Record<string, unknown>, ctx: RequestContext): Promise<CompleteResult> {
   const { ref, argument, context } = params as Partial<CompleteParams>;
   if (typeof ref !== 'object' || ref === null) throw invalidParams('completion/complete needs params.ref');
   if (typeof argument?.name !== 'string' || typeof argument.value !== 'string') {
@@ -149,7 +156,7 @@ async function completeMethod(server: McpServer, session: McpSession, params: Re
   }
 }
 
-function list(kind: 'tools' | 'prompts' | 'resources' | 'resourceTemplates'): MethodHandler {
+export function list(kind: 'tools' | 'prompts' | 'resources' | 'resourceTemplates'): MethodHandler {
   return (server, _session, params) => {
     const { items, nextCursor } = server[kind].page(params.cursor, server.options.pageSize);
     return nextCursor === undefined ? { [kind]: items } : { [kind]: items, nextCursor };

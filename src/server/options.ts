@@ -1,5 +1,6 @@
 /** Server options, validated once at construction with a message per wrong option. */
 import type { LoggingLevel, ServerCapabilities } from '../protocol/types.js';
+import type { RequestStateOptions } from '../mrtr/request-state.js';
 import { isLoggingLevel } from './logging.js';
 
 export interface McpServerOptions {
@@ -19,9 +20,23 @@ export interface McpServerOptions {
   defaultLogLevel?: LoggingLevel;
   /** Page size for `tools/list`, `prompts/list`, `resources/list` and `resources/templates/list`. Default 100. */
   pageSize?: number;
+  /** Which protocol eras to serve: both (default), the handshake era only, or 2026-07-28 only. */
+  eras?: 'dual' | 'legacy' | 'modern';
+  /** The MRTR requestState codec: keys (rotation), sealing, TTL, round cap, single-use hook. */
+  requestState?: RequestStateOptions;
+  /**
+   * Caching hints on 2026-07-28 discover, list and read results (SEP-2549). Default `{ ttlMs: 0, scope: 'private' }`;
+   * a resource or template may set its own for its reads.
+   */
+  cache?: CacheHint;
 }
 
-export type ResolvedServerOptions = Required<Omit<McpServerOptions, 'capabilities'>> & Pick<McpServerOptions, 'capabilities'>;
+export interface CacheHint {
+  ttlMs: number;
+  scope: 'public' | 'private';
+}
+
+export type ResolvedServerOptions = Required<Omit<McpServerOptions, 'capabilities' | 'requestState'>> & Pick<McpServerOptions, 'capabilities' | 'requestState'>;
 
 export function resolveServerOptions(options: McpServerOptions = {}): ResolvedServerOptions {
   if (typeof options !== 'object' || options === null) throw new TypeError('McpServer options must be an object');
@@ -34,7 +49,12 @@ export function resolveServerOptions(options: McpServerOptions = {}): ResolvedSe
     validateElicitationResponses: options.validateElicitationResponses ?? true,
     defaultLogLevel: options.defaultLogLevel ?? 'info',
     pageSize: options.pageSize ?? 100,
+    eras: options.eras ?? 'dual',
+    requestState: options.requestState,
+    cache: options.cache ?? { ttlMs: 0, scope: 'private' },
   };
+  if (!['dual', 'legacy', 'modern'].includes(resolved.eras)) throw new TypeError(`McpServer option eras must be dual, legacy or modern; got ${JSON.stringify(resolved.eras)}`);
+  checkCacheHint('cache', resolved.cache);
   for (const key of ['requestTimeoutMs', 'elicitationTimeoutMs', 'samplingTimeoutMs', 'maxRequestTimeoutMs'] as const) {
     positiveInteger(key, resolved[key], MAX_TIMER_MS);
   }
@@ -49,6 +69,13 @@ export function resolveServerOptions(options: McpServerOptions = {}): ResolvedSe
     throw new TypeError('McpServer option capabilities must be an object');
   }
   return resolved;
+}
+
+export function checkCacheHint(name: string, hint: unknown): void {
+  const h = hint as CacheHint;
+  if (typeof h !== 'object' || h === null || !Number.isInteger(h.ttlMs) || h.ttlMs < 0 || (h.scope !== 'public' && h.scope !== 'private')) {
+    throw new TypeError(`Option ${name} must be { ttlMs: a non-negative integer, scope: 'public' | 'private' }; got ${JSON.stringify(hint)}`);
+  }
 }
 
 /** Node's timers fire at once for delays above 2^31 - 1 ms. */

@@ -3,6 +3,7 @@ import { ErrorCode, McpError } from '../protocol/errors.js';
 import type { GetPromptResult, Icon, Meta, Prompt, PromptArgument } from '../protocol/types.js';
 import type { RequestContext } from './context.js';
 import type { Completer } from './completions.js';
+import { InputRequired } from '../mrtr/input-required.js';
 
 export interface PromptConfig {
   title?: string;
@@ -14,7 +15,7 @@ export interface PromptConfig {
   _meta?: Meta;
 }
 
-export type PromptHandler = (args: Record<string, string>, ctx: RequestContext) => GetPromptResult | Promise<GetPromptResult>;
+export type PromptHandler = (args: Record<string, string>, ctx: RequestContext) => GetPromptResult | InputRequired | Promise<GetPromptResult | InputRequired>;
 
 export interface PromptEntry {
   descriptor: Prompt;
@@ -38,7 +39,7 @@ export function createPromptEntry(name: string, config: PromptConfig, handler: P
   };
 }
 
-export async function getPrompt(entry: PromptEntry, args: unknown, ctx: RequestContext): Promise<GetPromptResult> {
+export async function getPrompt(entry: PromptEntry, args: unknown, ctx: RequestContext): Promise<GetPromptResult | InputRequired> {
   const name = entry.descriptor.name;
   if (args !== undefined && (typeof args !== 'object' || args === null || Array.isArray(args))) {
     throw new McpError(ErrorCode.InvalidParams, `Arguments for prompt ${name} must be an object of strings`);
@@ -52,6 +53,7 @@ export async function getPrompt(entry: PromptEntry, args: unknown, ctx: RequestC
     throw new McpError(ErrorCode.InvalidParams, `Missing required argument${missing.length > 1 ? 's' : ''} for prompt ${name}: ${missing.join(', ')}`);
   }
   const result = await entry.handler(values as Record<string, string>, ctx);
+  if (result instanceof InputRequired) return result;
   if (!result || !Array.isArray(result.messages)) {
     throw new McpError(ErrorCode.InternalError, `Prompt ${name} returned no messages array; return a GetPromptResult`);
   }

@@ -2,13 +2,20 @@
 import { ErrorCode, McpError } from '../protocol/errors.js';
 import type { Annotations, Icon, Meta, ReadResourceResult, Resource, ResourceContents, ResourceTemplate } from '../protocol/types.js';
 import type { Completer } from './completions.js';
+import { checkCacheHint, type CacheHint } from './options.js';
 import type { RequestContext } from './context.js';
 import { UriTemplate } from './uri-template.js';
+import type { InputRequired } from '../mrtr/input-required.js';
 
-/** The resource as `resources/list` shows it, without its URI (given separately). */
-export type ResourceConfig = Omit<Resource, 'uri'>;
+/** The resource as `resources/list` shows it, without its URI (given separately), and its read caching hint. */
+export type ResourceConfig = Omit<Resource, 'uri'> & {
+  /** Caching hint for 2026-07-28 reads of this resource (SEP-2549); default: the server's `cache` option. */
+  cache?: CacheHint;
+};
 
-export interface ResourceTemplateConfig extends Omit<ResourceConfig, 'size'> {
+export interface ResourceTemplateConfig extends Omit<ResourceConfig, 'size' | 'cache'> {
+  /** Caching hint for 2026-07-28 reads through this template (SEP-2549). */
+  cache?: CacheHint;
   /** Completers for template variables, by variable name (`completion/complete` with `ref/resource`). */
   complete?: Record<string, Completer>;
 }
@@ -18,12 +25,17 @@ export interface ResourceTemplateConfig extends Omit<ResourceConfig, 'size'> {
  * mimeType), or undefined when there is no such resource (answered with -32002).
  */
 export type ReadOutput = ReadResourceResult | ResourceContents[] | string | undefined;
-export type ResourceHandler = (uri: string, ctx: RequestContext) => ReadOutput | Promise<ReadOutput>;
-export type ResourceTemplateHandler = (uri: string, variables: Record<string, string>, ctx: RequestContext) => ReadOutput | Promise<ReadOutput>;
+export type ResourceHandler = (uri: string, ctx: RequestContext) => ReadOutput | InputRequired | Promise<ReadOutput | InputRequired>;
+export type ResourceTemplateHandler = (
+  uri: string,
+  variables: Record<string, string>,
+  ctx: RequestContext,
+) => ReadOutput | InputRequired | Promise<ReadOutput | InputRequired>;
 
 export interface ResourceEntry {
   descriptor: Resource;
   handler: ResourceHandler;
+  cache: CacheHint | undefined;
 }
 
 export interface ResourceTemplateEntry {
@@ -31,20 +43,24 @@ export interface ResourceTemplateEntry {
   template: UriTemplate;
   handler: ResourceTemplateHandler;
   complete: Record<string, Completer> | undefined;
+  cache: CacheHint | undefined;
 }
 
 export function createResourceEntry(uri: string, config: ResourceConfig, handler: ResourceHandler): ResourceEntry {
   checkUri(uri, 'Resource');
   if (!config?.name) throw new TypeError(`Resource '${uri}' needs a name`);
   if (typeof handler !== 'function') throw new TypeError(`Resource '${uri}' needs a read handler function`);
-  return { descriptor: { uri, ...config }, handler };
+  const { cache, ...descriptor } = config;
+  if (cache !== undefined) checkCacheHint(`cache of resource ${uri}`, cache);
+  return { descriptor: { uri, ...descriptor }, handler, cache };
 }
 
 export function createResourceTemplateEntry(uriTemplate: string, config: ResourceTemplateConfig, handler: ResourceTemplateHandler): ResourceTemplateEntry {
   if (!config?.name) throw new TypeError(`Resource template '${uriTemplate}' needs a name`);
   if (typeof handler !== 'function') throw new TypeError(`Resource template '${uriTemplate}' needs a read handler function`);
-  const { complete, ...descriptor } = config;
-  return { descriptor: { uriTemplate, ...descriptor }, template: new UriTemplate(uriTemplate), handler, complete };
+  const { complete, cache, ...descriptor } = config;
+  if (cache !== undefined) checkCacheHint(`cache of resource template ${uriTemplate}`, cache);
+  return { descriptor: { uriTemplate, ...descriptor }, template: new UriTemplate(uriTemplate), handler, complete, cache };
 }
 
 export function resourceNotFound(uri: string): McpError {

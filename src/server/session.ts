@@ -1,6 +1,6 @@
 /** One client's session: its negotiated version and capabilities, and its traffic in both directions. */
 import { randomUUID } from 'node:crypto';
-import { ConnectionClosedError, ErrorCode, McpError, RequestCancelledError } from '../protocol/errors.js';
+import { ConnectionClosedError, ErrorCode, LegacyOnlyRequestError, McpError, RequestCancelledError } from '../protocol/errors.js';
 import type { JsonRpcMessage, JsonRpcRequest } from '../protocol/jsonrpc.js';
 import type {
   ClientCapabilities,
@@ -77,12 +77,26 @@ export class McpSession {
   private lastActivityMs = this.createdMs;
   private endReason: string | undefined;
 
+  /** `legacy`: a handshake session (2024-11-05 to 2025-11-25). `modern`: one stateless 2026-07-28 request. */
+  readonly era: 'legacy' | 'modern';
+
   constructor(
     private readonly server: McpServer,
     private readonly channel: Channel,
+    /** For a 2026-07-28 request: what its `_meta` said about the client. */
+    modern?: { protocolVersion: string; clientInfo: Implementation | undefined; clientCapabilities: ClientCapabilities; logLevel: LoggingLevel | undefined; principal: unknown },
   ) {
     this.transport = channel.kind;
     this.remoteAddress = channel.remoteAddress;
+    this.era = modern ? 'modern' : 'legacy';
+    if (modern) {
+      this.state = 'ready';
+      this.protocolVersion = modern.protocolVersion;
+      this.clientInfo = modern.clientInfo;
+      this.clientCapabilities = modern.clientCapabilities;
+      this.logLevel = modern.logLevel;
+      this.principal = modern.principal;
+    }
   }
 
   get createdAt(): Date {
@@ -129,6 +143,10 @@ export class McpSession {
       onSettle(outcome, request);
     };
     // Endings known before sending still come after the caller has the request (and its id).
+    if (this.era === 'modern') {
+      queueMicrotask(() => settle({ ok: false, error: new LegacyOnlyRequestError(method) }));
+      return request;
+    }
     if (this.state === 'closed' || this.state === 'new') {
       const why = this.state === 'closed' ? (this.endReason ?? 'the session has ended') : 'the session is not initialized yet';
       queueMicrotask(() => settle({ ok: false, error: new ConnectionClosedError(method, why) }));
@@ -176,7 +194,7 @@ export class McpSession {
 
   /** Whether a server-to-client request (related to `relatedRequestId`, if given) can reach the client now. */
   canPush(relatedRequestId?: RequestId): boolean {
-    return this.state !== 'closed' && (this.channel.canPush?.(relatedRequestId) ?? true);
+    return this.era === 'legacy' && this.state !== 'closed' && (this.channel.canPush?.(relatedRequestId) ?? true);
   }
 
   /** `ping` the client; resolves when it answers. */
@@ -192,7 +210,9 @@ export class McpSession {
 
   /** Send `notifications/message` if the session's log level lets `level` through. */
   log(level: LoggingLevel, data: unknown, logger?: string, relatedRequestId?: RequestId): boolean {
-    if (!isLevelEnabled(level, this.logLevel ?? this.server.options.defaultLogLevel)) return false;
+    // 2026-07-28: no notifications/message unless the request's _meta asked for a level.
+    const threshold = this.logLevel ?? (this.era === 'modern' ? undefined : this.server.options.defaultLogLevel);
+    if (threshold === undefined || !isLevelEnabled(level, threshold)) return false;
     const params: Record<string, unknown> = { level, data };
     if (logger !== undefined) params.logger = logger;
     return this.notify('notifications/message', params, relatedRequestId);
@@ -234,6 +254,22 @@ export class McpSession {
   transportClosed(reason: string): void {
     this.end(reason);
   }
+
+  /**
+   * @internal The channel 2026-07-28 requests arriving on this connection answer through: the same
+   * connection, with no way to push requests.
+   */
+  get relay(): Channel {
+    return (this.relayChannel ??= {
+      kind: this.channel.kind,
+      remoteAddress: this.channel.remoteAddress,
+      send: (message, relatedRequestId) => this.channel.send(message, relatedRequestId),
+      canPush: () => false,
+      close: () => {},
+    });
+  }
+
+  private relayChannel: Channel | undefined;
 
   /** @internal */
   send(message: JsonRpcMessage | JsonRpcMessage[], relatedRequestId?: RequestId): boolean {

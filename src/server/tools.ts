@@ -2,6 +2,7 @@
 import { ErrorCode, McpError } from '../protocol/errors.js';
 import type { CallToolResult, Icon, JsonSchemaObject, Meta, Tool, ToolAnnotations } from '../protocol/types.js';
 import { confirm } from '../elicitation/confirm.js';
+import { InputRequired, InputRequiredSignal } from '../mrtr/input-required.js';
 import type { RequestContext } from './context.js';
 import { describeViolations, type SchemaCompiler, type Validator } from './schema-compiler.js';
 
@@ -27,11 +28,16 @@ export interface ToolConfig {
  * becomes an `isError` result with its message (SEP-1303), except `UrlElicitationRequiredError`,
  * which is answered as the -32042 JSON-RPC error it stands for.
  */
-export type ToolHandler = (args: Record<string, unknown>, ctx: RequestContext) => CallToolResult | string | Promise<CallToolResult | string>;
+export type ToolHandler = (
+  args: Record<string, unknown>,
+  ctx: RequestContext,
+) => CallToolResult | string | InputRequired | Promise<CallToolResult | string | InputRequired>;
 
 export interface ToolEntry {
   descriptor: Tool;
   handler: ToolHandler;
+  /** Arguments mirrored in HTTP headers (`x-mcp-header` in inputSchema, SEP-2243): property, header name. */
+  headerParams: [string, string][] | undefined;
   confirm: ToolConfig['confirm'];
   validateInput: Validator;
   validateOutput: Validator | undefined;
@@ -54,10 +60,20 @@ export function createToolEntry(name: string, config: ToolConfig, handler: ToolH
   return {
     descriptor,
     handler,
+    headerParams: headerParams(inputSchema),
     confirm: confirmation,
     validateInput: compileFor(name, 'inputSchema', inputSchema, schemas),
     validateOutput: config.outputSchema && compileFor(name, 'outputSchema', config.outputSchema, schemas),
   };
+}
+
+function headerParams(schema: JsonSchemaObject): [string, string][] | undefined {
+  const found: [string, string][] = [];
+  for (const [property, definition] of Object.entries(schema.properties ?? {})) {
+    const header = (definition as { 'x-mcp-header'?: unknown })['x-mcp-header'];
+    if (typeof header === 'string' && header.length > 0) found.push([property, header]);
+  }
+  return found.length > 0 ? found : undefined;
 }
 
 function compileFor(name: string, which: string, schema: object, schemas: SchemaCompiler): Validator {
@@ -69,7 +85,7 @@ function compileFor(name: string, which: string, schema: object, schemas: Schema
 }
 
 /** Run a tool: argument validation and handler failures are `isError` results (SEP-1303), not protocol errors. */
-export async function callTool(entry: ToolEntry, args: Record<string, unknown>, ctx: RequestContext): Promise<CallToolResult> {
+export async function callTool(entry: ToolEntry, args: Record<string, unknown>, ctx: RequestContext): Promise<CallToolResult | InputRequired> {
   const name = entry.descriptor.name;
   const violations = entry.validateInput(args);
   if (violations) return errorResult(`Invalid arguments for tool ${name}: ${describeViolations(violations)}`);
@@ -77,10 +93,10 @@ export async function callTool(entry: ToolEntry, args: Record<string, unknown>, 
   try {
     if (entry.confirm !== undefined) await confirm(ctx, typeof entry.confirm === 'string' ? entry.confirm : entry.confirm(args));
     const out = await entry.handler(args, ctx);
+    if (out instanceof InputRequired) return out;
     result = typeof out === 'string' ? { content: [{ type: 'text', text: out }] } : out;
   } catch (err) {
-    // -32042 asks the client to run URL elicitations and retry: it only works as a JSON-RPC error.
-    if (err instanceof McpError && err.code === ErrorCode.UrlElicitationRequired) throw err;
+    if (travelsAsProtocolError(err, ctx)) throw err;
     return errorResult(err instanceof Error ? err.message : String(err));
   }
   if (typeof result !== 'object' || result === null) {
@@ -97,6 +113,17 @@ export async function callTool(entry: ToolEntry, args: Record<string, unknown>, 
     result = { ...result, content: [{ type: 'text', text: JSON.stringify(result.structuredContent) }] };
   }
   return result.content === undefined ? { ...result, content: [] } : result;
+}
+
+/**
+ * The few errors a tool's caller must see as JSON-RPC errors: an input round in progress, -32042 (it
+ * asks the client to run URL elicitations and retry), and, on 2026-07-28, -32021 (a capability the
+ * request did not declare: the client may retry with it).
+ */
+function travelsAsProtocolError(err: unknown, ctx: RequestContext): boolean {
+  if (err instanceof InputRequiredSignal) return true;
+  if (!(err instanceof McpError)) return false;
+  return err.code === ErrorCode.UrlElicitationRequired || (err.code === ErrorCode.MissingRequiredClientCapability && ctx.session.era === 'modern');
 }
 
 export function errorResult(text: string): CallToolResult {

@@ -73,6 +73,23 @@ const TOOL_NAMES = [
   'json_schema_2020_12_tool',
 ];
 
+/** The spawned fixture server also serves the 2026-07-28 fixtures. */
+const MODERN_TOOL_NAMES = [
+  'test_input_required_result_elicitation',
+  'test_input_required_result_sampling',
+  'test_input_required_result_list_roots',
+  'test_input_required_result_request_state',
+  'test_input_required_result_tampered_state',
+  'test_input_required_result_multiple_inputs',
+  'test_input_required_result_multi_round',
+  'test_input_required_result_capabilities',
+  'test_missing_capability',
+  'test_streaming_elicitation',
+  'test_logging_tool',
+  'test_trigger_tool_change',
+  'test_trigger_prompt_change',
+];
+
 describe('lifecycle and utilities', () => {
   it('initializes at 2025-11-25 with the fixture server info and the capabilities the scenarios need', async () => {
     const { client } = await openFixture();
@@ -531,7 +548,7 @@ describe('the fixture server process', () => {
     h.defer(() => client.close());
     await client.connect(new WebSocketClientTransport(new URL(`ws://127.0.0.1:${port}/mcp`)));
     expect(client.getServerVersion()).toEqual(FIXTURE_INFO);
-    expect((await client.listTools()).tools.map((t) => t.name)).toEqual(TOOL_NAMES);
+    expect((await client.listTools()).tools.map((t) => t.name)).toEqual([...TOOL_NAMES, ...MODERN_TOOL_NAMES]);
     expect(await client.callTool({ name: 'test_simple_text' })).toEqual(text('This is a simple text response for testing.'));
     await client.close();
 

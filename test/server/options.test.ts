@@ -11,6 +11,9 @@ const DEFAULTS = {
   validateElicitationResponses: true,
   defaultLogLevel: 'info',
   pageSize: 100,
+  eras: 'dual',
+  requestState: undefined,
+  cache: { ttlMs: 0, scope: 'private' },
 };
 
 describe('resolveServerOptions', () => {
@@ -30,6 +33,9 @@ describe('resolveServerOptions', () => {
       validateElicitationResponses: false,
       defaultLogLevel: 'debug',
       pageSize: 2,
+      eras: 'modern',
+      requestState: { maxRounds: 3 },
+      cache: { ttlMs: 60_000, scope: 'public' },
     } as const;
     expect(resolveServerOptions(given)).toStrictEqual({
       capabilities: { experimental: { x: {} } },
@@ -40,8 +46,18 @@ describe('resolveServerOptions', () => {
       validateElicitationResponses: false,
       defaultLogLevel: 'debug',
       pageSize: 2,
+      eras: 'modern',
+      requestState: { maxRounds: 3 },
+      cache: { ttlMs: 60_000, scope: 'public' },
     });
   });
+
+  it.each([['eras', 'both', 'McpServer option eras must be dual, legacy or modern; got "both"'], ['cache', { ttlMs: -1, scope: 'public' }, 'Option cache must be']] as const)(
+    'rejects a wrong %s',
+    (name, value, message) => {
+      expect(() => resolveServerOptions({ [name]: value } as McpServerOptions)).toThrow(message);
+    },
+  );
 
   it.each(['debug', 'info', 'notice', 'warning', 'error', 'critical', 'alert', 'emergency'] as const)('accepts the log level %s', (level) => {
     expect(resolveServerOptions({ defaultLogLevel: level }).defaultLogLevel).toBe(level);

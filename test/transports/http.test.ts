@@ -521,10 +521,38 @@ describe('request checks', () => {
     expect({ status: res.status, body: await res.json() }).toEqual({ status: 200, body: { jsonrpc: '2.0', id: 1, result: {} } });
   });
 
-  it.each(['2026-07-28', 'garbage'])('answers a POST with MCP-Protocol-Version %s with 400', async (version) => {
+  it('answers a POST with MCP-Protocol-Version garbage with 400', async () => {
     const { url } = await start();
     const client = await ready(url);
-    await expectError(await client.request('ping', undefined, 1, { 'mcp-protocol-version': version }), 400, -32000, UNSUPPORTED_VERSION(version));
+    await expectError(await client.request('ping', undefined, 1, { 'mcp-protocol-version': 'garbage' }), 400, -32000, UNSUPPORTED_VERSION('garbage'));
+  });
+
+  it('treats a POST with MCP-Protocol-Version 2026-07-28 as a stateless request, which without its _meta envelope gets 400 -32602', async () => {
+    const { url } = await start();
+    const client = await ready(url);
+    const res = await client.request('ping', undefined, 1, { 'mcp-protocol-version': '2026-07-28' });
+    expect({ status: res.status, body: await res.json() }).toEqual({
+      status: 400,
+      body: {
+        jsonrpc: '2.0',
+        id: 1,
+        error: {
+          code: -32602,
+          message: 'Invalid params: a 2026-07-28 request needs _meta["io.modelcontextprotocol/protocolVersion"] and _meta["io.modelcontextprotocol/clientCapabilities"]',
+        },
+      },
+    });
+  });
+
+  it('on a legacy-only server answers MCP-Protocol-Version 2026-07-28 with a plain 400, so dual-era clients fall back to initialize', async () => {
+    const server = new McpServer({ name: 'legacy-only', version: '1.0.0' }, { eras: 'legacy' });
+    const { url } = await new StreamableHttpTransport(server).listen({ host: '127.0.0.1', port: 0 });
+    try {
+      const client = await ready(url);
+      await expectError(await client.request('ping', undefined, 1, { 'mcp-protocol-version': '2026-07-28' }), 400, -32000, UNSUPPORTED_VERSION('2026-07-28'));
+    } finally {
+      await server.close();
+    }
   });
 
   it('answers GET and DELETE with an unsupported MCP-Protocol-Version with 400, leaving the session alive', async () => {

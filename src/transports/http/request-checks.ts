@@ -6,12 +6,21 @@ const LOOPBACK_ADDRESSES = new Set(['127.0.0.1', '::1', '::ffff:127.0.0.1']);
 const LOOPBACK_HOSTNAMES = new Set(['localhost', '127.0.0.1', '[::1]']);
 
 /** Send a transport-level error: an HTTP status with a JSON-RPC error body whose id is null (the SDKs' shape). */
-export function sendHttpError(res: ServerResponse, status: number, code: number, message: string, headers: Record<string, string> = {}): void {
+export function sendHttpError(
+  res: ServerResponse,
+  status: number,
+  code: number,
+  message: string,
+  headers: Record<string, string> = {},
+  data?: unknown,
+  id: string | number | null = null,
+): void {
   if (res.headersSent) {
     res.end();
     return;
   }
-  const body = JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null });
+  const error = data === undefined ? { code, message } : { code, message, data };
+  const body = JSON.stringify({ jsonrpc: '2.0', error, id });
   res.writeHead(status, { ...headers, 'content-type': 'application/json' }).end(body);
 }
 

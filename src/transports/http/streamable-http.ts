@@ -4,10 +4,14 @@
  * default. It works straight on node:http objects: no Web Streams conversion on the hot path.
  */
 import { createServer, type IncomingMessage, type Server as HttpServer, type ServerResponse } from 'node:http';
-import { ErrorCode } from '../../protocol/errors.js';
-import { classify } from '../../protocol/jsonrpc.js';
+import { ErrorCode, McpError, UnsupportedProtocolVersionError } from '../../protocol/errors.js';
+import { classify, type Classified } from '../../protocol/jsonrpc.js';
+import { META, modernClaim } from '../../protocol/meta.js';
+import { supportedVersions } from '../../server/modern.js';
+import { checkModernHeaders } from './modern-headers.js';
+import { RequestChannel } from './request-channel.js';
 import type { RequestId } from '../../protocol/types.js';
-import { allowsBatches, isLegacyProtocolVersion, LEGACY_PROTOCOL_VERSIONS, negotiateProtocolVersion } from '../../protocol/versions.js';
+import { allowsBatches, isLegacyProtocolVersion, isModernProtocolVersion, LEGACY_PROTOCOL_VERSIONS, negotiateProtocolVersion } from '../../protocol/versions.js';
 import type { Closable } from '../../server/channel.js';
 import type { McpServer } from '../../server/mcp-server.js';
 import { positiveInteger } from '../../server/options.js';
@@ -194,6 +198,10 @@ export class StreamableHttpTransport implements Closable, HttpSessionHost {
         });
       }
     }
+    if (this.server.options.eras === 'modern' && (req.method === 'GET' || req.method === 'DELETE')) {
+      // 2026-07-28 has no standalone stream and no sessions to end.
+      return sendHttpError(res, 405, HttpErrorCode.BadRequest, 'Method Not Allowed: this server speaks 2026-07-28 only, which has no GET stream or sessions; POST each request', { ...cors, allow: 'POST' });
+    }
     switch (req.method) {
       case 'POST':
         return this.post(req, res, cors, principal);
@@ -228,7 +236,21 @@ export class StreamableHttpTransport implements Closable, HttpSessionHost {
       this.server.stats.invalidMessages++;
       return sendHttpError(res, 400, invalid.error.code, invalid.error.message, cors);
     }
+    // Era classification, per message (versioning.mdx): a _meta protocolVersion claim means 2026-07-28;
+    // so does the header alone, which then lacks its envelope (-32602).
+    const eras = this.server.options.eras;
+    const headerVersion = header(req, 'mcp-protocol-version');
+    const first = classified[0];
+    const claim = !batch && first.kind !== 'invalid' && first.kind !== 'response' ? modernClaim(first.message.params) : undefined;
+    if (eras !== 'legacy' && (claim !== undefined || isModernProtocolVersion(headerVersion))) {
+      return this.modernPost(req, res, cors, principal, batch ? undefined : first, claim);
+    }
     const initialize = classified.some((c) => c.kind === 'request' && c.message.method === 'initialize');
+    if (eras === 'modern') {
+      const requested = initialize && first.kind === 'request' ? first.message.params?.protocolVersion : headerVersion;
+      const error = new UnsupportedProtocolVersionError(requested, supportedVersions(this.server));
+      return sendHttpError(res, 400, error.code, error.message, cors, error.data);
+    }
     if (initialize && batch) return sendHttpError(res, 400, ErrorCode.InvalidRequest, 'Invalid Request: initialize must not be part of a batch', cors);
 
     const sessionId = header(req, 'mcp-session-id');
@@ -270,6 +292,43 @@ export class StreamableHttpTransport implements Closable, HttpSessionHost {
     }
     http.openPostStream(res, requestIds, batch, this.options.responseMode, { ...cors, 'mcp-session-id': session.id });
     await Promise.all(messages.map((message) => session.receiveMessage(message, batch)));
+  }
+
+  /** A 2026-07-28 POST: no session, headers checked against the body, closing the stream cancels. */
+  private async modernPost(req: IncomingMessage, res: ServerResponse, cors: Record<string, string>, principal: unknown, message: Classified | undefined, claim: unknown): Promise<void> {
+    if (!message) return sendHttpError(res, 400, ErrorCode.InvalidRequest, 'Invalid Request: 2026-07-28 takes one JSON-RPC message per POST, never a batch', cors);
+    if (message.kind === 'notification') {
+      // Core 2026-07-28 defines no client notifications over HTTP (cancellation is closing the stream).
+      res.writeHead(202, cors).end();
+      return;
+    }
+    if (message.kind !== 'request') {
+      const id = message.kind === 'response' ? message.message.id : message.id;
+      return sendHttpError(res, 400, ErrorCode.InvalidRequest, 'Invalid Request: 2026-07-28 clients post requests only', cors, undefined, id);
+    }
+    const request = message.message;
+    if (claim === undefined) {
+      return sendHttpError(res, 400, ErrorCode.InvalidParams, `Invalid params: a 2026-07-28 request needs _meta["${META.protocolVersion}"] and _meta["${META.clientCapabilities}"]`, cors, undefined, request.id);
+    }
+    // Headers first: a header that disagrees with the body is -32020 whatever the version (SEP-2243).
+    try {
+      checkModernHeaders(this.server, req, request, String(claim));
+    } catch (err) {
+      if (!(err instanceof McpError)) throw err;
+      return sendHttpError(res, 400, err.code, err.message, cors, undefined, request.id);
+    }
+    const channel = new RequestChannel(res, request.id, this.options.responseMode, cors, req.socket.remoteAddress);
+    await this.server.handleModernRequest(channel, request, {
+      principal,
+      track: (ctx) => {
+        // streamable-http.mdx (2026-07-28): closing the request's stream is its cancellation.
+        const onClose = () => {
+          if (!channel.finished) ctx.abort(new McpError(ErrorCode.RequestCancelled, 'the client closed the stream'));
+        };
+        res.once('close', onClose);
+        return () => res.off('close', onClose);
+      },
+    });
   }
 
   private async initialize(req: IncomingMessage, res: ServerResponse, body: unknown, cors: Record<string, string>, principal: unknown): Promise<void> {

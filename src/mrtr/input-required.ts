@@ -1,0 +1,79 @@
+/**
+ * Multi Round-Trip Requests (SEP-2322, 2026-07-28): a tools/call, prompts/get or resources/read can
+ * answer "input required" with the questions for the client, and get the answers on a retry.
+ */
+import type { CreateMessageParams, ElicitParams } from '../protocol/types.js';
+
+export type InputMethod = 'elicitation/create' | 'sampling/createMessage' | 'roots/list';
+
+/** One question for the client: an `elicitation/create`, `sampling/createMessage` or `roots/list` without id. */
+export interface InputRequest {
+  method: InputMethod;
+  params?: Record<string, unknown>;
+}
+
+/** The methods input-required may answer (basic/patterns/mrtr.mdx). */
+export const INPUT_METHODS: ReadonlySet<string> = new Set(['tools/call', 'prompts/get', 'resources/read']);
+
+/**
+ * The input a handler still needs. Return one from a handler (`return inputRequired(...)`), or add to
+ * `ctx.inputRequired`; either way the client is asked, and the retry brings `ctx.inputResponses`.
+ * `state` comes back as `ctx.requestState`, signed (and sealed if configured) inside `requestState`.
+ */
+export class InputRequired {
+  readonly inputRequests: Record<string, InputRequest> = {};
+  state: unknown;
+
+  constructor(init: { inputRequests?: Record<string, InputRequest>; state?: unknown } = {}) {
+    if (init.inputRequests) for (const [key, request] of Object.entries(init.inputRequests)) this.add(key, request);
+    this.state = init.state;
+  }
+
+  get size(): number {
+    return Object.keys(this.inputRequests).length;
+  }
+
+  addElicitation(key: string, params: ElicitParams): this {
+    return this.add(key, { method: 'elicitation/create', params: params as unknown as Record<string, unknown> });
+  }
+
+  addSampling(key: string, params: CreateMessageParams): this {
+    return this.add(key, { method: 'sampling/createMessage', params: params as unknown as Record<string, unknown> });
+  }
+
+  addRoots(key: string): this {
+    return this.add(key, { method: 'roots/list', params: {} });
+  }
+
+  /** Keep `state` for the retry (`ctx.requestState`). */
+  setState(state: unknown): this {
+    this.state = state;
+    return this;
+  }
+
+  add(key: string, request: InputRequest): this {
+    if (typeof key !== 'string' || key.length === 0) throw new TypeError('An input request needs a non-empty key');
+    if (request.method !== 'elicitation/create' && request.method !== 'sampling/createMessage' && request.method !== 'roots/list') {
+      throw new TypeError(`Input request '${key}' has method ${JSON.stringify(request.method)}; use elicitation/create, sampling/createMessage or roots/list`);
+    }
+    this.inputRequests[key] = request;
+    return this;
+  }
+}
+
+/** `return inputRequired({ inputRequests, state })` from a handler. */
+export function inputRequired(init: { inputRequests?: Record<string, InputRequest>; state?: unknown } = {}): InputRequired {
+  return new InputRequired(init);
+}
+
+/**
+ * Thrown by `ctx.elicit` (and `createMessage`, `listRoots`) on a 2026-07-28 request whose answer has not
+ * come yet: the handler stops here, the client is asked, and the retry runs the handler again. Let it
+ * propagate; the runtime sends input-required even if a handler catches it.
+ */
+export class InputRequiredSignal extends Error {
+  override name = 'InputRequiredSignal';
+  constructor(readonly key: string) {
+    super(`input '${key}' is required from the client; the handler runs again with the answer (let this error propagate)`);
+  }
+}

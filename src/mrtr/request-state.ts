@@ -1,0 +1,171 @@
+/**
+ * The requestState codec: what a handler keeps between MRTR rounds travels through the client, so it is
+ * signed with HMAC-SHA256 (and optionally sealed with AES-256-GCM), bound to the request it belongs to,
+ * and dated (basic/patterns/mrtr.mdx: treat inbound requestState as attacker-controlled).
+ */
+import { createCipheriv, createDecipheriv, createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { InvalidRequestStateError } from '../protocol/errors.js';
+
+export interface RequestStateOptions {
+  /** Secrets, at least 32 bytes each: the first signs, all verify (rotation). Default: one random key per process. */
+  keys?: (string | Buffer)[];
+  /** Encrypt the state as well as sign it (AES-256-GCM). Default false. */
+  seal?: boolean;
+  /** How long a requestState stays valid. Default 10 minutes. */
+  ttlMs?: number;
+  /** Most input rounds one request may take. Default 8. */
+  maxRounds?: number;
+  /**
+   * Single-use enforcement: called with each verified state's id and expiry; return false (or a promise
+   * of false) if that id was seen before, and the retry is refused as invalid.
+   */
+  consume?: (stateId: string, expiresAt: number) => boolean | Promise<boolean>;
+}
+
+/** What the request is, for binding: method, tool/prompt name or URI, a digest of the arguments, and the principal. */
+export interface StateBinding {
+  method: string;
+  target: string;
+  argumentsDigest: string;
+  principalDigest: string;
+}
+
+/** What travels inside requestState. */
+export interface StatePayload {
+  /** A random id, for single-use enforcement. */
+  id: string;
+  binding: StateBinding;
+  expiresAt: number;
+  round: number;
+  /** What was asked in any round, by key: its method and, for forms, the schema answers must fit. */
+  asked: Record<string, { method: string; schema?: object }>;
+  /** The keys the last round asked: the retry's inputResponses answer these. */
+  last: string[];
+  /** Answers gathered in earlier rounds (the client sends only the latest round's). */
+  answers: Record<string, unknown>;
+  /** The handler's own state. */
+  state?: unknown;
+}
+
+interface Key {
+  id: string;
+  mac: Buffer;
+  seal: Buffer;
+}
+
+function deriveKey(secret: string | Buffer): Key {
+  const raw = typeof secret === 'string' ? Buffer.from(secret) : secret;
+  if (raw.length < 32) throw new TypeError('requestState keys must be at least 32 bytes long');
+  return {
+    id: createHash('sha256').update(raw).digest('base64url').slice(0, 8),
+    mac: createHmac('sha256', raw).update('switchboard requestState mac').digest(),
+    seal: createHmac('sha256', raw).update('switchboard requestState seal').digest(),
+  };
+}
+
+export class RequestStateCodec {
+  readonly ttlMs: number;
+  readonly maxRounds: number;
+  /** True when no keys were configured: states do not survive a restart or cross instances. */
+  readonly ephemeral: boolean;
+  private readonly keys: Key[];
+  private readonly seal: boolean;
+  private readonly consume: RequestStateOptions['consume'];
+  private warned = false;
+
+  constructor(options: RequestStateOptions = {}) {
+    this.ttlMs = options.ttlMs ?? 600_000;
+    this.maxRounds = options.maxRounds ?? 8;
+    if (!Number.isInteger(this.ttlMs) || this.ttlMs <= 0) throw new TypeError(`Option requestState.ttlMs must be a positive integer; got ${JSON.stringify(options.ttlMs)}`);
+    if (!Number.isInteger(this.maxRounds) || this.maxRounds <= 0) throw new TypeError(`Option requestState.maxRounds must be a positive integer; got ${JSON.stringify(options.maxRounds)}`);
+    if (options.keys !== undefined && (!Array.isArray(options.keys) || options.keys.length === 0)) {
+      throw new TypeError('Option requestState.keys must be a non-empty array of secrets (the first signs, all verify)');
+    }
+    this.ephemeral = options.keys === undefined;
+    this.keys = (options.keys ?? [randomBytes(32)]).map(deriveKey);
+    this.seal = options.seal ?? false;
+    this.consume = options.consume;
+  }
+
+  mint(payload: Omit<StatePayload, 'id' | 'expiresAt'>): string {
+    if (this.ephemeral && !this.warned) {
+      this.warned = true;
+      process.emitWarning('requestState is signed with a random per-process key: set requestState.keys when several instances serve one endpoint, or retries will fail', {
+        code: 'SWITCHBOARD_EPHEMERAL_STATE_KEY',
+      });
+    }
+    const full: StatePayload = { ...payload, id: randomBytes(12).toString('base64url'), expiresAt: Date.now() + this.ttlMs };
+    const key = this.keys[0];
+    const json = Buffer.from(JSON.stringify(full));
+    if (this.seal) {
+      const iv = randomBytes(12);
+      const cipher = createCipheriv('aes-256-gcm', key.seal, iv);
+      const body = Buffer.concat([iv, cipher.update(json), cipher.final(), cipher.getAuthTag()]).toString('base64url');
+      return `s1.${key.id}.${body}`;
+    }
+    const head = `v1.${key.id}.${json.toString('base64url')}`;
+    return `${head}.${createHmac('sha256', key.mac).update(head).digest('base64url')}`;
+  }
+
+  /** Verify and decode; throws InvalidRequestStateError for anything tampered, expired, mis-bound or reused. */
+  async open(token: unknown, binding: StateBinding): Promise<StatePayload> {
+    if (typeof token !== 'string' || token.length > 1_000_000) throw new InvalidRequestStateError('not a requestState this server issued');
+    const parts = token.split('.');
+    const key = this.keys.find((k) => k.id === parts[1]);
+    if (!key) throw new InvalidRequestStateError('unknown key');
+    let json: Buffer;
+    if (parts[0] === 's1' && parts.length === 3) {
+      const raw = Buffer.from(parts[2], 'base64url');
+      if (raw.length < 29) throw new InvalidRequestStateError('malformed');
+      try {
+        const decipher = createDecipheriv('aes-256-gcm', key.seal, raw.subarray(0, 12));
+        decipher.setAuthTag(raw.subarray(raw.length - 16));
+        json = Buffer.concat([decipher.update(raw.subarray(12, raw.length - 16)), decipher.final()]);
+      } catch {
+        throw new InvalidRequestStateError('failed authentication');
+      }
+    } else if (parts[0] === 'v1' && parts.length === 4) {
+      const expected = createHmac('sha256', key.mac).update(`${parts[0]}.${parts[1]}.${parts[2]}`).digest();
+      const given = Buffer.from(parts[3], 'base64url');
+      if (given.length !== expected.length || !timingSafeEqual(given, expected)) throw new InvalidRequestStateError('bad signature');
+      json = Buffer.from(parts[2], 'base64url');
+    } else {
+      throw new InvalidRequestStateError('malformed');
+    }
+    let payload: StatePayload;
+    try {
+      payload = JSON.parse(json.toString('utf8')) as StatePayload;
+    } catch {
+      throw new InvalidRequestStateError('malformed');
+    }
+    if (!(payload.expiresAt > Date.now())) throw new InvalidRequestStateError('expired');
+    const bound = payload.binding;
+    if (
+      !bound ||
+      bound.method !== binding.method ||
+      bound.target !== binding.target ||
+      bound.argumentsDigest !== binding.argumentsDigest ||
+      bound.principalDigest !== binding.principalDigest
+    ) {
+      throw new InvalidRequestStateError('issued for another request');
+    }
+    if (this.consume && !(await this.consume(payload.id, payload.expiresAt))) throw new InvalidRequestStateError('already used');
+    return payload;
+  }
+}
+
+/** A stable digest of a JSON value: object keys sorted, so the client's key order does not matter. */
+export function digest(value: unknown): string {
+  return createHash('sha256').update(canonicalJson(value)).digest('base64url');
+}
+
+function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  if (value && typeof value === 'object') {
+    const entries = Object.keys(value as object)
+      .sort()
+      .map((k) => `${JSON.stringify(k)}:${canonicalJson((value as Record<string, unknown>)[k])}`);
+    return `{${entries.join(',')}}`;
+  }
+  return JSON.stringify(value ?? null);
+}

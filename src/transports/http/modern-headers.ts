@@ -1,0 +1,57 @@
+/**
+ * SEP-2243 (2026-07-28): the MCP-Protocol-Version, Mcp-Method and Mcp-Name headers must match the
+ * body, and tool arguments marked `x-mcp-header` are mirrored as Mcp-Param-* headers. A header that is
+ * missing, malformed or different gets -32020 (HTTP 400).
+ */
+import type { IncomingMessage } from 'node:http';
+import { HeaderMismatchError } from '../../protocol/errors.js';
+import { isObject } from '../../protocol/is-object.js';
+import type { JsonRpcRequest } from '../../protocol/jsonrpc.js';
+import type { McpServer } from '../../server/mcp-server.js';
+
+const BASE64_VALUE = /^=\?base64\?([A-Za-z0-9+/]*={0,2})\?=$/;
+
+/** A header value, trimmed, with `=?base64?...?=` decoded (UTF-8). Undefined when absent; throws when malformed. */
+function headerValue(req: IncomingMessage, name: string): string | undefined {
+  const raw = req.headers[name];
+  if (raw === undefined) return undefined;
+  const value = (Array.isArray(raw) ? raw[0] : raw).trim();
+  if (!value.startsWith('=?base64?')) return value;
+  const match = BASE64_VALUE.exec(value);
+  if (!match || match[1].length % 4 !== 0) throw new HeaderMismatchError(`Header ${name} has a malformed =?base64?...?= value`);
+  return Buffer.from(match[1], 'base64').toString('utf8');
+}
+
+function expect(req: IncomingMessage, name: string, wanted: string, what: string): void {
+  const value = headerValue(req, name);
+  if (value === undefined) throw new HeaderMismatchError(`Header ${name} is required: it must repeat ${what} (${JSON.stringify(wanted)})`);
+  if (value !== wanted) throw new HeaderMismatchError(`Header ${name} is ${JSON.stringify(value)} but ${what} is ${JSON.stringify(wanted)}`);
+}
+
+/** Throws HeaderMismatchError unless the headers agree with the request body. */
+export function checkModernHeaders(server: McpServer, req: IncomingMessage, request: JsonRpcRequest, claimedVersion: string): void {
+  expect(req, 'mcp-protocol-version', claimedVersion, 'the _meta protocolVersion');
+  expect(req, 'mcp-method', request.method, 'the method');
+  const params = request.params ?? {};
+  if (request.method === 'tools/call' || request.method === 'prompts/get') {
+    if (typeof params.name === 'string') expect(req, 'mcp-name', params.name, 'params.name');
+  } else if (request.method === 'resources/read') {
+    if (typeof params.uri === 'string') expect(req, 'mcp-name', params.uri, 'params.uri');
+  }
+  if (request.method === 'tools/call' && typeof params.name === 'string') checkParamHeaders(server, req, params.name, params.arguments);
+}
+
+function checkParamHeaders(server: McpServer, req: IncomingMessage, tool: string, args: unknown): void {
+  const mirrored = server.tools.get(tool)?.headerParams;
+  if (!mirrored) return;
+  const values = isObject(args) ? args : {};
+  for (const [property, headerName] of mirrored) {
+    const name = `mcp-param-${headerName.toLowerCase()}`;
+    const value = values[property];
+    if (value === undefined || value === null) {
+      if (headerValue(req, name) !== undefined) throw new HeaderMismatchError(`Header Mcp-Param-${headerName} is set but argument ${property} is absent`);
+      continue;
+    }
+    expect(req, name, typeof value === 'string' ? value : JSON.stringify(value), `argument ${property}`);
+  }
+}
