@@ -5,7 +5,7 @@
  * input-required a handler returns is fulfilled by pushing its requests and running the handler again.
  */
 import { supportsElicitationMode } from '../protocol/capabilities.js';
-import { ErrorCode, McpError, RootsNotSupportedError, SamplingNotSupportedError, ElicitationNotSupportedError } from '../protocol/errors.js';
+import { ElicitationNotSupportedError, ErrorCode, McpError, RootsNotSupportedError, SamplingNotSupportedError, UrlElicitationRequiredError } from '../protocol/errors.js';
 import { isObject } from '../protocol/is-object.js';
 import type { ClientCapabilities, ElicitParams } from '../protocol/types.js';
 import type { RequestContext } from '../server/context.js';
@@ -170,6 +170,11 @@ async function runModernRound<R>(server: McpServer, ctx: RequestContext, params:
     result = await invoke();
   } catch (err) {
     failure = err;
+  }
+  // -32042 does not exist in 2026-07-28: the URL elicitations it names are asked as input instead.
+  if (failure instanceof UrlElicitationRequiredError) {
+    for (const e of failure.elicitations) round.ask(e.elicitationId, { method: 'elicitation/create', params: { mode: 'url', message: e.message, url: e.url } });
+    failure = undefined;
   }
   const explicit = result instanceof InputRequired;
   if (result instanceof InputRequired) {
