@@ -8,11 +8,25 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { Agent, request } from 'node:http';
 import { fileURLToPath } from 'node:url';
 
-const ROUNDS = { warmup: 300, toolsCall: Number(process.env.BENCH_CALLS ?? 3000), elicitation: Number(process.env.BENCH_ELICITATIONS ?? 1500) };
-const SERVERS = [
-  { name: 'bare node:http', entry: 'servers/bare.ts' },
-  { name: 'Switchboard', entry: 'servers/switchboard.ts' },
-  { name: 'SDK v1 1.32.2', entry: 'servers/sdk-v1.ts' },
+const ROUNDS = {
+  warmup: 300,
+  toolsCall: Number(process.env.BENCH_CALLS ?? 3000),
+  elicitation: Number(process.env.BENCH_ELICITATIONS ?? 1500),
+};
+
+type Op = 'toolsCall' | 'elicitation' | 'statelessCall' | 'mrtrRound';
+const OPS: Record<Op, { title: string; rounds: () => number }> = {
+  toolsCall: { title: 'tools/call, session', rounds: () => ROUNDS.toolsCall },
+  elicitation: { title: 'elicitation round trip, session', rounds: () => ROUNDS.elicitation },
+  statelessCall: { title: 'tools/call, stateless', rounds: () => ROUNDS.toolsCall },
+  mrtrRound: { title: 'MRTR round (2 requests)', rounds: () => ROUNDS.elicitation },
+};
+
+const SERVERS: { name: string; entry: string; ops: Op[] }[] = [
+  { name: 'bare node:http', entry: 'servers/bare.ts', ops: ['toolsCall', 'elicitation', 'statelessCall', 'mrtrRound'] },
+  { name: 'Switchboard', entry: 'servers/switchboard.ts', ops: ['toolsCall', 'elicitation', 'statelessCall', 'mrtrRound'] },
+  { name: 'SDK v1 1.32.2', entry: 'servers/sdk-v1.ts', ops: ['toolsCall', 'elicitation'] },
+  { name: 'SDK v1 stateless', entry: 'servers/sdk-v1-stateless.ts', ops: ['statelessCall'] },
 ];
 
 const agent = new Agent({ keepAlive: true, maxSockets: 4 });
@@ -92,6 +106,36 @@ async function elicitationRoundTrip(port: number, headers: Record<string, string
   }
 }
 
+/** A 2026-07-28 request: the _meta envelope and the headers that must match it. */
+function modernPost(port: number, id: number, params: Json, name: string): Promise<Reply> {
+  const body = {
+    jsonrpc: '2.0',
+    id,
+    method: 'tools/call',
+    params: { ...params, name, _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': { elicitation: {} } } },
+  };
+  return post(port, body, { 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/call', 'mcp-name': name });
+}
+
+/** Stateless tools/call: 2026-07-28 for servers that speak it, a sessionless legacy call for the SDK's stateless mode. */
+async function statelessCall(port: number, modern: boolean): Promise<void> {
+  const id = nextId++;
+  const reply = modern
+    ? await modernPost(port, id, { arguments: { text: 'hello' } }, 'echo')
+    : await post(port, { jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'echo', arguments: { text: 'hello' } } }, { 'mcp-protocol-version': '2025-11-25' });
+  if (reply.messages[0]?.result?.content?.[0]?.text !== 'hello') throw new Error(`unexpected stateless tools/call reply: ${reply.status} ${JSON.stringify(reply.messages)}`);
+}
+
+/** One MRTR round: the call answers input-required, the retry carries the answer and the requestState. */
+async function mrtrRound(port: number): Promise<void> {
+  const first = (await modernPost(port, nextId++, { arguments: {} }, 'ask_stateless')).messages[0]?.result;
+  if (first?.resultType !== 'input_required') throw new Error(`expected input_required, got ${JSON.stringify(first)}`);
+  const [key] = Object.keys(first.inputRequests);
+  const retry = { arguments: {}, inputResponses: { [key]: { action: 'accept', content: { name: 'Ada', age: 36, plan: 'pro' } } }, requestState: first.requestState };
+  const done = (await modernPost(port, nextId++, retry, 'ask_stateless')).messages[0]?.result;
+  if (done?.content?.[0]?.text !== 'accept:Ada') throw new Error(`unexpected MRTR retry result: ${JSON.stringify(done)}`);
+}
+
 function cpuOf(child: ChildProcess): Promise<number> {
   return new Promise((resolve) => {
     child.once('message', (m: any) => resolve(process.env.BENCH_CPU === 'user' ? m.cpu.user : process.env.BENCH_CPU === 'system' ? m.cpu.system : m.cpu.user + m.cpu.system));
@@ -125,12 +169,20 @@ for (const target of SERVERS) {
     child.once('exit', (code) => reject(new Error(`${target.name} exited with ${code}`)));
   });
   try {
-    const headers = await openSession(port);
-    for (let i = 0; i < ROUNDS.warmup; i++) await toolsCall(port, headers);
-    for (let i = 0; i < ROUNDS.warmup; i++) await elicitationRoundTrip(port, headers);
-    const calls = await measure(child, ROUNDS.toolsCall, () => toolsCall(port, headers));
-    const elicitations = await measure(child, ROUNDS.elicitation, () => elicitationRoundTrip(port, headers));
-    results.push({ server: target.name, toolsCall: calls, elicitation: elicitations });
+    const headers = target.ops.includes('toolsCall') ? await openSession(port) : {};
+    const modern = target.name !== 'SDK v1 stateless';
+    const run: Record<Op, () => Promise<void>> = {
+      toolsCall: () => toolsCall(port, headers),
+      elicitation: () => elicitationRoundTrip(port, headers),
+      statelessCall: () => statelessCall(port, modern),
+      mrtrRound: () => mrtrRound(port),
+    };
+    const row: Json = { server: target.name };
+    for (const op of target.ops) {
+      for (let i = 0; i < ROUNDS.warmup; i++) await run[op]();
+      row[op] = await measure(child, OPS[op].rounds(), run[op]);
+    }
+    results.push(row);
   } finally {
     child.send('stop');
     await new Promise((resolve) => child.once('exit', resolve));
@@ -140,12 +192,13 @@ clearTimeout(deadline);
 agent.destroy();
 
 const pad = (s: string | number, n: number) => String(s).padStart(n);
-console.log(`\nStreamable HTTP on 127.0.0.1, one client, one request at a time (${ROUNDS.toolsCall} calls, ${ROUNDS.elicitation} elicitations; Node ${process.version})`);
-console.log(`${'server'.padEnd(16)}${pad('tools/call /s', 16)}${pad('CPU µs/call', 14)}${pad('elicit /s', 12)}${pad('CPU µs/elicit', 15)}`);
-for (const r of results) {
-  console.log(
-    `${r.server.padEnd(16)}${pad(r.toolsCall.opsPerSecond, 16)}${pad(r.toolsCall.serverCpuMicrosPerOp, 14)}${pad(r.elicitation.opsPerSecond, 12)}${pad(r.elicitation.serverCpuMicrosPerOp, 15)}`,
-  );
+console.log(`\nStreamable HTTP on 127.0.0.1, one client, one request at a time (Node ${process.version}); server CPU is user + system time of the server process`);
+console.log(`${'operation'.padEnd(34)}${'server'.padEnd(20)}${pad('ops/s', 8)}${pad('CPU µs/op', 12)}`);
+for (const op of Object.keys(OPS) as Op[]) {
+  for (const r of results) {
+    if (!r[op]) continue;
+    console.log(`${OPS[op].title.padEnd(34)}${r.server.padEnd(20)}${pad(r[op].opsPerSecond, 8)}${pad(r[op].serverCpuMicrosPerOp, 12)}`);
+  }
 }
 mkdirSync(new URL('results/', import.meta.url), { recursive: true });
 writeFileSync(new URL(`results/http-${new Date().toISOString().replace(/[:.]/g, '-')}.json`, import.meta.url), JSON.stringify({ node: process.version, rounds: ROUNDS, results }, null, 2));

@@ -34,6 +34,16 @@ const http = createServer((req, res) => {
       res.writeHead(202).end();
       return;
     }
+    if (message.params?.name === 'ask_stateless') {
+      // The two requests of an MRTR round: input-required, then the answer.
+      const answer = message.params.inputResponses?.name;
+      const result = answer
+        ? { resultType: 'complete', content: [{ type: 'text', text: `${answer.action}:${answer.content?.name}` }] }
+        : { resultType: 'input_required', inputRequests: { name: { method: 'elicitation/create', params: { message: 'Who are you?', requestedSchema: {} } } }, requestState: 'state' };
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ jsonrpc: '2.0', id: message.id, result }));
+      return;
+    }
     if (message.params?.name === 'ask') {
       const id = nextId++;
       waiting.set(id, { res, callId: message.id });
