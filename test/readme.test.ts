@@ -3,7 +3,7 @@ import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { HttpTestClient } from './helpers/http-client.js';
+import { ACCEPT_BOTH, HttpTestClient, send } from './helpers/http-client.js';
 import { StdioTestClient } from './helpers/stdio-client.js';
 import { WsTestClient } from './helpers/ws-client.js';
 
@@ -35,13 +35,14 @@ function startListening(file: string, pattern: RegExp) {
 describe('README examples', () => {
   const blocks = [...readme.matchAll(/```ts\n\/\/ (examples\/[\w-]+\.ts)\n([\s\S]*?)```/g)];
 
-  it('shows six examples, each exactly as its file in examples/', () => {
+  it('shows seven examples, each exactly as its file in examples/', () => {
     expect(blocks.map((b) => b[1])).toEqual([
       'examples/quickstart.ts',
       'examples/stdio-server.ts',
       'examples/shared-port.ts',
       'examples/events.ts',
       'examples/elicitation.ts',
+      'examples/both-eras.ts',
       'examples/http-server.ts',
     ]);
     for (const [, file, code] of blocks) expect(code, file).toBe(readFileSync(new URL(`../${file}`, import.meta.url), 'utf8'));
@@ -150,6 +151,40 @@ describe('README examples', () => {
       const ws = await WsTestClient.connect(url.replace(/^http/, 'ws'), { headers: { authorization: 'Bearer dev-token' } });
       expect((await ws.request('ping', undefined, 1)).result).toEqual({});
       await ws.close();
+    } finally {
+      await example.stop();
+    }
+  });
+
+  it('both-eras serves one handler to a 2025 session over WebSocket and to 2026-07-28 requests over HTTP', async () => {
+    const example = startListening('examples/both-eras.ts', /listening on (http:\/\/\S+)/);
+    try {
+      const [, url] = await example.line;
+      const { client } = await WsTestClient.initialized(url.replace(/^http/, 'ws'), { capabilities: { elicitation: {} } });
+      const booked = client.request('tools/call', { name: 'book', arguments: {} }, 'book');
+      client.respond((await client.nextMessage('elicitation/create')).id, { action: 'accept', content: { day: '2026-12-24' } });
+      expect((await booked).result).toEqual({ content: [{ type: 'text', text: 'Booked for 2026-12-24.' }] });
+      const survey = client.request('tools/call', { name: 'survey', arguments: {} }, 'survey');
+      client.respond((await client.nextMessage('elicitation/create')).id, { action: 'accept', content: { likes: true } });
+      expect((await survey).result).toEqual({ content: [{ type: 'text', text: 'Thanks! likes=true, started number' }] });
+      await client.close();
+
+      const meta = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': { elicitation: {} } };
+      const call = async (params: Record<string, unknown>) => {
+        const res = await send(url, 'POST', { accept: ACCEPT_BOTH, 'content-type': 'application/json', 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/call', 'mcp-name': 'book' }, {
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'tools/call',
+          params: { name: 'book', arguments: {}, ...params, _meta: meta },
+        });
+        return (await res.json()).result;
+      };
+      const first = await call({});
+      expect(first).toMatchObject({ resultType: 'input_required', inputRequests: { 'elicit-1': { method: 'elicitation/create', params: { message: 'Which day?' } } } });
+      expect(await call({ requestState: first.requestState, inputResponses: { 'elicit-1': { action: 'accept', content: { day: '2026-12-31' } } } })).toEqual({
+        resultType: 'complete',
+        content: [{ type: 'text', text: 'Booked for 2026-12-31.' }],
+      });
     } finally {
       await example.stop();
     }
