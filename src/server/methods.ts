@@ -68,7 +68,7 @@ function emitRequest<P, R>(server: McpServer, event: RequestEventName, session: 
   return request.response;
 }
 
-export async function callToolMethod(server: McpServer, session: McpSession, params: Record<string, unknown>, ctx: RequestContext) {
+async function callToolMethod(server: McpServer, session: McpSession, params: Record<string, unknown>, ctx: RequestContext) {
   const name = requireString(params, 'name', 'tools/call');
   const args = params.arguments ?? {};
   if (typeof args !== 'object' || args === null || Array.isArray(args)) throw invalidParams('tools/call params.arguments must be an object');
@@ -82,7 +82,7 @@ export async function callToolMethod(server: McpServer, session: McpSession, par
   return runWithInput(server, ctx, params, { method: 'tools/call', target: name, arguments: args }, () => callTool(entry, args as Record<string, unknown>, ctx));
 }
 
-export async function getPromptMethod(server: McpServer, session: McpSession, params: Record<string, unknown>, ctx: RequestContext) {
+async function getPromptMethod(server: McpServer, session: McpSession, params: Record<string, unknown>, ctx: RequestContext) {
   const name = requireString(params, 'name', 'prompts/get');
   const answer = emitRequest<PromptRequestEvent['params'], GetPromptResult>(server, 'requestPrompt', session, { name, arguments: (params.arguments ?? {}) as Record<string, string> }, ctx);
   if (answer !== undefined) return answer;
@@ -91,7 +91,7 @@ export async function getPromptMethod(server: McpServer, session: McpSession, pa
   return runWithInput(server, ctx, params, { method: 'prompts/get', target: name, arguments: params.arguments }, () => getPrompt(entry, params.arguments, ctx));
 }
 
-export async function readResourceMethod(server: McpServer, session: McpSession, params: Record<string, unknown>, ctx: RequestContext) {
+async function readResourceMethod(server: McpServer, session: McpSession, params: Record<string, unknown>, ctx: RequestContext) {
   const uri = requireString(params, 'uri', 'resources/read');
   const answer = emitRequest<ResourceRequestEvent['params'], ReadOutput>(server, 'requestResource', session, { uri }, ctx);
   if (answer !== undefined) return normalizeReadOutput(await answer, uri, undefined);
@@ -123,7 +123,7 @@ function subscription(subscribe: boolean) {
   };
 }
 
-export async function completeMethod(server: McpServer, session: McpSession, params: Record<string, unknown>, ctx: RequestContext): Promise<CompleteResult> {
+async function completeMethod(server: McpServer, session: McpSession, params: Record<string, unknown>, ctx: RequestContext): Promise<CompleteResult> {
   const { ref, argument, context } = params as Partial<CompleteParams>;
   if (typeof ref !== 'object' || ref === null) throw invalidParams('completion/complete needs params.ref');
   if (typeof argument?.name !== 'string' || typeof argument.value !== 'string') {
@@ -156,17 +156,15 @@ export async function completeMethod(server: McpServer, session: McpSession, par
   }
 }
 
-export function list(kind: 'tools' | 'prompts' | 'resources' | 'resourceTemplates'): MethodHandler {
+function list(kind: 'tools' | 'prompts' | 'resources' | 'resourceTemplates'): MethodHandler {
   return (server, _session, params) => {
     const { items, nextCursor } = server[kind].page(params.cursor, server.options.pageSize);
     return nextCursor === undefined ? { [kind]: items } : { [kind]: items, nextCursor };
   };
 }
 
-export const legacyMethods: Readonly<Record<string, MethodHandler>> = {
-  __proto__: null as unknown as MethodHandler,
-  initialize,
-  ping: () => ({}),
+/** The methods both eras serve, with the same handlers. */
+export const sharedMethods: Readonly<Record<string, MethodHandler>> = {
   'tools/list': list('tools'),
   'tools/call': callToolMethod,
   'prompts/list': list('prompts'),
@@ -174,9 +172,16 @@ export const legacyMethods: Readonly<Record<string, MethodHandler>> = {
   'resources/list': list('resources'),
   'resources/templates/list': list('resourceTemplates'),
   'resources/read': readResourceMethod,
+  'completion/complete': completeMethod,
+};
+
+export const legacyMethods: Readonly<Record<string, MethodHandler>> = {
+  __proto__: null as unknown as MethodHandler,
+  ...sharedMethods,
+  initialize,
+  ping: () => ({}),
   'resources/subscribe': subscription(true),
   'resources/unsubscribe': subscription(false),
-  'completion/complete': completeMethod,
   'logging/setLevel': (server, session, params) => {
     const level = params.level;
     if (!isLoggingLevel(level)) {

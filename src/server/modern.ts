@@ -14,7 +14,7 @@ import type { Channel } from './channel.js';
 import { RequestContext } from './context.js';
 import { isLoggingLevel } from './logging.js';
 import type { McpServer } from './mcp-server.js';
-import { callToolMethod, completeMethod, getPromptMethod, list, readResourceMethod, type MethodHandler } from './methods.js';
+import { sharedMethods, type MethodHandler } from './methods.js';
 import type { CacheHint } from './options.js';
 import { McpSession } from './session.js';
 import { listen } from './subscriptions.js';
@@ -40,15 +40,8 @@ function discover(server: McpServer): Record<string, unknown> {
 
 export const modernMethods: Readonly<Record<string, MethodHandler>> = {
   __proto__: null as unknown as MethodHandler,
+  ...sharedMethods,
   'server/discover': (server) => discover(server),
-  'tools/list': list('tools'),
-  'tools/call': callToolMethod,
-  'prompts/list': list('prompts'),
-  'prompts/get': getPromptMethod,
-  'resources/list': list('resources'),
-  'resources/templates/list': list('resourceTemplates'),
-  'resources/read': readResourceMethod,
-  'completion/complete': completeMethod,
   'subscriptions/listen': listen,
 };
 

@@ -39,3 +39,11 @@ export function rejectUpgrade(socket: Duplex, status: number, message: string): 
     `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ''}\r\nConnection: close\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
   );
 }
+
+/** Stop listening and drop open connections (the transports have ended their sessions already). */
+export function closeHttpServer(http: HttpServer): Promise<void> {
+  return new Promise((resolve) => {
+    http.close(() => resolve());
+    http.closeAllConnections();
+  });
+}

@@ -11,7 +11,7 @@ import type { Channel, Closable } from '../server/channel.js';
 import type { McpServer } from '../server/mcp-server.js';
 import type { McpSession } from '../server/session.js';
 import { checkAllowedOrigins, isOriginAllowed, type AllowedOrigins } from './origin.js';
-import { listenOn, rejectUpgrade, type ListenOptions, type ListeningAddress } from './listen.js';
+import { closeHttpServer, listenOn, rejectUpgrade, type ListenOptions, type ListeningAddress } from './listen.js';
 import { positiveInteger } from '../server/options.js';
 
 export interface WebSocketTransportOptions {
@@ -106,13 +106,7 @@ export class WebSocketTransport implements Closable {
       await settleWithin(Promise.all(closed), CLOSE_GRACE_MS);
       for (const ws of this.wss.clients) ws.terminate();
       await new Promise<void>((resolve) => this.wss.close(() => resolve()));
-      if (this.ownServer) {
-        const http = this.ownServer;
-        await new Promise<void>((resolve) => {
-          http.close(() => resolve());
-          http.closeAllConnections();
-        });
-      }
+      if (this.ownServer) await closeHttpServer(this.ownServer);
       this.server.untrackTransport(this);
     })();
     return this.closing;

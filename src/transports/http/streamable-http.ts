@@ -16,7 +16,7 @@ import type { Closable } from '../../server/channel.js';
 import type { McpServer } from '../../server/mcp-server.js';
 import { positiveInteger } from '../../server/options.js';
 import type { McpSession } from '../../server/session.js';
-import { listenOn, type ListenOptions, type ListeningAddress } from '../listen.js';
+import { closeHttpServer, listenOn, type ListenOptions, type ListeningAddress } from '../listen.js';
 import { checkAllowedOrigins, isOriginAllowed, type AllowedOrigins } from '../origin.js';
 import { InMemoryEventStore, type EventStore } from './event-store.js';
 import { HttpSession, type HttpSessionHost, type ResponseMode } from './http-session.js';
@@ -132,13 +132,7 @@ export class StreamableHttpTransport implements Closable, HttpSessionHost {
     this.closing ??= (async () => {
       for (const timer of this.timers) clearInterval(timer);
       for (const http of [...this.sessions.values()]) http.session.close('server closed');
-      if (this.ownServer) {
-        const own = this.ownServer;
-        await new Promise<void>((resolve) => {
-          own.close(() => resolve());
-          own.closeAllConnections();
-        });
-      }
+      if (this.ownServer) await closeHttpServer(this.ownServer);
       this.server.untrackTransport(this);
     })();
     return this.closing;
