@@ -67,12 +67,20 @@ export class McpSession {
   /** Who the transport's `auth` hook said the client is (Streamable HTTP), if it has one. */
   principal: unknown;
 
-  /** @internal Server-to-client requests in flight. */
-  readonly pending = new PendingRequests((id, reason) => this.notify('notifications/cancelled', { requestId: id, reason }));
+  /** @internal Server-to-client requests in flight (made on first use: a 2026-07-28 request never has any). */
+  get pending(): PendingRequests {
+    return (this.pendingTable ??= new PendingRequests((id, reason) => this.notify('notifications/cancelled', { requestId: id, reason })));
+  }
+
+  private pendingTable: PendingRequests | undefined;
   /** @internal Client-to-server requests in flight, for cancellation and duplicate-id checks. */
   readonly inflight = new Map<RequestId, RequestContext>();
 
-  private readonly progressHandlers = new Map<ProgressToken, (progress: ProgressParams) => void>();
+  private progressHandlerMap: Map<ProgressToken, (progress: ProgressParams) => void> | undefined;
+
+  private get progressHandlers(): Map<ProgressToken, (progress: ProgressParams) => void> {
+    return (this.progressHandlerMap ??= new Map());
+  }
   private readonly createdMs = Date.now();
   private lastActivityMs = this.createdMs;
   private endReason: string | undefined;
@@ -138,7 +146,7 @@ export class McpSession {
     const request: OutgoingRequest = { jsonrpc: '2.0', id, method, params: outParams };
     const parent = options.cancelWith;
     const settle = (outcome: RequestOutcome) => {
-      this.progressHandlers.delete(id);
+      this.progressHandlerMap?.delete(id);
       parent?.untrack(id);
       onSettle(outcome, request);
     };
@@ -279,7 +287,7 @@ export class McpSession {
 
   /** @internal A client `notifications/progress` for one of our requests. */
   progressReceived(params: ProgressParams): void {
-    const handler = this.progressHandlers.get(params.progressToken);
+    const handler = this.progressHandlerMap?.get(params.progressToken);
     if (!handler) return;
     this.pending.progress(params.progressToken);
     handler(params);
@@ -291,7 +299,7 @@ export class McpSession {
     this.state = 'closed';
     this.endReason = reason;
     // Pending requests first: those a handler made would otherwise end as cancelled when its signal aborts.
-    this.pending.closeAll(reason);
+    this.pendingTable?.closeAll(reason);
     for (const ctx of this.inflight.values()) ctx.abort(new McpError(ErrorCode.ConnectionClosed, `session ended: ${reason}`));
     this.inflight.clear();
     this.server.sessionEnded(this, reason, wasInitialized);
