@@ -5,6 +5,7 @@ import { ElicitationNotSupportedError, ElicitationValidationError, ErrorCode, Mc
 import type { ElicitParams, ElicitResult, ElicitValue } from '../protocol/types.js';
 import type { ClientRequestKind } from '../server/client-requests.js';
 import type { Validator } from '../server/schema-compiler.js';
+import type { McpServer } from '../server/mcp-server.js';
 import { UnexpectedElicitActionError } from './confirm.js';
 import { checkRequestedSchema } from './schema-subset.js';
 import { isObject } from '../protocol/is-object.js';
@@ -15,6 +16,20 @@ const checkedSchemas = new Set<string>();
 const CHECKED_SCHEMAS_LIMIT = 4096;
 /** The validator for each request in flight, from `prepare` to `interpret`. */
 const validators = new WeakMap<object, Validator>();
+
+/**
+ * Throw (a TypeError naming the property) unless `schema` lies in the form subset. Returns the schema's
+ * JSON: one serialisation per call keys both the subset-check and the validator caches.
+ */
+export function checkFormSchema(server: McpServer, schema: unknown): string {
+  const key = JSON.stringify(schema);
+  if (!checkedSchemas.has(key)) {
+    checkRequestedSchema(schema, server.schemas);
+    if (checkedSchemas.size >= CHECKED_SCHEMAS_LIMIT) checkedSchemas.clear();
+    checkedSchemas.add(key);
+  }
+  return key;
+}
 
 export const elicitationKind: ClientRequestKind<ElicitParams, ElicitResult> = {
   method: 'elicitation/create',
@@ -31,13 +46,7 @@ export const elicitationKind: ClientRequestKind<ElicitParams, ElicitResult> = {
       if (params.elicitationId !== undefined && typeof params.elicitationId !== 'string') throw new TypeError('elicitationId must be a string');
       return params.elicitationId === undefined ? { ...params, elicitationId: randomUUID() } : params;
     }
-    // One serialisation per call: the key for both the subset check and the validator caches.
-    const key = JSON.stringify(params.requestedSchema);
-    if (!checkedSchemas.has(key)) {
-      checkRequestedSchema(params.requestedSchema, server.schemas);
-      if (checkedSchemas.size >= CHECKED_SCHEMAS_LIMIT) checkedSchemas.clear();
-      checkedSchemas.add(key);
-    }
+    const key = checkFormSchema(server, params.requestedSchema);
     // A copy per request, so the validator found here belongs to this request alone.
     const prepared = { ...params };
     if (server.options.validateElicitationResponses) validators.set(prepared, server.schemas.compile(params.requestedSchema, key));

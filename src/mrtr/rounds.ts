@@ -12,6 +12,8 @@ import type { RequestContext } from '../server/context.js';
 import type { McpServer } from '../server/mcp-server.js';
 import { InputRequired, type InputMethod, type InputRequest } from './input-required.js';
 import { digest, type StateBinding, type StatePayload } from './request-state.js';
+import { checkFormSchema } from '../elicitation/elicit.js';
+import { errorResult } from '../server/tools.js';
 
 /** One round of input for one request: the answers so far, and what the handler asks next. */
 export class InputRound {
@@ -59,6 +61,17 @@ const KEY_PREFIX: Record<InputMethod, string> = { 'elicitation/create': 'elicit'
 
 export function keyPrefix(method: InputMethod): string {
   return KEY_PREFIX[method];
+}
+
+/**
+ * Checks before a question goes out: a form must lie in the elicitation subset (a TypeError naming the
+ * property), and only kinds the request's clientCapabilities declare may be asked (mrtr.mdx).
+ */
+export function checkInputRequest(server: McpServer, capabilities: ClientCapabilities, request: InputRequest): void {
+  if (request.method === 'elicitation/create' && (request.params as { mode?: string } | undefined)?.mode !== 'url') {
+    checkFormSchema(server, (request.params as { requestedSchema?: unknown } | undefined)?.requestedSchema);
+  }
+  checkInputCapability(capabilities, request);
 }
 
 /** Capability gating (mrtr.mdx): only kinds the request's clientCapabilities declare may be asked. */
@@ -190,7 +203,7 @@ async function runModernRound<R>(server: McpServer, ctx: RequestContext, params:
     return result as R;
   }
   if (round.round + 1 > codec.maxRounds) throw roundsExceeded(target, codec.maxRounds);
-  for (const request of Object.values(pending.inputRequests)) checkInputCapability(ctx.session.clientCapabilities, request);
+  for (const request of Object.values(pending.inputRequests)) checkInputRequest(server, ctx.session.clientCapabilities, request);
   const requestState = codec.mint({
     binding,
     round: round.round + 1,
@@ -207,12 +220,26 @@ async function runLegacyRounds<R>(server: McpServer, ctx: RequestContext, target
   for (;;) {
     ctx.input = round;
     const result = await invoke();
-    const pending = result instanceof InputRequired ? result : round.pending;
-    if (!pending || pending.size === 0) return result as R;
+    const explicit = result instanceof InputRequired;
+    const pending = explicit ? result : round.pending;
+    if (!pending || (pending.size === 0 && !explicit)) return result as R;
+    if (pending.size === 0 && pending.state === undefined) {
+      throw new McpError(ErrorCode.InternalError, `${target.method} ${target.target} returned an input-required with neither input requests nor state`);
+    }
     if (round.round + 1 > server.requestStates.maxRounds) throw roundsExceeded(target, server.requestStates.maxRounds);
     // The handshake era can push: ask the client for everything at once, then run the handler again.
     const entries = Object.entries(pending.inputRequests);
-    const answers = await Promise.all(entries.map(([, request]) => push(ctx, request)));
+    let answers: unknown[];
+    try {
+      for (const [, request] of entries) checkInputRequest(server, ctx.session.clientCapabilities, request);
+      answers = await Promise.all(entries.map(([, request]) => push(ctx, request)));
+    } catch (err) {
+      // In a tool, failing to ask is a tool failure, as when ctx.elicit fails inside it (SEP-1303).
+      if (target.method === 'tools/call' && !(err instanceof McpError && err.code === ErrorCode.UrlElicitationRequired)) {
+        return errorResult(err instanceof Error ? err.message : String(err)) as R;
+      }
+      throw err;
+    }
     round = new InputRound(server, Object.fromEntries(entries.map(([key], i) => [key, answers[i]])), pending.state, describeAsked(pending), round.round + 1);
   }
 }

@@ -12,7 +12,7 @@ import type {
 } from '../protocol/types.js';
 import { ErrorCode, McpError } from '../protocol/errors.js';
 import { InputRequired, InputRequiredSignal, type InputMethod, type InputRequest } from '../mrtr/input-required.js';
-import { checkInputCapability, keyPrefix, type InputRound } from '../mrtr/rounds.js';
+import { checkInputRequest, keyPrefix, type InputRound } from '../mrtr/rounds.js';
 import type { ClientRequestOptions } from './client-requests.js';
 
 /** Options of `ctx.elicit`, `ctx.createMessage` and `ctx.listRoots`. */
@@ -168,7 +168,7 @@ export class RequestContext {
     const round = this.input;
     if (!round) throw new McpError(ErrorCode.InvalidRequest, `${this.method} cannot ask for input: only tools/call, prompts/get and resources/read can`);
     const request: InputRequest = { method, params };
-    checkInputCapability(this.session.clientCapabilities, request);
+    checkInputRequest(this.session.server, this.session.clientCapabilities, request);
     const k = key ?? round.nextKey(keyPrefix(method));
     const answer = round.answer(k, request);
     if (answer !== undefined) return answer;

@@ -48,9 +48,10 @@ export const modernMethods: Readonly<Record<string, MethodHandler>> = {
 /** The caching hint for a result of `method` (a resource's own for its reads). */
 function cacheHint(server: McpServer, method: string, params: Record<string, unknown>): CacheHint {
   if (method === 'resources/read' && typeof params.uri === 'string') {
-    const own = server.resources.get(params.uri)?.cache;
-    if (own) return own;
-    for (const template of server.resourceTemplates.values()) if (template.cache && template.template.match(params.uri)) return template.cache;
+    // The entry that served the read, found as resources/read finds it: the resource, else the first matching template.
+    const resource = server.resources.get(params.uri);
+    if (resource) return resource.cache ?? server.options.cache;
+    for (const template of server.resourceTemplates.values()) if (template.template.match(params.uri)) return template.cache ?? server.options.cache;
   }
   return server.options.cache;
 }

@@ -89,7 +89,7 @@ export class McpSession {
   readonly era: 'legacy' | 'modern';
 
   constructor(
-    private readonly server: McpServer,
+    /** @internal */ readonly server: McpServer,
     private readonly channel: Channel,
     /** For a 2026-07-28 request: what its `_meta` said about the client. */
     modern?: { protocolVersion: string; clientInfo: Implementation | undefined; clientCapabilities: ClientCapabilities; logLevel: LoggingLevel | undefined; principal: unknown },

@@ -236,14 +236,16 @@ export class StreamableHttpTransport implements Closable, HttpSessionHost {
     const headerVersion = header(req, 'mcp-protocol-version');
     const first = classified[0];
     const claim = !batch && first.kind !== 'invalid' && first.kind !== 'response' ? modernClaim(first.message.params) : undefined;
-    if (eras !== 'legacy' && (claim !== undefined || isModernProtocolVersion(headerVersion))) {
+    const isInitialize = first.kind === 'request' && first.message.method === 'initialize';
+    // initialize without a claim is a handshake whatever its header says.
+    if (eras !== 'legacy' && (claim !== undefined || (isModernProtocolVersion(headerVersion) && !isInitialize))) {
       return this.modernPost(req, res, cors, principal, batch ? undefined : first, claim);
     }
     const initialize = classified.some((c) => c.kind === 'request' && c.message.method === 'initialize');
     if (eras === 'modern') {
       const requested = initialize && first.kind === 'request' ? first.message.params?.protocolVersion : headerVersion;
       const error = new UnsupportedProtocolVersionError(requested, supportedVersions(this.server));
-      return sendHttpError(res, 400, error.code, error.message, cors, error.data);
+      return sendHttpError(res, 400, error.code, error.message, cors, error.data, first.kind === 'request' ? first.message.id : null);
     }
     if (initialize && batch) return sendHttpError(res, 400, ErrorCode.InvalidRequest, 'Invalid Request: initialize must not be part of a batch', cors);
 
@@ -311,7 +313,9 @@ export class StreamableHttpTransport implements Closable, HttpSessionHost {
       if (!(err instanceof McpError)) throw err;
       return sendHttpError(res, 400, err.code, err.message, cors, undefined, request.id);
     }
-    const channel = new RequestChannel(res, request.id, this.options.responseMode, cors, req.socket.remoteAddress);
+    // A listen stream is nothing but notifications: it streams whatever responseMode says.
+    const mode = request.method === 'subscriptions/listen' ? 'sse' : this.options.responseMode;
+    const channel = new RequestChannel(res, request.id, mode, cors, req.socket.remoteAddress);
     await this.server.handleModernRequest(channel, request, {
       principal,
       track: (ctx) => {

@@ -1,0 +1,401 @@
+/** The requestState codec on its own: signing, sealing, binding, expiry, key rotation, single use, options. */
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { InvalidRequestStateError, McpServer } from '../../src/index.js';
+import { digest, RequestStateCodec, type StateBinding, type StatePayload } from '../../src/mrtr/request-state.js';
+
+const KEY_A = 'a'.repeat(32);
+const KEY_B = 'b'.repeat(40);
+const NOW = Date.UTC(2026, 6, 28, 12, 0, 0);
+
+const BINDING: StateBinding = {
+  method: 'tools/call',
+  target: 'book_flight',
+  argumentsDigest: digest({ from: 'LHR', to: 'JFK' }),
+  principalDigest: digest({ id: 'alice' }),
+};
+
+const CONTENT: Omit<StatePayload, 'id' | 'expiresAt'> = {
+  binding: BINDING,
+  round: 1,
+  asked: { seat: { method: 'elicitation/create', schema: { type: 'object', properties: { seat: { type: 'string' } } } } },
+  last: ['seat'],
+  answers: {},
+  state: { cart: 'secret-cart-7781', step: 2 },
+};
+
+/** The JSON-RPC error object `open` rejected with; fails if it resolved or threw anything else. */
+async function rejection(promise: Promise<unknown>): Promise<unknown> {
+  let caught: unknown;
+  try {
+    await promise;
+  } catch (err) {
+    caught = err;
+  }
+  expect(caught).toBeInstanceOf(InvalidRequestStateError);
+  return (caught as InvalidRequestStateError).toJSON();
+}
+
+function invalid(reason: string) {
+  return { code: -32602, message: 'Invalid or expired requestState', data: { reason } };
+}
+
+/** Replace the character at `index` with another base64url character. */
+function flip(text: string, index: number): string {
+  const replacement = text[index] === 'A' ? 'B' : 'A';
+  return text.slice(0, index) + replacement + text.slice(index + 1);
+}
+
+afterEach(() => {
+  vi.useRealTimers();
+  vi.restoreAllMocks();
+});
+
+describe('RequestStateCodec: signing', () => {
+  it('mints v1.<key id>.<payload>.<mac> and opens it back to the payload with a random id and the expiry', async () => {
+    vi.useFakeTimers({ now: NOW, toFake: ['Date'] });
+    const codec = new RequestStateCodec({ keys: [KEY_A] });
+    const token = codec.mint(CONTENT);
+    expect(token).toMatch(/^v1\.[A-Za-z0-9_-]{8}\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]{43}$/);
+    const payload = await codec.open(token, BINDING);
+    expect(payload).toEqual({ ...CONTENT, id: expect.stringMatching(/^[A-Za-z0-9_-]{16}$/), expiresAt: NOW + 600_000 });
+  });
+
+  it('gives every minted state a different id', async () => {
+    const codec = new RequestStateCodec({ keys: [KEY_A] });
+    const a = await codec.open(codec.mint(CONTENT), BINDING);
+    const b = await codec.open(codec.mint(CONTENT), BINDING);
+    expect(a.id).not.toBe(b.id);
+  });
+
+  it('leaves a signed-only payload readable by whoever holds the token (signing is not encryption)', () => {
+    const codec = new RequestStateCodec({ keys: [KEY_A] });
+    const token = codec.mint(CONTENT);
+    const json = JSON.parse(Buffer.from(token.split('.')[2], 'base64url').toString('utf8'));
+    expect(json.state).toEqual({ cart: 'secret-cart-7781', step: 2 });
+  });
+
+  it('refuses a token whose payload was changed, even by one character, as a bad signature', async () => {
+    const codec = new RequestStateCodec({ keys: [KEY_A] });
+    const [version, kid, payload, mac] = codec.mint(CONTENT).split('.');
+    expect(await rejection(codec.open([version, kid, flip(payload, 5), mac].join('.'), BINDING))).toEqual(invalid('bad signature'));
+  });
+
+  it('refuses a token whose payload was rewritten (round reset to 0) and re-encoded without the key', async () => {
+    const codec = new RequestStateCodec({ keys: [KEY_A] });
+    const [version, kid, payload, mac] = codec.mint(CONTENT).split('.');
+    const forged = { ...JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')), round: 0, answers: { seat: { action: 'accept', content: { seat: '1A' } } } };
+    const token = [version, kid, Buffer.from(JSON.stringify(forged)).toString('base64url'), mac].join('.');
+    expect(await rejection(codec.open(token, BINDING))).toEqual(invalid('bad signature'));
+  });
+
+  it('refuses a token whose mac was changed or truncated', async () => {
+    const codec = new RequestStateCodec({ keys: [KEY_A] });
+    const [version, kid, payload, mac] = codec.mint(CONTENT).split('.');
+    expect(await rejection(codec.open([version, kid, payload, flip(mac, 0)].join('.'), BINDING))).toEqual(invalid('bad signature'));
+    expect(await rejection(codec.open([version, kid, payload, mac.slice(0, 20)].join('.'), BINDING))).toEqual(invalid('bad signature'));
+  });
+
+  it('refuses a token signed with the same key id but by another secret', async () => {
+    const mine = new RequestStateCodec({ keys: [KEY_A] });
+    const theirs = new RequestStateCodec({ keys: [KEY_B] });
+    const [, myKid] = mine.mint(CONTENT).split('.');
+    const [version, , payload, mac] = theirs.mint(CONTENT).split('.');
+    expect(await rejection(mine.open([version, myKid, payload, mac].join('.'), BINDING))).toEqual(invalid('bad signature'));
+  });
+
+  it.each([
+    ['a number', 42, 'not a requestState this server issued'],
+    ['an object', { state: 1 }, 'not a requestState this server issued'],
+    ['an empty string', '', 'unknown key'],
+    ['a base64 blob', 'eyJsb2NhdGlvbiI6Ik5ldyBZb3JrIn0', 'unknown key'],
+  ])('refuses %s as requestState', async (_name, token, reason) => {
+    const codec = new RequestStateCodec({ keys: [KEY_A] });
+    expect(await rejection(codec.open(token, BINDING))).toEqual(invalid(reason));
+  });
+
+  it('refuses a token of the right key but the wrong shape as malformed', async () => {
+    const codec = new RequestStateCodec({ keys: [KEY_A] });
+    const [, kid, payload] = codec.mint(CONTENT).split('.');
+    expect(await rejection(codec.open(`v1.${kid}.${payload}`, BINDING))).toEqual(invalid('malformed'));
+    expect(await rejection(codec.open(`v2.${kid}.${payload}.x`, BINDING))).toEqual(invalid('malformed'));
+  });
+
+  it('refuses a token longer than a million characters without decoding it', async () => {
+    const codec = new RequestStateCodec({ keys: [KEY_A] });
+    expect(await rejection(codec.open('v1.' + 'A'.repeat(1_000_001), BINDING))).toEqual(invalid('not a requestState this server issued'));
+  });
+});
+
+describe('RequestStateCodec: sealing', () => {
+  it('with seal: true mints s1.<key id>.<body> whose payload cannot be read, and opens it back', async () => {
+    vi.useFakeTimers({ now: NOW, toFake: ['Date'] });
+    const codec = new RequestStateCodec({ keys: [KEY_A], seal: true });
+    const token = codec.mint(CONTENT);
+    expect(token).toMatch(/^s1\.[A-Za-z0-9_-]{8}\.[A-Za-z0-9_-]+$/);
+    const body = Buffer.from(token.split('.')[2], 'base64url');
+    expect(body.toString('latin1')).not.toContain('secret-cart-7781');
+    expect(body.toString('latin1')).not.toContain('book_flight');
+    expect(token).not.toContain(Buffer.from('secret-cart-7781').toString('base64url').slice(0, 12));
+    expect(await codec.open(token, BINDING)).toEqual({ ...CONTENT, id: expect.any(String), expiresAt: NOW + 600_000 });
+  });
+
+  it('encrypts the same content differently each time (a fresh IV per token)', () => {
+    const codec = new RequestStateCodec({ keys: [KEY_A], seal: true });
+    expect(codec.mint(CONTENT).split('.')[2]).not.toBe(codec.mint(CONTENT).split('.')[2]);
+  });
+
+  it('refuses a sealed token with one byte of its ciphertext changed as failed authentication', async () => {
+    const codec = new RequestStateCodec({ keys: [KEY_A], seal: true });
+    const [version, kid, body] = codec.mint(CONTENT).split('.');
+    const raw = Buffer.from(body, 'base64url');
+    raw[20] ^= 0x01;
+    expect(await rejection(codec.open([version, kid, raw.toString('base64url')].join('.'), BINDING))).toEqual(invalid('failed authentication'));
+  });
+
+  it('refuses a sealed token too short to hold an IV and a tag as malformed', async () => {
+    const codec = new RequestStateCodec({ keys: [KEY_A], seal: true });
+    const [version, kid] = codec.mint(CONTENT).split('.');
+    expect(await rejection(codec.open([version, kid, Buffer.alloc(20).toString('base64url')].join('.'), BINDING))).toEqual(invalid('malformed'));
+  });
+
+  it('refuses a state sealed under another secret', async () => {
+    const mine = new RequestStateCodec({ keys: [KEY_A], seal: true });
+    const theirs = new RequestStateCodec({ keys: [KEY_B], seal: true });
+    const [, myKid] = mine.mint(CONTENT).split('.');
+    const [version, , body] = theirs.mint(CONTENT).split('.');
+    expect(await rejection(mine.open([version, myKid, body].join('.'), BINDING))).toEqual(invalid('failed authentication'));
+  });
+});
+
+describe('RequestStateCodec: binding', () => {
+  it.each([
+    ['method', { method: 'prompts/get' }],
+    ['target', { target: 'cancel_flight' }],
+    ['arguments digest', { argumentsDigest: digest({ from: 'LHR', to: 'SFO' }) }],
+    ['principal digest', { principalDigest: digest({ id: 'mallory' }) }],
+  ])('refuses a state presented with another %s', async (_what, change) => {
+    const codec = new RequestStateCodec({ keys: [KEY_A] });
+    const token = codec.mint(CONTENT);
+    expect(await rejection(codec.open(token, { ...BINDING, ...change }))).toEqual(invalid('issued for another request'));
+  });
+
+  it('accepts a state presented with the same arguments in another key order', async () => {
+    const codec = new RequestStateCodec({ keys: [KEY_A] });
+    const token = codec.mint(CONTENT);
+    const reordered = { ...BINDING, argumentsDigest: digest({ to: 'JFK', from: 'LHR' }) };
+    expect((await codec.open(token, reordered)).state).toEqual({ cart: 'secret-cart-7781', step: 2 });
+  });
+
+  it('binds sealed states just the same', async () => {
+    const codec = new RequestStateCodec({ keys: [KEY_A], seal: true });
+    expect(await rejection(codec.open(codec.mint(CONTENT), { ...BINDING, target: 'other' }))).toEqual(invalid('issued for another request'));
+  });
+});
+
+describe('digest', () => {
+  it('does not depend on key order, at any depth', () => {
+    expect(digest({ a: 1, b: { c: [1, { d: 2, e: 3 }], f: null } })).toBe(digest({ b: { f: null, c: [1, { e: 3, d: 2 }] }, a: 1 }));
+  });
+
+  it.each([
+    ['a different value', { a: 1, b: 2 }, { a: 1, b: 3 }],
+    ['a value of another type', { a: 1 }, { a: '1' }],
+    ['an extra key', { a: 1 }, { a: 1, b: 1 }],
+    ['array order', { a: [1, 2] }, { a: [2, 1] }],
+    ['a nested value', { a: { b: 'x' } }, { a: { b: 'y' } }],
+  ])('differs for %s', (_what, left, right) => {
+    expect(digest(left)).not.toBe(digest(right));
+  });
+
+  it('is a base64url SHA-256 (43 characters)', () => {
+    expect(digest({ a: 1 })).toMatch(/^[A-Za-z0-9_-]{43}$/);
+  });
+});
+
+describe('RequestStateCodec: expiry', () => {
+  it('opens a state until its TTL has passed, and refuses it as expired from then on', async () => {
+    vi.useFakeTimers({ now: NOW, toFake: ['Date'] });
+    const codec = new RequestStateCodec({ keys: [KEY_A], ttlMs: 1000 });
+    const token = codec.mint(CONTENT);
+    vi.setSystemTime(NOW + 999);
+    expect((await codec.open(token, BINDING)).expiresAt).toBe(NOW + 1000);
+    vi.setSystemTime(NOW + 1000);
+    expect(await rejection(codec.open(token, BINDING))).toEqual(invalid('expired'));
+  });
+
+  it('defaults to a 10 minute TTL and 8 rounds', async () => {
+    vi.useFakeTimers({ now: NOW, toFake: ['Date'] });
+    const codec = new RequestStateCodec({ keys: [KEY_A] });
+    expect({ ttlMs: codec.ttlMs, maxRounds: codec.maxRounds }).toEqual({ ttlMs: 600_000, maxRounds: 8 });
+    const token = codec.mint(CONTENT);
+    vi.setSystemTime(NOW + 600_000);
+    expect(await rejection(codec.open(token, BINDING))).toEqual(invalid('expired'));
+  });
+
+  it('expires sealed states too', async () => {
+    vi.useFakeTimers({ now: NOW, toFake: ['Date'] });
+    const codec = new RequestStateCodec({ keys: [KEY_A], seal: true, ttlMs: 50 });
+    const token = codec.mint(CONTENT);
+    vi.setSystemTime(NOW + 51);
+    expect(await rejection(codec.open(token, BINDING))).toEqual(invalid('expired'));
+  });
+});
+
+describe('RequestStateCodec: key rotation', () => {
+  it('opens a state minted with an old key while that key is still in the verify list', async () => {
+    const before = new RequestStateCodec({ keys: [KEY_A] });
+    const after = new RequestStateCodec({ keys: [KEY_B, KEY_A] });
+    const old = before.mint(CONTENT);
+    expect((await after.open(old, BINDING)).state).toEqual(CONTENT.state);
+  });
+
+  it('signs new states with the first key only', async () => {
+    const rotated = new RequestStateCodec({ keys: [KEY_B, KEY_A] });
+    const onlyA = new RequestStateCodec({ keys: [KEY_A] });
+    const onlyB = new RequestStateCodec({ keys: [KEY_B] });
+    const token = rotated.mint(CONTENT);
+    expect(token.split('.')[1]).toBe(onlyB.mint(CONTENT).split('.')[1]);
+    expect((await onlyB.open(token, BINDING)).round).toBe(1);
+    expect(await rejection(onlyA.open(token, BINDING))).toEqual(invalid('unknown key'));
+  });
+
+  it('refuses a state minted with a key that has left the verify list', async () => {
+    const before = new RequestStateCodec({ keys: [KEY_A] });
+    const after = new RequestStateCodec({ keys: [KEY_B] });
+    expect(await rejection(after.open(before.mint(CONTENT), BINDING))).toEqual(invalid('unknown key'));
+  });
+
+  it('rotates sealing keys the same way', async () => {
+    const before = new RequestStateCodec({ keys: [KEY_A], seal: true });
+    const rotating = new RequestStateCodec({ keys: [KEY_B, KEY_A], seal: true });
+    const after = new RequestStateCodec({ keys: [KEY_B], seal: true });
+    const old = before.mint(CONTENT);
+    expect((await rotating.open(old, BINDING)).state).toEqual(CONTENT.state);
+    expect(await rejection(after.open(old, BINDING))).toEqual(invalid('unknown key'));
+  });
+
+  it('accepts Buffer keys, and a Buffer and a string of the same bytes are the same key', async () => {
+    const fromString = new RequestStateCodec({ keys: [KEY_A] });
+    const fromBuffer = new RequestStateCodec({ keys: [Buffer.from(KEY_A)] });
+    expect((await fromBuffer.open(fromString.mint(CONTENT), BINDING)).round).toBe(1);
+  });
+});
+
+describe('RequestStateCodec: single use', () => {
+  it('calls consume with the state id and expiry after verification, and refuses the state when it returns false', async () => {
+    vi.useFakeTimers({ now: NOW, toFake: ['Date'] });
+    const calls: [string, number][] = [];
+    const seen = new Set<string>();
+    const codec = new RequestStateCodec({
+      keys: [KEY_A],
+      consume: (id, expiresAt) => {
+        calls.push([id, expiresAt]);
+        if (seen.has(id)) return false;
+        seen.add(id);
+        return true;
+      },
+    });
+    const token = codec.mint(CONTENT);
+    const first = await codec.open(token, BINDING);
+    expect(calls).toEqual([[first.id, NOW + 600_000]]);
+    expect(await rejection(codec.open(token, BINDING))).toEqual(invalid('already used'));
+    expect(calls).toEqual([
+      [first.id, NOW + 600_000],
+      [first.id, NOW + 600_000],
+    ]);
+  });
+
+  it('waits for a consume hook that answers with a promise', async () => {
+    const codec = new RequestStateCodec({ keys: [KEY_A], consume: async () => false });
+    expect(await rejection(codec.open(codec.mint(CONTENT), BINDING))).toEqual(invalid('already used'));
+    const accepting = new RequestStateCodec({ keys: [KEY_A], consume: async () => true });
+    expect((await accepting.open(accepting.mint(CONTENT), BINDING)).round).toBe(1);
+  });
+
+  it('does not call consume for a state that fails verification, binding or expiry', async () => {
+    vi.useFakeTimers({ now: NOW, toFake: ['Date'] });
+    const consume = vi.fn(() => true);
+    const codec = new RequestStateCodec({ keys: [KEY_A], ttlMs: 100, consume });
+    const token = codec.mint(CONTENT);
+    const [version, kid, payload, mac] = token.split('.');
+    await rejection(codec.open([version, kid, flip(payload, 3), mac].join('.'), BINDING));
+    await rejection(codec.open(token, { ...BINDING, target: 'x' }));
+    vi.setSystemTime(NOW + 100);
+    await rejection(codec.open(token, BINDING));
+    expect(consume).not.toHaveBeenCalled();
+  });
+});
+
+describe('RequestStateCodec: options', () => {
+  it('refuses a key shorter than 32 bytes at construction, as a string or a Buffer', () => {
+    expect(() => new RequestStateCodec({ keys: ['x'.repeat(31)] })).toThrow(new TypeError('requestState keys must be at least 32 bytes long'));
+    expect(() => new RequestStateCodec({ keys: [Buffer.alloc(31, 1)] })).toThrow(new TypeError('requestState keys must be at least 32 bytes long'));
+    expect(() => new RequestStateCodec({ keys: [KEY_A, 'short'] })).toThrow(new TypeError('requestState keys must be at least 32 bytes long'));
+    expect(() => new RequestStateCodec({ keys: [Buffer.alloc(32, 1)] })).not.toThrow();
+  });
+
+  it('counts bytes, not characters, against the 32-byte minimum', () => {
+    // 16 two-byte characters are 32 bytes.
+    expect(() => new RequestStateCodec({ keys: ['é'.repeat(16)] })).not.toThrow();
+    expect(() => new RequestStateCodec({ keys: ['é'.repeat(15)] })).toThrow(new TypeError('requestState keys must be at least 32 bytes long'));
+  });
+
+  it('refuses a short key when the server is constructed', () => {
+    expect(() => new McpServer({ name: 's', version: '1' }, { requestState: { keys: ['too-short'] } })).toThrow(new TypeError('requestState keys must be at least 32 bytes long'));
+  });
+
+  it('refuses an empty key list', () => {
+    expect(() => new RequestStateCodec({ keys: [] })).toThrow(new TypeError('Option requestState.keys must be a non-empty array of secrets (the first signs, all verify)'));
+  });
+
+  it.each([0, -1, 1.5])('refuses ttlMs %s', (ttlMs) => {
+    expect(() => new RequestStateCodec({ keys: [KEY_A], ttlMs })).toThrow(new TypeError(`Option requestState.ttlMs must be a positive integer; got ${JSON.stringify(ttlMs)}`));
+  });
+
+  it.each([0, -2, 2.5])('refuses maxRounds %s', (maxRounds) => {
+    expect(() => new RequestStateCodec({ keys: [KEY_A], maxRounds })).toThrow(new TypeError(`Option requestState.maxRounds must be a positive integer; got ${JSON.stringify(maxRounds)}`));
+  });
+});
+
+describe('RequestStateCodec: the ephemeral key', () => {
+  it('with no keys emits one SWITCHBOARD_EPHEMERAL_STATE_KEY warning, on the first mint', () => {
+    const warn = vi.spyOn(process, 'emitWarning').mockImplementation(() => {});
+    const codec = new RequestStateCodec();
+    expect(codec.ephemeral).toBe(true);
+    expect(warn).not.toHaveBeenCalled();
+    codec.mint(CONTENT);
+    codec.mint(CONTENT);
+    codec.mint(CONTENT);
+    expect(warn.mock.calls).toEqual([
+      [
+        'requestState is signed with a random per-process key: set requestState.keys when several instances serve one endpoint, or retries will fail',
+        { code: 'SWITCHBOARD_EPHEMERAL_STATE_KEY' },
+      ],
+    ]);
+  });
+
+  it('with keys emits no warning', () => {
+    const warn = vi.spyOn(process, 'emitWarning').mockImplementation(() => {});
+    const codec = new RequestStateCodec({ keys: [KEY_A] });
+    codec.mint(CONTENT);
+    expect(codec.ephemeral).toBe(false);
+    expect(warn).not.toHaveBeenCalled();
+  });
+
+  it('opens its own states, but not those of another instance (each has its own random key)', async () => {
+    vi.spyOn(process, 'emitWarning').mockImplementation(() => {});
+    const one = new RequestStateCodec();
+    const other = new RequestStateCodec();
+    const token = one.mint(CONTENT);
+    expect((await one.open(token, BINDING)).round).toBe(1);
+    expect(await rejection(other.open(token, BINDING))).toEqual(invalid('unknown key'));
+  });
+});
+
+describe('InvalidRequestStateError', () => {
+  it('is JSON-RPC -32602 "Invalid or expired requestState" with the reason in data', () => {
+    const error = new InvalidRequestStateError('expired');
+    expect(error.toJSON()).toEqual(invalid('expired'));
+    expect(error.reason).toBe('expired');
+  });
+});
