@@ -74,6 +74,10 @@ export function inputRequired(init: { inputRequests?: Record<string, InputReques
 export class InputRequiredSignal extends Error {
   override name = 'InputRequiredSignal';
   constructor(readonly key: string) {
+    // Thrown on every first round: without a stack trace it costs a tenth as much to make.
+    const limit = Error.stackTraceLimit;
+    Error.stackTraceLimit = 0;
     super(`input '${key}' is required from the client; the handler runs again with the answer (let this error propagate)`);
+    Error.stackTraceLimit = limit;
   }
 }

@@ -156,8 +156,11 @@ export class RequestStateCodec {
 
 /** A stable digest of a JSON value: object keys sorted, so the client's key order does not matter. */
 export function digest(value: unknown): string {
+  if (value === null || value === undefined) return NULL_DIGEST;
   return createHash('sha256').update(canonicalJson(value)).digest('base64url');
 }
+
+const NULL_DIGEST = createHash('sha256').update('null').digest('base64url');
 
 function canonicalJson(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
