@@ -69,8 +69,18 @@ export const SEP1330_SCHEMA = {
 export const JSON_SCHEMA_2020_12_INPUT_SCHEMA = {
   $schema: 'https://json-schema.org/draft/2020-12/schema',
   type: 'object',
-  $defs: { address: { type: 'object', properties: { street: { type: 'string' }, city: { type: 'string' } } } },
-  properties: { name: { type: 'string' }, address: { $ref: '#/$defs/address' } },
+  $defs: { address: { $anchor: 'addressDef', type: 'object', properties: { street: { type: 'string' }, city: { type: 'string' } } } },
+  properties: {
+    name: { type: 'string' },
+    address: { $ref: '#/$defs/address' },
+    contactMethod: { type: 'string', enum: ['phone', 'email'] },
+    phone: { type: 'string' },
+    email: { type: 'string' },
+  },
+  allOf: [{ anyOf: [{ required: ['phone'] }, { required: ['email'] }] }],
+  if: { properties: { contactMethod: { const: 'phone' } }, required: ['contactMethod'] },
+  then: { required: ['phone'] },
+  else: { required: ['email'] },
   additionalProperties: false,
 } as const;
 

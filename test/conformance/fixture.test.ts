@@ -326,11 +326,22 @@ describe('tools', () => {
     });
   });
 
+  // The suite's SEP-1613 / SEP-2106 schema: $anchor, composition and conditionals must survive listing.
   const JSON_SCHEMA_2020_12 = {
     $schema: 'https://json-schema.org/draft/2020-12/schema',
     type: 'object',
-    $defs: { address: { type: 'object', properties: { street: { type: 'string' }, city: { type: 'string' } } } },
-    properties: { name: { type: 'string' }, address: { $ref: '#/$defs/address' } },
+    $defs: { address: { $anchor: 'addressDef', type: 'object', properties: { street: { type: 'string' }, city: { type: 'string' } } } },
+    properties: {
+      name: { type: 'string' },
+      address: { $ref: '#/$defs/address' },
+      contactMethod: { type: 'string', enum: ['phone', 'email'] },
+      phone: { type: 'string' },
+      email: { type: 'string' },
+    },
+    allOf: [{ anyOf: [{ required: ['phone'] }, { required: ['email'] }] }],
+    if: { properties: { contactMethod: { const: 'phone' } }, required: ['contactMethod'] },
+    then: { required: ['phone'] },
+    else: { required: ['email'] },
     additionalProperties: false,
   };
 
@@ -344,19 +355,23 @@ describe('tools', () => {
     const reply = await raw.request('tools/list');
     const wire = (reply.result.tools as { name: string; inputSchema: unknown }[]).find((t) => t.name === 'json_schema_2020_12_tool');
     expect(wire?.inputSchema).toEqual(JSON_SCHEMA_2020_12);
-    expect(Object.keys(wire?.inputSchema as object)).toEqual(['$schema', 'type', '$defs', 'properties', 'additionalProperties']);
+    expect(Object.keys(wire?.inputSchema as object)).toEqual(['$schema', 'type', '$defs', 'properties', 'allOf', 'if', 'then', 'else', 'additionalProperties']);
   });
 
   it('json_schema_2020_12_tool validates arguments through $defs and additionalProperties', async () => {
     const { client } = await openFixture();
-    expect(await client.callTool({ name: 'json_schema_2020_12_tool', arguments: { name: 'Ada', address: { street: '1 Main St', city: 'Springfield' } } })).toEqual(
-      text('JSON Schema 2020-12 tool called with: {"name":"Ada","address":{"street":"1 Main St","city":"Springfield"}}'),
-    );
-    expect(await client.callTool({ name: 'json_schema_2020_12_tool', arguments: { name: 'Ada', address: { city: 7 } } })).toEqual(
+    expect(
+      await client.callTool({ name: 'json_schema_2020_12_tool', arguments: { name: 'Ada', address: { street: '1 Main St', city: 'Springfield' }, email: 'ada@example.com' } }),
+    ).toEqual(text('JSON Schema 2020-12 tool called with: {"name":"Ada","address":{"street":"1 Main St","city":"Springfield"},"email":"ada@example.com"}'));
+    expect(await client.callTool({ name: 'json_schema_2020_12_tool', arguments: { name: 'Ada', address: { city: 7 }, email: 'ada@example.com' } })).toEqual(
       text('Invalid arguments for tool json_schema_2020_12_tool: /address/city: must be string', true),
     );
-    expect(await client.callTool({ name: 'json_schema_2020_12_tool', arguments: { name: 'Ada', nickname: 'A' } })).toEqual(
+    expect(await client.callTool({ name: 'json_schema_2020_12_tool', arguments: { name: 'Ada', nickname: 'A', email: 'ada@example.com' } })).toEqual(
       text('Invalid arguments for tool json_schema_2020_12_tool: (root): must NOT have additional properties', true),
+    );
+    // if/then: choosing the phone needs a phone number.
+    expect(await client.callTool({ name: 'json_schema_2020_12_tool', arguments: { contactMethod: 'phone', email: 'ada@example.com' } })).toEqual(
+      text(`Invalid arguments for tool json_schema_2020_12_tool: /phone: must have required property 'phone'; (root): must match "then" schema`, true),
     );
   });
 });
