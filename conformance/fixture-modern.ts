@@ -110,6 +110,16 @@ export function registerModernFixtures(server: McpServer): void {
     return 'logged';
   });
 
+  // SEP-2243: a tool whose argument travels in a header too (Mcp-Param-Region).
+  server.registerTool(
+    'test_headers',
+    {
+      description: 'Echoes a region that clients also send as the Mcp-Param-Region header',
+      inputSchema: { type: 'object', properties: { region: { type: 'string', 'x-mcp-header': 'Region' } }, required: ['region'] },
+    },
+    ({ region }) => `region=${region}`,
+  );
+
   server.registerTool('test_trigger_tool_change', { description: 'Adds and removes a tool, so tools/list changes', inputSchema: NO_ARGS }, () => {
     server.registerTool('test_transient_tool', { description: 'Here for a moment', inputSchema: NO_ARGS }, () => 'transient').remove();
     return 'tools changed';

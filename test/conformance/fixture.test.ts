@@ -86,6 +86,7 @@ const MODERN_TOOL_NAMES = [
   'test_missing_capability',
   'test_streaming_elicitation',
   'test_logging_tool',
+  'test_headers',
   'test_trigger_tool_change',
   'test_trigger_prompt_change',
 ];

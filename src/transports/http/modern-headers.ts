@@ -16,7 +16,8 @@ function headerValue(req: IncomingMessage, name: string): string | undefined {
   const raw = req.headers[name];
   if (raw === undefined) return undefined;
   const value = (Array.isArray(raw) ? raw[0] : raw).trim();
-  if (!value.startsWith('=?base64?')) return value;
+  // Only a value wrapped in both =?base64? and ?= is encoded; anything else is literal (SEP-2243).
+  if (!value.startsWith('=?base64?') || !value.endsWith('?=')) return value;
   const match = BASE64_VALUE.exec(value);
   if (!match || match[1].length % 4 !== 0) throw new HeaderMismatchError(`Header ${name} has a malformed =?base64?...?= value`);
   return Buffer.from(match[1], 'base64').toString('utf8');
