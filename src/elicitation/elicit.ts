@@ -61,17 +61,24 @@ export const elicitationKind: ClientRequestKind<ElicitParams, ElicitResult> = {
     const content = result.content === undefined ? {} : result.content;
     if (!isObject(content)) throw new McpError(ErrorCode.InvalidParams, 'The client accepted elicitation/create with content that is not an object', { result });
     const validate = validators.get(params);
-    if (validate) {
-      const violations = validate(content);
-      if (violations) {
-        throw new ElicitationValidationError(violations.map((v) => ({ property: topLevelProperty(v.path), rule: v.rule, message: v.message })));
-      }
+    if (!validate) return { action, content: content as Record<string, ElicitValue> }; // validateElicitationResponses: false
+    const violations = validate(content);
+    if (violations) {
+      throw new ElicitationValidationError(violations.map((v) => ({ property: topLevelProperty(v.path), rule: v.rule, message: v.message })));
     }
-    return { action, content: content as Record<string, ElicitValue> };
+    return { action, content: askedFields(params.requestedSchema, content) as Record<string, ElicitValue> };
   },
 };
 
 /** The form property a violation's JSON pointer starts with (`/tags/0` is `tags`), unescaped (RFC 6901). */
 function topLevelProperty(pointer: string): string {
   return pointer.split('/')[1]?.replace(/~1/g, '/').replace(/~0/g, '~') ?? '';
+}
+
+/** Only the fields the form asked for: a handler never sees keys (or types) the user was not asked about. */
+export function askedFields(schema: object, content: Record<string, unknown>): Record<string, unknown> {
+  const properties = (schema as { properties?: Record<string, unknown> }).properties ?? {};
+  const out: Record<string, unknown> = {};
+  for (const key of Object.keys(content)) if (Object.hasOwn(properties, key)) out[key] = content[key];
+  return out;
 }

@@ -5,6 +5,7 @@
  */
 import { createCipheriv, createDecipheriv, createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { InvalidRequestStateError } from '../protocol/errors.js';
+import { canonicalJson } from '../server/principal.js';
 
 export interface RequestStateOptions {
   /** Secrets, at least 32 bytes each: the first signs, all verify (rotation). Default: one random key per process. */
@@ -161,14 +162,3 @@ export function digest(value: unknown): string {
 }
 
 const NULL_DIGEST = createHash('sha256').update('null').digest('base64url');
-
-function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
-  if (value && typeof value === 'object') {
-    const entries = Object.keys(value as object)
-      .sort()
-      .map((k) => `${JSON.stringify(k)}:${canonicalJson((value as Record<string, unknown>)[k])}`);
-    return `{${entries.join(',')}}`;
-  }
-  return JSON.stringify(value ?? null);
-}

@@ -12,7 +12,8 @@ import type { RequestContext } from '../server/context.js';
 import type { McpServer } from '../server/mcp-server.js';
 import { InputRequired, type InputMethod, type InputRequest } from './input-required.js';
 import { digest, type StateBinding, type StatePayload } from './request-state.js';
-import { checkFormSchema } from '../elicitation/elicit.js';
+import { askedFields, checkFormSchema } from '../elicitation/elicit.js';
+import { principalKey, UNKEYED_PRINCIPAL } from '../server/principal.js';
 import { errorResult } from '../server/tools.js';
 
 /** One round of input for one request: the answers so far, and what the handler asks next. */
@@ -44,7 +45,7 @@ export class InputRound {
    */
   answer(key: string, request: InputRequest): unknown {
     const known = this.answers[key];
-    if (known !== undefined && this.asked[key]?.method === request.method) return known;
+    if (known !== undefined && sameQuestion(this.asked[key], describeRequest(request))) return known;
     const raw = this.responses?.[key];
     if (raw === undefined) return undefined;
     const answer = validAnswer(this.server, describeRequest(request), raw);
@@ -97,14 +98,20 @@ function validAnswer(server: McpServer, asked: { method: string; schema?: object
     if (action !== 'accept' || !asked.schema) return { action };
     const content = answer.content === undefined ? {} : answer.content;
     if (!isObject(content)) return undefined;
-    if (server.options.validateElicitationResponses && server.schemas.compile(asked.schema)(content)) return undefined;
-    return { action, content };
+    if (!server.options.validateElicitationResponses) return { action, content };
+    if (server.schemas.compile(asked.schema)(content)) return undefined;
+    return { action, content: askedFields(asked.schema, content) };
   }
   if (asked.method === 'sampling/createMessage') {
     const ok = (answer.role === 'user' || answer.role === 'assistant') && (isObject(answer.content) || Array.isArray(answer.content)) && typeof answer.model === 'string';
     return ok ? answer : undefined;
   }
   return Array.isArray(answer.roots) && answer.roots.every((r) => isObject(r) && typeof r.uri === 'string') ? answer : undefined;
+}
+
+/** An earlier answer stands only for the same question: the same method and, for a form, the same schema. */
+function sameQuestion(asked: { method: string; schema?: object } | undefined, now: { method: string; schema?: object }): boolean {
+  return asked !== undefined && asked.method === now.method && JSON.stringify(asked.schema) === JSON.stringify(now.schema);
 }
 
 /** A question as requestState remembers it: its method, and a form's schema, which answers must fit. */
@@ -132,6 +139,13 @@ function wireRequests(pending: InputRequired): Record<string, InputRequest> {
     }
   }
   return out;
+}
+
+function principalDigest(principal: unknown): string {
+  const key = principalKey(principal);
+  // Fail closed: a principal that serialises to {} would make every user's state interchangeable.
+  if (key === undefined) throw new McpError(ErrorCode.InternalError, `Cannot bind requestState: ${UNKEYED_PRINCIPAL}`);
+  return digest(key);
 }
 
 export interface InputTarget {
@@ -162,7 +176,7 @@ async function runModernRound<R>(server: McpServer, ctx: RequestContext, params:
     method: target.method,
     target: target.target,
     argumentsDigest: digest(target.arguments ?? {}),
-    principalDigest: digest(ctx.session.principal ?? null),
+    principalDigest: principalDigest(ctx.session.principal),
   };
   const previous = params.requestState === undefined ? undefined : await codec.open(params.requestState, binding);
   const answers: Record<string, unknown> = { ...previous?.answers };

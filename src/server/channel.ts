@@ -24,6 +24,8 @@ export interface Channel {
    * it later (SSE polling, SEP-1699). Absent or false where the transport cannot.
    */
   closeStream?(requestId: RequestId): boolean;
+  /** A request ended without a response (cancelled): a transport with a stream per request ends that stream. */
+  requestEnded?(requestId: RequestId): void;
   /** Close the underlying connection; the transport then reports the end to the session. */
   close(reason: string): void;
 }

@@ -105,7 +105,9 @@ async function handleRequest(server: McpServer, session: McpSession, request: Js
       principal: session.principal,
       track: (ctx) => {
         session.inflight.set(id, ctx);
-        return () => session.inflight.delete(id);
+        return () => {
+          if (session.inflight.get(id) === ctx) session.inflight.delete(id);
+        };
       },
     });
     return undefined; // answered through the relay
@@ -134,7 +136,9 @@ async function handleRequest(server: McpServer, session: McpSession, request: Js
     if (session.inflight.get(id) === ctx) session.inflight.delete(id);
   }
   // cancellation.mdx: a cancelled request gets no response; neither does one whose session ended.
-  return ctx.aborted ? undefined : response;
+  if (!ctx.aborted) return response;
+  session.requestEnded(id);
+  return undefined;
 }
 
 function toErrorObject(server: McpServer, session: McpSession, method: string, err: unknown): JsonRpcErrorObject {

@@ -109,10 +109,15 @@ function readOutput(output: ReadOutput | InputRequired, uri: string, mimeType: s
   return output instanceof InputRequired ? output : normalizeReadOutput(output, uri, mimeType);
 }
 
+const MAX_SUBSCRIPTIONS = 1000;
+
 function subscription(subscribe: boolean) {
   return (server: McpServer, session: McpSession, params: Record<string, unknown>) => {
     const uri = requireString(params, 'uri', subscribe ? 'resources/subscribe' : 'resources/unsubscribe');
     if (subscribe) {
+      if (!session.subscriptions.has(uri) && session.subscriptions.size >= MAX_SUBSCRIPTIONS) {
+        throw invalidParams(`Too many subscriptions: a session may watch ${MAX_SUBSCRIPTIONS} resources; unsubscribe from some first`);
+      }
       session.subscriptions.add(uri);
       server.emit('resourceSubscribe', session, uri);
     } else {

@@ -27,19 +27,36 @@ const DRAFT_07_SCHEMAS = /json-schema\.org\/draft-0[67]\/schema/;
 export class SchemaCompiler {
   private modern: Ajv2020 | undefined;
   private draft07: Ajv | undefined;
-  private readonly cache = new Map<string, Validator>();
+  /** Least recently used first; bounded, since schemas may be built from client input (a default, a file name). */
+  private readonly cache = new Map<string, { validator: Validator; schema: object; ajv: Ajv | Ajv2020 }>();
+
+  constructor(private readonly limit = 1000) {}
 
   /**
    * Compile `schema` (or take it from the cache) into a validator; throws when the schema is not valid
    * JSON Schema. `key` is the schema's JSON, when the caller has it already.
    */
   compile(schema: object, key = JSON.stringify(schema)): Validator {
-    let validator = this.cache.get(key);
-    if (!validator) {
-      validator = toValidator(this.ajvFor(schema).compile(schema));
-      this.cache.set(key, validator);
+    const cached = this.cache.get(key);
+    if (cached) {
+      this.cache.delete(key);
+      this.cache.set(key, cached);
+      return cached.validator;
+    }
+    const ajv = this.ajvFor(schema);
+    const validator = toValidator(ajv.compile(schema));
+    this.cache.set(key, { validator, schema, ajv });
+    if (this.cache.size > this.limit) {
+      const [oldest, entry] = this.cache.entries().next().value as [string, { schema: object; ajv: Ajv | Ajv2020 }];
+      this.cache.delete(oldest);
+      entry.ajv.removeSchema(entry.schema); // ajv keeps every compiled schema too
     }
     return validator;
+  }
+
+  /** How many compiled schemas are kept. */
+  get size(): number {
+    return this.cache.size;
   }
 
   private ajvFor(schema: object): Ajv | Ajv2020 {

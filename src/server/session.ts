@@ -174,8 +174,15 @@ export class McpSession {
       signal: options.signal,
       onSettle: settle,
     });
-    if (this.pending.has(id) && !this.send(request, options.relatedRequestId)) {
-      this.pending.fail(id, new ConnectionClosedError(method, 'the transport could not deliver it'));
+    if (this.pending.has(id)) {
+      let sent: boolean;
+      try {
+        sent = this.send(request, options.relatedRequestId);
+      } catch (err) {
+        this.pending.fail(id, new McpError(ErrorCode.InternalError, `${method} could not be sent: ${(err as Error).message}`));
+        return request;
+      }
+      if (!sent) this.pending.fail(id, new ConnectionClosedError(method, 'the transport could not deliver it'));
     }
     return request;
   }
@@ -251,6 +258,11 @@ export class McpSession {
   receiveMessage(value: unknown, inBatch = false): Promise<void> {
     this.lastActivityMs = Date.now();
     return receiveMessage(this.server, this, value, inBatch);
+  }
+
+  /** @internal A request of the client's ended with no response (cancelled). */
+  requestEnded(requestId: RequestId): void {
+    this.channel.requestEnded?.(requestId);
   }
 
   /** @internal Ask the transport to close the connection carrying `requestId`'s stream without ending the request (SSE polling). */

@@ -10,6 +10,7 @@ interface Expression {
   names: string[];
 }
 
+const MAX_URI_LENGTH = 8192;
 const EXPRESSION = /\{([+#./;?&]?)([^}]+)\}/g;
 
 export class UriTemplate {
@@ -39,6 +40,8 @@ export class UriTemplate {
 
   /** The template's variables from `uri`, or null when `uri` does not match. */
   match(uri: string): Record<string, string> | null {
+    // Templates with several {+var} can backtrack quadratically: no real resource URI is this long.
+    if (uri.length > MAX_URI_LENGTH) return null;
     const m = this.regex.exec(uri);
     if (!m) return null;
     const out: Record<string, string> = {};

@@ -47,3 +47,19 @@ export function closeHttpServer(http: HttpServer): Promise<void> {
     http.closeAllConnections();
   });
 }
+
+/**
+ * The path of a request target, origin-form (`/mcp?x`) or absolute-form (`http://host/mcp`, RFC 9112
+ * §3.2.2), without URL parsing: a target `new URL` rejects must not throw in a request handler.
+ */
+export function pathOf(url: string | undefined): string {
+  if (!url) return '/';
+  let start = 0;
+  if (!url.startsWith('/')) {
+    const authority = url.indexOf('//');
+    start = authority === -1 ? -1 : url.indexOf('/', authority + 2);
+    if (start === -1) return '/';
+  }
+  const query = url.indexOf('?', start);
+  return query === -1 ? url.slice(start) : url.slice(start, query);
+}

@@ -11,7 +11,7 @@ import type { Channel, Closable } from '../server/channel.js';
 import type { McpServer } from '../server/mcp-server.js';
 import type { McpSession } from '../server/session.js';
 import { checkAllowedOrigins, isOriginAllowed, type AllowedOrigins } from './origin.js';
-import { closeHttpServer, listenOn, rejectUpgrade, type ListenOptions, type ListeningAddress } from './listen.js';
+import { closeHttpServer, listenOn, pathOf, rejectUpgrade, type ListenOptions, type ListeningAddress } from './listen.js';
 import { positiveInteger } from '../server/options.js';
 
 export interface WebSocketTransportOptions {
@@ -81,7 +81,7 @@ export class WebSocketTransport implements Closable {
   attach(http: HttpServer, { exclusive = false }: { exclusive?: boolean } = {}): this {
     if (this.attached.has(http)) return this;
     const onUpgrade = (req: IncomingMessage, socket: Duplex, head: Buffer) => {
-      if (new URL(req.url ?? '/', 'http://localhost').pathname !== this.path) {
+      if (pathOf(req.url) !== this.path) {
         if (exclusive) rejectUpgrade(socket, 404, `No MCP endpoint here; connect to ${this.path}`);
         return;
       }

@@ -9,7 +9,7 @@ import { isAtLeast } from '../../protocol/versions.js';
 import type { Channel } from '../../server/channel.js';
 import type { McpSession } from '../../server/session.js';
 import { eventSeq, type EventStore, type StoredEvent } from './event-store.js';
-import { primingEvent, startEventStream, writeEvent, writeKeepAlive } from './sse.js';
+import { connectionGone, primingEvent, startEventStream, writeEvent, writeKeepAlive } from './sse.js';
 
 export type ResponseMode = 'auto' | 'json' | 'sse';
 
@@ -131,7 +131,7 @@ export class HttpSession implements Channel {
   /** Write the stream to `res` from now on, until that connection closes. */
   private watch(stream: Stream, res: ServerResponse): void {
     stream.res = res;
-    res.once('close', () => {
+    const onClose = () => {
       if (stream.res !== res) return;
       // transports.mdx: a disconnect is not a cancellation; the request goes on and can be resumed.
       stream.res = undefined;
@@ -140,12 +140,15 @@ export class HttpSession implements Channel {
         this.standalone = undefined;
         this.session.touch(); // idle from now, not from when the stream opened
       }
-    });
+    };
+    // An await may have come first (auth, an event store): the client may be gone already.
+    if (connectionGone(res)) onClose();
+    else res.once('close', onClose);
   }
 
   /**
    * GET with Last-Event-ID: replay what that stream missed, then keep the connection for the rest of it.
-   * Resolves 'unknown' when the id names no stream of this session (400), 'busy' when the standalone stream is open (409).
+   * Resolves 'unknown' when the id names no event stream of this session (400), 'busy' when the standalone stream is open (409).
    */
   async resume(res: ServerResponse, lastEventId: string, headers: Record<string, string>): Promise<'ok' | 'unknown' | 'busy'> {
     const cut = lastEventId.lastIndexOf('_');
@@ -153,8 +156,11 @@ export class HttpSession implements Channel {
     const lastSeq = eventSeq(lastEventId);
     if (!/^[0-9a-z]+$/.test(streamId) || Number.isNaN(lastSeq) || (streamId !== STANDALONE && parseInt(streamId, 36) > this.lastStream)) return 'unknown';
     if (streamId === STANDALONE && this.standalone) return 'busy';
+    const live = streamId === STANDALONE ? undefined : this.live.get(streamId);
+    // Only an event stream has ids to resume from; a POST still answering as JSON has none.
+    if (live && live.mode !== 'sse') return 'unknown';
     // The stream keeps what it sends while the store is read, so nothing falls between replay and live.
-    const stream = streamId === STANDALONE ? this.openStandalone(headers) : this.live.get(streamId);
+    const stream = streamId === STANDALONE ? this.openStandalone(headers) : live;
     if (stream) {
       const previous = stream.res;
       stream.res = undefined;
@@ -165,8 +171,9 @@ export class HttpSession implements Channel {
     try {
       const stored = this.host.eventStore.replayAfter(this.id, streamId, lastEventId);
       replayed = Array.isArray(stored) ? stored : await stored;
-    } finally {
-      if (stream === this.standalone && stream?.res === undefined && streamId === STANDALONE) this.standalone = undefined;
+    } catch (err) {
+      if (stream) this.release(stream);
+      throw err;
     }
     startEventStream(res, headers);
     let seen = lastSeq;
@@ -174,20 +181,41 @@ export class HttpSession implements Channel {
       writeEvent(res, event.eventId, event.message);
       seen = Math.max(seen, eventSeq(event.eventId));
     }
-    if (!stream || this.closed) {
+    if (stream) {
+      const held = stream.held ?? [];
+      stream.held = undefined;
+      for (const event of held) if (eventSeq(event.eventId) > seen) writeEvent(res, event.eventId, event.message);
+    }
+    if (!stream || stream.done || this.closed) {
+      if (stream) this.release(stream);
       res.end(); // The request finished while the client was away; its response was in the replay.
       return 'ok';
     }
-    const held = stream.held ?? [];
-    stream.held = undefined;
-    for (const event of held) if (eventSeq(event.eventId) > seen) writeEvent(res, event.eventId, event.message);
-    if (stream.done) {
-      res.end();
-      return 'ok';
-    }
-    if (streamId === STANDALONE) this.standalone = stream;
     this.watch(stream, res);
     return 'ok';
+  }
+
+  /** A resumption that did not attach: the stream writes again, and a standalone stream without a connection is no stream. */
+  private release(stream: Stream): void {
+    stream.held = undefined;
+    if (this.standalone === stream && !stream.res) this.standalone = undefined;
+  }
+
+  /** A request ended without a response (it was cancelled): its stream must not wait for one. */
+  requestEnded(requestId: RequestId): void {
+    const stream = this.byRequest.get(requestId);
+    if (!stream) return;
+    this.byRequest.delete(requestId);
+    stream.awaiting.delete(requestId);
+    if (stream.awaiting.size > 0) return;
+    stream.done = true;
+    this.live.delete(stream.id);
+    this.session.touch();
+    const res = stream.res;
+    if (!res) return;
+    if (stream.mode !== 'sse' && stream.buffered.length > 0) this.writeJson(stream, stream.buffered);
+    else if (!res.headersSent) res.writeHead(204, stream.headers).end();
+    else res.end();
   }
 
   send(message: JsonRpcMessage | JsonRpcMessage[], relatedRequestId?: RequestId): boolean {

@@ -16,9 +16,11 @@ import type { Closable } from '../../server/channel.js';
 import type { McpServer } from '../../server/mcp-server.js';
 import { positiveInteger } from '../../server/options.js';
 import type { McpSession } from '../../server/session.js';
-import { closeHttpServer, listenOn, type ListenOptions, type ListeningAddress } from '../listen.js';
+import { closeHttpServer, listenOn, pathOf, type ListenOptions, type ListeningAddress } from '../listen.js';
 import { checkAllowedOrigins, isOriginAllowed, type AllowedOrigins } from '../origin.js';
 import { InMemoryEventStore, type EventStore } from './event-store.js';
+import { connectionGone } from './sse.js';
+import { principalKey, UNKEYED_PRINCIPAL } from '../../server/principal.js';
 import { HttpSession, type HttpSessionHost, type ResponseMode } from './http-session.js';
 import {
   accepts,
@@ -269,13 +271,15 @@ export class StreamableHttpTransport implements Closable, HttpSessionHost {
       );
     }
     const requestIds: RequestId[] = [];
+    const seen = new Set<RequestId>();
     for (const c of classified) {
       if (c.kind !== 'request') continue;
       const id = c.message.id;
-      if (session.inflight.has(id) || requestIds.includes(id)) {
+      if (session.inflight.has(id) || seen.has(id)) {
         this.server.stats.invalidMessages++;
         return sendHttpError(res, 400, ErrorCode.InvalidRequest, `Invalid Request: request id ${JSON.stringify(id)} is already in flight in this session; use a new id`, cors);
       }
+      seen.add(id);
       requestIds.push(id);
     }
     this.server.traceMessage(session, 'in', body);
@@ -323,7 +327,9 @@ export class StreamableHttpTransport implements Closable, HttpSessionHost {
         const onClose = () => {
           if (!channel.finished) ctx.abort(new McpError(ErrorCode.RequestCancelled, 'the client closed the stream'));
         };
-        res.once('close', onClose);
+        // An await came before this (auth, the body): the client may be gone already.
+        if (connectionGone(res)) onClose();
+        else res.once('close', onClose);
         return () => res.off('close', onClose);
       },
     });
@@ -401,9 +407,13 @@ export class StreamableHttpTransport implements Closable, HttpSessionHost {
 
   private samePrincipal(a: unknown, b: unknown): boolean {
     if (this.options.samePrincipal) return this.options.samePrincipal(a, b);
-    const idOf = (p: unknown) => (typeof p === 'object' && p !== null && 'id' in p ? (p as { id: unknown }).id : undefined);
-    if (idOf(a) !== undefined || idOf(b) !== undefined) return idOf(a) === idOf(b);
-    return JSON.stringify(a) === JSON.stringify(b);
+    const key = principalKey(a);
+    // Fail closed on principals that cannot be compared (they would all serialise to {}).
+    if (key === undefined || principalKey(b) === undefined) {
+      this.reportError(new Error(UNKEYED_PRINCIPAL));
+      return false;
+    }
+    return key === principalKey(b);
   }
 
   private async readJson(req: IncomingMessage, res: ServerResponse, cors: Record<string, string>): Promise<unknown> {
@@ -467,19 +477,6 @@ export class StreamableHttpTransport implements Closable, HttpSessionHost {
 
 const NO_BODY = Symbol('no body');
 const NO_HEADERS: Record<string, string> = Object.freeze({}) as Record<string, string>;
-
-/** The path of a request target, origin-form (`/mcp?x`) or absolute-form (`http://host/mcp`, RFC 9112 §3.2.2). */
-function pathOf(url: string | undefined): string {
-  if (!url) return '/';
-  let start = 0;
-  if (!url.startsWith('/')) {
-    const authority = url.indexOf('//');
-    start = authority === -1 ? -1 : url.indexOf('/', authority + 2);
-    if (start === -1) return '/';
-  }
-  const query = url.indexOf('?', start);
-  return query === -1 ? url.slice(start) : url.slice(start, query);
-}
 
 function header(req: IncomingMessage, name: string): string | undefined {
   const value = req.headers[name];

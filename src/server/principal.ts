@@ -1,0 +1,31 @@
+/** Comparing and binding principals (what a transport's auth hook returned) without trusting how they serialise. */
+
+/** JSON with object keys sorted, so the order a client or an auth hook used does not matter. */
+export function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  if (value && typeof value === 'object') {
+    const entries = Object.keys(value as object)
+      .sort()
+      .map((k) => `${JSON.stringify(k)}:${canonicalJson((value as Record<string, unknown>)[k])}`);
+    return `{${entries.join(',')}}`;
+  }
+  return JSON.stringify(value ?? null);
+}
+
+/**
+ * A key that is equal for the same principal and different for different ones: its `id` when it has a
+ * string or number one, its JSON when it is plain data. Undefined for anything else (class instances,
+ * Maps, Dates): those serialise to `{}`, so comparing them would let any two principals match.
+ */
+export function principalKey(principal: unknown): string | undefined {
+  if (principal === undefined || principal === null) return 'none';
+  if (typeof principal !== 'object') return `${typeof principal}:${String(principal)}`;
+  const id = (principal as { id?: unknown }).id;
+  if (typeof id === 'string' || typeof id === 'number') return `id:${typeof id}:${id}`;
+  const proto = Object.getPrototypeOf(principal);
+  if (proto === Object.prototype || proto === null || Array.isArray(principal)) return `json:${canonicalJson(principal)}`;
+  return undefined;
+}
+
+export const UNKEYED_PRINCIPAL =
+  'the auth hook returned a principal that is neither plain data nor has a string or number id; give it an id (or set samePrincipal) so sessions and requestState can be bound to it';
