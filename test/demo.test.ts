@@ -3,6 +3,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HttpTestClient } from './helpers/http-client.js';
+import { sleep } from './helpers/util.js';
 import { WsTestClient } from './helpers/ws-client.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -120,7 +121,7 @@ describe('the demo server', () => {
       params: { progressToken: 'tok', progress: 2, total: 50, message: 'counted to 2' },
     });
     client.notify('notifications/cancelled', { requestId: 'count', reason: 'enough' });
-    await new Promise((resolve) => setTimeout(resolve, 400));
+    await sleep(400);
     expect(client.received.filter((m) => m.id === 'count')).toEqual([]);
     expect((await client.request('ping', undefined, 'after')).result).toEqual({});
     await client.close();

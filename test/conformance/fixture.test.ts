@@ -18,8 +18,10 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { registerFixtureCatalog, TEST_AUDIO_BASE64, TEST_IMAGE_BASE64 } from '../../conformance/fixture-catalog.js';
 import type { McpServer, McpSession } from '../../src/index.js';
-import { recordMessages } from '../helpers/harness.js';
-import { recordEvents, textResult as text, useSdkHarness } from '../helpers/sdk-peer.js';
+import { toolText as text } from '../helpers/client-requests.js';
+import { useSdkHarness } from '../helpers/sdk-peer.js';
+import { recordEvents } from '../helpers/servers.js';
+import { recordMessages } from '../helpers/session-harness.js';
 import { WsTestClient } from '../helpers/ws-client.js';
 
 const h = useSdkHarness();

@@ -7,7 +7,8 @@ import { describe, expect, it } from 'vitest';
 import { UnexpectedElicitActionError, type ElicitParams, type McpSession } from '../../src/index.js';
 import { CAPS, errorOf, expectMcpError, responseLog } from '../helpers/client-requests.js';
 import { nextEvent } from '../helpers/servers.js';
-import { capture, expectQuietAndAlive, pingOk, tick, useHarness } from '../helpers/session-harness.js';
+import { expectQuietAndAlive, pingOk, useHarness } from '../helpers/session-harness.js';
+import { capture, tick } from '../helpers/util.js';
 
 const h = useHarness();
 

@@ -10,7 +10,7 @@ import {
   type McpServer,
   type ToolConfig,
 } from '../../src/index.js';
-import { CAPS, callTool, responseLog } from '../helpers/client-requests.js';
+import { CAPS, callTool, responseLog, textResult } from '../helpers/client-requests.js';
 import { expectQuietAndAlive, useHarness } from '../helpers/session-harness.js';
 import type { Json } from '../helpers/ws-client.js';
 
@@ -20,10 +20,6 @@ const YES_NO = { type: 'object', properties: {} };
 
 function confirmation(id: number, message: string) {
   return { jsonrpc: '2.0', id, method: 'elicitation/create', params: { message, requestedSchema: YES_NO } };
-}
-
-function textResult(id: string | number, text: string, isError?: true): Json {
-  return { jsonrpc: '2.0', id, result: isError ? { content: [{ type: 'text', text }], isError } : { content: [{ type: 'text', text }] } };
 }
 
 /** A server with a `delete` tool guarded by `confirm`; `runs` counts handler runs and their arguments. */

@@ -20,7 +20,8 @@ import {
   type ElicitResult,
 } from '../../src/index.js';
 import { CAPS, callTool, errorOf, expectMcpError, responseLog, thrownBy } from '../helpers/client-requests.js';
-import { capture, expectQuietAndAlive, gate, pingOk, useHarness } from '../helpers/session-harness.js';
+import { expectQuietAndAlive, pingOk, useHarness } from '../helpers/session-harness.js';
+import { capture, gate } from '../helpers/util.js';
 import type { WsTestClient } from '../helpers/ws-client.js';
 
 const h = useHarness();

@@ -5,7 +5,8 @@
 import { describe, expect, it } from 'vitest';
 import { ElicitationNotSupportedError, McpError, UrlElicitationRequiredError, type ElicitParams } from '../../src/index.js';
 import { CAPS, callTool, errorOf, expectMcpError, responseLog, thrownBy, UUID } from '../helpers/client-requests.js';
-import { capture, expectQuietAndAlive, useHarness } from '../helpers/session-harness.js';
+import { expectQuietAndAlive, useHarness } from '../helpers/session-harness.js';
+import { capture } from '../helpers/util.js';
 
 const h = useHarness();
 

@@ -1,10 +1,11 @@
 /**
  * Shared pieces for tests of server-to-client requests with a typed result (elicitation, sampling,
- * roots): client capability sets, response-event recording, typed-error assertions, tool calls.
+ * roots): client capability sets, response-event recording, typed-error assertions, tool calls and
+ * their text results, and the asks and answers the MRTR tests share.
  */
 import { expect } from 'vitest';
-import { McpError, type McpServer, type McpSession, type OutgoingRequest } from '../../src/index.js';
-import type { Outcome } from './session-harness.js';
+import { McpError, type CreateMessageParams, type ElicitParams, type McpServer, type McpSession, type OutgoingRequest } from '../../src/index.js';
+import type { Outcome } from './util.js';
 import type { Json, WsTestClient } from './ws-client.js';
 
 /** Client capability sets, as a client sends them in `initialize`. */
@@ -90,5 +91,31 @@ export function thrownBy(fn: () => unknown): unknown {
 export function callTool(client: WsTestClient, name: string, args: Json = {}, id: string | number = `call-${name}`): Promise<Json> {
   return client.request('tools/call', { name, arguments: args }, id);
 }
+
+/** A CallToolResult of one text block (as a raw client receives it, and as the SDK client returns it). */
+export function toolText(text: string, isError?: true): { content: { type: 'text'; text: string }[]; isError?: true } {
+  return isError ? { content: [{ type: 'text', text }], isError } : { content: [{ type: 'text', text }] };
+}
+
+/** The whole handshake-era response of a tools/call whose result is one text block (no resultType in this era). */
+export function textResult(id: string | number, text: string, isError?: true): Json {
+  return { jsonrpc: '2.0', id, result: toolText(text, isError) };
+}
+
+/** The text of a `{ content: { text } }` value ('' when there is none). */
+export function textOf(value: unknown): string {
+  return (value as { content?: { text?: string } })?.content?.text ?? '';
+}
+
+// The asks and answers of the MRTR tests, on a handshake session and on 2026-07-28.
+
+export const NAME_SCHEMA = { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] } as const;
+export const NAME_Q = { message: 'What is your name?', requestedSchema: NAME_SCHEMA } as unknown as ElicitParams;
+export const SEAT_Q = { message: 'Which seat?', requestedSchema: { type: 'object', properties: { seat: { type: 'string' } }, required: ['seat'] } } as unknown as ElicitParams;
+export const SAMPLE_Q: CreateMessageParams = { messages: [{ role: 'user', content: { type: 'text', text: 'Capital of France?' } }], maxTokens: 20 };
+
+export const ADA = { action: 'accept', content: { name: 'Ada' } };
+export const PARIS = { role: 'assistant', content: { type: 'text', text: 'Paris' }, model: 'test-model', stopReason: 'endTurn' };
+export const ROOTS = { roots: [{ uri: 'file:///work', name: 'Work' }, { uri: 'file:///home' }] };
 
 export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;

@@ -6,7 +6,7 @@
 import { Client, type ClientOptions } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { afterEach, vi } from 'vitest';
+import { vi } from 'vitest';
 import {
   InMemoryEventStore,
   McpServer,
@@ -20,6 +20,7 @@ import {
 } from '../../src/index.js';
 import { HttpTestClient, type OpenResponse, type SseEvent } from './http-client.js';
 import { nextEvent } from './servers.js';
+import { useCleanups, type Cleanup } from './util.js';
 import type { Json } from './ws-client.js';
 
 export interface RunningHttpServer {
@@ -44,24 +45,19 @@ export interface HttpHarness {
     setup?: (client: Client) => void,
     transportOptions?: ConstructorParameters<typeof StreamableHTTPClientTransport>[1],
   ): Promise<{ client: Client; transport: StreamableHTTPClientTransport; session: McpSession }>;
-  /** Run `cleanup` after the test, before the servers close. */
-  defer(cleanup: () => unknown): void;
+  /** Run `cleanup` after the test, before the servers started before it close. */
+  defer(cleanup: Cleanup): void;
 }
 
 /** Call once at the top level of a test file. */
 export function useHttpHarness(): HttpHarness {
-  const cleanups: (() => unknown)[] = [];
-  const servers: McpServer[] = [];
-  afterEach(async () => {
-    while (cleanups.length > 0) await cleanups.pop()!();
-    await Promise.all(servers.splice(0).map((server) => server.close()));
-  });
+  const cleanups = useCleanups();
   return {
     async start(setup = () => {}, options = {}) {
       const server = new McpServer({ name: 'http-streams', version: '1.0.0' }, options.server);
       const errors: [Error, McpSession | undefined][] = [];
       server.on('error', (error, session) => void errors.push([error, session]));
-      servers.push(server);
+      cleanups.push(() => server.close());
       setup(server);
       const transport = new StreamableHttpTransport(server, { keepAliveIntervalMs: 0, ...options.transport });
       const { url } = await transport.listen({ host: '127.0.0.1', port: 0 });
@@ -162,15 +158,6 @@ export async function standaloneOpen(session: McpSession): Promise<void> {
     },
     { timeout: 5000, interval: 10 },
   );
-}
-
-/** The outcome of a promise, without throwing. */
-export async function settled<T>(promise: Promise<T>): Promise<{ ok: true; value: T } | { ok: false; error: unknown }> {
-  try {
-    return { ok: true, value: await promise };
-  } catch (error) {
-    return { ok: false, error };
-  }
 }
 
 /** An EventStore that records every call and keeps the events in an InMemoryEventStore. */

@@ -1,12 +1,16 @@
 /**
  * The official SDK v1 client as a test peer over a real WebSocket: connect it to a running Switchboard
- * server, get hold of its server-side session, record server events, and close everything after each test.
+ * server, get hold of its server-side session, answer elicitations, and close everything after each test.
  */
 import { Client, type ClientOptions } from '@modelcontextprotocol/sdk/client/index.js';
 import { WebSocketClientTransport } from '@modelcontextprotocol/sdk/client/websocket.js';
-import { afterEach } from 'vitest';
-import type { McpServer, McpServerEvents, McpSession } from '../../src/index.js';
+import { ElicitRequestSchema, type ElicitRequest, type ElicitResult as SdkElicitResult } from '@modelcontextprotocol/sdk/types.js';
+import type { ElicitParams, McpServer, McpSession } from '../../src/index.js';
 import { nextEvent, startWsServer, type RunningServer } from './servers.js';
+import { useCleanups, type Cleanup } from './util.js';
+
+/** The inputSchema of a tool without arguments. */
+export const NO_ARGS = { type: 'object', properties: {} } as const;
 
 export interface SdkPeer {
   client: Client;
@@ -22,22 +26,17 @@ export interface SdkHarness {
    * notification handlers there). Resolves once the server has handled `notifications/initialized`.
    */
   connect(running: RunningServer, options?: ClientOptions, setup?: (client: Client) => void): Promise<SdkPeer>;
-  /** Close something else after the test (before the servers). */
-  defer(cleanup: () => Promise<unknown> | unknown): void;
+  /** Close something else after the test (before the servers started before it). */
+  defer(cleanup: Cleanup): void;
 }
 
 /** Call once at the top level of a test file. */
 export function useSdkHarness(): SdkHarness {
-  const clients: (() => Promise<unknown> | unknown)[] = [];
-  const servers: RunningServer[] = [];
-  afterEach(async () => {
-    while (clients.length > 0) await clients.pop()!();
-    await Promise.all(servers.splice(0).map((running) => running.close()));
-  });
+  const cleanups = useCleanups();
   return {
     async start(...args) {
       const running = await startWsServer(...args);
-      servers.push(running);
+      cleanups.push(() => running.close());
       return running;
     },
     async connect(running, options = {}, setup) {
@@ -45,7 +44,7 @@ export function useSdkHarness(): SdkHarness {
       setup?.(client);
       const started = nextEvent<[McpSession]>(running.server, 'sessionNew');
       const initialized = nextEvent<[McpSession]>(running.server, 'initialized');
-      clients.push(() => client.close());
+      cleanups.push(() => client.close());
       await client.connect(new WebSocketClientTransport(new URL(running.url)));
       const [session] = await started;
       const [readySession] = await initialized;
@@ -53,28 +52,29 @@ export function useSdkHarness(): SdkHarness {
       return { client, session };
     },
     defer(cleanup) {
-      clients.push(cleanup);
+      cleanups.push(cleanup);
     },
   };
 }
 
-/** Every emission of `event` from now on, as its argument list, in order. */
-export function recordEvents<K extends keyof McpServerEvents>(server: McpServer, event: K): McpServerEvents[K][] {
-  const log: McpServerEvents[K][] = [];
-  (server.on as (event: string, fn: (...args: unknown[]) => void) => unknown)(event, (...args: unknown[]) => void log.push(args as McpServerEvents[K]));
-  return log;
+/** Register an SDK elicitation handler that answers `answer` and records the params it was given. */
+export function answerElicitations(answer: SdkElicitResult): { seen: ElicitRequest['params'][]; setup: (client: Client) => void } {
+  const seen: ElicitRequest['params'][] = [];
+  return {
+    seen,
+    setup: (client) =>
+      client.setRequestHandler(ElicitRequestSchema, async (request) => {
+        seen.push(request.params);
+        return answer;
+      }),
+  };
 }
 
-/** Every message the server sent on `session` from now on. */
-export function recordOutgoing(server: McpServer, session?: McpSession): Record<string, unknown>[] {
-  const log: Record<string, unknown>[] = [];
-  server.on('message', (from, direction, message) => {
-    if (direction === 'out' && (session === undefined || from === session)) log.push(message as Record<string, unknown>);
-  });
-  return log;
-}
-
-/** A CallToolResult of one text block, as the SDK client returns it. */
-export function textResult(text: string, isError?: true): { content: { type: 'text'; text: string }[]; isError?: true } {
-  return isError ? { content: [{ type: 'text', text }], isError } : { content: [{ type: 'text', text }] };
+/** A tool (no arguments) that elicits `params` and answers with `action=… content=…`. */
+export function elicitingTool(name: string, params: ElicitParams) {
+  return (server: McpServer) =>
+    server.registerTool(name, { description: `Elicits for ${name}`, inputSchema: NO_ARGS }, async (_args, ctx) => {
+      const answer = await ctx.elicit(params);
+      return `action=${answer.action} content=${JSON.stringify(answer.content ?? null)}`;
+    });
 }

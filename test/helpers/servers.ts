@@ -1,5 +1,25 @@
-/** Start an McpServer on a real WebSocket port for a test, and stop it afterwards. */
-import { McpServer, WebSocketTransport, type McpServerOptions, type ServerInfo, type WebSocketTransportOptions } from '../../src/index.js';
+/**
+ * Start an McpServer on a real WebSocket port for a test, and stop it afterwards; wait for and record
+ * the server's events and outgoing messages.
+ */
+import {
+  McpServer,
+  WebSocketTransport,
+  type McpServerEvents,
+  type McpServerOptions,
+  type McpSession,
+  type ServerInfo,
+  type WebSocketTransportOptions,
+} from '../../src/index.js';
+
+/** The capabilities an McpServer with default options declares in its initialize result. */
+export const DEFAULT_CAPABILITIES = {
+  logging: {},
+  completions: {},
+  prompts: { listChanged: true },
+  resources: { subscribe: true, listChanged: true },
+  tools: { listChanged: true },
+};
 
 export interface RunningServer {
   server: McpServer;
@@ -31,4 +51,20 @@ export function nextEvent<A extends unknown[]>(emitter: { once(event: string, fn
       resolve(args as A);
     });
   });
+}
+
+/** Every emission of `event` from now on, as its argument list, in order. */
+export function recordEvents<K extends keyof McpServerEvents>(server: McpServer, event: K): McpServerEvents[K][] {
+  const log: McpServerEvents[K][] = [];
+  (server.on as (event: string, fn: (...args: unknown[]) => void) => unknown)(event, (...args: unknown[]) => void log.push(args as McpServerEvents[K]));
+  return log;
+}
+
+/** Every message the server sent (on `session`, when given) from now on. */
+export function recordOutgoing(server: McpServer, session?: McpSession): Record<string, unknown>[] {
+  const log: Record<string, unknown>[] = [];
+  server.on('message', (from, direction, message) => {
+    if (direction === 'out' && (session === undefined || from === session)) log.push(message as Record<string, unknown>);
+  });
+  return log;
 }

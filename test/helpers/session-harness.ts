@@ -1,12 +1,17 @@
 /**
- * Per-test bookkeeping for server tests: start servers and connect clients that are always closed
- * after each test, get hold of the server-side McpSession of a client, and check that a session
- * is quiet and still answering.
+ * Per-test bookkeeping for WebSocket server tests: start servers and connect clients that are always
+ * closed after each test, get hold of the server-side McpSession of a client, wait until the server has
+ * handled everything a client sent (`pingOk`, `flush`), record what a client receives, and check that a
+ * session is quiet and still answering.
  */
-import { afterEach, expect } from 'vitest';
-import type { McpServer, McpSession } from '../../src/index.js';
+import { expect } from 'vitest';
+import type { McpSession } from '../../src/index.js';
 import { nextEvent, startWsServer, type RunningServer } from './servers.js';
+import { useCleanups, type Cleanups } from './util.js';
 import { WsTestClient, type Json } from './ws-client.js';
+
+type InitOptions = Parameters<typeof WsTestClient.initialized>[1];
+type ConnectOptions = Parameters<typeof WsTestClient.connect>[1];
 
 export interface Harness {
   /** startWsServer, closed after the test. */
@@ -15,20 +20,23 @@ export interface Harness {
   connect(running: RunningServer): Promise<{ client: WsTestClient; session: McpSession }>;
   /**
    * A client that completed `initialize` and `notifications/initialized` (the session is `ready`
-   * when this resolves), and its server-side session.
+   * when this resolves, checked with `pingOk`), and its server-side session.
    */
-  open(
-    running: RunningServer,
-    init?: { protocolVersion?: string; capabilities?: Json; clientInfo?: Json },
-  ): Promise<{ client: WsTestClient; session: McpSession; result: Json }>;
+  open(running: RunningServer, init?: InitOptions): Promise<{ client: WsTestClient; session: McpSession; result: Json }>;
+  /**
+   * An initialized client at `url` whose `notifications/initialized` the server has already processed
+   * (checked with `flush`, so the ping takes the client's next numeric id), closed after the test.
+   */
+  ready(url: string, init?: InitOptions): Promise<WsTestClient>;
+  /** A client connected to `url` (with any `WsTestClient.connect` options) that has sent nothing yet, closed after the test. */
+  connectUrl(url: string, options?: ConnectOptions): Promise<WsTestClient>;
 }
 
-/** Call once at the top level of a test file. */
-export function useHarness(): Harness {
-  const cleanups: (() => Promise<unknown>)[] = [];
-  afterEach(async () => {
-    while (cleanups.length > 0) await cleanups.pop()!();
-  });
+/**
+ * Call once at the top level of a test file (or `describe`): registers the `afterEach` that closes
+ * everything. Pass the file's own `useCleanups()` to close servers, clients and the rest on one stack.
+ */
+export function useHarness(cleanups: Cleanups = useCleanups()): Harness {
 
   const harness: Harness = {
     async start(...args) {
@@ -38,8 +46,7 @@ export function useHarness(): Harness {
     },
     async connect(running) {
       const connected = nextEvent<[McpSession]>(running.server, 'connect');
-      const client = await WsTestClient.connect(running.url);
-      cleanups.push(() => client.close());
+      const client = await harness.connectUrl(running.url);
       const [session] = await connected;
       return { client, session };
     },
@@ -49,6 +56,17 @@ export function useHarness(): Harness {
       // The ping's reply proves notifications/initialized (sent before it) has been handled.
       await pingOk(client);
       return { client, session, result };
+    },
+    async ready(url, init) {
+      const { client } = await WsTestClient.initialized(url, init);
+      cleanups.push(() => client.close());
+      await flush(client);
+      return client;
+    },
+    async connectUrl(url, options) {
+      const client = await WsTestClient.connect(url, options);
+      cleanups.push(() => client.close());
+      return client;
     },
   };
   return harness;
@@ -64,6 +82,16 @@ export async function pingOk(client: WsTestClient): Promise<void> {
 }
 
 /**
+ * Round-trip a `ping` with the client's next numeric id. Messages on one socket arrive in order, so once
+ * the reply is here, everything the server sent before it handled the ping (including microtask-deferred
+ * notifications) has arrived.
+ */
+export async function flush(client: WsTestClient): Promise<void> {
+  const reply = await client.request('ping');
+  if (!('result' in reply)) throw new Error(`ping failed: ${JSON.stringify(reply)}`);
+}
+
+/**
  * The session still answers, and nothing else arrived: a ping round trip, after which every
  * message the client received has been consumed by the test.
  */
@@ -72,37 +100,9 @@ export async function expectQuietAndAlive(client: WsTestClient): Promise<void> {
   expect(client.received).toEqual([]);
 }
 
-/** A promise's outcome, captured at once so a rejection is never unhandled. */
-export type Outcome<T> = { ok: true; value: T } | { ok: false; error: unknown };
-
-export function capture<T>(promise: Promise<T>): { outcome: Promise<Outcome<T>>; settled: () => boolean } {
-  let done = false;
-  const outcome = promise.then(
-    (value): Outcome<T> => ((done = true), { ok: true, value }),
-    (error: unknown): Outcome<T> => ((done = true), { ok: false, error }),
-  );
-  return { outcome, settled: () => done };
-}
-
-/** Let pending I/O callbacks and microtasks run. */
-export function tick(): Promise<void> {
-  return new Promise((resolve) => setImmediate(resolve));
-}
-
-export function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
-}
-
-/** A latch a test opens by hand. */
-export function gate(): { open: () => void; opened: Promise<void> } {
-  let open!: () => void;
-  const opened = new Promise<void>((resolve) => (open = resolve));
-  return { open, opened };
-}
-
-/** Collect every emission of `event` while the test runs. */
-export function record<A extends unknown[]>(server: McpServer, event: string): A[] {
-  const seen: A[] = [];
-  (server as unknown as { on(e: string, fn: (...args: unknown[]) => void): void }).on(event, (...args: unknown[]) => seen.push(args as A));
-  return seen;
+/** Every message the client receives from now on, in arrival order (waitFor does not remove from it). */
+export function recordMessages(client: WsTestClient): Json[] {
+  const log: Json[] = [];
+  client.socket.on('message', (data) => log.push(JSON.parse(data.toString()) as Json));
+  return log;
 }

@@ -3,7 +3,7 @@
  * bodies of refused handshakes), plain HTTP requests, and bare `ws` sockets with any client option.
  */
 import { randomBytes } from 'node:crypto';
-import { request, type IncomingHttpHeaders } from 'node:http';
+import { request, type IncomingHttpHeaders, type IncomingMessage } from 'node:http';
 import WebSocket, { type ClientOptions } from 'ws';
 import type { Json } from './ws-client.js';
 
@@ -11,6 +11,17 @@ export interface HttpReply {
   status: number;
   headers: IncomingHttpHeaders;
   body: string;
+}
+
+/** The whole reply: status, headers and the body as text. */
+function readReply(res: IncomingMessage): Promise<HttpReply> {
+  return new Promise((resolve, reject) => {
+    let body = '';
+    res.setEncoding('utf8');
+    res.on('data', (chunk: string) => (body += chunk));
+    res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }));
+    res.on('error', reject);
+  });
 }
 
 /**
@@ -36,13 +47,7 @@ export function httpUpgrade(port: number, path: string, headers: Record<string, 
       socket.destroy();
       resolve({ status: res.statusCode ?? 0, headers: res.headers, body: '' });
     });
-    req.on('response', (res) => {
-      let body = '';
-      res.setEncoding('utf8');
-      res.on('data', (chunk: string) => (body += chunk));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }));
-      res.on('error', reject);
-    });
+    req.on('response', (res) => readReply(res).then(resolve, reject));
     req.on('error', reject);
     req.end();
   });
@@ -51,13 +56,7 @@ export function httpUpgrade(port: number, path: string, headers: Record<string, 
 /** A plain HTTP GET to 127.0.0.1:`port`. */
 export function httpGet(port: number, path: string): Promise<HttpReply> {
   return new Promise((resolve, reject) => {
-    const req = request({ host: '127.0.0.1', port, path, agent: false, method: 'GET' }, (res) => {
-      let body = '';
-      res.setEncoding('utf8');
-      res.on('data', (chunk: string) => (body += chunk));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }));
-      res.on('error', reject);
-    });
+    const req = request({ host: '127.0.0.1', port, path, agent: false, method: 'GET' }, (res) => readReply(res).then(resolve, reject));
     req.on('error', reject);
     req.end();
   });

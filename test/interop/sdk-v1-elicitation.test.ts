@@ -10,7 +10,6 @@ import {
   ListRootsRequestSchema,
   McpError as SdkMcpError,
   UrlElicitationRequiredError as SdkUrlElicitationRequiredError,
-  type ElicitRequest,
   type ElicitResult as SdkElicitResult,
 } from '@modelcontextprotocol/sdk/types.js';
 import { describe, expect, it } from 'vitest';
@@ -25,15 +24,15 @@ import {
   type McpSession,
   type RequestContext,
 } from '../../src/index.js';
-import { deferred } from '../helpers/harness.js';
-import { nextEvent } from '../helpers/servers.js';
-import { recordEvents, recordOutgoing, textResult as text, useSdkHarness } from '../helpers/sdk-peer.js';
+import { toolText as text } from '../helpers/client-requests.js';
+import { answerElicitations, elicitingTool, NO_ARGS, useSdkHarness } from '../helpers/sdk-peer.js';
+import { nextEvent, recordEvents, recordOutgoing } from '../helpers/servers.js';
+import { deferred } from '../helpers/util.js';
 import { WsTestClient } from '../helpers/ws-client.js';
 
 const h = useSdkHarness();
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
-const NO_ARGS = { type: 'object', properties: {} } as const;
 const FORM_AND_URL = { capabilities: { elicitation: { form: {}, url: {} } } };
 
 const CONTACT_SCHEMA = {
@@ -46,28 +45,6 @@ const CONTACT_SCHEMA = {
   required: ['name', 'email'],
 } as const;
 const ASK_CONTACT: ElicitParams = { message: 'Who should we contact?', requestedSchema: structuredClone(CONTACT_SCHEMA) as never };
-
-/** Register an SDK elicitation handler that answers `answer` and records the params it was given. */
-function answerElicitations(answer: SdkElicitResult): { seen: ElicitRequest['params'][]; setup: (client: Client) => void } {
-  const seen: ElicitRequest['params'][] = [];
-  return {
-    seen,
-    setup: (client) =>
-      client.setRequestHandler(ElicitRequestSchema, async (request) => {
-        seen.push(request.params);
-        return answer;
-      }),
-  };
-}
-
-/** A tool that elicits `params` and answers with `action=… content=…`. */
-function elicitingTool(name: string, params: ElicitParams) {
-  return (server: McpServer) =>
-    server.registerTool(name, { description: `Elicits for ${name}`, inputSchema: NO_ARGS }, async (_args, ctx) => {
-      const answer = await ctx.elicit(params);
-      return `action=${answer.action} content=${JSON.stringify(answer.content ?? null)}`;
-    });
-}
 
 describe('form mode', () => {
   it('delivers exactly the params the server sent to the SDK handler and returns the validated answer to the tool', async () => {

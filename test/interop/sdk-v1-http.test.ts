@@ -5,27 +5,19 @@
  * which stream each server message travelled on ('0' is the GET stream, the others are POST streams).
  */
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import {
-  CreateMessageRequestSchema,
-  ElicitationCompleteNotificationSchema,
-  ElicitRequestSchema,
-  ListRootsRequestSchema,
-  type ElicitRequest,
-  type ElicitResult as SdkElicitResult,
-} from '@modelcontextprotocol/sdk/types.js';
+import { CreateMessageRequestSchema, ElicitationCompleteNotificationSchema, ListRootsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { describe, expect, it } from 'vitest';
 import { SEP1034_SCHEMA, SEP1330_SCHEMA } from '../../conformance/fixture-catalog.js';
 import { ElicitationNotSupportedError, type ElicitParams, type McpServer, type McpSession } from '../../src/index.js';
-import { expectMcpError, thrownBy } from '../helpers/client-requests.js';
-import { deferred } from '../helpers/harness.js';
+import { expectMcpError, thrownBy, toolText as text } from '../helpers/client-requests.js';
 import { send } from '../helpers/http-client.js';
 import { RecordingEventStore, standaloneOpen, useHttpHarness, type RunningHttpServer } from '../helpers/http-streams.js';
-import { recordEvents, textResult as text } from '../helpers/sdk-peer.js';
-import { nextEvent } from '../helpers/servers.js';
+import { answerElicitations, elicitingTool, NO_ARGS } from '../helpers/sdk-peer.js';
+import { nextEvent, recordEvents } from '../helpers/servers.js';
+import { deferred } from '../helpers/util.js';
 
 const h = useHttpHarness();
 
-const NO_ARGS = { type: 'object', properties: {} } as const;
 const CONTACT_SCHEMA = {
   type: 'object',
   properties: {
@@ -43,28 +35,6 @@ async function start(setup?: (server: McpServer) => void, retryMs?: number): Pro
   const store = new RecordingEventStore();
   const running = await h.start(setup, { transport: { eventStore: store, retryMs } });
   return { ...running, store };
-}
-
-/** A tool that elicits `params` and answers `action=… content=…`. */
-function elicitingTool(name: string, params: ElicitParams) {
-  return (server: McpServer) =>
-    server.registerTool(name, { description: `Elicits for ${name}`, inputSchema: NO_ARGS }, async (_args, ctx) => {
-      const answer = await ctx.elicit(params);
-      return `action=${answer.action} content=${JSON.stringify(answer.content ?? null)}`;
-    });
-}
-
-/** An SDK elicitation handler answering `answer`, recording the params it was given. */
-function answerElicitations(answer: SdkElicitResult): { seen: ElicitRequest['params'][]; setup: (client: Client) => void } {
-  const seen: ElicitRequest['params'][] = [];
-  return {
-    seen,
-    setup: (client) =>
-      client.setRequestHandler(ElicitRequestSchema, async (request) => {
-        seen.push(request.params);
-        return answer;
-      }),
-  };
 }
 
 function elicitRequest(id: number, params: ElicitParams): Record<string, unknown> {

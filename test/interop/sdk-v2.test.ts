@@ -4,20 +4,18 @@
  * 'auto' mode it falls back to initialize against a legacy-only server and speaks 2026-07-28 to a dual one.
  */
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { McpServer, StreamableHttpTransport, type ElicitParams, type McpServerOptions, type McpSession } from '../../src/index.js';
 import { registerFixtureCatalog } from '../../conformance/fixture-catalog.js';
 import { registerModernFixtures } from '../../conformance/fixture-modern.js';
+import { useCleanups } from '../helpers/util.js';
 import type { Json } from '../helpers/ws-client.js';
 
 const STATE_KEY = 'sdk-v2-interop-request-state-key-0123456789';
 const CAPS = { elicitation: { form: {} }, sampling: {}, roots: {} };
 const NAME_SCHEMA = { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] };
 
-const cleanups: (() => Promise<unknown>)[] = [];
-afterEach(async () => {
-  while (cleanups.length > 0) await cleanups.pop()!();
-});
+const cleanups = useCleanups();
 
 interface Started {
   server: McpServer;

@@ -4,7 +4,7 @@
  * WebSocket and stdio (answered on the connection, cancelled with notifications/cancelled, interleaved
  * with a handshake-era session on the same connection).
  */
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   LegacyOnlyRequestError,
   McpError,
@@ -16,29 +16,21 @@ import {
   type McpServerOptions,
   type RequestContext,
 } from '../../src/index.js';
-import { deferred } from '../helpers/harness.js';
+import { toolText } from '../helpers/client-requests.js';
 import { ACCEPT_BOTH, HttpTestClient, send, type OpenResponse } from '../helpers/http-client.js';
 import { META_KEYS, modernMeta, modernPost, modernRequest, TEST_CLIENT_INFO } from '../helpers/modern.js';
+import { DEFAULT_CAPABILITIES } from '../helpers/servers.js';
+import { useHarness } from '../helpers/session-harness.js';
 import { StdioTestClient } from '../helpers/stdio-client.js';
-import { WsTestClient, type Json } from '../helpers/ws-client.js';
+import { deferred, useCleanups } from '../helpers/util.js';
+import type { Json } from '../helpers/ws-client.js';
 
-const cleanups: (() => Promise<unknown> | unknown)[] = [];
-
-afterEach(async () => {
-  while (cleanups.length > 0) await cleanups.pop()!();
-});
+const cleanups = useCleanups();
+const h = useHarness(cleanups);
 
 const ECHO_TOOL = { name: 'echo', inputSchema: { type: 'object' as const, properties: { text: { type: 'string' } } } };
 const NO_CACHE = { ttlMs: 0, cacheScope: 'private' };
 const MODERN_ONLY = ['2026-07-28'];
-const CAPABILITIES = {
-  logging: {},
-  completions: {},
-  prompts: { listChanged: true },
-  resources: { subscribe: true, listChanged: true },
-  tools: { listChanged: true },
-};
-
 function newServer(options: McpServerOptions = {}): McpServer {
   const server = new McpServer({ name: 'eras', version: '3.0.0' }, options);
   server.on('error', () => {});
@@ -61,12 +53,6 @@ async function wsServer(options: McpServerOptions = {}, setup: (server: McpServe
   return { server, url };
 }
 
-async function connect(url: string): Promise<WsTestClient> {
-  const client = await WsTestClient.connect(url);
-  cleanups.push(() => client.close());
-  return client;
-}
-
 function spawnStdio(eras?: 'dual' | 'legacy' | 'modern'): StdioTestClient {
   const client = StdioTestClient.spawn('test/fixtures/modern-stdio-server.ts', eras ? [`--eras=${eras}`] : []);
   cleanups.push(() => client.end());
@@ -79,7 +65,6 @@ async function answer(res: OpenResponse): Promise<{ status: number; body: Json }
 
 const INITIALIZE_PARAMS = { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'legacy', version: '1.0.0' } };
 const POST_HEADERS = { accept: ACCEPT_BOTH, 'content-type': 'application/json' };
-const textResult = (text: string) => ({ content: [{ type: 'text', text }] });
 
 /** A modern tools/call of a tool whose text result is JSON: the parsed JSON. */
 function parsedText(response: Json): Json {
@@ -113,12 +98,12 @@ describe('the eras option', () => {
 
   it('dual: answers initialize without a claim with an InitializeResult (legacy era)', async () => {
     const { url } = await wsServer();
-    const client = await connect(url);
+    const client = await h.connectUrl(url);
     const reply = await client.request('initialize', INITIALIZE_PARAMS, 'init');
     expect(reply).toEqual({
       jsonrpc: '2.0',
       id: 'init',
-      result: { protocolVersion: '2025-11-25', capabilities: CAPABILITIES, serverInfo: { name: 'eras', version: '3.0.0' } },
+      result: { protocolVersion: '2025-11-25', capabilities: DEFAULT_CAPABILITIES, serverInfo: { name: 'eras', version: '3.0.0' } },
     });
   });
 
@@ -128,7 +113,7 @@ describe('the eras option', () => {
     const { status, body } = await answer(res);
     expect({ status, body, hasSessionId: typeof res.headers['mcp-session-id'] === 'string' }).toEqual({
       status: 200,
-      body: { jsonrpc: '2.0', id: 1, result: { protocolVersion: '2025-11-25', capabilities: CAPABILITIES, serverInfo: { name: 'eras', version: '3.0.0' } } },
+      body: { jsonrpc: '2.0', id: 1, result: { protocolVersion: '2025-11-25', capabilities: DEFAULT_CAPABILITIES, serverInfo: { name: 'eras', version: '3.0.0' } } },
       hasSessionId: true,
     });
     expect(server.sessions.size).toBe(1);
@@ -136,7 +121,7 @@ describe('the eras option', () => {
 
   it('dual: answers initialize that carries a _meta claim as a 2026-07-28 request, where it is removed (-32601)', async () => {
     const { server, url } = await wsServer();
-    const client = await connect(url);
+    const client = await h.connectUrl(url);
     const reply = await client.request('initialize', { ...INITIALIZE_PARAMS, _meta: modernMeta() }, 'init');
     expect(reply).toEqual({ jsonrpc: '2.0', id: 'init', error: { code: -32601, message: 'Method not found: initialize' } });
     expect(server.sessions.size).toBe(0);
@@ -146,7 +131,7 @@ describe('the eras option', () => {
 describe('legacy only', () => {
   it('WebSocket: ignores the claim, so server/discover before initialize is -32601', async () => {
     const { url } = await wsServer({ eras: 'legacy' });
-    const client = await connect(url);
+    const client = await h.connectUrl(url);
     expect(await client.request('server/discover', { _meta: modernMeta() }, 'd')).toEqual({
       jsonrpc: '2.0',
       id: 'd',
@@ -156,7 +141,7 @@ describe('legacy only', () => {
 
   it('WebSocket: serves a claimed request after initialize as handshake-era (no resultType, no caching hint)', async () => {
     const { url } = await wsServer({ eras: 'legacy' });
-    const client = await connect(url);
+    const client = await h.connectUrl(url);
     await client.initialize();
     expect(await client.request('tools/list', { _meta: modernMeta() }, 'l')).toEqual({ jsonrpc: '2.0', id: 'l', result: { tools: [ECHO_TOOL] } });
     expect(await client.request('ping', { _meta: modernMeta() }, 'p')).toEqual({ jsonrpc: '2.0', id: 'p', result: {} });
@@ -219,13 +204,13 @@ describe('modern only', () => {
     const { url } = await httpServer({ eras: 'modern' });
     expect(await answer(await modernPost(url, 'tools/call', { name: 'echo', arguments: { text: 'm' } }))).toEqual({
       status: 200,
-      body: { jsonrpc: '2.0', id: 1, result: { resultType: 'complete', ...textResult('m') } },
+      body: { jsonrpc: '2.0', id: 1, result: { resultType: 'complete', ...toolText('m') } },
     });
   });
 
   it('WebSocket: answers initialize with -32022 naming the supported versions and the requested one', async () => {
     const { server, url } = await wsServer({ eras: 'modern' });
-    const client = await connect(url);
+    const client = await h.connectUrl(url);
     expect(await client.request('initialize', INITIALIZE_PARAMS, 'i')).toEqual({
       jsonrpc: '2.0',
       id: 'i',
@@ -308,18 +293,18 @@ describe('the era gate', () => {
     expect({ ...(await answer(res)), contentType: res.headers['content-type'] }).toEqual({
       status: 200,
       contentType: 'application/json',
-      body: { jsonrpc: '2.0', id: 1, result: { resultType: 'complete', ...textResult('gated') } },
+      body: { jsonrpc: '2.0', id: 1, result: { resultType: 'complete', ...toolText('gated') } },
     });
   });
 
   it('WebSocket: gates the per-request session while the connection keeps its handshake session', async () => {
     const outcome = deferred<GateOutcome>();
     const { server, url } = await wsServer({}, (s) => gateTool(s, outcome));
-    const client = await connect(url);
+    const client = await h.connectUrl(url);
     await client.initialize({ capabilities: ALL_CAPABILITIES });
     const reply = await client.request('tools/call', { name: 'gate', _meta: modernMeta({ [META_KEYS.clientCapabilities]: ALL_CAPABILITIES }) }, 'g');
     expect(await outcome.promise).toEqual(ALL_GATED);
-    expect(reply).toEqual({ jsonrpc: '2.0', id: 'g', result: { resultType: 'complete', ...textResult('gated') } });
+    expect(reply).toEqual({ jsonrpc: '2.0', id: 'g', result: { resultType: 'complete', ...toolText('gated') } });
     // The handshake session on the same connection can still be asked.
     const [legacy] = [...server.sessions.values()];
     server.requestRootsList(legacy);
@@ -423,7 +408,7 @@ describe('the per-request session', () => {
     const seen: SeenSession[] = [];
     const sessionNew: McpSession[] = [];
     const { server, url } = await wsServer({}, (s) => recordSessions(s, seen, sessionNew));
-    const client = await connect(url);
+    const client = await h.connectUrl(url);
     await client.initialize({ clientInfo: { name: 'legacy-side', version: '1.0.0' } });
     await client.request('tools/call', { name: 'seen', _meta: modernMeta(RICH_META) }, 'm');
     await client.request('tools/call', { name: 'seen' }, 'l');
@@ -462,14 +447,14 @@ describe('the per-request session', () => {
 describe('WebSocket carries 2026-07-28 requests', () => {
   it('answers server/discover on a fresh connection, with no initialize', async () => {
     const { url } = await wsServer();
-    const client = await connect(url);
+    const client = await h.connectUrl(url);
     expect(await client.request('server/discover', { _meta: modernMeta() }, 'd')).toEqual({
       jsonrpc: '2.0',
       id: 'd',
       result: {
         resultType: 'complete',
         supportedVersions: MODERN_ONLY,
-        capabilities: CAPABILITIES,
+        capabilities: DEFAULT_CAPABILITIES,
         _meta: { [META_KEYS.serverInfo]: { name: 'eras', version: '3.0.0' } },
         ...NO_CACHE,
       },
@@ -478,7 +463,7 @@ describe('WebSocket carries 2026-07-28 requests', () => {
 
   it('answers envelope errors on the connection, keeping the id', async () => {
     const { url } = await wsServer();
-    const client = await connect(url);
+    const client = await h.connectUrl(url);
     expect(await client.request('tools/list', { _meta: modernMeta({ [META_KEYS.clientCapabilities]: undefined }) }, 'e1')).toEqual({
       jsonrpc: '2.0',
       id: 'e1',
@@ -508,7 +493,7 @@ describe('WebSocket carries 2026-07-28 requests', () => {
     );
     const cancelled: unknown[] = [];
     server.on('cancelled', (_s, params) => cancelled.push(params));
-    const client = await connect(url);
+    const client = await h.connectUrl(url);
     client.sendRaw(modernRequest('blk', 'tools/call', { name: 'block' }));
     await started.promise;
     client.notify('notifications/cancelled', { requestId: 'blk', reason: 'user gave up' });
@@ -517,7 +502,7 @@ describe('WebSocket carries 2026-07-28 requests', () => {
     expect(await client.request('tools/call', { name: 'echo', arguments: { text: 'next' }, _meta: modernMeta() }, 'next')).toEqual({
       jsonrpc: '2.0',
       id: 'next',
-      result: { resultType: 'complete', ...textResult('next') },
+      result: { resultType: 'complete', ...toolText('next') },
     });
     expect(client.received.filter((m) => m.id === 'blk')).toEqual([]);
     expect(cancelled).toEqual([{ requestId: 'blk', reason: 'user gave up' }]);
@@ -526,7 +511,7 @@ describe('WebSocket carries 2026-07-28 requests', () => {
   it('interleaves a handshake session and 2026-07-28 requests on one connection, each answered in its era', async () => {
     const sessionNew: McpSession[] = [];
     const { server, url } = await wsServer({}, (s) => s.on('sessionNew', (session) => sessionNew.push(session)));
-    const client = await connect(url);
+    const client = await h.connectUrl(url);
     expect(await client.request('tools/list', { _meta: modernMeta() }, 'm1')).toEqual({
       jsonrpc: '2.0',
       id: 'm1',
@@ -538,9 +523,9 @@ describe('WebSocket carries 2026-07-28 requests', () => {
     expect(await client.request('tools/call', { name: 'echo', arguments: { text: 'modern' }, _meta: modernMeta() }, 'm2')).toEqual({
       jsonrpc: '2.0',
       id: 'm2',
-      result: { resultType: 'complete', ...textResult('modern') },
+      result: { resultType: 'complete', ...toolText('modern') },
     });
-    expect(await client.request('tools/call', { name: 'echo', arguments: { text: 'legacy' } }, 'l2')).toEqual({ jsonrpc: '2.0', id: 'l2', result: textResult('legacy') });
+    expect(await client.request('tools/call', { name: 'echo', arguments: { text: 'legacy' } }, 'l2')).toEqual({ jsonrpc: '2.0', id: 'l2', result: toolText('legacy') });
     expect(await client.request('ping', undefined, 'l3')).toEqual({ jsonrpc: '2.0', id: 'l3', result: {} });
     expect({ sessions: server.sessions.size, sessionNew: sessionNew.length }).toEqual({ sessions: 1, sessionNew: 1 });
   });
@@ -548,8 +533,8 @@ describe('WebSocket carries 2026-07-28 requests', () => {
   it('answers a 2026-07-28 request before initialize without starting a session, and a handshake-era request before initialize with -32600', async () => {
     const sessionNew: McpSession[] = [];
     const { server, url } = await wsServer({}, (s) => s.on('sessionNew', (session) => sessionNew.push(session)));
-    const client = await connect(url);
-    expect((await client.request('tools/call', { name: 'echo', arguments: { text: 'x' }, _meta: modernMeta() }, 1)).result).toEqual({ resultType: 'complete', ...textResult('x') });
+    const client = await h.connectUrl(url);
+    expect((await client.request('tools/call', { name: 'echo', arguments: { text: 'x' }, _meta: modernMeta() }, 1)).result).toEqual({ resultType: 'complete', ...toolText('x') });
     expect((await client.request('tools/list', undefined, 2)).error.code).toBe(-32600);
     expect({ sessions: server.sessions.size, sessionNew: sessionNew.length }).toEqual({ sessions: 0, sessionNew: 0 });
   });
@@ -564,7 +549,7 @@ describe('stdio carries 2026-07-28 requests', () => {
       result: {
         resultType: 'complete',
         supportedVersions: MODERN_ONLY,
-        capabilities: CAPABILITIES,
+        capabilities: DEFAULT_CAPABILITIES,
         _meta: { [META_KEYS.serverInfo]: { name: 'modern-stdio', version: '1.2.3' } },
         ...NO_CACHE,
       },

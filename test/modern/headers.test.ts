@@ -3,17 +3,14 @@
  * the body, tool arguments marked `x-mcp-header` are mirrored as Mcp-Param-* headers, and any header that
  * is missing, malformed or different is -32020 with HTTP 400.
  */
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { McpServer, StreamableHttpTransport } from '../../src/index.js';
 import type { OpenResponse } from '../helpers/http-client.js';
 import { base64Header, META_KEYS, modernPost } from '../helpers/modern.js';
+import { useCleanups } from '../helpers/util.js';
 import type { Json } from '../helpers/ws-client.js';
 
-const cleanups: (() => Promise<unknown> | unknown)[] = [];
-
-afterEach(async () => {
-  while (cleanups.length > 0) await cleanups.pop()!();
-});
+const cleanups = useCleanups();
 
 interface Fixture {
   server: McpServer;

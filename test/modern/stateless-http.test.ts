@@ -4,28 +4,17 @@
  * progress on a request-scoped stream, and cancellation by closing that stream.
  */
 import { request as httpRequest } from 'node:http';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { McpError, McpServer, StreamableHttpTransport, type McpServerOptions, type RequestContext, type ServerInfo } from '../../src/index.js';
-import { deferred } from '../helpers/harness.js';
 import { send, type OpenResponse } from '../helpers/http-client.js';
 import { META_KEYS, MODERN_VERSION, modernHeaders, modernPost, modernRequest } from '../helpers/modern.js';
+import { DEFAULT_CAPABILITIES } from '../helpers/servers.js';
+import { deferred, useCleanups } from '../helpers/util.js';
 import type { Json } from '../helpers/ws-client.js';
 
-const cleanups: (() => Promise<unknown> | unknown)[] = [];
-
-afterEach(async () => {
-  while (cleanups.length > 0) await cleanups.pop()!();
-});
+const cleanups = useCleanups();
 
 const SERVER_INFO: ServerInfo = { name: 'modern-http', version: '2.1.0', title: 'Modern HTTP fixture', instructions: 'Use the echo tool.' };
-
-const CAPABILITIES = {
-  logging: {},
-  completions: {},
-  prompts: { listChanged: true },
-  resources: { subscribe: true, listChanged: true },
-  tools: { listChanged: true },
-};
 
 const ECHO_TOOL = {
   name: 'echo',
@@ -77,7 +66,7 @@ describe('server/discover', () => {
       ok('discover-1', {
         resultType: 'complete',
         supportedVersions: ['2026-07-28'],
-        capabilities: CAPABILITIES,
+        capabilities: DEFAULT_CAPABILITIES,
         _meta: { [META_KEYS.serverInfo]: { name: 'modern-http', version: '2.1.0', title: 'Modern HTTP fixture' } },
         instructions: 'Use the echo tool.',
         ttlMs: 0,
@@ -95,7 +84,7 @@ describe('server/discover', () => {
       result: {
         resultType: 'complete',
         supportedVersions: ['2026-07-28'],
-        capabilities: { ...CAPABILITIES, experimental: { x: {} } },
+        capabilities: { ...DEFAULT_CAPABILITIES, experimental: { x: {} } },
         _meta: { [META_KEYS.serverInfo]: { name: 'bare', version: '0.0.1' } },
         ttlMs: 0,
         cacheScope: 'private',

@@ -3,17 +3,16 @@
  * resources/updated only to the subscriptions that asked, each tagged with its subscription id; ending by
  * closing the HTTP stream, by notifications/cancelled over WebSocket, and gracefully on server.close().
  */
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { McpServer, StreamableHttpTransport, WebSocketTransport, type Registration } from '../../src/index.js';
 import type { OpenResponse } from '../helpers/http-client.js';
 import { META_KEYS, modernMeta, modernPost, modernRequest } from '../helpers/modern.js';
-import { WsTestClient, type Json } from '../helpers/ws-client.js';
+import { useHarness } from '../helpers/session-harness.js';
+import { tick, useCleanups } from '../helpers/util.js';
+import type { Json } from '../helpers/ws-client.js';
 
-const cleanups: (() => Promise<unknown> | unknown)[] = [];
-
-afterEach(async () => {
-  while (cleanups.length > 0) await cleanups.pop()!();
-});
+const cleanups = useCleanups();
+const h = useHarness(cleanups);
 
 async function startHttp(): Promise<{ server: McpServer; url: string }> {
   const server = new McpServer({ name: 'listen', version: '1.0.0' });
@@ -30,12 +29,6 @@ async function startWs(): Promise<{ server: McpServer; url: string }> {
   const { url } = await new WebSocketTransport(server).listen({ host: '127.0.0.1', port: 0 });
   cleanups.push(() => server.close());
   return { server, url };
-}
-
-async function connectWs(url: string): Promise<WsTestClient> {
-  const client = await WsTestClient.connect(url);
-  cleanups.push(() => client.close());
-  return client;
 }
 
 /** Open a listen stream over HTTP. */
@@ -73,7 +66,7 @@ async function until(condition: () => boolean, what: string): Promise<void> {
   const deadline = Date.now() + 5000;
   while (!condition()) {
     if (Date.now() > deadline) throw new Error(`timed out waiting until ${what}`);
-    await new Promise((resolve) => setImmediate(resolve));
+    await tick();
   }
 }
 
@@ -189,7 +182,7 @@ describe('subscriptions/listen over HTTP', () => {
     await until(() => server.subscriptions.size === 0, 'the subscription ends');
     expect(server.sendResourceUpdated('test://a')).toBe(0);
     server.registerTool('after', {}, () => 'after');
-    await new Promise((resolve) => setImmediate(resolve));
+    await tick();
     expect(out).toEqual([ack('gone', { toolsListChanged: true, resourceSubscriptions: ['test://a'] })]);
   });
 
@@ -244,7 +237,7 @@ describe('subscriptions/listen over HTTP', () => {
 describe('subscriptions/listen over WebSocket', () => {
   it('acknowledges on the connection and sends list_changed tagged with the subscription id', async () => {
     const { server, url } = await startWs();
-    const client = await connectWs(url);
+    const client = await h.connectUrl(url);
     client.sendRaw(modernRequest('ws-listen', 'subscriptions/listen', { notifications: { toolsListChanged: true, promptsListChanged: true } }));
     expect(await client.nextMessage('notifications/subscriptions/acknowledged')).toEqual(ack('ws-listen', { toolsListChanged: true, promptsListChanged: true }));
     server.registerTool('t', {}, () => 't');
@@ -258,7 +251,7 @@ describe('subscriptions/listen over WebSocket', () => {
 
   it('ends the subscription on notifications/cancelled, with no response', async () => {
     const { server, url } = await startWs();
-    const client = await connectWs(url);
+    const client = await h.connectUrl(url);
     client.sendRaw(modernRequest(5, 'subscriptions/listen', { notifications: { toolsListChanged: true, resourceSubscriptions: ['test://a'] } }));
     await client.nextMessage('notifications/subscriptions/acknowledged');
     expect(server.subscriptions.size).toBe(1);
@@ -275,7 +268,7 @@ describe('subscriptions/listen over WebSocket', () => {
 
   it('ends the listen request gracefully on server.close(), before the connection closes', async () => {
     const { server, url } = await startWs();
-    const client = await connectWs(url);
+    const client = await h.connectUrl(url);
     client.sendRaw(modernRequest('bye', 'subscriptions/listen', { notifications: { promptsListChanged: true } }));
     await client.nextMessage('notifications/subscriptions/acknowledged');
     const result = client.waitFor((m) => m.id === 'bye');
@@ -286,7 +279,7 @@ describe('subscriptions/listen over WebSocket', () => {
 
   it('ends the subscriptions of a connection when the connection closes', async () => {
     const { server, url } = await startWs();
-    const client = await connectWs(url);
+    const client = await h.connectUrl(url);
     client.sendRaw(modernRequest('ws-gone', 'subscriptions/listen', { notifications: { toolsListChanged: true } }));
     await client.nextMessage('notifications/subscriptions/acknowledged');
     expect(server.subscriptions.size).toBe(1);
@@ -296,7 +289,7 @@ describe('subscriptions/listen over WebSocket', () => {
 
   it('serves two listen subscriptions on one connection, each with its own filter and id', async () => {
     const { server, url } = await startWs();
-    const client = await connectWs(url);
+    const client = await h.connectUrl(url);
     client.sendRaw(modernRequest('l-tools', 'subscriptions/listen', { notifications: { toolsListChanged: true } }));
     client.sendRaw(modernRequest('l-res', 'subscriptions/listen', { notifications: { resourceSubscriptions: ['test://z'] } }));
     await client.waitFor((m) => m.method === 'notifications/subscriptions/acknowledged' && m.params._meta[META_KEYS.subscriptionId] === 'l-tools');

@@ -4,35 +4,18 @@
  * input-required is fulfilled by pushing its requests and running the handler again.
  */
 import { describe, expect, it } from 'vitest';
-import { inputRequired, type CreateMessageParams, type ElicitParams, type McpServer } from '../../src/index.js';
+import { inputRequired, type ElicitParams, type McpServer } from '../../src/index.js';
 import { registerModernFixtures } from '../../conformance/fixture-modern.js';
-import { callTool, CAPS } from '../helpers/client-requests.js';
+import { ADA, callTool, CAPS, NAME_Q, NAME_SCHEMA, PARIS, ROOTS, SAMPLE_Q, SEAT_Q, textOf, textResult } from '../helpers/client-requests.js';
 import { expectQuietAndAlive, useHarness } from '../helpers/session-harness.js';
 import type { Json } from '../helpers/ws-client.js';
 
 const h = useHarness();
 
-const NAME_SCHEMA = { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] } as const;
-const NAME_Q = { message: 'What is your name?', requestedSchema: NAME_SCHEMA } as unknown as ElicitParams;
-const SEAT_Q = { message: 'Which seat?', requestedSchema: { type: 'object', properties: { seat: { type: 'string' } }, required: ['seat'] } } as unknown as ElicitParams;
-const SAMPLE_Q: CreateMessageParams = { messages: [{ role: 'user', content: { type: 'text', text: 'Capital of France?' } }], maxTokens: 20 };
-
-const ADA = { action: 'accept', content: { name: 'Ada' } };
-const PARIS = { role: 'assistant', content: { type: 'text', text: 'Paris' }, model: 'test-model', stopReason: 'endTurn' };
-const ROOTS = { roots: [{ uri: 'file:///work', name: 'Work' }, { uri: 'file:///home' }] };
 const ALL = { elicitation: { form: {} }, sampling: {}, roots: {} };
-
-/** A handshake-era tools/call result with one text block (no resultType in this era). */
-function textResult(id: string | number, text: string, isError?: true): Json {
-  return { jsonrpc: '2.0', id, result: isError ? { content: [{ type: 'text', text }], isError } : { content: [{ type: 'text', text }] } };
-}
 
 function pushed(id: number, method: string, params: unknown): Json {
   return { jsonrpc: '2.0', id, method, params };
-}
-
-function textOf(value: unknown): string {
-  return (value as { content?: { text?: string } })?.content?.text ?? '';
 }
 
 describe('era-portable asks on a handshake session', () => {

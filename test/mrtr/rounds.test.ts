@@ -7,7 +7,8 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { inputRequired, UrlElicitationRequiredError, type ElicitParams, type CreateMessageParams, type McpServer, type RequestContext } from '../../src/index.js';
 import { registerModernFixtures } from '../../conformance/fixture-modern.js';
-import { MODERN_CAPS, ModernClient, SEALED_STATE, SIGNED_STATE, TEST_STATE_KEY, readSignedState, useHttpServers, type Reply } from '../helpers/mrtr.js';
+import { ADA, NAME_Q, NAME_SCHEMA, PARIS, ROOTS, SAMPLE_Q, SEAT_Q, textOf } from '../helpers/client-requests.js';
+import { MODERN_CAPS, ModernClient, readSignedState, SEALED_STATE, SIGNED_STATE, TEST_STATE_KEY, useHttpServers, type Reply } from '../helpers/modern.js';
 import type { Json } from '../helpers/ws-client.js';
 
 const h = useHttpServers();
@@ -15,15 +16,6 @@ const h = useHttpServers();
 afterEach(() => {
   vi.restoreAllMocks();
 });
-
-const NAME_SCHEMA = { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] } as const;
-const NAME_Q = { message: 'What is your name?', requestedSchema: NAME_SCHEMA } as unknown as ElicitParams;
-const SEAT_Q = { message: 'Which seat?', requestedSchema: { type: 'object', properties: { seat: { type: 'string' } }, required: ['seat'] } } as unknown as ElicitParams;
-const SAMPLE_Q: CreateMessageParams = { messages: [{ role: 'user', content: { type: 'text', text: 'Capital of France?' } }], maxTokens: 20 };
-
-const ADA = { action: 'accept', content: { name: 'Ada' } };
-const PARIS = { role: 'assistant', content: { type: 'text', text: 'Paris' }, model: 'test-model', stopReason: 'endTurn' };
-const ROOTS = { roots: [{ uri: 'file:///work', name: 'Work' }, { uri: 'file:///home' }] };
 
 /** A JSON-RPC result as it arrives over HTTP 200. */
 function ok(id: number, result: Json): Reply {
@@ -55,11 +47,6 @@ function stateOf(reply: Reply): string {
   const state = reply.body.result?.requestState;
   if (typeof state !== 'string') throw new Error(`no requestState in ${JSON.stringify(reply.body)}`);
   return state;
-}
-
-function textOf(value: unknown): string {
-  const content = (value as { content?: { text?: string } })?.content;
-  return content?.text ?? '';
 }
 
 /** A tool `greet` that counts its runs (`log`) before and after asking for a name with ctx.elicit. */

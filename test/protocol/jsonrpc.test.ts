@@ -1,16 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ErrorCode } from '../../src/protocol/errors.js';
 import { classify, decode, errorResponse, isErrorResponse, isRequestId, resultResponse } from '../../src/protocol/jsonrpc.js';
-
-/** The message JSON.parse gives for `text`, so parse-error assertions do not depend on the V8 version. */
-function parseErrorMessage(text: string): string {
-  try {
-    JSON.parse(text);
-  } catch (err) {
-    return (err as Error).message;
-  }
-  throw new Error(`${text} parsed`);
-}
+import { parseErrorMessage } from '../helpers/util.js';
 
 function invalidRequest(id: string | number | null, reason: string) {
   return { kind: 'invalid', id, error: { code: -32600, message: `Invalid Request: ${reason}` } };

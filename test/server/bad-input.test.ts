@@ -1,7 +1,8 @@
 /** Malformed and invalid input: exact error replies, stats, and the session surviving every one. */
 import { describe, expect, it } from 'vitest';
 import type { McpServer } from '../../src/index.js';
-import { capture, expectQuietAndAlive, gate, pingOk, useHarness } from '../helpers/session-harness.js';
+import { expectQuietAndAlive, pingOk, useHarness } from '../helpers/session-harness.js';
+import { capture, gate } from '../helpers/util.js';
 import type { Json } from '../helpers/ws-client.js';
 
 const h = useHarness();

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { McpServer } from '../../src/index.js';
-import { useHarness } from '../helpers/harness.js';
+import { useHarness } from '../helpers/session-harness.js';
 
 const h = useHarness();
 

@@ -1,85 +1,40 @@
 /** Every McpServerEvents event, with its exact arguments, over a real WebSocket on 127.0.0.1. */
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import {
   ConnectionClosedError,
   McpError,
-  McpServer,
   McpSession,
   RequestContext,
   RequestEvent,
   WebSocketTransport,
   type McpServerEvents,
-  type ServerInfo,
 } from '../../src/index.js';
-import { nextEvent, startWsServer, type RunningServer } from '../helpers/servers.js';
-import { WsTestClient, type Json } from '../helpers/ws-client.js';
+import { DEFAULT_CAPABILITIES, nextEvent, recordEvents, type RunningServer } from '../helpers/servers.js';
+import { recordMessages, useHarness } from '../helpers/session-harness.js';
+import type { WsTestClient } from '../helpers/ws-client.js';
 
-const servers: { close(): Promise<void> }[] = [];
-const clients: WsTestClient[] = [];
+const h = useHarness();
 
-afterEach(async () => {
-  await Promise.all(clients.splice(0).map((client) => client.close()));
-  await Promise.all(servers.splice(0).map((server) => server.close()));
-});
-
-async function start(setup: (server: McpServer) => void = () => {}, info?: ServerInfo): Promise<RunningServer> {
-  const running = await startWsServer(setup, info ? { info } : {});
-  servers.push(running);
-  return running;
-}
-
-async function connect(running: RunningServer): Promise<{ client: WsTestClient; session: McpSession }> {
-  const connected = nextEvent<[McpSession]>(running.server, 'connect');
-  const client = await WsTestClient.connect(running.url);
-  clients.push(client);
-  const [session] = await connected;
-  return { client, session };
-}
-
-/** A client whose `notifications/initialized` the server has processed, and its session. */
+/** A client whose `notifications/initialized` the server has processed (seen on the `initialized` event, no ping), and its session. */
 async function ready(running: RunningServer): Promise<{ client: WsTestClient; session: McpSession }> {
-  const { client, session } = await connect(running);
+  const { client, session } = await h.connect(running);
   const initialized = nextEvent(running.server, 'initialized');
   await client.initialize();
   await initialized;
   return { client, session };
 }
 
-/** Record every frame the client receives, in arrival order (WsTestClient.received drops consumed ones). */
-function recordFrames(client: WsTestClient): Json[] {
-  const frames: Json[] = [];
-  client.socket.on('message', (data) => frames.push(JSON.parse(data.toString()) as Json));
-  return frames;
-}
-
-/** Collect the arguments of every emission of `event`. */
-function collect<E extends keyof McpServerEvents>(server: McpServer, event: E): McpServerEvents[E][] {
-  const calls: McpServerEvents[E][] = [];
-  (server.on as (event: string, fn: (...args: any[]) => void) => unknown)(event, (...args: any[]) => {
-    calls.push(args as McpServerEvents[E]);
-  });
-  return calls;
-}
-
 const INIT_PARAMS = { protocolVersion: '2025-11-25', capabilities: { roots: { listChanged: true } }, clientInfo: { name: 'events-client', version: '2.0.0' } };
-
-const DEFAULT_CAPABILITIES = {
-  logging: {},
-  completions: {},
-  prompts: { listChanged: true },
-  resources: { subscribe: true, listChanged: true },
-  tools: { listChanged: true },
-};
 
 describe('connect and disconnect', () => {
   it('connect fires with the new session before initialize', async () => {
     let seen: { args: unknown[]; state: string; sessions: number } | undefined;
-    const running = await start((server) =>
+    const running = await h.start((server) =>
       server.on('connect', (...args) => {
         seen = { args, state: args[0].state, sessions: server.sessions.size };
       }),
     );
-    const { session } = await connect(running);
+    const { session } = await h.connect(running);
     expect(seen).toEqual({ args: [session], state: 'new', sessions: 0 });
     expect(session).toBeInstanceOf(McpSession);
     expect(session.transport).toBe('websocket');
@@ -88,9 +43,9 @@ describe('connect and disconnect', () => {
   });
 
   it('disconnect fires with the session and the close reason for a session that never initialized, and sessionEnd does not', async () => {
-    const running = await start();
-    const ended = collect(running.server, 'sessionEnd');
-    const { client, session } = await connect(running);
+    const running = await h.start();
+    const ended = recordEvents(running.server, 'sessionEnd');
+    const { client, session } = await h.connect(running);
     const disconnected = nextEvent<McpServerEvents['disconnect']>(running.server, 'disconnect');
     client.socket.close(4000, 'bye');
     expect(await disconnected).toEqual([session, 'websocket closed (4000: bye)']);
@@ -100,9 +55,9 @@ describe('connect and disconnect', () => {
   });
 
   it('an initialized session gets sessionEnd then disconnect, both with the reason, and leaves server.sessions', async () => {
-    const running = await start();
+    const running = await h.start();
     const order: string[] = [];
-    const ended = collect(running.server, 'sessionEnd');
+    const ended = recordEvents(running.server, 'sessionEnd');
     running.server.on('sessionEnd', () => order.push('sessionEnd'));
     running.server.on('disconnect', () => order.push('disconnect'));
     const { client, session } = await ready(running);
@@ -118,9 +73,9 @@ describe('connect and disconnect', () => {
 
 describe('initialize, sessionNew and initialized', () => {
   it('initialize fires with the session, the params as sent and the result about to be sent', async () => {
-    const running = await start();
-    const calls = collect(running.server, 'initialize');
-    const { client, session } = await connect(running);
+    const running = await h.start();
+    const calls = recordEvents(running.server, 'initialize');
+    const { client, session } = await h.connect(running);
     const reply = await client.request('initialize', INIT_PARAMS, 1);
     const expectedResult = { protocolVersion: '2025-11-25', capabilities: DEFAULT_CAPABILITIES, serverInfo: { name: 'test-server', version: '1.0.0' } };
     expect(reply).toEqual({ jsonrpc: '2.0', id: 1, result: expectedResult });
@@ -129,14 +84,14 @@ describe('initialize, sessionNew and initialized', () => {
   });
 
   it('an initialize listener that changes result.instructions changes what the client receives', async () => {
-    const running = await start(
+    const running = await h.start(
       (server) =>
         server.on('initialize', (_session, params, result) => {
           result.instructions = `${result.instructions} for ${params.clientInfo.name}`;
         }),
-      { name: 'test-server', version: '1.0.0', instructions: 'Be brief' },
+      { info: { name: 'test-server', version: '1.0.0', instructions: 'Be brief' } },
     );
-    const { client } = await connect(running);
+    const { client } = await h.connect(running);
     expect(await client.request('initialize', INIT_PARAMS, 1)).toEqual({
       jsonrpc: '2.0',
       id: 1,
@@ -146,7 +101,7 @@ describe('initialize, sessionNew and initialized', () => {
 
   it('sessionNew fires after the initialize result was sent: what its listener sends reaches the client after the result', async () => {
     let atSessionNew: { args: unknown[]; registered: boolean; state: string } | undefined;
-    const running = await start((server) =>
+    const running = await h.start((server) =>
       server.on('sessionNew', (...args) => {
         const [session] = args;
         atSessionNew = { args, registered: server.sessions.get(session.id) === session, state: session.state };
@@ -154,8 +109,8 @@ describe('initialize, sessionNew and initialized', () => {
         session.notify('notifications/custom', { hello: true });
       }),
     );
-    const { client, session } = await connect(running);
-    const frames = recordFrames(client);
+    const { client, session } = await h.connect(running);
+    const frames = recordMessages(client);
     const sessionNew = nextEvent(running.server, 'sessionNew');
     client.sendRaw({ jsonrpc: '2.0', id: 1, method: 'initialize', params: INIT_PARAMS });
     await sessionNew;
@@ -169,10 +124,10 @@ describe('initialize, sessionNew and initialized', () => {
   });
 
   it('a failed initialize fires neither sessionNew nor, when the socket closes, sessionEnd', async () => {
-    const running = await start();
-    const started = collect(running.server, 'sessionNew');
-    const ended = collect(running.server, 'sessionEnd');
-    const { client, session } = await connect(running);
+    const running = await h.start();
+    const started = recordEvents(running.server, 'sessionNew');
+    const ended = recordEvents(running.server, 'sessionEnd');
+    const { client, session } = await h.connect(running);
     expect(await client.request('initialize', { protocolVersion: '2025-11-25', capabilities: {} }, 1)).toEqual({
       jsonrpc: '2.0',
       id: 1,
@@ -187,9 +142,9 @@ describe('initialize, sessionNew and initialized', () => {
   });
 
   it('initialized fires once with the session when the client sends notifications/initialized', async () => {
-    const running = await start();
-    const calls = collect(running.server, 'initialized');
-    const { client, session } = await connect(running);
+    const running = await h.start();
+    const calls = recordEvents(running.server, 'initialized');
+    const { client, session } = await h.connect(running);
     await client.request('initialize', INIT_PARAMS, 1);
     expect(session.state).toBe('initializing');
     client.notify('notifications/initialized');
@@ -205,7 +160,7 @@ describe('initialize, sessionNew and initialized', () => {
 describe('request events', () => {
   it('requestTool is observed with the session and a RequestEvent carrying id, params and ctx; the registered handler still answers', async () => {
     const seen: { session: McpSession; request: RequestEvent<unknown, unknown>; answered: boolean }[] = [];
-    const running = await start((server) => {
+    const running = await h.start((server) => {
       server.registerTool('greet', { inputSchema: { type: 'object', properties: { who: { type: 'string' } } } }, ({ who }) => `hello ${who}`);
       server.on('requestTool', (session, request) => void seen.push({ session, request, answered: request.answered }));
     });
@@ -228,7 +183,7 @@ describe('request events', () => {
   });
 
   it('requestTool answers a tool that has no handler with a sync respond(string)', async () => {
-    const running = await start((server) =>
+    const running = await h.start((server) =>
       server.on('requestTool', (_session, request) => {
         if (request.params.name === 'virtual') request.respond(`virtual got ${JSON.stringify(request.params.arguments)}`);
       }),
@@ -244,7 +199,7 @@ describe('request events', () => {
   });
 
   it('requestTool answers with a Promise of a CallToolResult', async () => {
-    const running = await start((server) =>
+    const running = await h.start((server) =>
       server.on('requestTool', (_session, request) => {
         request.respond(new Promise((resolve) => setTimeout(() => resolve({ content: [{ type: 'text', text: 'later' }], structuredContent: { ok: true } }), 10)));
       }),
@@ -259,7 +214,7 @@ describe('request events', () => {
 
   it('respond() overrides a registered tool handler, which then does not run', async () => {
     const handler = vi.fn(() => 'from the handler');
-    const running = await start((server) => {
+    const running = await h.start((server) => {
       server.registerTool('real', {}, handler);
       server.on('requestTool', (_session, request) => request.respond('from the listener'));
     });
@@ -270,7 +225,7 @@ describe('request events', () => {
 
   it('a second respond() throws, is reported through error, and the first answer is the one sent', async () => {
     const secondRespond: unknown[] = [];
-    const running = await start((server) => {
+    const running = await h.start((server) => {
       server.on('requestTool', (_session, request) => request.respond('first'));
       server.on('requestTool', (_session, request) => {
         try {
@@ -281,7 +236,7 @@ describe('request events', () => {
         }
       });
     });
-    const errors = collect(running.server, 'error');
+    const errors = recordEvents(running.server, 'error');
     const { client } = await ready(running);
     expect(await client.request('tools/call', { name: 'x' }, 5)).toEqual({ jsonrpc: '2.0', id: 5, result: { content: [{ type: 'text', text: 'first' }] } });
     expect(secondRespond).toHaveLength(1);
@@ -292,7 +247,7 @@ describe('request events', () => {
 
   it('requestPrompt is observed with id, params and ctx, and answers with a sync value or a Promise', async () => {
     const seen: unknown[][] = [];
-    const running = await start((server) =>
+    const running = await h.start((server) =>
       server.on('requestPrompt', (session, request) => {
         seen.push([session, request.id, request.params, request.ctx.method, request.ctx.session === session]);
         const message = { role: 'user' as const, content: { type: 'text' as const, text: `about ${request.params.arguments.topic}` } };
@@ -319,7 +274,7 @@ describe('request events', () => {
 
   it('requestResource is observed with id, params and ctx, and answers with text or a Promise of contents', async () => {
     const seen: unknown[][] = [];
-    const running = await start((server) =>
+    const running = await h.start((server) =>
       server.on('requestResource', (session, request) => {
         seen.push([session, request.id, request.params, request.ctx.method]);
         if (request.params.uri === 'virtual://text') request.respond('plain text');
@@ -345,7 +300,7 @@ describe('request events', () => {
 
   it('completionComplete is observed with the complete params, and answers with a string[] or a Promise of a CompleteResult', async () => {
     const seen: unknown[][] = [];
-    const running = await start((server) =>
+    const running = await h.start((server) =>
       server.on('completionComplete', (session, request) => {
         seen.push([session, request.id, request.params, request.ctx.method]);
         if (request.params.argument.name === 'list') request.respond(['alpha', 'alpine']);
@@ -374,8 +329,8 @@ describe('request events', () => {
 
 describe('notification and state events', () => {
   it('progress fires with the session and the params of the client notifications/progress, and reaches the request onProgress', async () => {
-    const running = await start();
-    const progress = collect(running.server, 'progress');
+    const running = await h.start();
+    const progress = recordEvents(running.server, 'progress');
     const { client, session } = await ready(running);
     const onProgress = vi.fn();
     const pending = session.request('sampling/createMessage', { messages: [], maxTokens: 5 }, { onProgress });
@@ -392,7 +347,7 @@ describe('notification and state events', () => {
 
   it('cancelled fires with the session and {requestId, reason}; the cancelled request is aborted and gets no response', async () => {
     let signal: AbortSignal | undefined;
-    const running = await start((server) =>
+    const running = await h.start((server) =>
       server.registerTool('wait', {}, (_args, ctx) => {
         signal = ctx.signal;
         return new Promise((resolve) => ctx.signal.addEventListener('abort', () => resolve('stopped')));
@@ -411,8 +366,8 @@ describe('notification and state events', () => {
   });
 
   it('loggingSetLevel fires with the session and the level', async () => {
-    const running = await start();
-    const calls = collect(running.server, 'loggingSetLevel');
+    const running = await h.start();
+    const calls = recordEvents(running.server, 'loggingSetLevel');
     const { client, session } = await ready(running);
     expect(await client.request('logging/setLevel', { level: 'warning' }, 1)).toEqual({ jsonrpc: '2.0', id: 1, result: {} });
     expect(calls).toEqual([[session, 'warning']]);
@@ -420,9 +375,9 @@ describe('notification and state events', () => {
   });
 
   it('resourceSubscribe and resourceUnsubscribe fire with the session and the uri', async () => {
-    const running = await start();
-    const subscribed = collect(running.server, 'resourceSubscribe');
-    const unsubscribed = collect(running.server, 'resourceUnsubscribe');
+    const running = await h.start();
+    const subscribed = recordEvents(running.server, 'resourceSubscribe');
+    const unsubscribed = recordEvents(running.server, 'resourceUnsubscribe');
     const { client, session } = await ready(running);
     expect(await client.request('resources/subscribe', { uri: 'test://watched' }, 1)).toEqual({ jsonrpc: '2.0', id: 1, result: {} });
     expect(subscribed).toEqual([[session, 'test://watched']]);
@@ -434,8 +389,8 @@ describe('notification and state events', () => {
   });
 
   it('rootsListChanged fires with the session', async () => {
-    const running = await start();
-    const calls = collect(running.server, 'rootsListChanged');
+    const running = await h.start();
+    const calls = recordEvents(running.server, 'rootsListChanged');
     const { client, session } = await ready(running);
     client.notify('notifications/roots/list_changed');
     await client.request('ping', undefined, 1);
@@ -443,8 +398,8 @@ describe('notification and state events', () => {
   });
 
   it('notification fires with the session, the method and the params of an unknown notification', async () => {
-    const running = await start();
-    const calls = collect(running.server, 'notification');
+    const running = await h.start();
+    const calls = recordEvents(running.server, 'notification');
     const { client, session } = await ready(running);
     client.notify('notifications/vendor/thing', { a: 1, nested: { b: [2] } });
     client.notify('notifications/vendor/bare');
@@ -460,9 +415,9 @@ describe('notification and state events', () => {
 
 describe('message', () => {
   it('message fires for every message in and out, with the parsed messages', async () => {
-    const running = await start();
-    const { client, session } = await connect(running);
-    const calls = collect(running.server, 'message');
+    const running = await h.start();
+    const { client, session } = await h.connect(running);
+    const calls = recordEvents(running.server, 'message');
     expect(await client.request('ping', undefined, 1)).toEqual({ jsonrpc: '2.0', id: 1, result: {} });
     client.notify('notifications/vendor/x', { y: 2 });
     expect(await client.request('tools/list', undefined, 2)).toEqual({
@@ -480,9 +435,9 @@ describe('message', () => {
   });
 
   it('a message that does not parse arrives as the raw text, and its -32700 reply as an out message', async () => {
-    const running = await start();
-    const { client, session } = await connect(running);
-    const calls = collect(running.server, 'message');
+    const running = await h.start();
+    const { client, session } = await h.connect(running);
+    const calls = recordEvents(running.server, 'message');
     const raw = '{"jsonrpc":"2.0", "id": 1, "method": "ping"';
     let parseMessage = '';
     try {
@@ -504,12 +459,12 @@ describe('message', () => {
 describe('error', () => {
   it('a handler that throws a non-McpError answers -32603 "Internal error: ..." and fires error with the session', async () => {
     const thrown = new Error('database is down');
-    const running = await start((server) =>
+    const running = await h.start((server) =>
       server.registerPrompt('broken', {}, () => {
         throw thrown;
       }),
     );
-    const errors = collect(running.server, 'error');
+    const errors = recordEvents(running.server, 'error');
     const { client, session } = await ready(running);
     expect(await client.request('prompts/get', { name: 'broken' }, 1)).toEqual({
       jsonrpc: '2.0',
@@ -525,12 +480,12 @@ describe('error', () => {
   });
 
   it('a handler that throws an McpError answers with that error and fires no error event', async () => {
-    const running = await start((server) =>
+    const running = await h.start((server) =>
       server.registerResource('test://guarded', { name: 'guarded' }, () => {
         throw new McpError(-32001, 'Not allowed', { why: 'test' });
       }),
     );
-    const errors = collect(running.server, 'error');
+    const errors = recordEvents(running.server, 'error');
     const { client } = await ready(running);
     expect(await client.request('resources/read', { uri: 'test://guarded' }, 1)).toEqual({
       jsonrpc: '2.0',
@@ -541,8 +496,8 @@ describe('error', () => {
   });
 
   it('a client reply that matches no request fires error with the session', async () => {
-    const running = await start();
-    const errors = collect(running.server, 'error');
+    const running = await h.start();
+    const errors = recordEvents(running.server, 'error');
     const { client, session } = await ready(running);
     client.respond(777, {});
     await client.request('ping', undefined, 1);
@@ -555,13 +510,13 @@ describe('error', () => {
 
 describe('listeners that fail', () => {
   it('a listener that throws is reported through error, the other listeners of the event still run, and the session keeps working', async () => {
-    const running = await start((server) => {
+    const running = await h.start((server) => {
       server.on('requestTool', () => {
         throw new Error('listener broke');
       });
       server.on('requestTool', (_session, request) => request.respond('still answered'));
     });
-    const errors = collect(running.server, 'error');
+    const errors = recordEvents(running.server, 'error');
     const { client } = await ready(running);
     expect(await client.request('tools/call', { name: 'anything' }, 1)).toEqual({ jsonrpc: '2.0', id: 1, result: { content: [{ type: 'text', text: 'still answered' }] } });
     expect(errors.map(([error]) => error.message)).toEqual(["a 'requestTool' listener threw: listener broke"]);
@@ -571,7 +526,7 @@ describe('listeners that fail', () => {
 
   it('a listener that returns a rejected promise is reported through error, and the other listeners still run', async () => {
     const others: McpSession[] = [];
-    const running = await start((server) => {
+    const running = await h.start((server) => {
       server.on('sessionNew', async () => {
         await Promise.resolve();
         throw new Error('async listener broke');
@@ -587,25 +542,25 @@ describe('listeners that fail', () => {
   });
 
   it('a connect listener that throws a non-Error value does not stop the connection', async () => {
-    const running = await start((server) =>
+    const running = await h.start((server) =>
       server.on('connect', () => {
         throw 'plain string';
       }),
     );
-    const errors = collect(running.server, 'error');
+    const errors = recordEvents(running.server, 'error');
     const { client } = await ready(running);
     expect(errors.map(([error]) => [error instanceof Error, error.message])).toEqual([[true, "a 'connect' listener threw: plain string"]]);
     expect(await client.request('ping', undefined, 1)).toEqual({ jsonrpc: '2.0', id: 1, result: {} });
   });
 
   it('an initialize listener that throws does not stop the initialize result', async () => {
-    const running = await start((server) =>
+    const running = await h.start((server) =>
       server.on('initialize', () => {
         throw new Error('nope');
       }),
     );
-    const errors = collect(running.server, 'error');
-    const { client } = await connect(running);
+    const errors = recordEvents(running.server, 'error');
+    const { client } = await h.connect(running);
     expect(await client.request('initialize', INIT_PARAMS, 1)).toEqual({
       jsonrpc: '2.0',
       id: 1,
@@ -618,10 +573,10 @@ describe('listeners that fail', () => {
     const shared = () => {
       throw new Error('shared listener broke');
     };
-    const first = await start((server) => server.on('connect', shared));
-    const second = await start((server) => server.on('connect', shared));
-    const firstErrors = collect(first.server, 'error');
-    const secondErrors = collect(second.server, 'error');
+    const first = await h.start((server) => server.on('connect', shared));
+    const second = await h.start((server) => server.on('connect', shared));
+    const firstErrors = recordEvents(first.server, 'error');
+    const secondErrors = recordEvents(second.server, 'error');
     await ready(second);
     expect(secondErrors.map(([error]) => error.message)).toEqual(["a 'connect' listener threw: shared listener broke"]);
     expect(firstErrors).toEqual([]);
@@ -630,11 +585,11 @@ describe('listeners that fail', () => {
 
 describe('close', () => {
   it('server.close() ends each initialized session with sessionEnd(session, "server closed") and rejects its pending requests', async () => {
-    const running = await start();
-    const ended = collect(running.server, 'sessionEnd');
-    const disconnected = collect(running.server, 'disconnect');
+    const running = await h.start();
+    const ended = recordEvents(running.server, 'sessionEnd');
+    const disconnected = recordEvents(running.server, 'disconnect');
     const { client, session } = await ready(running);
-    const { session: fresh } = await connect(running);
+    const { session: fresh } = await h.connect(running);
     const pending = session.request('roots/list');
     const failed = pending.then(
       () => undefined,

@@ -1,18 +1,11 @@
 /** initialize, version negotiation, the session object, ordering rules, and ping in both directions. */
 import { describe, expect, it } from 'vitest';
 import type { McpSession } from '../../src/index.js';
-import { nextEvent } from '../helpers/servers.js';
-import { capture, expectQuietAndAlive, pingOk, sleep, useHarness } from '../helpers/session-harness.js';
+import { DEFAULT_CAPABILITIES, nextEvent } from '../helpers/servers.js';
+import { expectQuietAndAlive, pingOk, useHarness } from '../helpers/session-harness.js';
+import { capture, sleep } from '../helpers/util.js';
 
 const h = useHarness();
-
-const DEFAULT_CAPABILITIES = {
-  logging: {},
-  completions: {},
-  prompts: { listChanged: true },
-  resources: { subscribe: true, listChanged: true },
-  tools: { listChanged: true },
-};
 
 const CLIENT_INFO = { name: 'test-client', version: '1.0.0' };
 

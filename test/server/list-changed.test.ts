@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { McpServer, Registration } from '../../src/index.js';
-import { flush, useHarness } from '../helpers/harness.js';
+import { flush, useHarness } from '../helpers/session-harness.js';
+import { tick } from '../helpers/util.js';
 import type { WsTestClient } from '../helpers/ws-client.js';
 
 const h = useHarness();
@@ -94,7 +95,7 @@ describe('list_changed notifications', () => {
   it('sends nothing to a session that has not sent notifications/initialized', async () => {
     const { url, server } = await h.start();
     const ready = await h.ready(url);
-    const initializing = await h.connect(url);
+    const initializing = await h.connectUrl(url);
     const init = await initializing.request('initialize', {
       protocolVersion: '2025-11-25',
       capabilities: {},
@@ -113,7 +114,7 @@ describe('list_changed notifications', () => {
 
   it('sends nothing to a session that has only connected', async () => {
     const { url, server } = await h.start();
-    const connected = await h.connect(url);
+    const connected = await h.connectUrl(url);
     const ready = await h.ready(url);
 
     addTool(server);
@@ -133,7 +134,7 @@ describe('list_changed notifications', () => {
     addPrompt(server);
     addResource(server);
     addTemplate(server);
-    await new Promise<void>((resolve) => setImmediate(resolve));
+    await tick();
     expect(sent).toEqual([]);
 
     const client = await h.ready(url);

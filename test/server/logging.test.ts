@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { LoggingLevel, McpServer, McpSession } from '../../src/index.js';
-import { flush, recordMessages, useHarness } from '../helpers/harness.js';
 import { nextEvent } from '../helpers/servers.js';
+import { flush, recordMessages, useHarness } from '../helpers/session-harness.js';
 import type { WsTestClient } from '../helpers/ws-client.js';
 
 const h = useHarness();

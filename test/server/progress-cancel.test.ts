@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { ErrorCode, McpError, type CancelledParams, type McpSession } from '../../src/index.js';
-import { deferred, delay, flush, recordMessages, useHarness } from '../helpers/harness.js';
 import { nextEvent } from '../helpers/servers.js';
+import { flush, recordMessages, useHarness } from '../helpers/session-harness.js';
+import { deferred, sleep } from '../helpers/util.js';
 
 const h = useHarness();
 
@@ -163,7 +164,7 @@ describe('cancellation', () => {
     expect(params).toEqual({ requestId: 'job-1', reason: 'user pressed stop' });
 
     await flush(client);
-    await delay(50);
+    await sleep(50);
     await flush(client);
     expect(log.filter((m) => m.id === 'job-1')).toEqual([]);
     expect(log.filter((m) => m.method === 'notifications/progress')).toEqual([]);
@@ -189,7 +190,7 @@ describe('cancellation', () => {
     expect((await tool.finished).aborted).toBe(true);
 
     await flush(client);
-    await delay(50);
+    await sleep(50);
     await flush(client);
     expect(log.filter((m) => m.id === 7)).toEqual([]);
   });

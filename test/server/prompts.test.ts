@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { McpServer, type GetPromptResult, type PromptConfig } from '../../src/index.js';
-import { useHarness } from '../helpers/harness.js';
+import { useHarness } from '../helpers/session-harness.js';
 
 const h = useHarness();
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { McpServer, McpSession } from '../../src/index.js';
-import { flush, useHarness } from '../helpers/harness.js';
 import { nextEvent } from '../helpers/servers.js';
+import { flush, useHarness } from '../helpers/session-harness.js';
 
 const h = useHarness();
 

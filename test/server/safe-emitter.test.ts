@@ -1,14 +1,12 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { SafeEmitter } from '../../src/server/safe-emitter.js';
+import { tick } from '../helpers/util.js';
 
 interface Events {
   ping: [value: number];
   other: [];
   error: [err: Error, ...rest: unknown[]];
 }
-
-/** Let promise callbacks (rejection handlers) run. */
-const flush = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 afterEach(() => {
   vi.restoreAllMocks();
@@ -56,7 +54,7 @@ describe('SafeEmitter: failing listeners', () => {
     emitter.on('ping', after);
     emitter.emit('ping', 1);
     expect(after).toHaveBeenCalledWith(1);
-    await flush();
+    await tick();
     expect(errors.map((e) => e.message)).toEqual(["a 'ping' listener threw: async boom"]);
   });
 
@@ -66,7 +64,7 @@ describe('SafeEmitter: failing listeners', () => {
     emitter.on('error', onError);
     emitter.on('ping', async () => 'fine');
     emitter.emit('ping', 1);
-    await flush();
+    await tick();
     expect(onError).not.toHaveBeenCalled();
   });
 

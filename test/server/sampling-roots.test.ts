@@ -15,7 +15,8 @@ import {
 } from '../../src/index.js';
 import { CAPS, callTool, errorOf, expectMcpError, responseLog, thrownBy } from '../helpers/client-requests.js';
 import { nextEvent } from '../helpers/servers.js';
-import { capture, expectQuietAndAlive, pingOk, useHarness } from '../helpers/session-harness.js';
+import { expectQuietAndAlive, pingOk, useHarness } from '../helpers/session-harness.js';
+import { capture } from '../helpers/util.js';
 import type { Json } from '../helpers/ws-client.js';
 
 const h = useHarness();

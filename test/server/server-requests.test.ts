@@ -10,7 +10,8 @@ import {
   type RequestContext,
 } from '../../src/index.js';
 import { nextEvent } from '../helpers/servers.js';
-import { capture, expectQuietAndAlive, gate, sleep, tick, useHarness, type Outcome } from '../helpers/session-harness.js';
+import { expectQuietAndAlive, useHarness } from '../helpers/session-harness.js';
+import { capture, gate, sleep, tick, type Outcome } from '../helpers/util.js';
 import type { WsTestClient } from '../helpers/ws-client.js';
 
 const harness = useHarness();

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { ErrorCode, McpError, McpServer, UrlElicitationRequiredError, type ToolConfig } from '../../src/index.js';
 import { SchemaCompiler } from '../../src/server/schema-compiler.js';
-import { useHarness } from '../helpers/harness.js';
+import { useHarness } from '../helpers/session-harness.js';
 
 const h = useHarness();
 

@@ -3,14 +3,12 @@ import express from 'express';
 import Fastify from 'fastify';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { McpServer, StreamableHttpTransport } from '../../src/index.js';
 import { HttpTestClient } from '../helpers/http-client.js';
+import { useCleanups } from '../helpers/util.js';
 
-const cleanups: (() => Promise<unknown>)[] = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-});
+const cleanups = useCleanups();
 
 function mcpServer(): { server: McpServer; transport: StreamableHttpTransport } {
   const server = new McpServer({ name: 'mounted', version: '1.0.0' });

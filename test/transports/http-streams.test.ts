@@ -13,8 +13,7 @@ import {
   type OutgoingRequest,
   type StoredEvent,
 } from '../../src/index.js';
-import { expectMcpError, thrownBy } from '../helpers/client-requests.js';
-import { deferred, type Deferred } from '../helpers/harness.js';
+import { expectMcpError, textResult, thrownBy, toolText } from '../helpers/client-requests.js';
 import { HttpTestClient, type OpenResponse } from '../helpers/http-client.js';
 import {
   dropNoticed,
@@ -27,8 +26,8 @@ import {
   useHttpHarness,
   wire,
 } from '../helpers/http-streams.js';
-import { recordEvents } from '../helpers/sdk-peer.js';
-import { startWsServer } from '../helpers/servers.js';
+import { recordEvents, startWsServer } from '../helpers/servers.js';
+import { deferred, type Deferred } from '../helpers/util.js';
 import { WsTestClient, type Json } from '../helpers/ws-client.js';
 
 const h = useHttpHarness();
@@ -36,14 +35,6 @@ const h = useHttpHarness();
 const ASK: ElicitParams = { message: 'What is your name?', requestedSchema: { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] } };
 const ELICIT = { elicitation: { form: {}, url: {} } };
 const SAMPLE = { messages: [{ role: 'user' as const, content: { type: 'text', text: 'Name a colour' } }], maxTokens: 10 };
-
-function text(value: string, isError?: true): Json {
-  return isError ? { content: [{ type: 'text', text: value }], isError } : { content: [{ type: 'text', text: value }] };
-}
-
-function result(id: number | string, value: string): Json {
-  return { jsonrpc: '2.0', id, result: text(value) };
-}
 
 function log(data: string, level = 'info'): Json {
   return { jsonrpc: '2.0', method: 'notifications/message', params: { level, data } };
@@ -188,7 +179,7 @@ describe('the standalone GET stream', () => {
 
     g.open('hold');
     await call.ended;
-    expect(call.body).toBe(wire(priming('3_0'), sseMessage('3_1', log('holding')), sseMessage('3_2', result(3, 'held'))));
+    expect(call.body).toBe(wire(priming('3_0'), sseMessage('3_1', log('holding')), sseMessage('3_2', textResult(3, 'held'))));
   });
 
   it("the answer to a GET-stream elicitation is a POST answered 204 that resolves it and fires responseElicitationCreate", async () => {
@@ -301,7 +292,7 @@ describe("server requests tied to a call travel on the call's POST stream", () =
         sseMessage('2_4', samplingRequest),
         sseMessage('2_5', rootsRequest),
         sseMessage('2_6', { jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: 'p1', progress: 2, total: 2 } }),
-        sseMessage('2_7', result(7, 'accept Teal file:///home/ada')),
+        sseMessage('2_7', textResult(7, 'accept Teal file:///home/ada')),
       ),
     );
     expect(elicitations).toEqual([[session, elicitRequest(0), { isError: false, action: 'accept', content: { name: 'Ada' } }]]);
@@ -333,7 +324,7 @@ describe('event ids and priming by protocol version', () => {
 
     const call = await client.request('tools/call', { name: 'logs' }, 2);
     await call.ended;
-    expect(call.body).toBe(wire(priming('2_0', 2500), sseMessage('2_1', log('working')), sseMessage('2_2', result(2, 'done'))));
+    expect(call.body).toBe(wire(priming('2_0', 2500), sseMessage('2_1', log('working')), sseMessage('2_2', textResult(2, 'done'))));
   });
 
   it.each(['2025-06-18', '2025-03-26'])('%s: events carry ids, but no stream starts with a priming event or a retry field', async (protocolVersion) => {
@@ -349,7 +340,7 @@ describe('event ids and priming by protocol version', () => {
     const call = await client.request('tools/call', { name: 'logs' }, 2);
     expect(call.headers['content-type']).toBe('text/event-stream');
     await call.ended;
-    expect(call.body).toBe(wire(sseMessage('2_1', log('working')), sseMessage('2_2', result(2, 'done'))));
+    expect(call.body).toBe(wire(sseMessage('2_1', log('working')), sseMessage('2_2', textResult(2, 'done'))));
   });
 
   it('2024-11-05: events carry no ids, no priming event and no retry field', async () => {
@@ -364,7 +355,7 @@ describe('event ids and priming by protocol version', () => {
 
     const call = await client.request('tools/call', { name: 'logs' }, 2);
     await call.ended;
-    expect(call.body).toBe(wire(sseMessage(undefined, log('working')), sseMessage(undefined, result(2, 'done'))));
+    expect(call.body).toBe(wire(sseMessage(undefined, log('working')), sseMessage(undefined, textResult(2, 'done'))));
   });
 
   it('event ids are unique across all streams of a session and name the stream they belong to', async () => {
@@ -382,8 +373,8 @@ describe('event ids and priming by protocol version', () => {
     g.open('a');
     await Promise.all([a.ended, b.ended]);
 
-    expect(a.body).toBe(wire(priming('2_0'), sseMessage('2_1', log('a 1')), sseMessage('2_2', log('a 2')), sseMessage('2_3', result('a', 'a'))));
-    expect(b.body).toBe(wire(priming('3_0'), sseMessage('3_1', log('b 1')), sseMessage('3_2', log('b 2')), sseMessage('3_3', result('b', 'b'))));
+    expect(a.body).toBe(wire(priming('2_0'), sseMessage('2_1', log('a 1')), sseMessage('2_2', log('a 2')), sseMessage('2_3', textResult('a', 'a'))));
+    expect(b.body).toBe(wire(priming('3_0'), sseMessage('3_1', log('b 1')), sseMessage('3_2', log('b 2')), sseMessage('3_3', textResult('b', 'b'))));
     expect(get.body).toBe(wire(priming('0_0'), sseMessage('0_1', { jsonrpc: '2.0', method: 'notifications/test/ping' })));
     const ids = [a, b, get].flatMap((res) => [...res.body.matchAll(/^id: (.*)$/gm)].map((m) => m[1]));
     expect(new Set(ids).size).toBe(ids.length);
@@ -413,7 +404,7 @@ describe('resumability', () => {
 
     const answered = sentByServer(running.server, (m) => m.id === 2 && 'result' in m);
     release.resolve();
-    expect(await answered).toEqual(result(2, 'finished'));
+    expect(await answered).toEqual(textResult(2, 'finished'));
     expect(seen.aborted).toBe(false);
     expect(cancelled).toEqual([]);
 
@@ -421,7 +412,7 @@ describe('resumability', () => {
     expect(resumed.status).toBe(200);
     expect(resumed.headers['content-type']).toBe('text/event-stream');
     await resumed.ended;
-    expect(resumed.body).toBe(wire(sseMessage('2_2', log('finishing')), sseMessage('2_3', result(2, 'finished'))));
+    expect(resumed.body).toBe(wire(sseMessage('2_2', log('finishing')), sseMessage('2_3', textResult(2, 'finished'))));
   });
 
   it("a GET resuming a call's stream before the call ends replays what was missed, carries the rest live, and ends with the response", async () => {
@@ -439,7 +430,7 @@ describe('resumability', () => {
     expect(await nextSse(resumed)).toEqual(sseMessage('2_1', log('x 1')));
     g.open('x');
     await resumed.ended;
-    expect(resumed.body).toBe(wire(sseMessage('2_1', log('x 1')), sseMessage('2_2', log('x 2')), sseMessage('2_3', result(2, 'x'))));
+    expect(resumed.body).toBe(wire(sseMessage('2_1', log('x 1')), sseMessage('2_2', log('x 2')), sseMessage('2_3', textResult(2, 'x'))));
   });
 
   it("an elicitation answered after the call's stream dropped still completes the call, and resuming returns the result", async () => {
@@ -459,7 +450,7 @@ describe('resumability', () => {
 
     const resumed = await client.get({ 'last-event-id': '2_1' });
     await resumed.ended;
-    expect(resumed.body).toBe(wire(sseMessage('2_2', result(2, 'accept'))));
+    expect(resumed.body).toBe(wire(sseMessage('2_2', textResult(2, 'accept'))));
   });
 
   it("Last-Event-ID replays only its own stream, never another call's or the GET stream's events", async () => {
@@ -485,7 +476,7 @@ describe('resumability', () => {
 
     const resumed = await client.get({ 'last-event-id': '2_0' });
     await resumed.ended;
-    expect(resumed.body).toBe(wire(sseMessage('2_1', log('a 1')), sseMessage('2_2', log('a 2')), sseMessage('2_3', result('a', 'a'))));
+    expect(resumed.body).toBe(wire(sseMessage('2_1', log('a 1')), sseMessage('2_2', log('a 2')), sseMessage('2_3', textResult('a', 'a'))));
   });
 
   it('GET with a Last-Event-ID of the standalone stream replays its later events, and that connection becomes the standalone stream', async () => {
@@ -567,7 +558,7 @@ describe('resumability', () => {
     expect(await nextSse(resumed)).toEqual(sseMessage('2_1', log('still working')));
     release.resolve();
     await resumed.ended;
-    expect(resumed.body).toBe(wire(sseMessage('2_1', log('still working')), sseMessage('2_2', result(2, 'polled'))));
+    expect(resumed.body).toBe(wire(sseMessage('2_1', log('still working')), sseMessage('2_2', textResult(2, 'polled'))));
     expect(seen.aborted).toBe(false);
   });
 
@@ -597,7 +588,7 @@ describe('resumability', () => {
     const second = await client.get({ 'last-event-id': '2_1' });
     g.open('second');
     await second.ended;
-    expect(second.body).toBe(wire(sseMessage('2_2', result(2, 'polled twice'))));
+    expect(second.body).toBe(wire(sseMessage('2_2', textResult(2, 'polled twice'))));
     expect(closed).toEqual([true, true]);
   });
 
@@ -606,7 +597,7 @@ describe('resumability', () => {
     const { client } = await h.client(running, { protocolVersion });
     const call = await client.request('tools/call', { name: 'poll' }, 2);
     expect(call.headers['content-type']).toBe('application/json');
-    expect(await call.json()).toEqual(result(2, 'false'));
+    expect(await call.json()).toEqual(textResult(2, 'false'));
   });
 
   it('ctx.closeStream() returns false over WebSocket', async () => {
@@ -614,7 +605,7 @@ describe('resumability', () => {
     h.defer(() => ws.close());
     const { client } = await WsTestClient.initialized(ws.url);
     h.defer(() => client.close());
-    expect(await client.request('tools/call', { name: 'poll' }, 2)).toEqual(result(2, 'false'));
+    expect(await client.request('tools/call', { name: 'poll' }, 2)).toEqual(textResult(2, 'false'));
   });
 
   it('a custom eventStore stores each event under its session and stream, is asked for the replay, and is told when the session ends', async () => {
@@ -633,10 +624,10 @@ describe('resumability', () => {
 
     const resumed = await client.get({ 'last-event-id': '2_1' });
     await resumed.ended;
-    expect(resumed.body).toBe(wire(sseMessage('2_2', result(2, 'decline'))));
+    expect(resumed.body).toBe(wire(sseMessage('2_2', textResult(2, 'decline'))));
     expect(store.appended).toEqual([
       { sessionId: session.id, streamId: '2', event: { eventId: '2_1', message: elicitRequest(0) } },
-      { sessionId: session.id, streamId: '2', event: { eventId: '2_2', message: result(2, 'decline') } },
+      { sessionId: session.id, streamId: '2', event: { eventId: '2_2', message: textResult(2, 'decline') } },
     ]);
     expect(store.replays).toEqual([[session.id, '2', '2_1']]);
     expect(store.dropped).toEqual([]);
@@ -676,7 +667,7 @@ describe('resumability', () => {
     const resumed = await resuming;
     expect(resumed.status).toBe(200);
     await resumed.ended;
-    expect(resumed.body).toBe(wire(sseMessage('2_2', log('x 2')), sseMessage('2_3', result(2, 'x'))));
+    expect(resumed.body).toBe(wire(sseMessage('2_2', log('x 2')), sseMessage('2_3', textResult(2, 'x'))));
   });
 
   it('the InMemoryEventStore keeps maxEventsPerStream events: a Last-Event-ID older than those replays what is kept', async () => {
@@ -702,7 +693,7 @@ describe('resumability', () => {
 
     const resumed = await client.get({ 'last-event-id': '2_1' });
     await resumed.ended;
-    expect(resumed.body).toBe(wire(sseMessage('2_3', log('three')), sseMessage('2_4', result(2, 'done'))));
+    expect(resumed.body).toBe(wire(sseMessage('2_3', log('three')), sseMessage('2_4', textResult(2, 'done'))));
   });
 });
 
@@ -728,7 +719,7 @@ describe('responseMode', () => {
     const call = await pending;
     expect(call.status).toBe(200);
     expect(call.headers['content-type']).toBe('application/json');
-    expect(await call.json()).toEqual(result(2, 'cancel'));
+    expect(await call.json()).toEqual(textResult(2, 'cancel'));
     expect(seen.closed).toBe(false);
     expect(events).toEqual([[session, elicitRequest(0), { isError: false, action: 'cancel' }]]);
   });
@@ -752,7 +743,7 @@ describe('responseMode', () => {
     const call = await client.request('tools/call', { name: 'ask' }, 2);
     expect(call.headers['content-type']).toBe('application/json');
     const message = 'Cannot send elicitation/create: the transport has no open channel to the client for it';
-    expect(await call.json()).toEqual({ jsonrpc: '2.0', id: 2, result: text(message, true) });
+    expect(await call.json()).toEqual({ jsonrpc: '2.0', id: 2, result: toolText(message, true) });
     expect(caught).toHaveLength(1);
     expectMcpError(caught[0], NoBackChannelError, { code: -32010, message, data: undefined });
   });
@@ -764,7 +755,7 @@ describe('responseMode', () => {
     const call = await client.request('tools/call', { name: 'plain' }, 2);
     expect(call.headers['content-type']).toBe('text/event-stream');
     await call.ended;
-    expect(call.body).toBe(wire(priming('2_0'), sseMessage('2_1', result(2, 'plain'))));
+    expect(call.body).toBe(wire(priming('2_0'), sseMessage('2_1', textResult(2, 'plain'))));
   });
 
   it.each([

@@ -5,17 +5,14 @@
  */
 import { createServer, request as httpRequest, type IncomingMessage, type Server as HttpServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { McpServer, StreamableHttpTransport, WebSocketTransport, type McpSession, type StreamableHttpTransportOptions } from '../../src/index.js';
-import { deferred, type Deferred } from '../helpers/harness.js';
+import { textResult } from '../helpers/client-requests.js';
 import { ACCEPT_BOTH, HttpTestClient, OpenResponse, send } from '../helpers/http-client.js';
+import { deferred, useCleanups, type Deferred } from '../helpers/util.js';
 import { WsTestClient, type Json } from '../helpers/ws-client.js';
 
-const cleanups: (() => Promise<unknown> | unknown)[] = [];
-
-afterEach(async () => {
-  while (cleanups.length > 0) await cleanups.pop()!();
-});
+const cleanups = useCleanups();
 
 // ---------------------------------------------------------------------------------------------------------
 // Fixtures
@@ -45,8 +42,6 @@ async function expectError(res: OpenResponse, status: number, code: number, mess
     body: errorBody(code, message),
   });
 }
-
-const textResult = (id: number | string, text: string): Json => ({ jsonrpc: '2.0', id, result: { content: [{ type: 'text', text }] } });
 
 interface Gate {
   started: Deferred<void>;

@@ -1,16 +1,13 @@
 /** StdioTransport: the demo as a real child process, and the transport in-process on PassThrough streams. */
 import { PassThrough } from 'node:stream';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { McpServer, McpSession, StdioTransport, type McpServerEvents } from '../../src/index.js';
 import { nextEvent } from '../helpers/servers.js';
 import { StdioTestClient } from '../helpers/stdio-client.js';
+import { parseErrorMessage, tick, useCleanups } from '../helpers/util.js';
 import type { Json } from '../helpers/ws-client.js';
 
-const cleanups: (() => Promise<unknown> | void)[] = [];
-
-afterEach(async () => {
-  while (cleanups.length > 0) await cleanups.pop()!();
-});
+const cleanups = useCleanups();
 
 const INIT_PARAMS = { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'stdio-test', version: '1.0.0' } };
 
@@ -56,15 +53,6 @@ const DEMO_TOOLS = [
     annotations: { destructiveHint: false },
   },
 ];
-
-function parseErrorMessage(text: string): string {
-  try {
-    JSON.parse(text);
-  } catch (err) {
-    return (err as Error).message;
-  }
-  throw new Error(`${text} parses`);
-}
 
 describe('the demo over stdio (child process)', () => {
   function spawnDemo(): StdioTestClient {
@@ -281,7 +269,7 @@ describe('StdioTransport in-process', () => {
     let from = 0;
     for (const cut of cuts) {
       io.input.write(bytes.subarray(from, cut));
-      await new Promise((resolve) => setImmediate(resolve));
+      await tick();
       from = cut;
     }
     expect(io.lines).toHaveLength(1);
@@ -360,7 +348,7 @@ describe('StdioTransport in-process', () => {
     const received: unknown[] = [];
     io.server.on('message', (...args) => void received.push(args));
     io.write({ jsonrpc: '2.0', id: 1, method: 'ping' });
-    await new Promise((resolve) => setImmediate(resolve));
+    await tick();
     expect(received).toEqual([]);
     expect(io.lines).toHaveLength(1);
   });

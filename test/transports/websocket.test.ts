@@ -1,29 +1,17 @@
 /** WebSocketTransport over real sockets on 127.0.0.1: handshake, Origin, framing limits, keepalive, attach and close. */
 import { createServer, type Server as HttpServer } from 'node:http';
 import { connect as netConnect, type Socket } from 'node:net';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import WebSocket, { WebSocketServer } from 'ws';
 import { ConnectionClosedError, McpServer, McpSession, WebSocketTransport, type McpServerEvents } from '../../src/index.js';
-import { nextEvent, startWsServer, type RunningServer } from '../helpers/servers.js';
+import { nextEvent } from '../helpers/servers.js';
+import { useHarness } from '../helpers/session-harness.js';
 import { httpGet, httpUpgrade, initializeSocket, openSocket, rpc, socketClosed } from '../helpers/transport-peers.js';
+import { useCleanups } from '../helpers/util.js';
 import { WsTestClient, type Json } from '../helpers/ws-client.js';
 
-const cleanups: (() => Promise<unknown> | void)[] = [];
-
-afterEach(async () => {
-  while (cleanups.length > 0) await cleanups.pop()!();
-});
-
-async function start(...args: Parameters<typeof startWsServer>): Promise<RunningServer> {
-  const running = await startWsServer(...args);
-  cleanups.push(() => running.close());
-  return running;
-}
-
-function track(client: WsTestClient): WsTestClient {
-  cleanups.push(() => client.close());
-  return client;
-}
+const cleanups = useCleanups();
+const h = useHarness(cleanups);
 
 function trackSocket(socket: WebSocket): WebSocket {
   cleanups.push(() => {
@@ -32,12 +20,8 @@ function trackSocket(socket: WebSocket): WebSocket {
   return socket;
 }
 
-async function connectClient(url: string, options?: Parameters<typeof WsTestClient.connect>[1]): Promise<WsTestClient> {
-  return track(await WsTestClient.connect(url, options));
-}
-
 async function readyClient(url: string): Promise<WsTestClient> {
-  const client = await connectClient(url);
+  const client = await h.connectUrl(url);
   await client.initialize();
   return client;
 }
@@ -58,21 +42,21 @@ function tcpAccepts(port: number): Promise<boolean> {
 
 describe('handshake', () => {
   it("echoes subprotocol 'mcp' when the client offers it", async () => {
-    const running = await start();
-    const client = await connectClient(running.url, { protocols: ['other', 'mcp'] });
+    const running = await h.start();
+    const client = await h.connectUrl(running.url, { protocols: ['other', 'mcp'] });
     expect(client.socket.protocol).toBe('mcp');
     expect(await client.request('ping', undefined, 1)).toEqual(PING_REPLY(1));
   });
 
   it("answers the upgrade with 101 and Sec-WebSocket-Protocol: mcp", async () => {
-    const running = await start();
+    const running = await h.start();
     const reply = await httpUpgrade(running.port, '/mcp', { 'sec-websocket-protocol': 'mcp' });
     expect(reply.status).toBe(101);
     expect(reply.headers['sec-websocket-protocol']).toBe('mcp');
   });
 
   it('refuses with HTTP 400 a client that offers only other subprotocols', async () => {
-    const running = await start();
+    const running = await h.start();
     const connects: unknown[] = [];
     running.server.on('connect', (session) => void connects.push(session));
     const reply = await httpUpgrade(running.port, '/mcp', { 'sec-websocket-protocol': 'graphql-ws, chat' });
@@ -82,27 +66,27 @@ describe('handshake', () => {
   });
 
   it('accepts a client that offers no subprotocol', async () => {
-    const running = await start();
-    const client = await connectClient(running.url, { protocols: [] });
+    const running = await h.start();
+    const client = await h.connectUrl(running.url, { protocols: [] });
     expect(client.socket.protocol).toBe('');
     await client.initialize();
     expect(await client.request('tools/list', undefined, 'l')).toEqual({ jsonrpc: '2.0', id: 'l', result: { tools: [] } });
   });
 
   it('answers upgrades on another path with 404 when listening on its own port', async () => {
-    const running = await start();
+    const running = await h.start();
     const reply = await httpUpgrade(running.port, '/other', { 'sec-websocket-protocol': 'mcp' });
     expect({ status: reply.status, body: reply.body }).toEqual({ status: 404, body: 'No MCP endpoint here; connect to /mcp\n' });
   });
 
   it('accepts the MCP path with a query string', async () => {
-    const running = await start();
-    const client = await connectClient(`${running.url}?token=abc`);
+    const running = await h.start();
+    const client = await h.connectUrl(`${running.url}?token=abc`);
     expect(await client.request('ping', undefined, 1)).toEqual(PING_REPLY(1));
   });
 
   it('answers a plain HTTP GET with 426 Upgrade Required', async () => {
-    const running = await start();
+    const running = await h.start();
     const reply = await httpGet(running.port, '/mcp');
     expect(reply.status).toBe(426);
     expect(reply.headers.upgrade).toBe('websocket');
@@ -112,34 +96,34 @@ describe('handshake', () => {
 
 describe('Origin', () => {
   it('accepts a handshake without Origin', async () => {
-    const running = await start();
+    const running = await h.start();
     const reply = await httpUpgrade(running.port, '/mcp', { 'sec-websocket-protocol': 'mcp' });
     expect(reply.status).toBe(101);
   });
 
   it('accepts loopback origins by default', async () => {
-    const running = await start();
+    const running = await h.start();
     for (const origin of ['http://localhost:1234', 'http://127.0.0.1', 'http://[::1]:8080']) {
-      const client = await connectClient(running.url, { headers: { Origin: origin } });
+      const client = await h.connectUrl(running.url, { headers: { Origin: origin } });
       expect(await client.request('ping', undefined, origin)).toEqual(PING_REPLY(origin));
     }
   });
 
   it('refuses another site with 403 by default', async () => {
-    const running = await start();
+    const running = await h.start();
     const reply = await httpUpgrade(running.port, '/mcp', { 'sec-websocket-protocol': 'mcp', origin: 'http://evil.example.com' });
     expect({ status: reply.status, body: reply.body }).toEqual({ status: 403, body: 'Origin http://evil.example.com is not allowed\n' });
   });
 
   it('refuses a loopback-looking origin on another host name with 403 by default', async () => {
-    const running = await start();
+    const running = await h.start();
     const reply = await httpUpgrade(running.port, '/mcp', { 'sec-websocket-protocol': 'mcp', origin: 'http://localhost.evil.example.com' });
     expect(reply.status).toBe(403);
   });
 
   it('with allowedOrigins accepts exactly the listed origins', async () => {
-    const running = await start(undefined, { transport: { allowedOrigins: ['https://app.example.com'] } });
-    const client = await connectClient(running.url, { headers: { Origin: 'https://app.example.com' } });
+    const running = await h.start(undefined, { transport: { allowedOrigins: ['https://app.example.com'] } });
+    const client = await h.connectUrl(running.url, { headers: { Origin: 'https://app.example.com' } });
     expect(await client.request('ping', undefined, 1)).toEqual(PING_REPLY(1));
     for (const origin of ['http://localhost:1234', 'https://evil.example.com', 'http://app.example.com']) {
       const reply = await httpUpgrade(running.port, '/mcp', { 'sec-websocket-protocol': 'mcp', origin });
@@ -149,8 +133,8 @@ describe('Origin', () => {
   });
 
   it("with allowedOrigins '*' accepts any origin", async () => {
-    const running = await start(undefined, { transport: { allowedOrigins: '*' } });
-    const client = await connectClient(running.url, { headers: { Origin: 'http://evil.example.com' } });
+    const running = await h.start(undefined, { transport: { allowedOrigins: '*' } });
+    const client = await h.connectUrl(running.url, { headers: { Origin: 'http://evil.example.com' } });
     expect(await client.request('ping', undefined, 1)).toEqual(PING_REPLY(1));
     expect((await httpUpgrade(running.port, '/mcp', { origin: 'null' })).status).toBe(101);
   });
@@ -158,7 +142,7 @@ describe('Origin', () => {
 
 describe('frames', () => {
   it('closes the connection with 1009 on a frame larger than maxPayload, and keeps serving other and new clients', async () => {
-    const running = await start(undefined, { transport: { maxPayload: 1024 } });
+    const running = await h.start(undefined, { transport: { maxPayload: 1024 } });
     const bystander = await readyClient(running.url);
     const offender = await readyClient(running.url);
     const errors: McpServerEvents['error'][] = [];
@@ -185,7 +169,7 @@ describe('frames', () => {
   });
 
   it('answers a binary frame with a -32600 error and keeps the session', async () => {
-    const running = await start();
+    const running = await h.start();
     const client = await readyClient(running.url);
     const reply = client.waitFor((m) => m.id === null);
     client.sendRaw(Buffer.from(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' })), { binary: true });
@@ -200,7 +184,7 @@ describe('frames', () => {
   });
 
   it('handles a JSON-RPC message split across continuation frames as one message', async () => {
-    const running = await start();
+    const running = await h.start();
     const client = await readyClient(running.url);
     const text = JSON.stringify({ jsonrpc: '2.0', id: 'frag', method: 'ping' });
     const reply = client.waitFor((m) => m.id === 'frag');
@@ -212,7 +196,7 @@ describe('frames', () => {
 
 describe('keepalive', () => {
   it('terminates a peer that does not answer pings, with disconnect and sessionEnd', async () => {
-    const running = await start(undefined, { transport: { keepAliveIntervalMs: 100 } });
+    const running = await h.start(undefined, { transport: { keepAliveIntervalMs: 100 } });
     const socket = trackSocket(await openSocket(running.url, { autoPong: false }));
     const closed = socketClosed(socket);
     const ended = nextEvent<McpServerEvents['sessionEnd']>(running.server, 'sessionEnd');
@@ -229,7 +213,7 @@ describe('keepalive', () => {
   });
 
   it('keeps a peer that answers pings connected across several intervals', async () => {
-    const running = await start(undefined, { transport: { keepAliveIntervalMs: 100 } });
+    const running = await h.start(undefined, { transport: { keepAliveIntervalMs: 100 } });
     const disconnects: unknown[] = [];
     running.server.on('disconnect', (...args) => void disconnects.push(args));
     const client = await readyClient(running.url);
@@ -277,7 +261,7 @@ describe('attach', () => {
 
   it('serves MCP on /mcp of an existing http server', async () => {
     await attached();
-    const client = await connectClient(`ws://127.0.0.1:${port}/mcp`);
+    const client = await h.connectUrl(`ws://127.0.0.1:${port}/mcp`);
     expect(client.socket.protocol).toBe('mcp');
     const result = await client.initialize();
     expect(result.serverInfo).toEqual({ name: 'attached', version: '1.0.0' });
@@ -311,10 +295,10 @@ describe('attach', () => {
 
 describe('options', () => {
   it('serves on a custom path, and answers 404 on /mcp', async () => {
-    const running = await start(undefined, { transport: { path: '/custom/ws' } });
+    const running = await h.start(undefined, { transport: { path: '/custom/ws' } });
     expect(running.url).toBe(`ws://127.0.0.1:${running.port}/custom/ws`);
     expect(running.transport.path).toBe('/custom/ws');
-    const client = await connectClient(running.url);
+    const client = await h.connectUrl(running.url);
     expect(await client.request('ping', undefined, 1)).toEqual(PING_REPLY(1));
     const reply = await httpUpgrade(running.port, '/mcp', { 'sec-websocket-protocol': 'mcp' });
     expect({ status: reply.status, body: reply.body }).toEqual({ status: 404, body: 'No MCP endpoint here; connect to /custom/ws\n' });
@@ -332,14 +316,14 @@ describe('options', () => {
   });
 
   it('refuses a second listen() on the same transport', async () => {
-    const running = await start();
+    const running = await h.start();
     await expect(running.transport.listen()).rejects.toThrow('WebSocketTransport is already listening; create another transport for another port');
   });
 });
 
 describe('closing one session', () => {
   it('session.close(reason) closes the socket with 1000 and the reason, cut to the 123 bytes a close frame allows', async () => {
-    const running = await start();
+    const running = await h.start();
     const sessions: McpSession[] = [];
     running.server.on('connect', (session) => void sessions.push(session));
     const short = await readyClient(running.url);
@@ -351,7 +335,7 @@ describe('closing one session', () => {
   });
 
   it('session.close(reason) with a long non-ASCII reason still closes the socket, with at most 123 bytes of it', async () => {
-    const running = await start();
+    const running = await h.start();
     const connected = nextEvent<[McpSession]>(running.server, 'connect');
     const client = await readyClient(running.url);
     const [session] = await connected;
@@ -367,7 +351,7 @@ describe('closing one session', () => {
 
 describe('server.close()', () => {
   it('ends every session with "server closed", closes the sockets and the port, and rejects pending server requests', async () => {
-    const running = await start();
+    const running = await h.start();
     const ended: McpServerEvents['sessionEnd'][] = [];
     const disconnected: McpServerEvents['disconnect'][] = [];
     const sessions: McpSession[] = [];
@@ -376,7 +360,7 @@ describe('server.close()', () => {
     running.server.on('connect', (session) => void sessions.push(session));
     const a = await readyClient(running.url);
     const b = await readyClient(running.url);
-    const fresh = await connectClient(running.url);
+    const fresh = await h.connectUrl(running.url);
     expect(await fresh.request('ping', undefined, 1)).toEqual(PING_REPLY(1));
     const [sessionA, sessionB, sessionFresh] = sessions;
     const pending = sessionA.request('roots/list', undefined, { timeoutMs: 10_000 });
@@ -403,7 +387,7 @@ describe('server.close()', () => {
   });
 
   it('is idempotent: a second close() returns the same promise and ends nothing twice', async () => {
-    const running = await start();
+    const running = await h.start();
     const ended: unknown[] = [];
     running.server.on('sessionEnd', (...args) => void ended.push(args));
     await readyClient(running.url);
@@ -417,7 +401,7 @@ describe('server.close()', () => {
   });
 
   it('finishes even when a peer never answers the closing handshake', async () => {
-    const running = await start();
+    const running = await h.start();
     const connected = nextEvent<[McpSession]>(running.server, 'connect');
     // A raw TCP peer: completes the upgrade, then never reads a frame nor sends a close frame.
     const raw = netConnect({ host: '127.0.0.1', port: running.port });

@@ -1,0 +1,75 @@
+/**
+ * Tiny test utilities shared by every kind of test: a per-test cleanup stack, promises a test resolves
+ * by hand (deferred, gate), waits (sleep, tick), a promise's outcome captured without throwing, and the
+ * V8 message of a JSON parse error.
+ */
+import { afterEach } from 'vitest';
+
+export type Cleanup = () => unknown;
+
+export interface Cleanups {
+  /** Run `cleanup` after the test; cleanups run one at a time, the last pushed first. */
+  push(...cleanups: Cleanup[]): void;
+}
+
+/** Call once at the top level of a test file (or a helper's `use…`): registers the `afterEach` that runs the cleanups. */
+export function useCleanups(): Cleanups {
+  const stack: Cleanup[] = [];
+  afterEach(async () => {
+    while (stack.length > 0) await stack.pop()!();
+  });
+  return {
+    push(...cleanups) {
+      stack.push(...cleanups);
+    },
+  };
+}
+
+export interface Deferred<T> {
+  promise: Promise<T>;
+  resolve(value: T): void;
+}
+
+/** A promise and the function that resolves it. */
+export function deferred<T = void>(): Deferred<T> {
+  let resolve!: (value: T) => void;
+  const promise = new Promise<T>((r) => (resolve = r));
+  return { promise, resolve };
+}
+
+/** A latch a test opens by hand. */
+export function gate(): { open: () => void; opened: Promise<void> } {
+  const latch = deferred();
+  return { open: () => latch.resolve(), opened: latch.promise };
+}
+
+export function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+/** Let pending I/O callbacks and microtasks run (one turn of the event loop). */
+export function tick(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
+}
+
+/** A promise's outcome, captured at once so a rejection is never unhandled. */
+export type Outcome<T> = { ok: true; value: T } | { ok: false; error: unknown };
+
+export function capture<T>(promise: Promise<T>): { outcome: Promise<Outcome<T>>; settled: () => boolean } {
+  let done = false;
+  const outcome = promise.then(
+    (value): Outcome<T> => ((done = true), { ok: true, value }),
+    (error: unknown): Outcome<T> => ((done = true), { ok: false, error }),
+  );
+  return { outcome, settled: () => done };
+}
+
+/** The message JSON.parse gives for `text`, so parse-error assertions do not depend on the V8 version. */
+export function parseErrorMessage(text: string): string {
+  try {
+    JSON.parse(text);
+  } catch (err) {
+    return (err as Error).message;
+  }
+  throw new Error(`${text} parses`);
+}
