@@ -16,6 +16,7 @@ import type {
   ProgressParams,
 } from '../protocol/types.js';
 import type { RequestEvent } from './request-event.js';
+import type { InputRequired } from '../mrtr/input-required.js';
 import type { ReadOutput } from './resources.js';
 import type { McpSession, OutgoingRequest } from './session.js';
 import type { ClientResponse } from './client-requests.js';
@@ -24,9 +25,9 @@ export type ElicitationResponse = ClientResponse<ElicitResult>;
 export type SamplingResponse = ClientResponse<CreateMessageResult>;
 export type RootsResponse = ClientResponse<ListRootsResult>;
 
-export type ToolRequestEvent = RequestEvent<{ name: string; arguments: Record<string, unknown> }, CallToolResult | string>;
-export type PromptRequestEvent = RequestEvent<{ name: string; arguments: Record<string, string> }, GetPromptResult>;
-export type ResourceRequestEvent = RequestEvent<{ uri: string }, ReadOutput>;
+export type ToolRequestEvent = RequestEvent<{ name: string; arguments: Record<string, unknown> }, CallToolResult | string | InputRequired>;
+export type PromptRequestEvent = RequestEvent<{ name: string; arguments: Record<string, string> }, GetPromptResult | InputRequired>;
+export type ResourceRequestEvent = RequestEvent<{ uri: string }, ReadOutput | InputRequired>;
 export type CompletionRequestEvent = RequestEvent<CompleteParams, CompleteResult | string[]>;
 
 export interface McpServerEvents {

@@ -10,7 +10,7 @@ import { isLoggingLevel } from './logging.js';
 import type { McpServer } from './mcp-server.js';
 import { getPrompt } from './prompts.js';
 import { RequestEvent } from './request-event.js';
-import { normalizeReadOutput, resourceNotFound, type ReadOutput } from './resources.js';
+import { normalizeReadOutput, resourceNotFound, type ReadOutput, type ResourceTemplateEntry } from './resources.js';
 import type { McpSession } from './session.js';
 import { callTool } from './tools.js';
 import { InputRequired } from '../mrtr/input-required.js';
@@ -70,39 +70,57 @@ function emitRequest<P, R>(server: McpServer, event: RequestEventName, session: 
 
 async function callToolMethod(server: McpServer, session: McpSession, params: Record<string, unknown>, ctx: RequestContext) {
   const name = requireString(params, 'name', 'tools/call');
-  const args = params.arguments ?? {};
+  const args = (params.arguments ?? {}) as Record<string, unknown>;
   if (typeof args !== 'object' || args === null || Array.isArray(args)) throw invalidParams('tools/call params.arguments must be an object');
-  const answer = emitRequest<ToolRequestEvent['params'], CallToolResult | string>(server, 'requestTool', session, { name, arguments: args as Record<string, unknown> }, ctx);
-  if (answer !== undefined) {
-    const result = await answer;
-    return typeof result === 'string' ? { content: [{ type: 'text', text: result }] } : result;
-  }
   const entry = server.tools.get(name);
-  if (!entry) throw invalidParams(`Unknown tool: ${name}`);
-  return runWithInput(server, ctx, params, { method: 'tools/call', target: name, arguments: args }, () => callTool(entry, args as Record<string, unknown>, ctx));
+  if (!entry && server.listenerCount('requestTool') === 0) throw invalidParams(`Unknown tool: ${name}`);
+  // Listeners run inside the input rounds too, so they may ask for input like handlers do.
+  return runWithInput(server, ctx, params, { method: 'tools/call', target: name, arguments: args }, async () => {
+    const answer = emitRequest<ToolRequestEvent['params'], CallToolResult | string | InputRequired>(server, 'requestTool', session, { name, arguments: args }, ctx);
+    if (answer !== undefined) {
+      const result = await answer;
+      return typeof result === 'string' ? { content: [{ type: 'text' as const, text: result }] } : result;
+    }
+    if (!entry) throw invalidParams(`Unknown tool: ${name}`);
+    return callTool(entry, args, ctx);
+  });
 }
 
 async function getPromptMethod(server: McpServer, session: McpSession, params: Record<string, unknown>, ctx: RequestContext) {
   const name = requireString(params, 'name', 'prompts/get');
-  const answer = emitRequest<PromptRequestEvent['params'], GetPromptResult>(server, 'requestPrompt', session, { name, arguments: (params.arguments ?? {}) as Record<string, string> }, ctx);
-  if (answer !== undefined) return answer;
   const entry = server.prompts.get(name);
-  if (!entry) throw invalidParams(`Unknown prompt: ${name}`);
-  return runWithInput(server, ctx, params, { method: 'prompts/get', target: name, arguments: params.arguments }, () => getPrompt(entry, params.arguments, ctx));
+  if (!entry && server.listenerCount('requestPrompt') === 0) throw invalidParams(`Unknown prompt: ${name}`);
+  return runWithInput(server, ctx, params, { method: 'prompts/get', target: name, arguments: params.arguments }, async () => {
+    const event = { name, arguments: (params.arguments ?? {}) as Record<string, string> };
+    const answer = emitRequest<PromptRequestEvent['params'], GetPromptResult | InputRequired>(server, 'requestPrompt', session, event, ctx);
+    if (answer !== undefined) return answer;
+    if (!entry) throw invalidParams(`Unknown prompt: ${name}`);
+    return getPrompt(entry, params.arguments, ctx);
+  });
 }
 
 async function readResourceMethod(server: McpServer, session: McpSession, params: Record<string, unknown>, ctx: RequestContext) {
   const uri = requireString(params, 'uri', 'resources/read');
-  const answer = emitRequest<ResourceRequestEvent['params'], ReadOutput>(server, 'requestResource', session, { uri }, ctx);
-  if (answer !== undefined) return normalizeReadOutput(await answer, uri, undefined);
-  const target = { method: 'resources/read' as const, target: uri, arguments: undefined };
   const entry = server.resources.get(uri);
-  if (entry) return runWithInput(server, ctx, params, target, async () => readOutput(await entry.handler(uri, ctx), uri, entry.descriptor.mimeType));
-  for (const template of server.resourceTemplates.values()) {
-    const variables = template.template.match(uri);
-    if (variables) return runWithInput(server, ctx, params, target, async () => readOutput(await template.handler(uri, variables, ctx), uri, template.descriptor.mimeType));
+  let template: ResourceTemplateEntry | undefined;
+  let variables: Record<string, string> | null = null;
+  if (!entry) {
+    for (const candidate of server.resourceTemplates.values()) {
+      variables = candidate.template.match(uri);
+      if (variables) {
+        template = candidate;
+        break;
+      }
+    }
   }
-  throw resourceNotFound(uri);
+  if (!entry && !template && server.listenerCount('requestResource') === 0) throw resourceNotFound(uri);
+  return runWithInput(server, ctx, params, { method: 'resources/read', target: uri, arguments: undefined }, async () => {
+    const answer = emitRequest<ResourceRequestEvent['params'], ReadOutput | InputRequired>(server, 'requestResource', session, { uri }, ctx);
+    if (answer !== undefined) return readOutput(await answer, uri, undefined);
+    if (entry) return readOutput(await entry.handler(uri, ctx), uri, entry.descriptor.mimeType);
+    if (template) return readOutput(await template.handler(uri, variables!, ctx), uri, template.descriptor.mimeType);
+    throw resourceNotFound(uri);
+  });
 }
 
 function readOutput(output: ReadOutput | InputRequired, uri: string, mimeType: string | undefined) {
