@@ -62,7 +62,7 @@ export async function receiveMessage(server: McpServer, session: McpSession, val
 
 function reply(server: McpServer, session: McpSession, response: JsonRpcResponse): void {
   countInvalid(server, response);
-  session.send(response, response.id ?? undefined);
+  session.reply(response);
 }
 
 /** `stats.invalidMessages` counts every message answered with -32700 or -32600, wherever the answer came from. */

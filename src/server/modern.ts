@@ -140,7 +140,7 @@ export async function handleModernRequest(server: McpServer, channel: Channel, r
     untrack?.();
   }
   // Cancelled (on HTTP: its stream closed): nothing is sent.
-  if (!ctx.aborted) session.send(response, request.id);
+  if (!ctx.aborted) session.reply(response);
 }
 
 /** The HTTP status a 2026-07-28 error response goes out with (streamable-http.mdx, status mapping). */

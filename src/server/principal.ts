@@ -28,4 +28,4 @@ export function principalKey(principal: unknown): string | undefined {
 }
 
 export const UNKEYED_PRINCIPAL =
-  'the auth hook returned a principal that is neither plain data nor has a string or number id; give it an id (or set samePrincipal) so sessions and requestState can be bound to it';
+  'the auth hook returned a principal that is neither plain data nor has a string or number id; give it an id so sessions and requestState can be bound to it (samePrincipal covers sessions only)';

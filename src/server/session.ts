@@ -1,7 +1,7 @@
 /** One client's session: its negotiated version and capabilities, and its traffic in both directions. */
 import { randomUUID } from 'node:crypto';
 import { ConnectionClosedError, ErrorCode, LegacyOnlyRequestError, McpError, RequestCancelledError } from '../protocol/errors.js';
-import type { JsonRpcMessage, JsonRpcRequest } from '../protocol/jsonrpc.js';
+import { errorResponse, type JsonRpcMessage, type JsonRpcRequest, type JsonRpcResponse } from '../protocol/jsonrpc.js';
 import type {
   ClientCapabilities,
   CreateMessageParams,
@@ -258,6 +258,22 @@ export class McpSession {
   receiveMessage(value: unknown, inBatch = false): Promise<void> {
     this.lastActivityMs = Date.now();
     return receiveMessage(this.server, this, value, inBatch);
+  }
+
+  /**
+   * @internal Send the response to a client request. A result that cannot be serialised (a BigInt, a
+   * cycle) becomes a -32603 error, so the client is never left waiting.
+   */
+  reply(response: JsonRpcResponse): void {
+    const related = response.id ?? undefined;
+    try {
+      this.send(response, related);
+    } catch (err) {
+      this.server.reportError(err, this);
+      if ('result' in response) {
+        this.send(errorResponse(response.id, { code: ErrorCode.InternalError, message: `Internal error: the result could not be serialised (${(err as Error).message})` }), related);
+      }
+    }
   }
 
   /** @internal A request of the client's ended with no response (cancelled). */

@@ -58,7 +58,9 @@ export async function listen(server: McpServer, _session: McpSession, params: Re
   try {
     await new Promise<void>((resolve) => {
       subscription.ended.then(resolve);
-      ctx.signal.addEventListener('abort', () => resolve(), { once: true });
+      // The client may have left before the handler ran (an await in auth): then it ends at once.
+      if (ctx.signal.aborted) resolve();
+      else ctx.signal.addEventListener('abort', () => resolve(), { once: true });
     });
   } finally {
     server.subscriptions.delete(subscription);

@@ -9,7 +9,7 @@ import { isAtLeast } from '../../protocol/versions.js';
 import type { Channel } from '../../server/channel.js';
 import type { McpSession } from '../../server/session.js';
 import { eventSeq, type EventStore, type StoredEvent } from './event-store.js';
-import { connectionGone, primingEvent, startEventStream, writeEvent, writeKeepAlive } from './sse.js';
+import { connectionGone, primingEvent, startEventStream, writeEvent, writeEventData, writeKeepAlive } from './sse.js';
 
 export type ResponseMode = 'auto' | 'json' | 'sse';
 
@@ -213,31 +213,33 @@ export class HttpSession implements Channel {
     this.session.touch();
     const res = stream.res;
     if (!res) return;
-    if (stream.mode !== 'sse' && stream.buffered.length > 0) this.writeJson(stream, stream.buffered);
+    if (stream.mode !== 'sse' && stream.buffered.length > 0) this.writeJson(stream, JSON.stringify(stream.buffered));
     else if (!res.headersSent) res.writeHead(204, stream.headers).end();
     else res.end();
   }
 
   send(message: JsonRpcMessage | JsonRpcMessage[], relatedRequestId?: RequestId): boolean {
     if (this.closed) return false;
+    // Serialise first: a message that cannot be (a BigInt, a cycle) throws before any stream changes state.
+    const data = JSON.stringify(message);
     if (isResponse(message) && message.id !== null) {
       const stream = this.byRequest.get(message.id);
       if (stream) {
         this.byRequest.delete(message.id);
         stream.awaiting.delete(message.id);
-        this.deliverResponse(stream, message);
+        this.deliverResponse(stream, message, data);
         return true;
       }
     } else if (relatedRequestId !== undefined) {
       const stream = this.byRequest.get(relatedRequestId);
       if (stream && stream.mode !== 'json') {
-        this.deliver(stream, message);
+        this.deliver(stream, message, data);
         return true;
       }
     }
     // Unrelated messages, and related ones whose stream cannot carry them, go on the standalone stream.
     if (!this.standalone) return false;
-    this.deliver(this.standalone, message);
+    this.deliver(this.standalone, message, data);
     return true;
   }
 
@@ -276,7 +278,7 @@ export class HttpSession implements Channel {
   }
 
   /** Write `message` on the stream as an event (stored for resumption); `last` ends the stream's connection with it. */
-  private deliver(stream: Stream, message: JsonRpcMessage | JsonRpcMessage[], last = false): void {
+  private deliver(stream: Stream, message: JsonRpcMessage | JsonRpcMessage[], data: string, last = false): void {
     if (stream.mode === 'pending') this.upgrade(stream);
     let eventId: string | undefined;
     if (this.resumable) {
@@ -284,27 +286,27 @@ export class HttpSession implements Channel {
       this.store(stream.id, eventId, message as JsonRpcMessage);
     }
     if (stream.held && eventId !== undefined) stream.held.push({ eventId, message: message as JsonRpcMessage });
-    else if (stream.res) writeEvent(stream.res, eventId, message, last);
+    else if (stream.res) writeEventData(stream.res, eventId, data, last);
   }
 
-  private deliverResponse(stream: Stream, response: JsonRpcResponse): void {
+  private deliverResponse(stream: Stream, response: JsonRpcResponse, data: string): void {
     const last = stream.awaiting.size === 0;
     if (last) {
       stream.done = true;
       this.live.delete(stream.id);
       this.session.touch(); // idle from now, not from when the request arrived
     }
-    if (stream.mode === 'sse') this.deliver(stream, response, last);
+    if (stream.mode === 'sse') this.deliver(stream, response, data, last);
     else if (stream.batch) stream.buffered.push(response);
     if (!last) return;
-    if (stream.mode !== 'sse') this.writeJson(stream, stream.batch ? stream.buffered : response);
+    if (stream.mode !== 'sse') this.writeJson(stream, stream.batch ? JSON.stringify(stream.buffered) : data);
     stream.res?.end();
   }
 
-  private writeJson(stream: Stream, body: JsonRpcResponse | JsonRpcResponse[]): void {
+  private writeJson(stream: Stream, body: string): void {
     const res = stream.res;
     if (!res || res.headersSent || res.destroyed) return;
-    res.writeHead(200, { ...stream.headers, 'content-type': 'application/json' }).end(JSON.stringify(body));
+    res.writeHead(200, { ...stream.headers, 'content-type': 'application/json' }).end(body);
   }
 
   private upgrade(stream: Stream): void {
@@ -313,7 +315,7 @@ export class HttpSession implements Channel {
       startEventStream(stream.res, stream.headers, this.primes(stream) ? primingEvent(`${stream.id}_0`, this.host.retryMs) : undefined);
     }
     const buffered = stream.buffered.splice(0);
-    for (const response of buffered) this.deliver(stream, response);
+    for (const response of buffered) this.deliver(stream, response, JSON.stringify(response));
   }
 
   private store(streamId: string, eventId: string, message: JsonRpcMessage): void {

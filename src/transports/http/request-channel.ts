@@ -9,7 +9,7 @@ import type { RequestId } from '../../protocol/types.js';
 import type { Channel } from '../../server/channel.js';
 import { modernErrorStatus } from '../../server/modern.js';
 import type { ResponseMode } from './http-session.js';
-import { startEventStream, writeEvent } from './sse.js';
+import { startEventStream, writeEventData } from './sse.js';
 
 export class RequestChannel implements Channel {
   readonly kind = 'http';
@@ -30,18 +30,20 @@ export class RequestChannel implements Channel {
   send(message: JsonRpcMessage | JsonRpcMessage[], _relatedRequestId?: RequestId): boolean {
     const res = this.res;
     if (this.finished || res.destroyed) return false;
+    // Serialise first: a message that cannot be throws before this response changes state.
+    const data = JSON.stringify(message);
     const final = !Array.isArray(message) && !('method' in message) && message.id === this.requestId;
     if (final) {
       this.finished = true;
-      if (this.streaming) return writeEvent(res, undefined, message, true);
+      if (this.streaming) return writeEventData(res, undefined, data, true);
       const status = 'error' in message ? modernErrorStatus(message.error.code) : 200;
-      res.writeHead(status, { ...this.headers, 'content-type': 'application/json' }).end(JSON.stringify(message));
+      res.writeHead(status, { ...this.headers, 'content-type': 'application/json' }).end(data);
       return true;
     }
     // A JSON answer cannot carry anything before the response.
     if (this.mode === 'json') return false;
     this.stream();
-    return writeEvent(res, undefined, message);
+    return writeEventData(res, undefined, data);
   }
 
   canPush(): boolean {

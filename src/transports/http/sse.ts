@@ -9,17 +9,17 @@ export function startEventStream(res: ServerResponse, headers: Record<string, st
   else res.write(first);
 }
 
-export function formatEvent(eventId: string | undefined, message: JsonRpcMessage | JsonRpcMessage[]): string {
-  return `event: message\n${eventId === undefined ? '' : `id: ${eventId}\n`}data: ${JSON.stringify(message)}\n\n`;
-}
-
-/** Write one event; with `last`, end the response in the same write. */
-export function writeEvent(res: ServerResponse, eventId: string | undefined, message: JsonRpcMessage | JsonRpcMessage[], last = false): boolean {
+/** Write one event; `data` is the message's JSON. With `last`, end the response in the same write. */
+export function writeEventData(res: ServerResponse, eventId: string | undefined, data: string, last = false): boolean {
   if (res.writableEnded || res.destroyed) return false;
-  const event = formatEvent(eventId, message);
+  const event = `event: message\n${eventId === undefined ? '' : `id: ${eventId}\n`}data: ${data}\n\n`;
   if (last) res.end(event);
   else res.write(event);
   return true;
+}
+
+export function writeEvent(res: ServerResponse, eventId: string | undefined, message: JsonRpcMessage | JsonRpcMessage[], last = false): boolean {
+  return writeEventData(res, eventId, JSON.stringify(message), last);
 }
 
 /** 2025-11-25: an event id with empty data lets the client resume even before the first message; `retry` paces its reconnects. */

@@ -1,0 +1,62 @@
+/** A handler result that cannot be serialised becomes a -32603 error: the client is never left waiting. */
+import { afterEach, describe, expect, it } from 'vitest';
+import { McpServer, StreamableHttpTransport } from '../../src/index.js';
+import { HttpTestClient } from '../helpers/http-client.js';
+import { modernCall } from '../helpers/modern.js';
+import { startWsServer, type RunningServer } from '../helpers/servers.js';
+import { WsTestClient } from '../helpers/ws-client.js';
+
+let running: RunningServer | undefined;
+let http: McpServer | undefined;
+afterEach(async () => {
+  await running?.close();
+  await http?.close();
+  running = http = undefined;
+});
+
+const register = (server: McpServer) =>
+  server.registerTool('big', {}, () => ({ content: [{ type: 'text', text: 'n' }], structuredContent: { n: 1n as unknown as number } }));
+
+describe('an unserialisable result', () => {
+  it('answers -32603 over WebSocket, reports the error, and the session goes on', async () => {
+    running = await startWsServer(register);
+    const errors: string[] = [];
+    running.server.on('error', (err) => void errors.push(err.message));
+    const { client } = await WsTestClient.initialized(running.url);
+    expect(await client.request('tools/call', { name: 'big', arguments: {} }, 'big')).toEqual({
+      jsonrpc: '2.0',
+      id: 'big',
+      error: { code: -32603, message: 'Internal error: the result could not be serialised (Do not know how to serialize a BigInt)' },
+    });
+    expect(errors).toEqual(['Do not know how to serialize a BigInt']);
+    expect((await client.request('ping', undefined, 'after')).result).toEqual({});
+    await client.close();
+  });
+
+  it('answers -32603 over Streamable HTTP instead of leaving the POST open', async () => {
+    http = new McpServer({ name: 'big', version: '1.0.0' });
+    http.on('error', () => {});
+    register(http);
+    const { url } = await new StreamableHttpTransport(http).listen({ host: '127.0.0.1', port: 0 });
+    const client = new HttpTestClient(url);
+    await client.initialize();
+    expect(await client.call('tools/call', { name: 'big', arguments: {} }, 7)).toEqual({
+      jsonrpc: '2.0',
+      id: 7,
+      error: { code: -32603, message: 'Internal error: the result could not be serialised (Do not know how to serialize a BigInt)' },
+    });
+  });
+
+  it('answers -32603 to a 2026-07-28 request too', async () => {
+    http = new McpServer({ name: 'big', version: '1.0.0' });
+    http.on('error', () => {});
+    register(http);
+    const { url } = await new StreamableHttpTransport(http).listen({ host: '127.0.0.1', port: 0 });
+    const reply = await modernCall(url, 'tools/call', { name: 'big', arguments: {} }, { id: 8 });
+    expect(reply).toEqual({
+      jsonrpc: '2.0',
+      id: 8,
+      error: { code: -32603, message: 'Internal error: the result could not be serialised (Do not know how to serialize a BigInt)' },
+    });
+  });
+});
