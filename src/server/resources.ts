@@ -1,6 +1,6 @@
 /** Resource and resource-template registrations and `resources/read` semantics (server/resources.mdx). */
 import { ErrorCode, McpError } from '../protocol/errors.js';
-import type { Annotations, Icon, Meta, ReadResourceResult, Resource, ResourceContents, ResourceTemplate } from '../protocol/types.js';
+import type { ReadResourceResult, Resource, ResourceContents, ResourceTemplate } from '../protocol/types.js';
 import type { Completer } from './completions.js';
 import { checkCacheHint, type CacheHint } from './options.js';
 import type { RequestContext } from './context.js';

@@ -14,14 +14,15 @@ import type { RequestId } from '../../protocol/types.js';
 import { allowsBatches, isLegacyProtocolVersion, isModernProtocolVersion, LEGACY_PROTOCOL_VERSIONS, negotiateProtocolVersion } from '../../protocol/versions.js';
 import type { Closable } from '../../server/channel.js';
 import type { McpServer } from '../../server/mcp-server.js';
-import { positiveInteger } from '../../server/options.js';
 import type { McpSession } from '../../server/session.js';
 import { closeHttpServer, listenOn, pathOf, type ListenOptions, type ListeningAddress } from '../listen.js';
-import { checkAllowedOrigins, isOriginAllowed, type AllowedOrigins } from '../origin.js';
+import { isOriginAllowed } from '../origin.js';
 import { InMemoryEventStore, type EventStore } from './event-store.js';
 import { connectionGone } from './sse.js';
+import { ALLOW, ALLOW_WITHOUT_CORS, corsHeaders, preflight } from './cors.js';
+import { validateHttpOptions, type ResolvedHttpOptions, type StreamableHttpTransportOptions } from './options.js';
 import { principalKey, UNKEYED_PRINCIPAL } from '../../server/principal.js';
-import { HttpSession, type HttpSessionHost, type ResponseMode } from './http-session.js';
+import { HttpSession, type HttpSessionHost } from './http-session.js';
 import {
   accepts,
   arrivedOnLoopback,
@@ -34,50 +35,14 @@ import {
   sendHttpError,
 } from './request-checks.js';
 
-export interface StreamableHttpTransportOptions {
-  /** The endpoint path when listening on a port of its own. Default `/mcp`. */
-  path?: string;
-  /** `auto` (default): JSON, or SSE once something related must go out before the result. */
-  responseMode?: ResponseMode;
-  /** Status for a POST that carries only replies to server requests: 204 (default) or 202 as the spec says. */
-  replyStatus?: 202 | 204;
-  /** Largest accepted POST body in bytes (413 past it). Default 4 MiB. */
-  maxBodyBytes?: number;
-  /** End sessions with no open stream and nothing in flight after this long. Default 30 minutes. */
-  sessionIdleTimeoutMs?: number;
-  /** At most this many sessions at once. Default 10 000. */
-  maxSessions?: number;
-  /** At the limit: evict the longest-idle session (default), or refuse new ones with 503. */
-  onSessionLimit?: 'evict-idle' | 'reject';
-  /** Origins allowed (403 otherwise). Default: requests without Origin, and loopback origins. */
-  allowedOrigins?: AllowedOrigins;
-  /** Host names allowed (403 otherwise). Default: on a loopback address, only loopback names (DNS rebinding). */
-  allowedHosts?: readonly string[];
-  /** CORS for browser clients: answers preflights and exposes `Mcp-Session-Id`. Off by default. */
-  cors?: { origins: AllowedOrigins; maxAgeSeconds?: number };
-  /** Authenticate each request: return a principal (kept on the session), or nothing for 401. */
-  auth?: (req: IncomingMessage) => unknown | Promise<unknown>;
-  /** The `WWW-Authenticate` challenge sent with 401. Default `Bearer realm="mcp"`. */
-  authChallenge?: string;
-  /** Whether a request's principal may use a session created by `sessionPrincipal`. Default: same `id`, or equal JSON. */
-  samePrincipal?: (requestPrincipal: unknown, sessionPrincipal: unknown) => boolean;
-  /** Where SSE events wait for resumption. Default: a bounded in-memory store. */
-  eventStore?: EventStore;
-  /** The `retry` (ms) sent to 2025-11-25 clients in priming events. Default 1000. */
-  retryMs?: number;
-  /** SSE keep-alive comment interval on open streams; 0 turns it off. Default 15 000. */
-  keepAliveIntervalMs?: number;
-}
 
 /** What `httpRequest` listeners get: set `handled` (or answer `res`) to stop Switchboard from handling it. */
+export type { StreamableHttpTransportOptions } from './options.js';
+
 export interface HttpRequestControl {
   handled: boolean;
 }
 
-const ALLOW = 'GET, POST, DELETE, OPTIONS';
-const ALLOW_WITHOUT_CORS = 'GET, POST, DELETE';
-const CORS_ALLOW_HEADERS = 'content-type, accept, authorization, mcp-session-id, mcp-protocol-version, last-event-id, mcp-method, mcp-name';
-const CORS_EXPOSE_HEADERS = 'mcp-session-id, www-authenticate';
 
 export class StreamableHttpTransport implements Closable, HttpSessionHost {
   readonly path: string;
@@ -85,8 +50,7 @@ export class StreamableHttpTransport implements Closable, HttpSessionHost {
   readonly retryMs: number | undefined;
   /** `(req, res)` for node:http, express or fastify (`reply.raw`): mount it wherever the endpoint lives. */
   readonly handler: (req: IncomingMessage, res: ServerResponse) => void;
-  private readonly options: StreamableHttpTransportOptions &
-    Required<Pick<StreamableHttpTransportOptions, 'responseMode' | 'replyStatus' | 'maxBodyBytes' | 'sessionIdleTimeoutMs' | 'maxSessions' | 'onSessionLimit'>>;
+  private readonly options: ResolvedHttpOptions;
   private readonly sessions = new Map<string, HttpSession>();
   private readonly timers: NodeJS.Timeout[] = [];
   private ownServer: HttpServer | undefined;
@@ -105,7 +69,7 @@ export class StreamableHttpTransport implements Closable, HttpSessionHost {
       maxSessions: options.maxSessions ?? 10_000,
       onSessionLimit: options.onSessionLimit ?? 'evict-idle',
     };
-    validateOptions(this.options);
+    validateHttpOptions(this.options);
     this.path = options.path ?? '/mcp';
     this.eventStore = options.eventStore ?? new InMemoryEventStore();
     this.retryMs = options.retryMs ?? 1000;
@@ -174,7 +138,7 @@ export class StreamableHttpTransport implements Closable, HttpSessionHost {
       return sendHttpError(res, 404, HttpErrorCode.BadRequest, `Not Found: the MCP endpoint is ${this.path}`);
     }
     if (this.server.listenerCount('httpResponse') > 0) res.once('close', () => this.server.emit('httpResponse', req, res));
-    const cors = this.corsHeaders(req);
+    const cors = corsHeaders(req, this.options.cors);
     const allowedHosts = this.options.allowedHosts;
     const hostname = hostnameOf(req.headers.host);
     if (allowedHosts ? !hostname || !allowedHosts.includes(hostname) : arrivedOnLoopback(req) && !isLoopbackHostname(hostname)) {
@@ -183,7 +147,7 @@ export class StreamableHttpTransport implements Closable, HttpSessionHost {
     if (!isOriginAllowed(req, this.options.allowedOrigins ?? this.options.cors?.origins)) {
       return sendHttpError(res, 403, HttpErrorCode.BadRequest, `Forbidden: Origin ${req.headers.origin} is not allowed`, cors);
     }
-    if (req.method === 'OPTIONS') return this.preflight(req, res, cors);
+    if (req.method === 'OPTIONS') return preflight(res, this.options.cors, cors);
     let principal: unknown;
     if (this.options.auth) {
       principal = await this.options.auth(req);
@@ -437,25 +401,6 @@ export class StreamableHttpTransport implements Closable, HttpSessionHost {
     }
   }
 
-  private corsHeaders(req: IncomingMessage): Record<string, string> {
-    const cors = this.options.cors;
-    const origin = req.headers.origin;
-    if (!cors || origin === undefined || !isOriginAllowed(req, cors.origins)) return NO_HEADERS;
-    return { 'access-control-allow-origin': cors.origins === '*' ? '*' : origin, 'access-control-expose-headers': CORS_EXPOSE_HEADERS, vary: 'origin' };
-  }
-
-  private preflight(_req: IncomingMessage, res: ServerResponse, cors: Record<string, string>): void {
-    if (!this.options.cors) return sendHttpError(res, 405, HttpErrorCode.BadRequest, 'Method Not Allowed: CORS is not enabled on this endpoint', { allow: ALLOW_WITHOUT_CORS });
-    res
-      .writeHead(204, {
-        ...cors,
-        'access-control-allow-methods': ALLOW,
-        'access-control-allow-headers': CORS_ALLOW_HEADERS,
-        'access-control-max-age': String(this.options.cors.maxAgeSeconds ?? 600),
-      })
-      .end();
-  }
-
   private sweepIdle(): void {
     const cutoff = Date.now() - this.options.sessionIdleTimeoutMs;
     for (const http of [...this.sessions.values()]) {
@@ -476,35 +421,9 @@ export class StreamableHttpTransport implements Closable, HttpSessionHost {
 }
 
 const NO_BODY = Symbol('no body');
-const NO_HEADERS: Record<string, string> = Object.freeze({}) as Record<string, string>;
 
 function header(req: IncomingMessage, name: string): string | undefined {
   const value = req.headers[name];
   return Array.isArray(value) ? value[0] : value;
 }
 
-function validateOptions(options: StreamableHttpTransport['options']): void {
-  if (options.path !== undefined && !options.path.startsWith('/')) throw new TypeError(`StreamableHttpTransport option path must start with '/'; got ${JSON.stringify(options.path)}`);
-  if (!['auto', 'json', 'sse'].includes(options.responseMode)) throw new TypeError(`Option responseMode must be auto, json or sse; got ${JSON.stringify(options.responseMode)}`);
-  if (options.replyStatus !== 202 && options.replyStatus !== 204) throw new TypeError(`Option replyStatus must be 202 or 204; got ${JSON.stringify(options.replyStatus)}`);
-  if (options.onSessionLimit !== 'evict-idle' && options.onSessionLimit !== 'reject') {
-    throw new TypeError(`Option onSessionLimit must be evict-idle or reject; got ${JSON.stringify(options.onSessionLimit)}`);
-  }
-  positiveInteger('maxBodyBytes', options.maxBodyBytes);
-  positiveInteger('sessionIdleTimeoutMs', options.sessionIdleTimeoutMs, 2_147_483_647);
-  positiveInteger('maxSessions', options.maxSessions);
-  if (options.retryMs !== undefined) positiveInteger('retryMs', options.retryMs, 2_147_483_647);
-  if (options.keepAliveIntervalMs !== undefined && options.keepAliveIntervalMs !== 0) positiveInteger('keepAliveIntervalMs', options.keepAliveIntervalMs, 2_147_483_647);
-  if (options.auth !== undefined && typeof options.auth !== 'function') throw new TypeError('Option auth must be a function (req) => principal');
-  checkAllowedOrigins('allowedOrigins', options.allowedOrigins);
-  if (options.allowedHosts !== undefined && (!Array.isArray(options.allowedHosts) || !options.allowedHosts.every((h) => typeof h === 'string'))) {
-    throw new TypeError(`Option allowedHosts must be an array of host names like ['mcp.example.com']; got ${JSON.stringify(options.allowedHosts)}`);
-  }
-  if (options.cors !== undefined) {
-    if (typeof options.cors !== 'object' || options.cors === null) throw new TypeError(`Option cors must be { origins, maxAgeSeconds? }; got ${JSON.stringify(options.cors)}`);
-    if (options.cors.origins === undefined) throw new TypeError("Option cors needs origins: '*' or a list of origins");
-    checkAllowedOrigins('cors.origins', options.cors.origins);
-    const maxAge = options.cors.maxAgeSeconds;
-    if (maxAge !== undefined && (!Number.isInteger(maxAge) || maxAge < 0)) throw new TypeError(`Option cors.maxAgeSeconds must be a non-negative integer; got ${JSON.stringify(maxAge)}`);
-  }
-}

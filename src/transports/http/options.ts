@@ -1,0 +1,70 @@
+/** Streamable HTTP transport options, and their checks at construction. */
+import type { IncomingMessage } from 'node:http';
+import { positiveInteger } from '../../server/options.js';
+import { checkAllowedOrigins, type AllowedOrigins } from '../origin.js';
+import type { EventStore } from './event-store.js';
+import type { ResponseMode } from './http-session.js';
+
+export interface StreamableHttpTransportOptions {
+  /** The endpoint path when listening on a port of its own. Default `/mcp`. */
+  path?: string;
+  /** `auto` (default): JSON, or SSE once something related must go out before the result. */
+  responseMode?: ResponseMode;
+  /** Status for a POST that carries only replies to server requests: 204 (default) or 202 as the spec says. */
+  replyStatus?: 202 | 204;
+  /** Largest accepted POST body in bytes (413 past it). Default 4 MiB. */
+  maxBodyBytes?: number;
+  /** End sessions with no open stream and nothing in flight after this long. Default 30 minutes. */
+  sessionIdleTimeoutMs?: number;
+  /** At most this many sessions at once. Default 10 000. */
+  maxSessions?: number;
+  /** At the limit: evict the longest-idle session (default), or refuse new ones with 503. */
+  onSessionLimit?: 'evict-idle' | 'reject';
+  /** Origins allowed (403 otherwise). Default: requests without Origin, and loopback origins. */
+  allowedOrigins?: AllowedOrigins;
+  /** Host names allowed (403 otherwise). Default: on a loopback address, only loopback names (DNS rebinding). */
+  allowedHosts?: readonly string[];
+  /** CORS for browser clients: answers preflights and exposes `Mcp-Session-Id`. Off by default. */
+  cors?: { origins: AllowedOrigins; maxAgeSeconds?: number };
+  /** Authenticate each request: return a principal (kept on the session), or nothing for 401. */
+  auth?: (req: IncomingMessage) => unknown | Promise<unknown>;
+  /** The `WWW-Authenticate` challenge sent with 401. Default `Bearer realm="mcp"`. */
+  authChallenge?: string;
+  /** Whether a request's principal may use a session created by `sessionPrincipal`. Default: same `id`, or equal JSON. */
+  samePrincipal?: (requestPrincipal: unknown, sessionPrincipal: unknown) => boolean;
+  /** Where SSE events wait for resumption. Default: a bounded in-memory store. */
+  eventStore?: EventStore;
+  /** The `retry` (ms) sent to 2025-11-25 clients in priming events. Default 1000. */
+  retryMs?: number;
+  /** SSE keep-alive comment interval on open streams; 0 turns it off. Default 15 000. */
+  keepAliveIntervalMs?: number;
+}
+
+export type ResolvedHttpOptions = StreamableHttpTransportOptions &
+  Required<Pick<StreamableHttpTransportOptions, 'responseMode' | 'replyStatus' | 'maxBodyBytes' | 'sessionIdleTimeoutMs' | 'maxSessions' | 'onSessionLimit'>>;
+
+export function validateHttpOptions(options: ResolvedHttpOptions): void {
+  if (options.path !== undefined && !options.path.startsWith('/')) throw new TypeError(`StreamableHttpTransport option path must start with '/'; got ${JSON.stringify(options.path)}`);
+  if (!['auto', 'json', 'sse'].includes(options.responseMode)) throw new TypeError(`Option responseMode must be auto, json or sse; got ${JSON.stringify(options.responseMode)}`);
+  if (options.replyStatus !== 202 && options.replyStatus !== 204) throw new TypeError(`Option replyStatus must be 202 or 204; got ${JSON.stringify(options.replyStatus)}`);
+  if (options.onSessionLimit !== 'evict-idle' && options.onSessionLimit !== 'reject') {
+    throw new TypeError(`Option onSessionLimit must be evict-idle or reject; got ${JSON.stringify(options.onSessionLimit)}`);
+  }
+  positiveInteger('maxBodyBytes', options.maxBodyBytes);
+  positiveInteger('sessionIdleTimeoutMs', options.sessionIdleTimeoutMs, 2_147_483_647);
+  positiveInteger('maxSessions', options.maxSessions);
+  if (options.retryMs !== undefined) positiveInteger('retryMs', options.retryMs, 2_147_483_647);
+  if (options.keepAliveIntervalMs !== undefined && options.keepAliveIntervalMs !== 0) positiveInteger('keepAliveIntervalMs', options.keepAliveIntervalMs, 2_147_483_647);
+  if (options.auth !== undefined && typeof options.auth !== 'function') throw new TypeError('Option auth must be a function (req) => principal');
+  checkAllowedOrigins('allowedOrigins', options.allowedOrigins);
+  if (options.allowedHosts !== undefined && (!Array.isArray(options.allowedHosts) || !options.allowedHosts.every((h) => typeof h === 'string'))) {
+    throw new TypeError(`Option allowedHosts must be an array of host names like ['mcp.example.com']; got ${JSON.stringify(options.allowedHosts)}`);
+  }
+  if (options.cors !== undefined) {
+    if (typeof options.cors !== 'object' || options.cors === null) throw new TypeError(`Option cors must be { origins, maxAgeSeconds? }; got ${JSON.stringify(options.cors)}`);
+    if (options.cors.origins === undefined) throw new TypeError("Option cors needs origins: '*' or a list of origins");
+    checkAllowedOrigins('cors.origins', options.cors.origins);
+    const maxAge = options.cors.maxAgeSeconds;
+    if (maxAge !== undefined && (!Number.isInteger(maxAge) || maxAge < 0)) throw new TypeError(`Option cors.maxAgeSeconds must be a non-negative integer; got ${JSON.stringify(maxAge)}`);
+  }
+}
