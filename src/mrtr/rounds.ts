@@ -172,13 +172,14 @@ export async function runWithInput<R>(server: McpServer, ctx: RequestContext, pa
 
 async function runModernRound<R>(server: McpServer, ctx: RequestContext, params: Record<string, unknown>, target: InputTarget, invoke: () => Promise<R | InputRequired>) {
   const codec = server.requestStates;
-  const binding: StateBinding = {
+  // Hashing the arguments is only needed when state comes in or goes out: most calls need neither.
+  const binding = (): StateBinding => ({
     method: target.method,
     target: target.target,
     argumentsDigest: digest(target.arguments ?? {}),
     principalDigest: principalDigest(ctx.session.principal),
-  };
-  const previous = params.requestState === undefined ? undefined : await codec.open(params.requestState, binding);
+  });
+  const previous = params.requestState === undefined ? undefined : await codec.open(params.requestState, binding());
   const answers: Record<string, unknown> = { ...previous?.answers };
   const responses = params.inputResponses;
   if (previous && isObject(responses)) {
@@ -219,7 +220,7 @@ async function runModernRound<R>(server: McpServer, ctx: RequestContext, params:
   if (round.round + 1 > codec.maxRounds) throw roundsExceeded(target, codec.maxRounds);
   for (const request of Object.values(pending.inputRequests)) checkInputRequest(server, ctx.session.clientCapabilities, request);
   const requestState = codec.mint({
-    binding,
+    binding: binding(),
     round: round.round + 1,
     asked: { ...round.asked, ...describeAsked(pending) },
     last: Object.keys(pending.inputRequests),
