@@ -2,7 +2,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { HttpTestClient } from './helpers/http-client.js';
+import { ACCEPT_BOTH, HttpTestClient, send } from './helpers/http-client.js';
 import { sleep } from './helpers/util.js';
 import { WsTestClient } from './helpers/ws-client.js';
 
@@ -187,5 +187,32 @@ describe('the demo server', () => {
     expect((await accepted).result).toEqual({ content: [{ type: 'text', text: 'Note 1 deleted.' }] });
     expect((await client.request('resources/read', { uri: 'demo://notes/1' }, 'gone')).error.code).toBe(-32002);
     await client.close();
+  });
+
+  it('runs the URL-mode flow for a 2026-07-28 client too: input-required, the page, then the retry', async () => {
+    const http = url.replace(/^ws/, 'http');
+    const meta = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': { elicitation: { url: {} } } };
+    const call = async (extra: Record<string, unknown>) => {
+      const res = await send(http, 'POST', { accept: ACCEPT_BOTH, 'content-type': 'application/json', 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/call', 'mcp-name': 'connect_account' }, {
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'tools/call',
+        params: { name: 'connect_account', arguments: {}, ...extra, _meta: meta },
+      });
+      return (await res.json()).result;
+    };
+    const first = await call({});
+    expect(first.resultType).toBe('input_required');
+    const ask = first.inputRequests.connect;
+    expect(ask).toEqual({
+      method: 'elicitation/create',
+      params: { mode: 'url', message: 'Open this page to connect your account.', url: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+\/connect\/[\w-]+$/) },
+    });
+    expect((await fetch(ask.params.url)).status).toBe(200);
+    expect(await call({ requestState: first.requestState, inputResponses: { connect: { action: 'accept' } } })).toEqual({
+      resultType: 'complete',
+      content: [{ type: 'text', text: 'Account connected.' }],
+    });
+    expect((await fetch(ask.params.url)).status).toBe(404);
   });
 });
