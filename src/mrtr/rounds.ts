@@ -76,7 +76,7 @@ export function checkInputRequest(server: McpServer, capabilities: ClientCapabil
 }
 
 /** Capability gating (mrtr.mdx): only kinds the request's clientCapabilities declare may be asked. */
-export function checkInputCapability(capabilities: ClientCapabilities, request: InputRequest): void {
+function checkInputCapability(capabilities: ClientCapabilities, request: InputRequest): void {
   if (request.method === 'elicitation/create') {
     const mode = (request.params as { mode?: string } | undefined)?.mode === 'url' ? 'url' : 'form';
     if (!supportsElicitationMode(capabilities, mode)) throw new ElicitationNotSupportedError(mode);

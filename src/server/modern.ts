@@ -151,4 +151,3 @@ export function modernErrorStatus(code: number): number {
   return 200;
 }
 
-export { McpError };

@@ -73,10 +73,6 @@ export class HttpSession implements Channel {
     return this.live.size === 0 && this.standalone === undefined && this.session.inflight.size === 0;
   }
 
-  get hasStandaloneStream(): boolean {
-    return this.standalone !== undefined;
-  }
-
   /** Event ids and replay exist since 2025-03-26; priming events and polling since 2025-11-25. */
   private get resumable(): boolean {
     return isAtLeast(this.session.protocolVersion, '2025-03-26');
