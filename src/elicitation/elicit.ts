@@ -53,22 +53,30 @@ export const elicitationKind: ClientRequestKind<ElicitParams, ElicitResult> = {
     return prepared;
   },
   defaultTimeoutMs: (server) => server.options.elicitationTimeoutMs,
-  interpret(server, result, params) {
-    const action = result.action;
-    if (action !== 'accept' && action !== 'decline' && action !== 'cancel') throw new UnexpectedElicitActionError(action);
-    // Content only means something on a form-mode accept; elsewhere it is ignored.
-    if (action !== 'accept' || params.mode === 'url') return { action };
-    const content = result.content === undefined ? {} : result.content;
-    if (!isObject(content)) throw new McpError(ErrorCode.InvalidParams, 'The client accepted elicitation/create with content that is not an object', { result });
-    const validate = validators.get(params);
-    if (!validate) return { action, content: content as Record<string, ElicitValue> }; // validateElicitationResponses: false
-    const violations = validate(content);
-    if (violations) {
-      throw new ElicitationValidationError(violations.map((v) => ({ property: topLevelProperty(v.path), rule: v.rule, message: v.message })));
-    }
-    return { action, content: askedFields(params.requestedSchema, content) as Record<string, ElicitValue> };
+  interpret(_server, result, params) {
+    return readElicitResult(result, params.mode === 'url' ? undefined : params.requestedSchema, validators.get(params));
   },
 };
+
+/**
+ * Check a client's elicitation answer, pushed or sent back in an MRTR retry: the action, and on a form
+ * accept the content against `validate` (none: validation is off), keeping only the fields asked for.
+ * `schema` is undefined for URL mode, whose accept carries no content. Throws a typed McpError.
+ */
+export function readElicitResult(result: Record<string, unknown>, schema: object | undefined, validate: Validator | undefined): ElicitResult {
+  const action = result.action;
+  if (action !== 'accept' && action !== 'decline' && action !== 'cancel') throw new UnexpectedElicitActionError(action);
+  // Content only means something on a form-mode accept; elsewhere it is ignored.
+  if (action !== 'accept' || !schema) return { action };
+  const content = result.content === undefined ? {} : result.content;
+  if (!isObject(content)) throw new McpError(ErrorCode.InvalidParams, 'The client accepted elicitation/create with content that is not an object', { result });
+  if (!validate) return { action, content: content as Record<string, ElicitValue> }; // validateElicitationResponses: false
+  const violations = validate(content);
+  if (violations) {
+    throw new ElicitationValidationError(violations.map((v) => ({ property: topLevelProperty(v.path), rule: v.rule, message: v.message })));
+  }
+  return { action, content: askedFields(schema, content) as Record<string, ElicitValue> };
+}
 
 /** The form property a violation's JSON pointer starts with (`/tags/0` is `tags`), unescaped (RFC 6901). */
 function topLevelProperty(pointer: string): string {

@@ -12,7 +12,9 @@ import type { RequestContext } from '../server/context.js';
 import type { McpServer } from '../server/mcp-server.js';
 import { InputRequired, type InputMethod, type InputRequest } from './input-required.js';
 import { digest, type StateBinding, type StatePayload } from './request-state.js';
-import { askedFields, checkFormSchema } from '../elicitation/elicit.js';
+import { checkFormSchema, readElicitResult } from '../elicitation/elicit.js';
+import { rootsKind } from '../server/roots.js';
+import { samplingKind } from '../server/sampling.js';
 import { principalKey, UNKEYED_PRINCIPAL } from '../server/principal.js';
 import { errorResult } from '../server/tools.js';
 
@@ -92,21 +94,16 @@ function checkInputCapability(capabilities: ClientCapabilities, request: InputRe
 /** Is `answer` a well-formed result for what was asked? Elicitation content must fit the schema asked. */
 function validAnswer(server: McpServer, asked: { method: string; schema?: object }, answer: unknown): unknown {
   if (!isObject(answer)) return undefined;
-  if (asked.method === 'elicitation/create') {
-    const action = answer.action;
-    if (action !== 'accept' && action !== 'decline' && action !== 'cancel') return undefined;
-    if (action !== 'accept' || !asked.schema) return { action };
-    const content = answer.content === undefined ? {} : answer.content;
-    if (!isObject(content)) return undefined;
-    if (!server.options.validateElicitationResponses) return { action, content };
-    if (server.schemas.compile(asked.schema)(content)) return undefined;
-    return { action, content: askedFields(asked.schema, content) };
+  // The same checks as for a pushed request's result; an answer that fails them is asked again.
+  try {
+    if (asked.method === 'elicitation/create') {
+      const validate = asked.schema && server.options.validateElicitationResponses ? server.schemas.compile(asked.schema) : undefined;
+      return readElicitResult(answer, asked.schema, validate);
+    }
+    return (asked.method === 'sampling/createMessage' ? samplingKind : rootsKind).interpret(server, answer, {} as never);
+  } catch {
+    return undefined;
   }
-  if (asked.method === 'sampling/createMessage') {
-    const ok = (answer.role === 'user' || answer.role === 'assistant') && (isObject(answer.content) || Array.isArray(answer.content)) && typeof answer.model === 'string';
-    return ok ? answer : undefined;
-  }
-  return Array.isArray(answer.roots) && answer.roots.every((r) => isObject(r) && typeof r.uri === 'string') ? answer : undefined;
 }
 
 /** An earlier answer stands only for the same question: the same method and, for a form, the same schema. */

@@ -324,7 +324,7 @@ describe('tools/call results', () => {
     });
   });
 
-  // Commit 2d9a434: every thrown error is an isError result (SEP-1303), McpError included, except -32042.
+  // SEP-1303: every thrown error is an isError result, McpError included; only -32042 travels as a JSON-RPC error.
   it('turns an McpError thrown by the handler into an isError result with its message', async () => {
     const { url } = await h.start((server) =>
       server.registerTool('deny', {}, () => {
