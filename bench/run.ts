@@ -44,7 +44,19 @@ function post(port: number, body: Json, headers: Record<string, string>, onMessa
   const payload = JSON.stringify(body);
   return new Promise((resolve, reject) => {
     const req = request(
-      { host: '127.0.0.1', port, path: '/mcp', method: 'POST', agent, headers: { ...headers, 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'content-length': Buffer.byteLength(payload) } },
+      {
+        host: '127.0.0.1',
+        port,
+        path: '/mcp',
+        method: 'POST',
+        agent,
+        headers: {
+          ...headers,
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          'content-length': Buffer.byteLength(payload),
+        },
+      },
       (res) => {
         const messages: Json[] = [];
         const sse = (res.headers['content-type'] ?? '').startsWith('text/event-stream');
@@ -57,7 +69,11 @@ function post(port: number, body: Json, headers: Record<string, string>, onMessa
           while ((end = buffer.indexOf('\n\n')) !== -1) {
             const block = buffer.slice(0, end);
             buffer = buffer.slice(end + 2);
-            const data = block.split('\n').filter((l) => l.startsWith('data:')).map((l) => l.slice(5).trim()).join('');
+            const data = block
+              .split('\n')
+              .filter((l) => l.startsWith('data:'))
+              .map((l) => l.slice(5).trim())
+              .join('');
             if (!data) continue;
             const message = JSON.parse(data);
             messages.push(message);
@@ -77,7 +93,16 @@ function post(port: number, body: Json, headers: Record<string, string>, onMessa
 }
 
 async function openSession(port: number): Promise<Record<string, string>> {
-  const init = await post(port, { jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: { elicitation: {} }, clientInfo: { name: 'bench', version: '1' } } }, {});
+  const init = await post(
+    port,
+    {
+      jsonrpc: '2.0',
+      id: 0,
+      method: 'initialize',
+      params: { protocolVersion: '2025-11-25', capabilities: { elicitation: {} }, clientInfo: { name: 'bench', version: '1' } },
+    },
+    {},
+  );
   if (init.status !== 200) throw new Error(`initialize answered ${init.status}`);
   const headers = { 'mcp-session-id': String(init.headers['mcp-session-id']), 'mcp-protocol-version': '2025-11-25' };
   await post(port, { jsonrpc: '2.0', method: 'notifications/initialized' }, headers);
@@ -97,7 +122,8 @@ async function elicitationRoundTrip(port: number, headers: Record<string, string
   const id = nextId++;
   const answered: Promise<Reply>[] = [];
   const reply = await post(port, { jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'ask', arguments: {} } }, headers, (m) => {
-    if (m.method === 'elicitation/create') answered.push(post(port, { jsonrpc: '2.0', id: m.id, result: { action: 'accept', content: { name: 'Ada', age: 36, plan: 'pro' } } }, headers));
+    if (m.method === 'elicitation/create')
+      answered.push(post(port, { jsonrpc: '2.0', id: m.id, result: { action: 'accept', content: { name: 'Ada', age: 36, plan: 'pro' } } }, headers));
   });
   const statuses = (await Promise.all(answered)).map((r) => r.status);
   const result = reply.messages.find((m) => m.id === id && !m.method)?.result;
@@ -112,7 +138,11 @@ function modernPost(port: number, id: number, params: Json, name: string): Promi
     jsonrpc: '2.0',
     id,
     method: 'tools/call',
-    params: { ...params, name, _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': { elicitation: {} } } },
+    params: {
+      ...params,
+      name,
+      _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': { elicitation: {} } },
+    },
   };
   return post(port, body, { 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/call', 'mcp-name': name });
 }
@@ -122,8 +152,13 @@ async function statelessCall(port: number, modern: boolean): Promise<void> {
   const id = nextId++;
   const reply = modern
     ? await modernPost(port, id, { arguments: { text: 'hello' } }, 'echo')
-    : await post(port, { jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'echo', arguments: { text: 'hello' } } }, { 'mcp-protocol-version': '2025-11-25' });
-  if (reply.messages[0]?.result?.content?.[0]?.text !== 'hello') throw new Error(`unexpected stateless tools/call reply: ${reply.status} ${JSON.stringify(reply.messages)}`);
+    : await post(
+        port,
+        { jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'echo', arguments: { text: 'hello' } } },
+        { 'mcp-protocol-version': '2025-11-25' },
+      );
+  if (reply.messages[0]?.result?.content?.[0]?.text !== 'hello')
+    throw new Error(`unexpected stateless tools/call reply: ${reply.status} ${JSON.stringify(reply.messages)}`);
 }
 
 /** One MRTR round: the call answers input-required, the retry carries the answer and the requestState. */
@@ -131,14 +166,20 @@ async function mrtrRound(port: number): Promise<void> {
   const first = (await modernPost(port, nextId++, { arguments: {} }, 'ask_stateless')).messages[0]?.result;
   if (first?.resultType !== 'input_required') throw new Error(`expected input_required, got ${JSON.stringify(first)}`);
   const [key] = Object.keys(first.inputRequests);
-  const retry = { arguments: {}, inputResponses: { [key]: { action: 'accept', content: { name: 'Ada', age: 36, plan: 'pro' } } }, requestState: first.requestState };
+  const retry = {
+    arguments: {},
+    inputResponses: { [key]: { action: 'accept', content: { name: 'Ada', age: 36, plan: 'pro' } } },
+    requestState: first.requestState,
+  };
   const done = (await modernPost(port, nextId++, retry, 'ask_stateless')).messages[0]?.result;
   if (done?.content?.[0]?.text !== 'accept:Ada') throw new Error(`unexpected MRTR retry result: ${JSON.stringify(done)}`);
 }
 
 function cpuOf(child: ChildProcess): Promise<number> {
   return new Promise((resolve) => {
-    child.once('message', (m: any) => resolve(process.env.BENCH_CPU === 'user' ? m.cpu.user : process.env.BENCH_CPU === 'system' ? m.cpu.system : m.cpu.user + m.cpu.system));
+    child.once('message', (m: any) =>
+      resolve(process.env.BENCH_CPU === 'user' ? m.cpu.user : process.env.BENCH_CPU === 'system' ? m.cpu.system : m.cpu.user + m.cpu.system),
+    );
     child.send('cpu');
   });
 }
@@ -192,7 +233,9 @@ clearTimeout(deadline);
 agent.destroy();
 
 const pad = (s: string | number, n: number) => String(s).padStart(n);
-console.log(`\nStreamable HTTP on 127.0.0.1, one client, one request at a time (Node ${process.version}); server CPU is user + system time of the server process`);
+console.log(
+  `\nStreamable HTTP on 127.0.0.1, one client, one request at a time (Node ${process.version}); server CPU is user + system time of the server process`,
+);
 console.log(`${'operation'.padEnd(34)}${'server'.padEnd(20)}${pad('ops/s', 8)}${pad('CPU µs/op', 12)}`);
 for (const op of Object.keys(OPS) as Op[]) {
   for (const r of results) {
@@ -201,4 +244,7 @@ for (const op of Object.keys(OPS) as Op[]) {
   }
 }
 mkdirSync(new URL('results/', import.meta.url), { recursive: true });
-writeFileSync(new URL(`results/http-${new Date().toISOString().replace(/[:.]/g, '-')}.json`, import.meta.url), JSON.stringify({ node: process.version, rounds: ROUNDS, results }, null, 2));
+writeFileSync(
+  new URL(`results/http-${new Date().toISOString().replace(/[:.]/g, '-')}.json`, import.meta.url),
+  JSON.stringify({ node: process.version, rounds: ROUNDS, results }, null, 2),
+);

@@ -79,6 +79,7 @@ export const JSON_SCHEMA_2020_12_INPUT_SCHEMA = {
   },
   allOf: [{ anyOf: [{ required: ['phone'] }, { required: ['email'] }] }],
   if: { properties: { contactMethod: { const: 'phone' } }, required: ['contactMethod'] },
+  // biome-ignore lint/suspicious/noThenProperty: the JSON Schema if/then/else keyword
   then: { required: ['phone'] },
   else: { required: ['email'] },
   additionalProperties: false,
@@ -89,7 +90,11 @@ function describeAnswer(prefix: string, answer: { action: string; content?: unkn
 }
 
 export function registerFixtureCatalog(server: McpServer): void {
-  server.registerTool('test_simple_text', { description: 'Tests simple text content response', inputSchema: NO_ARGS }, () => 'This is a simple text response for testing.');
+  server.registerTool(
+    'test_simple_text',
+    { description: 'Tests simple text content response', inputSchema: NO_ARGS },
+    () => 'This is a simple text response for testing.',
+  );
 
   server.registerTool('test_image_content', { description: 'Tests image content response', inputSchema: NO_ARGS }, () => ({
     content: [{ type: 'image', data: TEST_IMAGE_BASE64, mimeType: 'image/png' }],
@@ -110,27 +115,38 @@ export function registerFixtureCatalog(server: McpServer): void {
       content: [
         { type: 'text', text: 'Multiple content types test:' },
         { type: 'image', data: TEST_IMAGE_BASE64, mimeType: 'image/png' },
-        { type: 'resource', resource: { uri: 'test://mixed-content-resource', mimeType: 'application/json', text: JSON.stringify({ test: 'data', value: 123 }) } },
+        {
+          type: 'resource',
+          resource: { uri: 'test://mixed-content-resource', mimeType: 'application/json', text: JSON.stringify({ test: 'data', value: 123 }) },
+        },
       ],
     }),
   );
 
-  server.registerTool('test_tool_with_logging', { description: 'Tests tool that emits log messages during execution', inputSchema: NO_ARGS }, async (_args, ctx) => {
-    ctx.log('info', 'Tool execution started');
-    await sleep(50);
-    ctx.log('info', 'Tool processing data');
-    await sleep(50);
-    ctx.log('info', 'Tool execution completed');
-    return 'Tool with logging executed successfully';
-  });
+  server.registerTool(
+    'test_tool_with_logging',
+    { description: 'Tests tool that emits log messages during execution', inputSchema: NO_ARGS },
+    async (_args, ctx) => {
+      ctx.log('info', 'Tool execution started');
+      await sleep(50);
+      ctx.log('info', 'Tool processing data');
+      await sleep(50);
+      ctx.log('info', 'Tool execution completed');
+      return 'Tool with logging executed successfully';
+    },
+  );
 
-  server.registerTool('test_tool_with_progress', { description: 'Tests tool that reports progress notifications', inputSchema: NO_ARGS }, async (_args, ctx) => {
-    for (const step of [0, 50, 100]) {
-      ctx.progress(step, 100, `Completed step ${step} of 100`);
-      if (step < 100) await sleep(50);
-    }
-    return String(ctx.progressToken ?? 0);
-  });
+  server.registerTool(
+    'test_tool_with_progress',
+    { description: 'Tests tool that reports progress notifications', inputSchema: NO_ARGS },
+    async (_args, ctx) => {
+      for (const step of [0, 50, 100]) {
+        ctx.progress(step, 100, `Completed step ${step} of 100`);
+        if (step < 100) await sleep(50);
+      }
+      return String(ctx.progressToken ?? 0);
+    },
+  );
 
   server.registerTool('test_error_handling', { description: 'Tests error response handling', inputSchema: NO_ARGS }, () => {
     throw new Error('This tool intentionally returns an error for testing');
@@ -139,7 +155,8 @@ export function registerFixtureCatalog(server: McpServer): void {
   server.registerTool(
     'test_reconnection',
     {
-      description: 'Tests SSE stream disconnection and client reconnection (SEP-1699): the server closes the stream mid-call and the result arrives after the client reconnects.',
+      description:
+        'Tests SSE stream disconnection and client reconnection (SEP-1699): the server closes the stream mid-call and the result arrives after the client reconnects.',
       inputSchema: NO_ARGS,
     },
     async (_args, ctx) => {
@@ -188,7 +205,11 @@ export function registerFixtureCatalog(server: McpServer): void {
     'test_elicitation_sep1034_defaults',
     { description: 'Tests elicitation with default values per SEP-1034', inputSchema: NO_ARGS },
     async (_args, ctx) => {
-      const answer = await ctx.elicit({ mode: 'form', message: 'Please review and update the form fields with defaults', requestedSchema: structuredClone(SEP1034_SCHEMA) as never });
+      const answer = await ctx.elicit({
+        mode: 'form',
+        message: 'Please review and update the form fields with defaults',
+        requestedSchema: structuredClone(SEP1034_SCHEMA) as never,
+      });
       return describeAnswer('Elicitation completed', answer);
     },
   );
@@ -197,14 +218,21 @@ export function registerFixtureCatalog(server: McpServer): void {
     'test_elicitation_sep1330_enums',
     { description: 'Tests elicitation with enum schema improvements per SEP-1330', inputSchema: NO_ARGS },
     async (_args, ctx) => {
-      const answer = await ctx.elicit({ mode: 'form', message: 'Please select options from the enum fields', requestedSchema: structuredClone(SEP1330_SCHEMA) as never });
+      const answer = await ctx.elicit({
+        mode: 'form',
+        message: 'Please select options from the enum fields',
+        requestedSchema: structuredClone(SEP1330_SCHEMA) as never,
+      });
       return describeAnswer('Elicitation completed', answer);
     },
   );
 
   server.registerTool(
     'json_schema_2020_12_tool',
-    { description: 'Tool with JSON Schema 2020-12 features for conformance testing (SEP-1613)', inputSchema: structuredClone(JSON_SCHEMA_2020_12_INPUT_SCHEMA) as never },
+    {
+      description: 'Tool with JSON Schema 2020-12 features for conformance testing (SEP-1613)',
+      inputSchema: structuredClone(JSON_SCHEMA_2020_12_INPUT_SCHEMA) as never,
+    },
     (args) => `JSON Schema 2020-12 tool called with: ${JSON.stringify(args)}`,
   );
 

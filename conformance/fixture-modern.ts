@@ -17,13 +17,20 @@ function answered(ctx: RequestContext, key: string): Record<string, any> | undef
 
 export function registerModernFixtures(server: McpServer): void {
   // The era-portable form: ctx.elicit asks (input-required on 2026-07-28, a pushed request before that).
-  server.registerTool('test_input_required_result_elicitation', { description: 'Asks for your name with an input-required elicitation', inputSchema: NO_ARGS }, async (_args, ctx) => {
-    const answer = await ctx.elicit(nameQuestion('What is your name?'), { key: 'user_name' });
-    return answer.action === 'accept' ? `Hello, ${answer.content?.name}!` : `No name given (${answer.action}).`;
-  });
+  server.registerTool(
+    'test_input_required_result_elicitation',
+    { description: 'Asks for your name with an input-required elicitation', inputSchema: NO_ARGS },
+    async (_args, ctx) => {
+      const answer = await ctx.elicit(nameQuestion('What is your name?'), { key: 'user_name' });
+      return answer.action === 'accept' ? `Hello, ${answer.content?.name}!` : `No name given (${answer.action}).`;
+    },
+  );
 
   server.registerTool('test_input_required_result_sampling', { description: 'Asks the client model a question', inputSchema: NO_ARGS }, async (_args, ctx) => {
-    const reply = await ctx.createMessage({ messages: [{ role: 'user', content: { type: 'text', text: 'What is the capital of France?' } }], maxTokens: 100 }, { key: 'capital_question' });
+    const reply = await ctx.createMessage(
+      { messages: [{ role: 'user', content: { type: 'text', text: 'What is the capital of France?' } }], maxTokens: 100 },
+      { key: 'capital_question' },
+    );
     return `The model said: ${text(reply)}`;
   });
 
@@ -41,23 +48,31 @@ export function registerModernFixtures(server: McpServer): void {
     return `state-ok: confirmed=${confirm.content?.ok}`;
   });
 
-  server.registerTool('test_input_required_result_tampered_state', { description: 'Issues an integrity-protected requestState', inputSchema: NO_ARGS }, (_args, ctx) => {
-    const confirm = answered(ctx, 'confirm');
-    if (!confirm) return inputRequired({ state: { step: 'confirm' } }).addElicitation('confirm', confirmRequest);
-    return `state-ok: confirmed=${confirm.content?.ok}`;
-  });
+  server.registerTool(
+    'test_input_required_result_tampered_state',
+    { description: 'Issues an integrity-protected requestState', inputSchema: NO_ARGS },
+    (_args, ctx) => {
+      const confirm = answered(ctx, 'confirm');
+      if (!confirm) return inputRequired({ state: { step: 'confirm' } }).addElicitation('confirm', confirmRequest);
+      return `state-ok: confirmed=${confirm.content?.ok}`;
+    },
+  );
 
-  server.registerTool('test_input_required_result_multiple_inputs', { description: 'Asks for a name, a greeting and the roots at once', inputSchema: NO_ARGS }, (_args, ctx) => {
-    const name = answered(ctx, 'user_name');
-    const greeting = answered(ctx, 'greeting');
-    const roots = answered(ctx, 'client_roots');
-    if (name && greeting && roots) return `${text(greeting)} ${name.content?.name}; ${roots.roots.length} root(s)`;
-    const asks = inputRequired({ state: { started: true } });
-    if (!name) asks.addElicitation('user_name', nameQuestion('What is your name?'));
-    if (!greeting) asks.addSampling('greeting', { messages: [{ role: 'user', content: { type: 'text', text: 'Generate a greeting' } }], maxTokens: 50 });
-    if (!roots) asks.addRoots('client_roots');
-    return asks;
-  });
+  server.registerTool(
+    'test_input_required_result_multiple_inputs',
+    { description: 'Asks for a name, a greeting and the roots at once', inputSchema: NO_ARGS },
+    (_args, ctx) => {
+      const name = answered(ctx, 'user_name');
+      const greeting = answered(ctx, 'greeting');
+      const roots = answered(ctx, 'client_roots');
+      if (name && greeting && roots) return `${text(greeting)} ${name.content?.name}; ${roots.roots.length} root(s)`;
+      const asks = inputRequired({ state: { started: true } });
+      if (!name) asks.addElicitation('user_name', nameQuestion('What is your name?'));
+      if (!greeting) asks.addSampling('greeting', { messages: [{ role: 'user', content: { type: 'text', text: 'Generate a greeting' } }], maxTokens: 50 });
+      if (!roots) asks.addRoots('client_roots');
+      return asks;
+    },
+  );
 
   server.registerTool('test_input_required_result_multi_round', { description: 'Asks two questions, one round each', inputSchema: NO_ARGS }, (_args, ctx) => {
     const state = (ctx.requestState ?? {}) as { name?: string };
@@ -74,19 +89,26 @@ export function registerModernFixtures(server: McpServer): void {
     return `${name} likes ${step2.content?.color}.`;
   });
 
-  server.registerTool('test_input_required_result_capabilities', { description: 'Asks only what the client can answer', inputSchema: NO_ARGS }, (_args, ctx) => {
-    const caps = ctx.session.clientCapabilities;
-    if (ctx.inputResponses && Object.keys(ctx.inputResponses).length > 0) return 'Thanks for the input.';
-    const asks = inputRequired({ state: { asked: true } });
-    if (caps.elicitation) asks.addElicitation('user_name', nameQuestion('What is your name?'));
-    if (caps.sampling) asks.addSampling('greeting', { messages: [{ role: 'user', content: { type: 'text', text: 'Generate a greeting' } }], maxTokens: 50 });
-    if (caps.roots) asks.addRoots('client_roots');
-    return asks.size > 0 ? asks : 'Nothing to ask: the client declared no input capability.';
-  });
+  server.registerTool(
+    'test_input_required_result_capabilities',
+    { description: 'Asks only what the client can answer', inputSchema: NO_ARGS },
+    (_args, ctx) => {
+      const caps = ctx.session.clientCapabilities;
+      if (ctx.inputResponses && Object.keys(ctx.inputResponses).length > 0) return 'Thanks for the input.';
+      const asks = inputRequired({ state: { asked: true } });
+      if (caps.elicitation) asks.addElicitation('user_name', nameQuestion('What is your name?'));
+      if (caps.sampling) asks.addSampling('greeting', { messages: [{ role: 'user', content: { type: 'text', text: 'Generate a greeting' } }], maxTokens: 50 });
+      if (caps.roots) asks.addRoots('client_roots');
+      return asks.size > 0 ? asks : 'Nothing to ask: the client declared no input capability.';
+    },
+  );
 
   server.registerPrompt('test_input_required_result_prompt', { description: 'A prompt that asks for context first' }, async (_args, ctx) => {
     const answer = await ctx.elicit(
-      { message: 'What context should the prompt use?', requestedSchema: { type: 'object', properties: { context: { type: 'string' } }, required: ['context'] } },
+      {
+        message: 'What context should the prompt use?',
+        requestedSchema: { type: 'object', properties: { context: { type: 'string' } }, required: ['context'] },
+      },
       { key: 'user_context' },
     );
     return { messages: [{ role: 'user', content: { type: 'text', text: `Use this context: ${answer.content?.context ?? '(none)'}` } }] };
@@ -97,13 +119,17 @@ export function registerModernFixtures(server: McpServer): void {
     return text(reply);
   });
 
-  server.registerTool('test_streaming_elicitation', { description: 'Reports progress and logs, then asks for input', inputSchema: NO_ARGS }, async (_args, ctx) => {
-    ctx.progress(1, 2, 'about to ask');
-    ctx.log('info', 'asking for a name');
-    const answer = await ctx.elicit(nameQuestion('What is your name?'), { key: 'user_name' });
-    ctx.progress(2, 2, 'done');
-    return `Hello, ${answer.content?.name}!`;
-  });
+  server.registerTool(
+    'test_streaming_elicitation',
+    { description: 'Reports progress and logs, then asks for input', inputSchema: NO_ARGS },
+    async (_args, ctx) => {
+      ctx.progress(1, 2, 'about to ask');
+      ctx.log('info', 'asking for a name');
+      const answer = await ctx.elicit(nameQuestion('What is your name?'), { key: 'user_name' });
+      ctx.progress(2, 2, 'done');
+      return `Hello, ${answer.content?.name}!`;
+    },
+  );
 
   server.registerTool('test_logging_tool', { description: 'Logs at info level', inputSchema: NO_ARGS }, (_args, ctx) => {
     ctx.log('info', 'test_logging_tool ran');

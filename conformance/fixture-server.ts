@@ -15,7 +15,10 @@ if (!Number.isInteger(port) || port < 0 || port > 65535) {
 }
 
 // A fixed requestState key: the fixture may run as several processes behind one URL.
-const server = new McpServer({ name: 'switchboard-conformance-fixture', version: '1.0.0' }, { requestState: { keys: [process.env.REQUEST_STATE_KEY ?? 'switchboard-conformance-fixture-request-state-key'] } });
+const server = new McpServer(
+  { name: 'switchboard-conformance-fixture', version: '1.0.0' },
+  { requestState: { keys: [process.env.REQUEST_STATE_KEY ?? 'switchboard-conformance-fixture-request-state-key'] } },
+);
 registerFixtureCatalog(server);
 registerModernFixtures(server);
 server.on('error', (err) => console.error('error:', err.message));

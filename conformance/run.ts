@@ -55,7 +55,10 @@ interface Check {
 }
 
 function startFixture(): Promise<{ url: string; stop: () => Promise<void> }> {
-  const child = spawn(join(root, 'node_modules/.bin/tsx'), ['conformance/fixture-server.ts', '--port', '0'], { cwd: root, stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(join(root, 'node_modules/.bin/tsx'), ['conformance/fixture-server.ts', '--port', '0'], {
+    cwd: root,
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   return new Promise((resolve, reject) => {
     let out = '';
     child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
@@ -119,14 +122,18 @@ try {
     const unscored = all.filter((c) => !checks.includes(c));
     if (unscored.length > 0) {
       const failed = unscored.filter((c) => c.check.status === 'FAILURE');
-      console.log(`\nnot scored (extensions, pending, added after the release): ${unscored.length - failed.length} passed or informational, ${failed.length} failed`);
+      console.log(
+        `\nnot scored (extensions, pending, added after the release): ${unscored.length - failed.length} passed or informational, ${failed.length} failed`,
+      );
       for (const { scenario, check } of failed) console.log(`  not scored: FAILURE ${scenario}/${check.id}: ${check.errorMessage ?? check.name}`);
     }
     const count = (status: Check['status']) => checks.filter((c) => c.check.status === status).length;
     const failures = checks.filter((c) => c.check.status === 'FAILURE');
     const warnings = checks.filter((c) => c.check.status === 'WARNING');
     const unexplained = warnings.filter((w) => !EXPLAINED_WARNINGS[`${w.scenario}/${w.check.id}`]);
-    console.log(`\n${suite.name}: ${count('SUCCESS')} passed, ${failures.length} failed, ${warnings.length} warnings (${unexplained.length} unexplained), exit ${exit}`);
+    console.log(
+      `\n${suite.name}: ${count('SUCCESS')} passed, ${failures.length} failed, ${warnings.length} warnings (${unexplained.length} unexplained), exit ${exit}`,
+    );
     for (const { scenario, check } of [...failures, ...unexplained]) {
       console.log(`  ${check.status} ${scenario}/${check.id}: ${check.errorMessage ?? check.name}`);
     }

@@ -109,10 +109,13 @@ export function registerDemoCatalog(server: McpServer): void {
   server.registerResource(
     'demo://readme',
     { name: 'readme', title: 'About this demo', description: 'What the demo server offers', mimeType: 'text/markdown' },
-    () => '# Switchboard demo\n\nTools: echo, add, count_slowly, write_note, delete_note, book_table, connect_account. Prompt: summarize. Resources: demo://readme, demo://pixel, demo://notes/{id}.\n',
+    () =>
+      '# Switchboard demo\n\nTools: echo, add, count_slowly, write_note, delete_note, book_table, connect_account. Prompt: summarize. Resources: demo://readme, demo://pixel, demo://notes/{id}.\n',
   );
 
-  server.registerResource('demo://pixel', { name: 'pixel', description: 'A 1x1 PNG', mimeType: 'image/png' }, (uri) => [{ uri, mimeType: 'image/png', blob: PIXEL }]);
+  server.registerResource('demo://pixel', { name: 'pixel', description: 'A 1x1 PNG', mimeType: 'image/png' }, (uri) => [
+    { uri, mimeType: 'image/png', blob: PIXEL },
+  ]);
 
   server.registerResourceTemplate(
     'demo://notes/{id}',

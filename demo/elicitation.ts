@@ -46,7 +46,9 @@ export function handleConnectPage(server: McpServer, path: string, res: import('
   flow.isOpen = true;
   if (flow.session.era === 'legacy') server.notifyElicitationComplete(flow.session, match[1]);
   flow.open();
-  res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end('<!doctype html><title>Connected</title><p>Your account is connected. You can close this tab.</p>\n');
+  res
+    .writeHead(200, { 'content-type': 'text/html; charset=utf-8' })
+    .end('<!doctype html><title>Connected</title><p>Your account is connected. You can close this tab.</p>\n');
   return true;
 }
 

@@ -25,14 +25,18 @@ registerElicitationDemo(server, baseUrl);
 server.on('sessionNew', (s) => console.log(`session ${s.id} started: ${s.clientInfo?.name} ${s.clientInfo?.version}, protocol ${s.protocolVersion}`));
 server.on('sessionEnd', (s, reason) => console.log(`session ${s.id} ended: ${reason}`));
 server.on('responseElicitationCreate', (s, request, response) => {
-  console.log(`session ${s.id}: elicitation ${request.id} ended: ${response.isError ? `error ${response.errorCode} ${response.errorMessage}` : response.action}`);
+  console.log(
+    `session ${s.id}: elicitation ${request.id} ended: ${response.isError ? `error ${response.errorCode} ${response.errorMessage}` : response.action}`,
+  );
 });
 server.on('error', (err) => console.error('error:', err.message));
 
 new WebSocketTransport(server).attach(http);
 http.listen(Number(process.env.PORT ?? 3000), '127.0.0.1', () => {
   const { port } = http.address() as AddressInfo;
-  console.log(`Switchboard demo listening on ws://127.0.0.1:${port}/mcp (WebSocket, subprotocol "mcp") and http://127.0.0.1:${port}/mcp (Streamable HTTP). Press Ctrl+C to stop.`);
+  console.log(
+    `Switchboard demo listening on ws://127.0.0.1:${port}/mcp (WebSocket, subprotocol "mcp") and http://127.0.0.1:${port}/mcp (Streamable HTTP). Press Ctrl+C to stop.`,
+  );
 });
 
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {

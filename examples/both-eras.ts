@@ -1,4 +1,4 @@
-import { inputRequired, McpServer, StreamableHttpTransport, WebSocketTransport } from '../src/index.js';
+import { inputRequired, McpServer, StreamableHttpTransport, WebSocketTransport } from 'switchboard-mcp';
 
 const server = new McpServer(
   { name: 'bookings', version: '1.0.0' },

@@ -1,4 +1,4 @@
-import { ElicitationNotSupportedError, McpServer, WebSocketTransport } from '../src/index.js';
+import { ElicitationNotSupportedError, McpServer, WebSocketTransport } from 'switchboard-mcp';
 
 const server = new McpServer({ name: 'travel', version: '1.0.0' });
 
@@ -12,7 +12,14 @@ server.registerTool('plan_trip', { description: 'Plans a trip' }, async (_args, 
         properties: {
           city: { type: 'string', title: 'City' },
           nights: { type: 'integer', title: 'Nights', minimum: 1, maximum: 30, default: 3 },
-          cabin: { type: 'string', oneOf: [{ const: 'economy', title: 'Economy' }, { const: 'business', title: 'Business' }], default: 'economy' },
+          cabin: {
+            type: 'string',
+            oneOf: [
+              { const: 'economy', title: 'Economy' },
+              { const: 'business', title: 'Business' },
+            ],
+            default: 'economy',
+          },
         },
         required: ['city', 'nights'],
       },
@@ -34,7 +41,7 @@ server.registerTool(
 );
 
 // Or send, and observe: every request ends in exactly one response event.
-server.on('responseElicitationCreate', (session, request, response) => {
+server.on('responseElicitationCreate', (_session, request, response) => {
   if (response.isError) console.log(`elicitation ${request.id} failed: ${response.errorCode} ${response.errorMessage}`);
   else console.log(`elicitation ${request.id}: ${response.action} ${JSON.stringify(response.content ?? {})}`);
 });

@@ -1,4 +1,4 @@
-import { McpError, McpServer, StdioTransport } from '../src/index.js';
+import { McpError, McpServer, StdioTransport } from 'switchboard-mcp';
 
 const server = new McpServer({ name: 'events', version: '1.0.0' });
 
@@ -8,7 +8,7 @@ server.on('requestTool', (session, request) => {
 });
 
 // Adjust the initialize result per client.
-server.on('initialize', (session, params, result) => {
+server.on('initialize', (_session, params, result) => {
   if (params.clientInfo.name === 'legacy-client') result.instructions = 'Keep answers short.';
 });
 

@@ -1,5 +1,5 @@
 import type { IncomingMessage } from 'node:http';
-import { McpServer, StreamableHttpTransport, WebSocketTransport } from '../src/index.js';
+import { McpServer, StreamableHttpTransport, WebSocketTransport } from 'switchboard-mcp';
 
 const server = new McpServer({ name: 'orders', version: '1.0.0' });
 server.registerTool(

@@ -1,4 +1,4 @@
-import { McpServer, WebSocketTransport } from '../src/index.js';
+import { McpServer, WebSocketTransport } from 'switchboard-mcp';
 
 const server = new McpServer({ name: 'weather', version: '1.0.0', instructions: 'Ask for the weather by city.' });
 

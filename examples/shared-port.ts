@@ -1,6 +1,6 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { McpServer, WebSocketTransport } from '../src/index.js';
+import { McpServer, WebSocketTransport } from 'switchboard-mcp';
 
 const server = new McpServer({ name: 'app', version: '1.0.0' });
 const http = createServer((req, res) => {

@@ -1,4 +1,4 @@
-import { McpServer, StdioTransport } from '../src/index.js';
+import { McpServer, StdioTransport } from 'switchboard-mcp';
 
 const server = new McpServer({ name: 'notes', version: '1.0.0' });
 server.registerResource('notes://today', { name: 'today', mimeType: 'text/plain' }, () => 'Nothing planned.');

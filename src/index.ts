@@ -34,7 +34,14 @@ export type { InputRequest, InputMethod } from './mrtr/input-required.js';
 export type { RequestStateOptions } from './mrtr/request-state.js';
 export type { CacheHint } from './server/options.js';
 export type { ElicitationResponse, SamplingResponse, RootsResponse } from './server/events.js';
-export { confirm, ConfirmationError, UserDeclinedError, UserCanceledError, ElicitationFailedError, UnexpectedElicitActionError } from './elicitation/confirm.js';
+export {
+  confirm,
+  ConfirmationError,
+  UserDeclinedError,
+  UserCanceledError,
+  ElicitationFailedError,
+  UnexpectedElicitActionError,
+} from './elicitation/confirm.js';
 
 export {
   McpError,

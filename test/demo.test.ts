@@ -67,7 +67,15 @@ describe('the demo server', () => {
     });
 
     const tools = await client.request('tools/list');
-    expect(tools.result.tools.map((t: { name: string }) => t.name)).toEqual(['echo', 'add', 'count_slowly', 'write_note', 'delete_note', 'book_table', 'connect_account']);
+    expect(tools.result.tools.map((t: { name: string }) => t.name)).toEqual([
+      'echo',
+      'add',
+      'count_slowly',
+      'write_note',
+      'delete_note',
+      'book_table',
+      'connect_account',
+    ]);
 
     expect(await client.request('tools/call', { name: 'add', arguments: { a: 2, b: 3 } }, 'add')).toEqual({
       jsonrpc: '2.0',
@@ -81,7 +89,9 @@ describe('the demo server', () => {
       result: { description: 'Summarize a text', messages: [{ role: 'user', content: { type: 'text', text: 'Summarize this (brief):\n\nMCP' } }] },
     });
 
-    expect(await client.request('completion/complete', { ref: { type: 'ref/prompt', name: 'summarize' }, argument: { name: 'style', value: 'b' } }, 'c')).toEqual({
+    expect(
+      await client.request('completion/complete', { ref: { type: 'ref/prompt', name: 'summarize' }, argument: { name: 'style', value: 'b' } }, 'c'),
+    ).toEqual({
       jsonrpc: '2.0',
       id: 'c',
       result: { completion: { values: ['brief', 'bullet-points'], total: 2, hasMore: false } },
@@ -114,7 +124,12 @@ describe('the demo server', () => {
     expect(await logged).toEqual({ jsonrpc: '2.0', method: 'notifications/message', params: { level: 'info', logger: 'notes', data: 'note 7 created' } });
 
     // Progress arrives with the token, and cancelling mid-call stops the tool with no response.
-    client.sendRaw({ jsonrpc: '2.0', id: 'count', method: 'tools/call', params: { name: 'count_slowly', arguments: { n: 50 }, _meta: { progressToken: 'tok' } } });
+    client.sendRaw({
+      jsonrpc: '2.0',
+      id: 'count',
+      method: 'tools/call',
+      params: { name: 'count_slowly', arguments: { n: 50 }, _meta: { progressToken: 'tok' } },
+    });
     expect(await client.waitFor((m) => m.method === 'notifications/progress' && m.params.progress === 2)).toEqual({
       jsonrpc: '2.0',
       method: 'notifications/progress',
@@ -133,7 +148,10 @@ describe('the demo server', () => {
     const ask = await client.nextMessage('elicitation/create');
     expect(ask.params.message).toBe('Booking at Chez Nous: who, when and where?');
     expect(ask.params.requestedSchema.required).toEqual(['name', 'email', 'date']);
-    client.respond(ask.id, { action: 'accept', content: { name: 'Ada', email: 'ada@example.com', date: '2026-12-24', guests: 4, seating: 'terrace', dietary: ['vegan'] } });
+    client.respond(ask.id, {
+      action: 'accept',
+      content: { name: 'Ada', email: 'ada@example.com', date: '2026-12-24', guests: 4, seating: 'terrace', dietary: ['vegan'] },
+    });
     expect((await call).result).toEqual({ content: [{ type: 'text', text: 'Booked a table at Chez Nous for 4 on 2026-12-24, terrace, under Ada.' }] });
 
     const second = client.request('tools/call', { name: 'book_table', arguments: { restaurant: 'Chez Nous' } }, 'bad');
@@ -193,12 +211,23 @@ describe('the demo server', () => {
     const http = url.replace(/^ws/, 'http');
     const meta = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': { elicitation: { url: {} } } };
     const call = async (extra: Record<string, unknown>) => {
-      const res = await send(http, 'POST', { accept: ACCEPT_BOTH, 'content-type': 'application/json', 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/call', 'mcp-name': 'connect_account' }, {
-        jsonrpc: '2.0',
-        id: 1,
-        method: 'tools/call',
-        params: { name: 'connect_account', arguments: {}, ...extra, _meta: meta },
-      });
+      const res = await send(
+        http,
+        'POST',
+        {
+          accept: ACCEPT_BOTH,
+          'content-type': 'application/json',
+          'mcp-protocol-version': '2026-07-28',
+          'mcp-method': 'tools/call',
+          'mcp-name': 'connect_account',
+        },
+        {
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'tools/call',
+          params: { name: 'connect_account', arguments: {}, ...extra, _meta: meta },
+        },
+      );
       return (await res.json()).result;
     };
     const first = await call({});

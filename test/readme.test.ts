@@ -171,16 +171,24 @@ describe('README examples', () => {
 
       const meta = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': { elicitation: {} } };
       const call = async (params: Record<string, unknown>) => {
-        const res = await send(url, 'POST', { accept: ACCEPT_BOTH, 'content-type': 'application/json', 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/call', 'mcp-name': 'book' }, {
-          jsonrpc: '2.0',
-          id: 1,
-          method: 'tools/call',
-          params: { name: 'book', arguments: {}, ...params, _meta: meta },
-        });
+        const res = await send(
+          url,
+          'POST',
+          { accept: ACCEPT_BOTH, 'content-type': 'application/json', 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/call', 'mcp-name': 'book' },
+          {
+            jsonrpc: '2.0',
+            id: 1,
+            method: 'tools/call',
+            params: { name: 'book', arguments: {}, ...params, _meta: meta },
+          },
+        );
         return (await res.json()).result;
       };
       const first = await call({});
-      expect(first).toMatchObject({ resultType: 'input_required', inputRequests: { 'elicit-1': { method: 'elicitation/create', params: { message: 'Which day?' } } } });
+      expect(first).toMatchObject({
+        resultType: 'input_required',
+        inputRequests: { 'elicit-1': { method: 'elicitation/create', params: { message: 'Which day?' } } },
+      });
       expect(await call({ requestState: first.requestState, inputResponses: { 'elicit-1': { action: 'accept', content: { day: '2026-12-31' } } } })).toEqual({
         resultType: 'complete',
         content: [{ type: 'text', text: 'Booked for 2026-12-31.' }],

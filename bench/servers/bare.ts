@@ -16,7 +16,13 @@ const http = createServer((req, res) => {
     const message = JSON.parse(Buffer.concat(chunks).toString('utf8'));
     if (message.method === 'initialize') {
       res.writeHead(200, { 'content-type': 'application/json', 'mcp-session-id': 'bare' });
-      res.end(JSON.stringify({ jsonrpc: '2.0', id: message.id, result: { protocolVersion: message.params.protocolVersion, capabilities: { tools: {} }, serverInfo: { name: 'bare', version: '1' } } }));
+      res.end(
+        JSON.stringify({
+          jsonrpc: '2.0',
+          id: message.id,
+          result: { protocolVersion: message.params.protocolVersion, capabilities: { tools: {} }, serverInfo: { name: 'bare', version: '1' } },
+        }),
+      );
       return;
     }
     if (message.method === undefined) {
@@ -25,7 +31,9 @@ const http = createServer((req, res) => {
       waiting.delete(message.id);
       res.writeHead(204).end();
       if (call) {
-        call.res.write(`event: message\ndata: ${JSON.stringify({ jsonrpc: '2.0', id: call.callId, result: { content: [{ type: 'text', text: `${message.result.action}:${message.result.content?.name}` }] } })}\n\n`);
+        call.res.write(
+          `event: message\ndata: ${JSON.stringify({ jsonrpc: '2.0', id: call.callId, result: { content: [{ type: 'text', text: `${message.result.action}:${message.result.content?.name}` }] } })}\n\n`,
+        );
         call.res.end();
       }
       return;
@@ -39,7 +47,11 @@ const http = createServer((req, res) => {
       const answer = message.params.inputResponses?.name;
       const result = answer
         ? { resultType: 'complete', content: [{ type: 'text', text: `${answer.action}:${answer.content?.name}` }] }
-        : { resultType: 'input_required', inputRequests: { name: { method: 'elicitation/create', params: { message: 'Who are you?', requestedSchema: {} } } }, requestState: 'state' };
+        : {
+            resultType: 'input_required',
+            inputRequests: { name: { method: 'elicitation/create', params: { message: 'Who are you?', requestedSchema: {} } } },
+            requestState: 'state',
+          };
       res.writeHead(200, { 'content-type': 'application/json' });
       res.end(JSON.stringify({ jsonrpc: '2.0', id: message.id, result }));
       return;
@@ -48,7 +60,9 @@ const http = createServer((req, res) => {
       const id = nextId++;
       waiting.set(id, { res, callId: message.id });
       res.writeHead(200, { 'content-type': 'text/event-stream' });
-      res.write(`event: message\ndata: ${JSON.stringify({ jsonrpc: '2.0', id, method: 'elicitation/create', params: { message: 'Who are you?', requestedSchema: {} } })}\n\n`);
+      res.write(
+        `event: message\ndata: ${JSON.stringify({ jsonrpc: '2.0', id, method: 'elicitation/create', params: { message: 'Who are you?', requestedSchema: {} } })}\n\n`,
+      );
       return;
     }
     res.writeHead(200, { 'content-type': 'application/json' });

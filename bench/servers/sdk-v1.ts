@@ -27,7 +27,10 @@ const http = createServer(async (req, res) => {
   const sessionId = req.headers['mcp-session-id'] as string | undefined;
   let transport = sessionId ? transports.get(sessionId) : undefined;
   if (!transport) {
-    transport = new StreamableHTTPServerTransport({ sessionIdGenerator: () => randomUUID(), onsessioninitialized: (id) => void transports.set(id, transport!) });
+    transport = new StreamableHTTPServerTransport({
+      sessionIdGenerator: () => randomUUID(),
+      onsessioninitialized: (id) => void transports.set(id, transport!),
+    });
     await createSdkServer().connect(transport);
   }
   await transport.handleRequest(req, res);

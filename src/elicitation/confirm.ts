@@ -34,8 +34,15 @@ export class UserCanceledError extends ConfirmationError {
 /** The confirmation could not be asked or answered: timeout, cancellation, a closed session or the client's error. */
 export class ElicitationFailedError extends ConfirmationError {
   override name = 'ElicitationFailedError';
-  constructor(readonly question: string, cause: unknown) {
-    super('ELICITATION_FAILED', `Could not get a confirmation for "${question}": ${cause instanceof Error ? cause.message : String(cause)}. Nothing was done.`, { cause });
+  constructor(
+    readonly question: string,
+    cause: unknown,
+  ) {
+    super(
+      'ELICITATION_FAILED',
+      `Could not get a confirmation for "${question}": ${cause instanceof Error ? cause.message : String(cause)}. Nothing was done.`,
+      { cause },
+    );
   }
 }
 
@@ -43,7 +50,9 @@ export class ElicitationFailedError extends ConfirmationError {
 export class UnexpectedElicitActionError extends McpError {
   override name = 'UnexpectedElicitActionError';
   constructor(readonly action: unknown) {
-    super(ErrorCode.InvalidParams, `The client answered elicitation/create with action ${JSON.stringify(action)}; expected accept, decline or cancel`, { action });
+    super(ErrorCode.InvalidParams, `The client answered elicitation/create with action ${JSON.stringify(action)}; expected accept, decline or cancel`, {
+      action,
+    });
   }
 }
 

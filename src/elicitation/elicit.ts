@@ -10,7 +10,6 @@ import { UnexpectedElicitActionError } from './confirm.js';
 import { checkRequestedSchema } from './schema-subset.js';
 import { isObject } from '../protocol/is-object.js';
 
-
 /** Schemas (by their JSON) already found to lie in the subset: the check is a pure function of the content. */
 const checkedSchemas = new Set<string>();
 const CHECKED_SCHEMAS_LIMIT = 4096;
@@ -42,7 +41,8 @@ export const elicitationKind: ClientRequestKind<ElicitParams, ElicitResult> = {
     // client/elicitation.mdx: a server MUST NOT send a mode the client did not declare.
     if (!supportsElicitationMode(session.clientCapabilities, mode)) throw new ElicitationNotSupportedError(mode);
     if (params.mode === 'url') {
-      if (typeof params.url !== 'string' || !URL.canParse(params.url)) throw new TypeError(`URL elicitation needs a valid absolute url; got ${JSON.stringify(params.url)}`);
+      if (typeof params.url !== 'string' || !URL.canParse(params.url))
+        throw new TypeError(`URL elicitation needs a valid absolute url; got ${JSON.stringify(params.url)}`);
       if (params.elicitationId !== undefined && typeof params.elicitationId !== 'string') throw new TypeError('elicitationId must be a string');
       return params.elicitationId === undefined ? { ...params, elicitationId: randomUUID() } : params;
     }

@@ -20,7 +20,6 @@ const TOP_LEVEL_KEYS = new Set(['$schema', 'type', 'properties', 'required', 'ti
 
 type Obj = Record<string, unknown>;
 
-
 function fail(where: string, problem: string): never {
   throw new TypeError(`requestedSchema${where}: ${problem}. Elicitation forms take a flat object of string, number, integer, boolean and enum properties`);
 }

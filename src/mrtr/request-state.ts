@@ -77,8 +77,10 @@ export class RequestStateCodec {
   constructor(options: RequestStateOptions = {}) {
     this.ttlMs = options.ttlMs ?? 600_000;
     this.maxRounds = options.maxRounds ?? 8;
-    if (!Number.isInteger(this.ttlMs) || this.ttlMs <= 0) throw new TypeError(`Option requestState.ttlMs must be a positive integer; got ${JSON.stringify(options.ttlMs)}`);
-    if (!Number.isInteger(this.maxRounds) || this.maxRounds <= 0) throw new TypeError(`Option requestState.maxRounds must be a positive integer; got ${JSON.stringify(options.maxRounds)}`);
+    if (!Number.isInteger(this.ttlMs) || this.ttlMs <= 0)
+      throw new TypeError(`Option requestState.ttlMs must be a positive integer; got ${JSON.stringify(options.ttlMs)}`);
+    if (!Number.isInteger(this.maxRounds) || this.maxRounds <= 0)
+      throw new TypeError(`Option requestState.maxRounds must be a positive integer; got ${JSON.stringify(options.maxRounds)}`);
     if (options.keys !== undefined && (!Array.isArray(options.keys) || options.keys.length === 0)) {
       throw new TypeError('Option requestState.keys must be a non-empty array of secrets (the first signs, all verify)');
     }
@@ -91,9 +93,12 @@ export class RequestStateCodec {
   mint(payload: Omit<StatePayload, 'id' | 'expiresAt'>): string {
     if (this.ephemeral && !this.warned) {
       this.warned = true;
-      process.emitWarning('requestState is signed with a random per-process key: set requestState.keys when several instances serve one endpoint, or retries will fail', {
-        code: 'SWITCHBOARD_EPHEMERAL_STATE_KEY',
-      });
+      process.emitWarning(
+        'requestState is signed with a random per-process key: set requestState.keys when several instances serve one endpoint, or retries will fail',
+        {
+          code: 'SWITCHBOARD_EPHEMERAL_STATE_KEY',
+        },
+      );
     }
     const full: StatePayload = { ...payload, id: randomBytes(12).toString('base64url'), expiresAt: Date.now() + this.ttlMs };
     const key = this.keys[0];

@@ -5,7 +5,14 @@
  * input-required a handler returns is fulfilled by pushing its requests and running the handler again.
  */
 import { supportsElicitationMode } from '../protocol/capabilities.js';
-import { ElicitationNotSupportedError, ErrorCode, McpError, RootsNotSupportedError, SamplingNotSupportedError, UrlElicitationRequiredError } from '../protocol/errors.js';
+import {
+  ElicitationNotSupportedError,
+  ErrorCode,
+  McpError,
+  RootsNotSupportedError,
+  SamplingNotSupportedError,
+  UrlElicitationRequiredError,
+} from '../protocol/errors.js';
 import { isObject } from '../protocol/is-object.js';
 import type { ClientCapabilities, ElicitParams } from '../protocol/types.js';
 import type { RequestContext } from '../server/context.js';
@@ -85,7 +92,8 @@ function checkInputCapability(capabilities: ClientCapabilities, request: InputRe
   } else if (request.method === 'sampling/createMessage') {
     if (!isObject(capabilities.sampling)) throw new SamplingNotSupportedError();
     const params = request.params as { tools?: unknown; toolChoice?: unknown } | undefined;
-    if ((params?.tools !== undefined || params?.toolChoice !== undefined) && !isObject(capabilities.sampling.tools)) throw new SamplingNotSupportedError('sampling.tools');
+    if ((params?.tools !== undefined || params?.toolChoice !== undefined) && !isObject(capabilities.sampling.tools))
+      throw new SamplingNotSupportedError('sampling.tools');
   } else if (!isObject(capabilities.roots)) {
     throw new RootsNotSupportedError();
   }
@@ -154,7 +162,10 @@ export interface InputTarget {
 }
 
 function roundsExceeded(target: InputTarget, max: number): McpError {
-  return new McpError(ErrorCode.InvalidParams, `${target.method} ${target.target} asked for input ${max} times without finishing; answer every input request in one retry, or raise requestState.maxRounds`);
+  return new McpError(
+    ErrorCode.InvalidParams,
+    `${target.method} ${target.target} asked for input ${max} times without finishing; answer every input request in one retry, or raise requestState.maxRounds`,
+  );
 }
 
 /**
@@ -163,11 +174,23 @@ function roundsExceeded(target: InputTarget, max: number): McpError {
  * something it has no answer to yet; in the handshake era it fulfils an explicit input-required by
  * pushing the requests to the client and running the handler again.
  */
-export async function runWithInput<R>(server: McpServer, ctx: RequestContext, params: Record<string, unknown>, target: InputTarget, invoke: () => Promise<R | InputRequired>): Promise<R | Record<string, unknown>> {
+export async function runWithInput<R>(
+  server: McpServer,
+  ctx: RequestContext,
+  params: Record<string, unknown>,
+  target: InputTarget,
+  invoke: () => Promise<R | InputRequired>,
+): Promise<R | Record<string, unknown>> {
   return ctx.session.era === 'modern' ? runModernRound(server, ctx, params, target, invoke) : runLegacyRounds(server, ctx, target, invoke);
 }
 
-async function runModernRound<R>(server: McpServer, ctx: RequestContext, params: Record<string, unknown>, target: InputTarget, invoke: () => Promise<R | InputRequired>) {
+async function runModernRound<R>(
+  server: McpServer,
+  ctx: RequestContext,
+  params: Record<string, unknown>,
+  target: InputTarget,
+  invoke: () => Promise<R | InputRequired>,
+) {
   const codec = server.requestStates;
   // Hashing the arguments is only needed when state comes in or goes out: most calls need neither.
   const binding = (): StateBinding => ({
@@ -211,7 +234,8 @@ async function runModernRound<R>(server: McpServer, ctx: RequestContext, params:
   // An explicit input-required may carry state alone: "not done yet, come back" (mrtr.mdx).
   if (!pending || (pending.size === 0 && !(explicit && pending.state !== undefined))) {
     if (failure !== undefined) throw failure;
-    if (explicit) throw new McpError(ErrorCode.InternalError, `${target.method} ${target.target} returned an input-required with neither input requests nor state`);
+    if (explicit)
+      throw new McpError(ErrorCode.InternalError, `${target.method} ${target.target} returned an input-required with neither input requests nor state`);
     return result as R;
   }
   if (round.round + 1 > codec.maxRounds) throw roundsExceeded(target, codec.maxRounds);
@@ -224,7 +248,9 @@ async function runModernRound<R>(server: McpServer, ctx: RequestContext, params:
     answers,
     state: pending.state !== undefined ? pending.state : round.state,
   });
-  return pending.size === 0 ? { resultType: 'input_required', requestState } : { resultType: 'input_required', inputRequests: wireRequests(pending), requestState };
+  return pending.size === 0
+    ? { resultType: 'input_required', requestState }
+    : { resultType: 'input_required', inputRequests: wireRequests(pending), requestState };
 }
 
 async function runLegacyRounds<R>(server: McpServer, ctx: RequestContext, target: InputTarget, invoke: () => Promise<R | InputRequired>) {

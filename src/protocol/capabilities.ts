@@ -2,7 +2,6 @@
 import type { ClientCapabilities } from './types.js';
 import { isObject } from './is-object.js';
 
-
 /**
  * Normalise what a client declared. `elicitation: {}` (the 2025-06-18 form) means `{form: {}}`
  * (client/elicitation.mdx); a non-object capability value is dropped rather than trusted.

@@ -48,9 +48,7 @@ export class McpError extends Error {
   }
 
   toJSON(): JsonRpcErrorObject {
-    return this.data === undefined
-      ? { code: this.code, message: this.message }
-      : { code: this.code, message: this.message, data: this.data };
+    return this.data === undefined ? { code: this.code, message: this.message } : { code: this.code, message: this.message, data: this.data };
   }
 
   static fromObject(error: JsonRpcErrorObject): McpError {

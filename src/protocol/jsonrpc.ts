@@ -38,10 +38,7 @@ export type Classified =
   | { kind: 'invalid'; id: RequestId | null; error: JsonRpcErrorObject };
 
 /** The result of decoding one frame, line or body: a single value, a batch (array), or a parse error. */
-export type Decoded =
-  | { kind: 'single'; value: unknown }
-  | { kind: 'batch'; values: unknown[] }
-  | { kind: 'parse-error'; error: JsonRpcErrorObject };
+export type Decoded = { kind: 'single'; value: unknown } | { kind: 'batch'; values: unknown[] } | { kind: 'parse-error'; error: JsonRpcErrorObject };
 
 export function decode(text: string): Decoded {
   let value: unknown;

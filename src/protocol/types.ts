@@ -63,8 +63,18 @@ export interface Annotations {
   lastModified?: string;
 }
 
-export interface TextResourceContents { uri: string; mimeType?: string; text: string; _meta?: Meta }
-export interface BlobResourceContents { uri: string; mimeType?: string; blob: string; _meta?: Meta }
+export interface TextResourceContents {
+  uri: string;
+  mimeType?: string;
+  text: string;
+  _meta?: Meta;
+}
+export interface BlobResourceContents {
+  uri: string;
+  mimeType?: string;
+  blob: string;
+  _meta?: Meta;
+}
 export type ResourceContents = TextResourceContents | BlobResourceContents;
 
 export type ContentBlock =

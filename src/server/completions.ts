@@ -3,10 +3,7 @@ import type { CompleteResult } from '../protocol/types.js';
 import type { RequestContext } from './context.js';
 
 /** Suggest values for an argument, given what was typed so far and the other arguments already filled in. */
-export type Completer = (
-  value: string,
-  context: { arguments: Record<string, string>; ctx: RequestContext },
-) => string[] | Promise<string[]>;
+export type Completer = (value: string, context: { arguments: Record<string, string>; ctx: RequestContext }) => string[] | Promise<string[]>;
 
 const MAX_VALUES = 100;
 

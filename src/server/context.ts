@@ -126,13 +126,15 @@ export class RequestContext {
    * again on the retry, from the start (so whatever it did before asking runs again).
    */
   elicit(params: ElicitParams, options: InputOptions = {}): Promise<ElicitResult> {
-    if (this.session.era === 'modern') return this.askInput('elicitation/create', params as unknown as Record<string, unknown>, options.key) as Promise<ElicitResult>;
+    if (this.session.era === 'modern')
+      return this.askInput('elicitation/create', params as unknown as Record<string, unknown>, options.key) as Promise<ElicitResult>;
     return this.session.elicit(params, this.related(options));
   }
 
   /** Sampling in either era, like `elicit`. */
   createMessage(params: CreateMessageParams, options: InputOptions = {}): Promise<CreateMessageResult> {
-    if (this.session.era === 'modern') return this.askInput('sampling/createMessage', params as unknown as Record<string, unknown>, options.key) as Promise<CreateMessageResult>;
+    if (this.session.era === 'modern')
+      return this.askInput('sampling/createMessage', params as unknown as Record<string, unknown>, options.key) as Promise<CreateMessageResult>;
     return this.session.createMessage(params, this.related(options));
   }
 

@@ -191,12 +191,17 @@ function handleResponse(server: McpServer, session: McpSession, response: JsonRp
     ? { ok: false as const, error: McpError.fromObject(response.error) }
     : isObject(response.result)
       ? { ok: true as const, result: response.result }
-      : { ok: false as const, error: new McpError(ErrorCode.InvalidParams, 'The client replied with a result that is not an object', { result: response.result }) };
+      : {
+          ok: false as const,
+          error: new McpError(ErrorCode.InvalidParams, 'The client replied with a result that is not an object', { result: response.result }),
+        };
   if (!outcome.ok && !isErrorResponse(response)) server.stats.invalidResults++;
   const match = session.pending.reply(response.id, outcome);
   if (match === 'settled') return;
   const counter = match === 'late' ? 'lateResponses' : match === 'duplicate' ? 'duplicateResponses' : 'unknownResponses';
   server.stats[counter]++;
-  server.reportError(new Error(`Ignored ${match === 'unknown' ? 'an' : 'a'} ${match} reply from the client for request id ${JSON.stringify(response.id)}`), session);
+  server.reportError(
+    new Error(`Ignored ${match === 'unknown' ? 'an' : 'a'} ${match} reply from the client for request id ${JSON.stringify(response.id)}`),
+    session,
+  );
 }
-

@@ -37,7 +37,8 @@ function initialize(server: McpServer, session: McpSession, params: Record<strin
   if (session.state !== 'new') throw new McpError(ErrorCode.InvalidRequest, 'Invalid Request: initialize was already received on this session');
   const { protocolVersion, capabilities, clientInfo } = params as Partial<InitializeParams>;
   if (typeof protocolVersion !== 'string') throw invalidParams('initialize needs params.protocolVersion as a string');
-  if (typeof capabilities !== 'object' || capabilities === null || Array.isArray(capabilities)) throw invalidParams('initialize needs params.capabilities as an object');
+  if (typeof capabilities !== 'object' || capabilities === null || Array.isArray(capabilities))
+    throw invalidParams('initialize needs params.capabilities as an object');
   if (typeof clientInfo?.name !== 'string' || typeof clientInfo.version !== 'string') {
     throw invalidParams('initialize needs params.clientInfo with a name and a version');
   }
@@ -76,7 +77,13 @@ async function callToolMethod(server: McpServer, session: McpSession, params: Re
   if (!entry && server.listenerCount('requestTool') === 0) throw invalidParams(`Unknown tool: ${name}`);
   // Listeners run inside the input rounds too, so they may ask for input like handlers do.
   return runWithInput(server, ctx, params, { method: 'tools/call', target: name, arguments: args }, async () => {
-    const answer = emitRequest<ToolRequestEvent['params'], CallToolResult | string | InputRequired>(server, 'requestTool', session, { name, arguments: args }, ctx);
+    const answer = emitRequest<ToolRequestEvent['params'], CallToolResult | string | InputRequired>(
+      server,
+      'requestTool',
+      session,
+      { name, arguments: args },
+      ctx,
+    );
     if (answer !== undefined) {
       const result = await answer;
       return typeof result === 'string' ? { content: [{ type: 'text' as const, text: result }] } : result;

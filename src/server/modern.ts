@@ -6,7 +6,7 @@
 import { normalizeClientCapabilities } from '../protocol/capabilities.js';
 import { ErrorCode, McpError, UnsupportedProtocolVersionError } from '../protocol/errors.js';
 import { isObject } from '../protocol/is-object.js';
-import { errorResponse, resultResponse, type JsonRpcErrorResponse, type JsonRpcRequest } from '../protocol/jsonrpc.js';
+import { errorResponse, resultResponse, type JsonRpcErrorResponse, type JsonRpcRequest, type JsonRpcResponse } from '../protocol/jsonrpc.js';
 import { META } from '../protocol/meta.js';
 import type { Implementation } from '../protocol/types.js';
 import { isModernProtocolVersion, MODERN_PROTOCOL_VERSIONS } from '../protocol/versions.js';
@@ -90,7 +90,10 @@ function admit(server: McpServer, channel: Channel, request: JsonRpcRequest, pri
   const info = meta[META.clientInfo];
   const logLevel = meta[META.logLevel];
   if (logLevel !== undefined && !isLoggingLevel(logLevel)) {
-    return errorResponse(request.id, { code: ErrorCode.InvalidParams, message: `Invalid params: _meta["${META.logLevel}"] ${JSON.stringify(logLevel)} is not a log level` });
+    return errorResponse(request.id, {
+      code: ErrorCode.InvalidParams,
+      message: `Invalid params: _meta["${META.logLevel}"] ${JSON.stringify(logLevel)} is not a log level`,
+    });
   }
   return new McpSession(server, channel, {
     protocolVersion: version,
@@ -126,7 +129,7 @@ export async function handleModernRequest(server: McpServer, channel: Channel, r
   const params = request.params ?? {};
   const ctx = new RequestContext(session, request.id, request.method, params._meta as Record<string, unknown> | undefined);
   const untrack = hooks.track?.(ctx);
-  let response;
+  let response: JsonRpcResponse;
   try {
     response = resultResponse(request.id, decorate(server, request.method, params, await handler(server, session, params, ctx)));
   } catch (err) {
@@ -146,8 +149,13 @@ export async function handleModernRequest(server: McpServer, channel: Channel, r
 /** The HTTP status a 2026-07-28 error response goes out with (streamable-http.mdx, status mapping). */
 export function modernErrorStatus(code: number): number {
   if (code === ErrorCode.MethodNotFound) return 404;
-  if (code === ErrorCode.InvalidParams || code === ErrorCode.HeaderMismatch || code === ErrorCode.MissingRequiredClientCapability || code === ErrorCode.UnsupportedProtocolVersion) return 400;
+  if (
+    code === ErrorCode.InvalidParams ||
+    code === ErrorCode.HeaderMismatch ||
+    code === ErrorCode.MissingRequiredClientCapability ||
+    code === ErrorCode.UnsupportedProtocolVersion
+  )
+    return 400;
   if (code === ErrorCode.InvalidRequest || code === ErrorCode.ParseError) return 400;
   return 200;
 }
-

@@ -53,7 +53,8 @@ export function resolveServerOptions(options: McpServerOptions = {}): ResolvedSe
     requestState: options.requestState,
     cache: options.cache ?? { ttlMs: 0, scope: 'private' },
   };
-  if (!['dual', 'legacy', 'modern'].includes(resolved.eras)) throw new TypeError(`McpServer option eras must be dual, legacy or modern; got ${JSON.stringify(resolved.eras)}`);
+  if (!['dual', 'legacy', 'modern'].includes(resolved.eras))
+    throw new TypeError(`McpServer option eras must be dual, legacy or modern; got ${JSON.stringify(resolved.eras)}`);
   checkCacheHint('cache', resolved.cache);
   for (const key of ['requestTimeoutMs', 'elicitationTimeoutMs', 'samplingTimeoutMs', 'maxRequestTimeoutMs'] as const) {
     positiveInteger(key, resolved[key], MAX_TIMER_MS);
@@ -63,7 +64,9 @@ export function resolveServerOptions(options: McpServerOptions = {}): ResolvedSe
     throw new TypeError(`McpServer option validateElicitationResponses must be a boolean; got ${JSON.stringify(resolved.validateElicitationResponses)}`);
   }
   if (!isLoggingLevel(resolved.defaultLogLevel)) {
-    throw new TypeError(`McpServer option defaultLogLevel must be one of debug, info, notice, warning, error, critical, alert, emergency; got ${JSON.stringify(resolved.defaultLogLevel)}`);
+    throw new TypeError(
+      `McpServer option defaultLogLevel must be one of debug, info, notice, warning, error, critical, alert, emergency; got ${JSON.stringify(resolved.defaultLogLevel)}`,
+    );
   }
   if (resolved.capabilities !== undefined && (typeof resolved.capabilities !== 'object' || resolved.capabilities === null)) {
     throw new TypeError('McpServer option capabilities must be an object');

@@ -3,7 +3,7 @@
  * outgoing ids. Every entry ends exactly once (result, error reply, timeout, cancellation or close),
  * and leaves the table before its promise settles.
  */
-import { ConnectionClosedError, McpError, RequestCancelledError, RequestTimeoutError } from '../protocol/errors.js';
+import { ConnectionClosedError, type McpError, RequestCancelledError, RequestTimeoutError } from '../protocol/errors.js';
 import type { RequestId } from '../protocol/types.js';
 
 export type RequestOutcome = { ok: true; result: Record<string, unknown> } | { ok: false; error: McpError };

@@ -1,3 +1,4 @@
+// biome-ignore-all lint/suspicious/noExplicitAny: the overrides must match eventemitter3's own signatures, which use any
 /**
  * An eventemitter3 whose listeners cannot break the emitter: a listener that throws (or returns a
  * rejected promise) is reported through `error` and the remaining listeners still run.

@@ -4,7 +4,6 @@ import type { CreateMessageParams, CreateMessageResult } from '../protocol/types
 import type { ClientRequestKind } from './client-requests.js';
 import { isObject } from '../protocol/is-object.js';
 
-
 export const samplingKind: ClientRequestKind<CreateMessageParams, CreateMessageResult> = {
   method: 'sampling/createMessage',
   event: 'responseSamplingCreateMessage',

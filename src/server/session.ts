@@ -92,7 +92,13 @@ export class McpSession {
     /** @internal */ readonly server: McpServer,
     private readonly channel: Channel,
     /** For a 2026-07-28 request: what its `_meta` said about the client. */
-    modern?: { protocolVersion: string; clientInfo: Implementation | undefined; clientCapabilities: ClientCapabilities; logLevel: LoggingLevel | undefined; principal: unknown },
+    modern?: {
+      protocolVersion: string;
+      clientInfo: Implementation | undefined;
+      clientCapabilities: ClientCapabilities;
+      logLevel: LoggingLevel | undefined;
+      principal: unknown;
+    },
   ) {
     this.transport = channel.kind;
     this.remoteAddress = channel.remoteAddress;
@@ -271,7 +277,13 @@ export class McpSession {
     } catch (err) {
       this.server.reportError(err, this);
       if ('result' in response) {
-        this.send(errorResponse(response.id, { code: ErrorCode.InternalError, message: `Internal error: the result could not be serialised (${(err as Error).message})` }), related);
+        this.send(
+          errorResponse(response.id, {
+            code: ErrorCode.InternalError,
+            message: `Internal error: the result could not be serialised (${(err as Error).message})`,
+          }),
+          related,
+        );
       }
     }
   }

@@ -46,7 +46,8 @@ function honoured(requested: unknown): SubscriptionFilter {
   if (wanted.toolsListChanged === true) filter.toolsListChanged = true;
   if (wanted.promptsListChanged === true) filter.promptsListChanged = true;
   if (wanted.resourcesListChanged === true) filter.resourcesListChanged = true;
-  if (Array.isArray(wanted.resourceSubscriptions)) filter.resourceSubscriptions = wanted.resourceSubscriptions.filter((u): u is string => typeof u === 'string');
+  if (Array.isArray(wanted.resourceSubscriptions))
+    filter.resourceSubscriptions = wanted.resourceSubscriptions.filter((u): u is string => typeof u === 'string');
   return filter;
 }
 

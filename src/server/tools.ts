@@ -103,9 +103,15 @@ export async function callTool(entry: ToolEntry, args: Record<string, unknown>, 
     throw new McpError(ErrorCode.InternalError, `Tool ${name} returned ${String(result)}; return a CallToolResult or a string`);
   }
   if (entry.validateOutput && !result.isError) {
-    const problems = result.structuredContent === undefined ? [{ path: '', rule: 'required', message: 'structuredContent is missing' }] : entry.validateOutput(result.structuredContent);
+    const problems =
+      result.structuredContent === undefined
+        ? [{ path: '', rule: 'required', message: 'structuredContent is missing' }]
+        : entry.validateOutput(result.structuredContent);
     if (problems) {
-      throw new McpError(ErrorCode.InternalError, `Tool ${name} returned structuredContent that does not match its outputSchema: ${describeViolations(problems)}`);
+      throw new McpError(
+        ErrorCode.InternalError,
+        `Tool ${name} returned structuredContent that does not match its outputSchema: ${describeViolations(problems)}`,
+      );
     }
   }
   // tools.mdx: structured results SHOULD also be given as serialized JSON in a text block.

@@ -32,7 +32,7 @@ export class UriTemplate {
       names.push(...expression.names);
       pattern += this.expressionPattern(expression);
     }
-    pattern += escapeRegex(template.slice(last)) + '$';
+    pattern += `${escapeRegex(template.slice(last))}$`;
     if (/[{}]/.test(template.replace(EXPRESSION, ''))) throw new TypeError(`Invalid URI template '${template}': unbalanced { or }`);
     this.variableNames = names;
     this.regex = new RegExp(pattern);
@@ -85,7 +85,7 @@ export class UriTemplate {
         case '/':
           return parts.map((n) => op + enc(variables[n])).join('');
         case '#':
-          return '#' + parts.map((n) => enc(variables[n])).join(',');
+          return `#${parts.map((n) => enc(variables[n])).join(',')}`;
         default:
           return parts.map((n) => enc(variables[n])).join(',');
       }

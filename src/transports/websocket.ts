@@ -60,14 +60,20 @@ export class WebSocketTransport implements Closable {
     checkAllowedOrigins('allowedOrigins', this.options.allowedOrigins);
     if (this.options.keepAliveIntervalMs !== 0) positiveInteger('keepAliveIntervalMs', this.options.keepAliveIntervalMs);
     this.path = this.options.path;
-    this.wss = new WebSocketServer({ noServer: true, maxPayload: this.options.maxPayload, handleProtocols: (offered) => (offered.has(SUBPROTOCOL) ? SUBPROTOCOL : false) });
+    this.wss = new WebSocketServer({
+      noServer: true,
+      maxPayload: this.options.maxPayload,
+      handleProtocols: (offered) => (offered.has(SUBPROTOCOL) ? SUBPROTOCOL : false),
+    });
   }
 
   /** Listen on a port of its own. Plain HTTP requests there get 426; other paths get 404. */
   async listen(options: ListenOptions = {}): Promise<ListeningAddress> {
     if (this.ownServer) throw new Error('WebSocketTransport is already listening; create another transport for another port');
     const http = createServer((_req, res) => {
-      res.writeHead(426, { 'content-type': 'text/plain', upgrade: 'websocket' }).end(`Upgrade to WebSocket at ${this.path} with subprotocol '${SUBPROTOCOL}'\n`);
+      res
+        .writeHead(426, { 'content-type': 'text/plain', upgrade: 'websocket' })
+        .end(`Upgrade to WebSocket at ${this.path} with subprotocol '${SUBPROTOCOL}'\n`);
     });
     this.ownServer = http;
     this.attach(http, { exclusive: true });

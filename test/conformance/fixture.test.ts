@@ -29,7 +29,12 @@ const root = fileURLToPath(new URL('../..', import.meta.url));
 const tsx = fileURLToPath(new URL('../../node_modules/.bin/tsx', import.meta.url));
 
 const FIXTURE_INFO = { name: 'switchboard-conformance-fixture', version: '1.0.0' };
-const SAMPLING_ANSWER = { role: 'assistant' as const, content: { type: 'text' as const, text: 'This is a test response from the client' }, model: 'test-model', stopReason: 'endTurn' };
+const SAMPLING_ANSWER = {
+  role: 'assistant' as const,
+  content: { type: 'text' as const, text: 'This is a test response from the client' },
+  model: 'test-model',
+  stopReason: 'endTurn',
+};
 
 interface Fixture {
   client: Client;
@@ -199,9 +204,21 @@ describe('tools', () => {
     const reply = await client.request('tools/call', { name: 'test_tool_with_progress', arguments: {}, _meta: { progressToken: 'progress-test-1' } }, 'call-1');
     expect(reply).toEqual({ jsonrpc: '2.0', id: 'call-1', result: { content: [{ type: 'text', text: 'progress-test-1' }] } });
     expect(log).toEqual([
-      { jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: 'progress-test-1', progress: 0, total: 100, message: 'Completed step 0 of 100' } },
-      { jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: 'progress-test-1', progress: 50, total: 100, message: 'Completed step 50 of 100' } },
-      { jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: 'progress-test-1', progress: 100, total: 100, message: 'Completed step 100 of 100' } },
+      {
+        jsonrpc: '2.0',
+        method: 'notifications/progress',
+        params: { progressToken: 'progress-test-1', progress: 0, total: 100, message: 'Completed step 0 of 100' },
+      },
+      {
+        jsonrpc: '2.0',
+        method: 'notifications/progress',
+        params: { progressToken: 'progress-test-1', progress: 50, total: 100, message: 'Completed step 50 of 100' },
+      },
+      {
+        jsonrpc: '2.0',
+        method: 'notifications/progress',
+        params: { progressToken: 'progress-test-1', progress: 100, total: 100, message: 'Completed step 100 of 100' },
+      },
       reply,
     ]);
   });
@@ -288,9 +305,17 @@ describe('tools', () => {
   });
 
   it('test_elicitation_sep1330_enums sends the five SEP-1330 enum forms in one request and reports the answer', async () => {
-    const answer = { untitledSingle: 'option1', titledSingle: 'value2', legacyEnum: 'opt3', untitledMulti: ['option1', 'option2'], titledMulti: ['value1', 'value3'] };
+    const answer = {
+      untitledSingle: 'option1',
+      titledSingle: 'value2',
+      legacyEnum: 'opt3',
+      untitledMulti: ['option1', 'option2'],
+      titledMulti: ['value1', 'value3'],
+    };
     const { client, elicitations } = await openFixture({ action: 'accept', content: answer });
-    expect(await client.callTool({ name: 'test_elicitation_sep1330_enums' })).toEqual(text(`Elicitation completed: action=accept, content=${JSON.stringify(answer)}`));
+    expect(await client.callTool({ name: 'test_elicitation_sep1330_enums' })).toEqual(
+      text(`Elicitation completed: action=accept, content=${JSON.stringify(answer)}`),
+    );
     expect(elicitations).toHaveLength(1);
     const request = elicitations[0];
     expect(request).toMatchObject({ mode: 'form', message: 'Please select options from the enum fields' });
@@ -306,7 +331,12 @@ describe('tools', () => {
         { const: 'value3', title: 'Third Option' },
       ],
     });
-    expect(properties.legacyEnum).toEqual({ type: 'string', description: 'Select one option (legacy)', enum: ['opt1', 'opt2', 'opt3'], enumNames: ['Option One', 'Option Two', 'Option Three'] });
+    expect(properties.legacyEnum).toEqual({
+      type: 'string',
+      description: 'Select one option (legacy)',
+      enum: ['opt1', 'opt2', 'opt3'],
+      enumNames: ['Option One', 'Option Two', 'Option Three'],
+    });
     expect(properties.untitledMulti).toEqual({
       type: 'array',
       description: 'Select multiple options',
@@ -343,6 +373,7 @@ describe('tools', () => {
     },
     allOf: [{ anyOf: [{ required: ['phone'] }, { required: ['email'] }] }],
     if: { properties: { contactMethod: { const: 'phone' } }, required: ['contactMethod'] },
+    // biome-ignore lint/suspicious/noThenProperty: the JSON Schema if/then/else keyword
     then: { required: ['phone'] },
     else: { required: ['email'] },
     additionalProperties: false,
@@ -364,7 +395,10 @@ describe('tools', () => {
   it('json_schema_2020_12_tool validates arguments through $defs and additionalProperties', async () => {
     const { client } = await openFixture();
     expect(
-      await client.callTool({ name: 'json_schema_2020_12_tool', arguments: { name: 'Ada', address: { street: '1 Main St', city: 'Springfield' }, email: 'ada@example.com' } }),
+      await client.callTool({
+        name: 'json_schema_2020_12_tool',
+        arguments: { name: 'Ada', address: { street: '1 Main St', city: 'Springfield' }, email: 'ada@example.com' },
+      }),
     ).toEqual(text('JSON Schema 2020-12 tool called with: {"name":"Ada","address":{"street":"1 Main St","city":"Springfield"},"email":"ada@example.com"}'));
     expect(await client.callTool({ name: 'json_schema_2020_12_tool', arguments: { name: 'Ada', address: { city: 7 }, email: 'ada@example.com' } })).toEqual(
       text('Invalid arguments for tool json_schema_2020_12_tool: /address/city: must be string', true),
@@ -384,9 +418,27 @@ describe('resources', () => {
     const { client } = await openFixture();
     expect(await client.listResources()).toEqual({
       resources: [
-        { uri: 'test://static-text', name: 'static-text', title: 'Static Text Resource', description: 'A static text resource for testing', mimeType: 'text/plain' },
-        { uri: 'test://static-binary', name: 'static-binary', title: 'Static Binary Resource', description: 'A static binary resource (image) for testing', mimeType: 'image/png' },
-        { uri: 'test://watched-resource', name: 'watched-resource', title: 'Watched Resource', description: 'A resource clients can subscribe to', mimeType: 'text/plain' },
+        {
+          uri: 'test://static-text',
+          name: 'static-text',
+          title: 'Static Text Resource',
+          description: 'A static text resource for testing',
+          mimeType: 'text/plain',
+        },
+        {
+          uri: 'test://static-binary',
+          name: 'static-binary',
+          title: 'Static Binary Resource',
+          description: 'A static binary resource (image) for testing',
+          mimeType: 'image/png',
+        },
+        {
+          uri: 'test://watched-resource',
+          name: 'watched-resource',
+          title: 'Watched Resource',
+          description: 'A resource clients can subscribe to',
+          mimeType: 'text/plain',
+        },
       ],
     });
   });
@@ -395,7 +447,13 @@ describe('resources', () => {
     const { client } = await openFixture();
     expect(await client.listResourceTemplates()).toEqual({
       resourceTemplates: [
-        { uriTemplate: 'test://template/{id}/data', name: 'template', title: 'Resource Template', description: 'A resource template with parameter substitution', mimeType: 'application/json' },
+        {
+          uriTemplate: 'test://template/{id}/data',
+          name: 'template',
+          title: 'Resource Template',
+          description: 'A resource template with parameter substitution',
+          mimeType: 'application/json',
+        },
       ],
     });
   });
@@ -503,7 +561,10 @@ describe('prompts', () => {
     const { client } = await openFixture();
     expect(await client.getPrompt({ name: 'test_prompt_with_embedded_resource', arguments: { resourceUri: 'test://example-resource' } })).toEqual({
       messages: [
-        { role: 'user', content: { type: 'resource', resource: { uri: 'test://example-resource', mimeType: 'text/plain', text: 'Embedded resource content for testing.' } } },
+        {
+          role: 'user',
+          content: { type: 'resource', resource: { uri: 'test://example-resource', mimeType: 'text/plain', text: 'Embedded resource content for testing.' } },
+        },
         { role: 'user', content: { type: 'text', text: 'Please process the embedded resource above.' } },
       ],
     });
@@ -522,13 +583,20 @@ describe('prompts', () => {
 
 describe('the fixture server process', () => {
   /** Spawn `tsx conformance/fixture-server.ts` with `args`; it is stopped after the test. */
-  function spawnFixture(args: string[]): { child: ChildProcess; stdout: () => string; stderr: () => string; exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }> } {
+  function spawnFixture(args: string[]): {
+    child: ChildProcess;
+    stdout: () => string;
+    stderr: () => string;
+    exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  } {
     const child = spawn(tsx, ['conformance/fixture-server.ts', ...args], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
     let err = '';
     child.stdout!.setEncoding('utf8').on('data', (chunk: string) => (out += chunk));
     child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (err += chunk));
-    const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
+    const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+      child.once('exit', (code, signal) => resolve({ code, signal })),
+    );
     h.defer(async () => {
       if (child.exitCode === null && child.signalCode === null) {
         child.kill('SIGTERM');
@@ -558,7 +626,10 @@ describe('the fixture server process', () => {
 
   it('listens on the port it prints for --port 0 and serves initialize and tools/list over WebSocket', async () => {
     const spawned = spawnFixture(['--port', '0']);
-    const [line, port] = await waitForOutput(spawned, /Switchboard conformance fixture on http:\/\/127\.0\.0\.1:(\d+)\/mcp \(WebSocket at ws:\/\/127\.0\.0\.1:\1\/mcp\)\n/);
+    const [line, port] = await waitForOutput(
+      spawned,
+      /Switchboard conformance fixture on http:\/\/127\.0\.0\.1:(\d+)\/mcp \(WebSocket at ws:\/\/127\.0\.0\.1:\1\/mcp\)\n/,
+    );
     expect(Number(port)).toBeGreaterThan(0);
     expect(line).toBe(`Switchboard conformance fixture on http://127.0.0.1:${port}/mcp (WebSocket at ws://127.0.0.1:${port}/mcp)\n`);
 

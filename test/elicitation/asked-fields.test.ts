@@ -85,8 +85,15 @@ describe('2026-07-28 over HTTP: the answer in a retry', () => {
     const { url } = await http.start(profileTool, { server: serverOptions });
     const client = new ModernClient(url, MODERN_CAPS.form);
     const first = await client.callTool('profile');
-    expect(first.body.result).toMatchObject({ resultType: 'input_required', inputRequests: { 'elicit-1': { method: 'elicitation/create', params: PROFILE_Q } } });
-    const retry = await client.callTool('profile', {}, { requestState: first.body.result.requestState, inputResponses: { 'elicit-1': { action: 'accept', content: SENT } } });
+    expect(first.body.result).toMatchObject({
+      resultType: 'input_required',
+      inputRequests: { 'elicit-1': { method: 'elicitation/create', params: PROFILE_Q } },
+    });
+    const retry = await client.callTool(
+      'profile',
+      {},
+      { requestState: first.body.result.requestState, inputResponses: { 'elicit-1': { action: 'accept', content: SENT } } },
+    );
     expect(retry.status).toBe(200);
     expect(retry.body.result.resultType).toBe('complete');
     return JSON.parse(retry.body.result.content[0].text);
@@ -113,15 +120,26 @@ describe('2026-07-28 over HTTP: the answer in a retry', () => {
       server.registerTool('two', {}, async (_args, ctx) => {
         const who = await ctx.elicit(PROFILE_Q);
         seen.push(who.content);
-        const seat = await ctx.elicit({ message: 'Seat?', requestedSchema: { type: 'object', properties: { seat: { type: 'string' } } } } as unknown as ElicitParams);
+        const seat = await ctx.elicit({
+          message: 'Seat?',
+          requestedSchema: { type: 'object', properties: { seat: { type: 'string' } } },
+        } as unknown as ElicitParams);
         return JSON.stringify([who.content, seat.content]);
       }),
     );
     const client = new ModernClient(url, MODERN_CAPS.form);
     const first = await client.callTool('two');
-    const second = await client.callTool('two', {}, { requestState: first.body.result.requestState, inputResponses: { 'elicit-1': { action: 'accept', content: SENT } } });
+    const second = await client.callTool(
+      'two',
+      {},
+      { requestState: first.body.result.requestState, inputResponses: { 'elicit-1': { action: 'accept', content: SENT } } },
+    );
     expect(second.body.result.resultType).toBe('input_required');
-    const third = await client.callTool('two', {}, { requestState: second.body.result.requestState, inputResponses: { 'elicit-2': { action: 'accept', content: { seat: '12A', upgrade: true } } } });
+    const third = await client.callTool(
+      'two',
+      {},
+      { requestState: second.body.result.requestState, inputResponses: { 'elicit-2': { action: 'accept', content: { seat: '12A', upgrade: true } } } },
+    );
     expect(JSON.parse(third.body.result.content[0].text)).toEqual([ASKED, { seat: '12A' }]);
     expect(seen).toEqual([ASKED, ASKED]);
   });

@@ -173,7 +173,12 @@ describe('results of the wrong shape', () => {
     const [eventSession, request, response] = await log.next();
     expect(eventSession).toBe(session);
     expect(request.id).toBe(0);
-    expect(response).toEqual({ isError: true, errorCode: -32602, errorMessage: 'The client replied with a result that is not an object', errorData: { result } });
+    expect(response).toEqual({
+      isError: true,
+      errorCode: -32602,
+      errorMessage: 'The client replied with a result that is not an object',
+      errorData: { result },
+    });
     expect(server.stats).toEqual({ ...NO_COUNTS, invalidResults: 1 });
     await expectQuietAndAlive(client);
   });
@@ -226,7 +231,11 @@ describe('results of the wrong shape', () => {
     server.requestElicitationCreate(session, ASK);
     await client.nextMessage('elicitation/create');
     client.respond(0, { action: 'accept', content: { name: 5 } });
-    expect((await log.next())[2]).toMatchObject({ isError: true, errorCode: -32602, errorData: { violations: [{ property: 'name', rule: 'type', message: 'must be string' }] } });
+    expect((await log.next())[2]).toMatchObject({
+      isError: true,
+      errorCode: -32602,
+      errorData: { violations: [{ property: 'name', rule: 'type', message: 'must be string' }] },
+    });
     expect(server.stats).toEqual({ ...NO_COUNTS, invalidResults: 1 });
   });
 });

@@ -158,7 +158,11 @@ describe('the confirm tool option', () => {
     await client.nextMessage('elicitation/create');
     client.respond(0, { action: 'accept', content: 'yes' });
     expect(await call).toEqual(
-      textResult('call-delete', 'Could not get a confirmation for "Delete the file?": The client accepted elicitation/create with content that is not an object. Nothing was done.', true),
+      textResult(
+        'call-delete',
+        'Could not get a confirmation for "Delete the file?": The client accepted elicitation/create with content that is not an object. Nothing was done.',
+        true,
+      ),
     );
     expect(runs).toEqual([]);
   });
@@ -203,9 +207,7 @@ describe('the confirm tool option', () => {
   it('does not put confirm into the tool descriptor', async () => {
     const { client } = await guarded('Delete the file?');
     const listed = await client.request('tools/list', {});
-    expect(listed.result.tools).toEqual([
-      { name: 'delete', inputSchema: { type: 'object', properties: { path: { type: 'string' } }, required: ['path'] } },
-    ]);
+    expect(listed.result.tools).toEqual([{ name: 'delete', inputSchema: { type: 'object', properties: { path: { type: 'string' } }, required: ['path'] } }]);
   });
 
   it('rejects a confirm option that is neither a message nor a function at registration', async () => {

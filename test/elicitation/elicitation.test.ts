@@ -34,7 +34,12 @@ afterEach(() => {
 const NAME_SCHEMA: ElicitRequestedSchema = { type: 'object', properties: { name: { type: 'string', title: 'Name' } }, required: ['name'] };
 const ASK_NAME: ElicitParams = { message: 'What is your name?', requestedSchema: NAME_SCHEMA };
 
-const SENT_ASK_NAME = (id: number) => ({ jsonrpc: '2.0', id, method: 'elicitation/create', params: { message: 'What is your name?', requestedSchema: NAME_SCHEMA } });
+const SENT_ASK_NAME = (id: number) => ({
+  jsonrpc: '2.0',
+  id,
+  method: 'elicitation/create',
+  params: { message: 'What is your name?', requestedSchema: NAME_SCHEMA },
+});
 
 const TIMEOUT = (ms: number) => ({
   isError: true,
@@ -179,7 +184,12 @@ describe('requestElicitationCreate and the responseElicitationCreate event', () 
     expect(id).toBe(0);
     const [, request, response] = await log.next();
     expect(request).toEqual(SENT_ASK_NAME(0));
-    expect(response).toEqual({ isError: true, errorCode: -32800, errorMessage: 'elicitation/create was cancelled: too late', errorData: { reason: 'too late' } });
+    expect(response).toEqual({
+      isError: true,
+      errorCode: -32800,
+      errorMessage: 'elicitation/create was cancelled: too late',
+      errorData: { reason: 'too late' },
+    });
     await expectQuietAndAlive(client);
     expect(log.all).toHaveLength(1);
   });
@@ -271,12 +281,32 @@ async function dropCancellations(client: WsTestClient): Promise<WsTestClient> {
 
 describe('programmer errors throw synchronously and send nothing', () => {
   const badSchemas: [string, unknown, RegExp][] = [
-    ['a nested object', { type: 'object', properties: { address: { type: 'object', properties: {} } } }, /^requestedSchema\.properties\.address: type must be one of/],
-    ['an unknown keyword', { type: 'object', properties: { code: { type: 'string', const: 'x' } } }, /^requestedSchema\.properties\.code: 'const' is not allowed/],
+    [
+      'a nested object',
+      { type: 'object', properties: { address: { type: 'object', properties: {} } } },
+      /^requestedSchema\.properties\.address: type must be one of/,
+    ],
+    [
+      'an unknown keyword',
+      { type: 'object', properties: { code: { type: 'string', const: 'x' } } },
+      /^requestedSchema\.properties\.code: 'const' is not allowed/,
+    ],
     ['a bad format', { type: 'object', properties: { ip: { type: 'string', format: 'ipv4' } } }, /^requestedSchema\.properties\.ip: format must be one of/],
-    ['a default contradicting its type', { type: 'object', properties: { age: { type: 'integer', default: 'ten' } } }, /^requestedSchema\.properties\.age: default "ten" does not fit/],
-    ['a default outside its enum', { type: 'object', properties: { size: { type: 'string', enum: ['s'], default: 'm' } } }, /^requestedSchema\.properties\.size: default "m" does not fit/],
-    ['enumNames of another length', { type: 'object', properties: { plan: { type: 'string', enum: ['a', 'b'], enumNames: ['A'] } } }, /^requestedSchema\.properties\.plan: enumNames needs/],
+    [
+      'a default contradicting its type',
+      { type: 'object', properties: { age: { type: 'integer', default: 'ten' } } },
+      /^requestedSchema\.properties\.age: default "ten" does not fit/,
+    ],
+    [
+      'a default outside its enum',
+      { type: 'object', properties: { size: { type: 'string', enum: ['s'], default: 'm' } } },
+      /^requestedSchema\.properties\.size: default "m" does not fit/,
+    ],
+    [
+      'enumNames of another length',
+      { type: 'object', properties: { plan: { type: 'string', enum: ['a', 'b'], enumNames: ['A'] } } },
+      /^requestedSchema\.properties\.plan: enumNames needs/,
+    ],
     ['required naming a missing property', { type: 'object', properties: { a: { type: 'string' } }, required: ['b'] }, /^requestedSchema\.required: names 'b'/],
     ['a missing requestedSchema', undefined, /^requestedSchema: must be an object/],
   ];
@@ -343,7 +373,9 @@ describe('programmer errors throw synchronously and send nothing', () => {
 
   it('throws for an unknown session id', async () => {
     const { server, client } = await formSession();
-    expect(() => server.requestElicitationCreate('no-such-session', ASK_NAME)).toThrow('No session with id no-such-session; it may have ended (see the sessionEnd event)');
+    expect(() => server.requestElicitationCreate('no-such-session', ASK_NAME)).toThrow(
+      'No session with id no-such-session; it may have ended (see the sessionEnd event)',
+    );
     await expectQuietAndAlive(client);
   });
 
@@ -585,7 +617,12 @@ describe('ctx.elicit inside a tool handler', () => {
       jsonrpc: '2.0',
       id: 'call-ask',
       result: {
-        content: [{ type: 'text', text: 'The client did not declare form-mode elicitation (capabilities.elicitation.form); ask another way, or use url mode if it declared that' }],
+        content: [
+          {
+            type: 'text',
+            text: 'The client did not declare form-mode elicitation (capabilities.elicitation.form); ask another way, or use url mode if it declared that',
+          },
+        ],
         isError: true,
       },
     });
@@ -669,10 +706,24 @@ describe('validation of accepted content', () => {
       score: { type: 'number', minimum: 0, maximum: 1 },
       subscribe: { type: 'boolean' },
       size: { type: 'string', enum: ['s', 'm', 'l'] },
-      color: { type: 'string', oneOf: [{ const: 'red', title: 'Red' }, { const: 'green', title: 'Green' }] },
+      color: {
+        type: 'string',
+        oneOf: [
+          { const: 'red', title: 'Red' },
+          { const: 'green', title: 'Green' },
+        ],
+      },
       plan: { type: 'string', enum: ['free', 'pro'], enumNames: ['Free', 'Pro'] },
       tags: { type: 'array', minItems: 1, maxItems: 2, items: { type: 'string', enum: ['a', 'b', 'c'] } },
-      toppings: { type: 'array', items: { anyOf: [{ const: 'ham', title: 'Ham' }, { const: 'egg', title: 'Egg' }] } },
+      toppings: {
+        type: 'array',
+        items: {
+          anyOf: [
+            { const: 'ham', title: 'Ham' },
+            { const: 'egg', title: 'Egg' },
+          ],
+        },
+      },
     },
     required: ['name', 'email'],
   };
@@ -713,14 +764,22 @@ describe('validation of accepted content', () => {
   const BASE = { name: 'Ada', email: 'ada@example.com' };
   const invalid: [string, Record<string, unknown>, { property: string; rule: string; message: string }[]][] = [
     ['a missing required property', { name: 'Ada' }, [{ property: 'email', rule: 'required', message: "must have required property 'email'" }]],
-    ['no content at all for a form with required properties', {}, [
-      { property: 'name', rule: 'required', message: "must have required property 'name'" },
-      { property: 'email', rule: 'required', message: "must have required property 'email'" },
-    ]],
+    [
+      'no content at all for a form with required properties',
+      {},
+      [
+        { property: 'name', rule: 'required', message: "must have required property 'name'" },
+        { property: 'email', rule: 'required', message: "must have required property 'email'" },
+      ],
+    ],
     ['a bad email', { ...BASE, email: 'ada-at-example' }, [{ property: 'email', rule: 'format', message: 'must match format "email"' }]],
     ['a bad uri', { ...BASE, site: 'not a uri' }, [{ property: 'site', rule: 'format', message: 'must match format "uri"' }]],
     ['a bad date', { ...BASE, birthday: '2025-13-01' }, [{ property: 'birthday', rule: 'format', message: 'must match format "date"' }]],
-    ['a date where a date-time is asked', { ...BASE, meeting: '2025-11-25' }, [{ property: 'meeting', rule: 'format', message: 'must match format "date-time"' }]],
+    [
+      'a date where a date-time is asked',
+      { ...BASE, meeting: '2025-11-25' },
+      [{ property: 'meeting', rule: 'format', message: 'must match format "date-time"' }],
+    ],
     ['an integer below minimum', { ...BASE, age: 17 }, [{ property: 'age', rule: 'minimum', message: 'must be >= 18' }]],
     ['an integer above maximum', { ...BASE, age: 131 }, [{ property: 'age', rule: 'maximum', message: 'must be <= 130' }]],
     ['a fraction for an integer', { ...BASE, age: 30.5 }, [{ property: 'age', rule: 'type', message: 'must be integer' }]],
@@ -731,26 +790,46 @@ describe('validation of accepted content', () => {
     ['a string not matching the pattern', { ...BASE, name: 'Ada1' }, [{ property: 'name', rule: 'pattern', message: 'must match pattern "^[A-Za-z]+$"' }]],
     ['a string for a boolean', { ...BASE, subscribe: 'yes' }, [{ property: 'subscribe', rule: 'type', message: 'must be boolean' }]],
     ['a value outside an enum', { ...BASE, size: 'xl' }, [{ property: 'size', rule: 'enum', message: 'must be equal to one of the allowed values' }]],
-    ['a value outside a legacy titled enum', { ...BASE, plan: 'enterprise' }, [{ property: 'plan', rule: 'enum', message: 'must be equal to one of the allowed values' }]],
-    ['a value outside a oneOf', { ...BASE, color: 'blue' }, [
-      { property: 'color', rule: 'const', message: 'must be equal to constant' },
-      { property: 'color', rule: 'const', message: 'must be equal to constant' },
-      { property: 'color', rule: 'oneOf', message: 'must match exactly one schema in oneOf' },
-    ]],
+    [
+      'a value outside a legacy titled enum',
+      { ...BASE, plan: 'enterprise' },
+      [{ property: 'plan', rule: 'enum', message: 'must be equal to one of the allowed values' }],
+    ],
+    [
+      'a value outside a oneOf',
+      { ...BASE, color: 'blue' },
+      [
+        { property: 'color', rule: 'const', message: 'must be equal to constant' },
+        { property: 'color', rule: 'const', message: 'must be equal to constant' },
+        { property: 'color', rule: 'oneOf', message: 'must match exactly one schema in oneOf' },
+      ],
+    ],
     ['a multi-select below minItems', { ...BASE, tags: [] }, [{ property: 'tags', rule: 'minItems', message: 'must NOT have fewer than 1 items' }]],
     ['a multi-select above maxItems', { ...BASE, tags: ['a', 'b', 'c'] }, [{ property: 'tags', rule: 'maxItems', message: 'must NOT have more than 2 items' }]],
-    ['a multi-select value outside the enum', { ...BASE, tags: ['a', 'z'] }, [{ property: 'tags', rule: 'enum', message: 'must be equal to one of the allowed values' }]],
-    ['a titled multi-select value outside the options', { ...BASE, toppings: ['bacon'] }, [
-      { property: 'toppings', rule: 'const', message: 'must be equal to constant' },
-      { property: 'toppings', rule: 'const', message: 'must be equal to constant' },
-      { property: 'toppings', rule: 'anyOf', message: 'must match a schema in anyOf' },
-    ]],
+    [
+      'a multi-select value outside the enum',
+      { ...BASE, tags: ['a', 'z'] },
+      [{ property: 'tags', rule: 'enum', message: 'must be equal to one of the allowed values' }],
+    ],
+    [
+      'a titled multi-select value outside the options',
+      { ...BASE, toppings: ['bacon'] },
+      [
+        { property: 'toppings', rule: 'const', message: 'must be equal to constant' },
+        { property: 'toppings', rule: 'const', message: 'must be equal to constant' },
+        { property: 'toppings', rule: 'anyOf', message: 'must match a schema in anyOf' },
+      ],
+    ],
     ['a string for a multi-select', { ...BASE, tags: 'a' }, [{ property: 'tags', rule: 'type', message: 'must be array' }]],
-    ['several problems at once', { name: 'Ada', age: 17, size: 'xl' }, [
-      { property: 'email', rule: 'required', message: "must have required property 'email'" },
-      { property: 'age', rule: 'minimum', message: 'must be >= 18' },
-      { property: 'size', rule: 'enum', message: 'must be equal to one of the allowed values' },
-    ]],
+    [
+      'several problems at once',
+      { name: 'Ada', age: 17, size: 'xl' },
+      [
+        { property: 'email', rule: 'required', message: "must have required property 'email'" },
+        { property: 'age', rule: 'minimum', message: 'must be >= 18' },
+        { property: 'size', rule: 'enum', message: 'must be equal to one of the allowed values' },
+      ],
+    ],
   ];
 
   it.each(invalid)('reports %s as isError -32602 with the violations, and counts it', async (_name, content, violations) => {
@@ -777,7 +856,9 @@ describe('validation of accepted content', () => {
     server.requestElicitationCreate(session, ASK);
     await client.nextMessage('elicitation/create');
     client.respond(0, { action: 'accept', content: { name: 'Ada', age: 17 } });
-    expect((await log.next())[2].errorMessage).toBe("The elicitation answer does not match requestedSchema: email must have required property 'email'; age must be >= 18");
+    expect((await log.next())[2].errorMessage).toBe(
+      "The elicitation answer does not match requestedSchema: email must have required property 'email'; age must be >= 18",
+    );
   });
 
   it('names a property whose name holds a slash or a tilde as it is spelled, not as a JSON pointer', async () => {

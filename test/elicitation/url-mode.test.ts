@@ -29,7 +29,12 @@ describe('URL-mode elicitation/create', () => {
       jsonrpc: '2.0',
       id: 0,
       method: 'elicitation/create',
-      params: { mode: 'url', message: 'Connect your Example Co account', url: 'https://auth.example.com/connect?flow=1', elicitationId: expect.stringMatching(UUID) },
+      params: {
+        mode: 'url',
+        message: 'Connect your Example Co account',
+        url: 'https://auth.example.com/connect?flow=1',
+        elicitationId: expect.stringMatching(UUID),
+      },
     });
     client.respond(0, { action: 'accept' });
     const [eventSession, request, response] = await log.next();
@@ -265,7 +270,11 @@ describe('UrlElicitationRequiredError thrown by a tool', () => {
     expect(await callTool(client, 'pay')).toEqual({
       jsonrpc: '2.0',
       id: 'call-pay',
-      error: { code: -32042, message: 'Payment needed.', data: { elicitations: [{ mode: 'url', message: 'Pay first', url: 'https://pay.example.com/x', elicitationId: 'pay-1' }] } },
+      error: {
+        code: -32042,
+        message: 'Payment needed.',
+        data: { elicitations: [{ mode: 'url', message: 'Pay first', url: 'https://pay.example.com/x', elicitationId: 'pay-1' }] },
+      },
     });
   });
 

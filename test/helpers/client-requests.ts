@@ -66,7 +66,11 @@ export function errorOf(outcome: Outcome<unknown>): unknown {
 }
 
 /** `error` is an instance of `cls` (and of McpError) with exactly this code, message and data. */
-export function expectMcpError(error: unknown, cls: abstract new (...args: never[]) => McpError, fields: { code: number; message: string | RegExp; data?: unknown }): void {
+export function expectMcpError(
+  error: unknown,
+  cls: abstract new (...args: never[]) => McpError,
+  fields: { code: number; message: string | RegExp; data?: unknown },
+): void {
   expect(error).toBeInstanceOf(cls);
   expect(error).toBeInstanceOf(McpError);
   const e = error as McpError;
@@ -111,7 +115,10 @@ export function textOf(value: unknown): string {
 
 export const NAME_SCHEMA = { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] } as const;
 export const NAME_Q = { message: 'What is your name?', requestedSchema: NAME_SCHEMA } as unknown as ElicitParams;
-export const SEAT_Q = { message: 'Which seat?', requestedSchema: { type: 'object', properties: { seat: { type: 'string' } }, required: ['seat'] } } as unknown as ElicitParams;
+export const SEAT_Q = {
+  message: 'Which seat?',
+  requestedSchema: { type: 'object', properties: { seat: { type: 'string' } }, required: ['seat'] },
+} as unknown as ElicitParams;
 export const SAMPLE_Q: CreateMessageParams = { messages: [{ role: 'user', content: { type: 'text', text: 'Capital of France?' } }], maxTokens: 20 };
 
 export const ADA = { action: 'accept', content: { name: 'Ada' } };

@@ -71,7 +71,10 @@ export class OpenResponse {
   /** The next event whose message has this method, or this id (a response). */
   nextMessage(match: { method?: string; id?: string | number }, timeoutMs?: number): Promise<Json> {
     return this.nextEvent(
-      (e) => e.message !== undefined && (match.method === undefined || e.message.method === match.method) && (match.id === undefined || (e.message.id === match.id && !('method' in e.message))),
+      (e) =>
+        e.message !== undefined &&
+        (match.method === undefined || e.message.method === match.method) &&
+        (match.id === undefined || (e.message.id === match.id && !('method' in e.message))),
       timeoutMs,
     ).then((e) => e.message!);
   }
@@ -121,8 +124,10 @@ export class OpenResponse {
 export function send(url: string, method: string, headers: Record<string, string> = {}, body?: string | object): Promise<OpenResponse> {
   const payload = body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body);
   return new Promise((resolve, reject) => {
-    const req = httpRequest(url, { method, headers: payload === undefined ? headers : { ...headers, 'content-length': Buffer.byteLength(payload).toString() } }, (res) =>
-      resolve(new OpenResponse(res)),
+    const req = httpRequest(
+      url,
+      { method, headers: payload === undefined ? headers : { ...headers, 'content-length': Buffer.byteLength(payload).toString() } },
+      (res) => resolve(new OpenResponse(res)),
     );
     req.on('error', reject);
     req.end(payload);
@@ -139,12 +144,19 @@ export class HttpTestClient {
 
   /** POST initialize, then notifications/initialized; resolves with the initialize result. */
   async initialize(init: { protocolVersion?: string; capabilities?: Json; clientInfo?: Json } = {}, headers: Record<string, string> = {}): Promise<Json> {
-    const res = await this.post({
-      jsonrpc: '2.0',
-      id: this.nextId++,
-      method: 'initialize',
-      params: { protocolVersion: init.protocolVersion ?? '2025-11-25', capabilities: init.capabilities ?? {}, clientInfo: init.clientInfo ?? { name: 'http-test', version: '1.0.0' } },
-    }, headers);
+    const res = await this.post(
+      {
+        jsonrpc: '2.0',
+        id: this.nextId++,
+        method: 'initialize',
+        params: {
+          protocolVersion: init.protocolVersion ?? '2025-11-25',
+          capabilities: init.capabilities ?? {},
+          clientInfo: init.clientInfo ?? { name: 'http-test', version: '1.0.0' },
+        },
+      },
+      headers,
+    );
     const body = await res.json();
     if (res.status !== 200 || !body.result) throw new Error(`initialize failed: ${res.status} ${res.body}`);
     this.sessionId = res.headers['mcp-session-id'] as string;

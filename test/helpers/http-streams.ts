@@ -67,7 +67,7 @@ export function useHttpHarness(): HttpHarness {
       const client = new HttpTestClient(running.url);
       await client.initialize(init);
       const session = running.server.sessions.get(client.sessionId!);
-      if (!session || session.state !== 'ready') throw new Error('the initialized session is not ready on the server');
+      if (session?.state !== 'ready') throw new Error('the initialized session is not ready on the server');
       return { client, session };
     },
     async sdk(running, options = {}, setup, transportOptions) {

@@ -107,7 +107,10 @@ export const MODERN_CAPS = {
  * clientInfo), keeping any `_meta` keys already there.
  */
 export function withEnvelope(params: Json, capabilities: Json): Json {
-  return { ...params, _meta: { ...(params._meta as Json | undefined), ...modernMeta({ [META_KEYS.clientCapabilities]: capabilities, [META_KEYS.clientInfo]: undefined }) } };
+  return {
+    ...params,
+    _meta: { ...(params._meta as Json | undefined), ...modernMeta({ [META_KEYS.clientCapabilities]: capabilities, [META_KEYS.clientInfo]: undefined }) },
+  };
 }
 
 export interface Reply {

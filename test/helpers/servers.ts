@@ -43,7 +43,11 @@ export async function startWsServer(
 }
 
 /** Resolve on the next emission of `event`, with its arguments. */
-export function nextEvent<A extends unknown[]>(emitter: { once(event: string, fn: (...args: any[]) => void): unknown }, event: string, timeoutMs = 5000): Promise<A> {
+export function nextEvent<A extends unknown[]>(
+  emitter: { once(event: string, fn: (...args: any[]) => void): unknown },
+  event: string,
+  timeoutMs = 5000,
+): Promise<A> {
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`no '${event}' event within ${timeoutMs} ms`)), timeoutMs);
     emitter.once(event, (...args: any[]) => {

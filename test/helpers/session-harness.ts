@@ -37,7 +37,6 @@ export interface Harness {
  * everything. Pass the file's own `useCleanups()` to close servers, clients and the rest on one stack.
  */
 export function useHarness(cleanups: Cleanups = useCleanups()): Harness {
-
   const harness: Harness = {
     async start(...args) {
       const running = await startWsServer(...args);

@@ -94,7 +94,10 @@ export class WsTestClient {
     }
     return new Promise((resolve, reject) => {
       const timer = setTimeout(() => {
-        this.waiters.splice(this.waiters.findIndex((w) => w.timer === timer), 1);
+        this.waiters.splice(
+          this.waiters.findIndex((w) => w.timer === timer),
+          1,
+        );
         reject(new Error(`no matching message within ${timeoutMs} ms; received: ${JSON.stringify(this.received)}`));
       }, timeoutMs);
       this.waiters.push({

@@ -106,7 +106,12 @@ describe('form mode', () => {
     const message = "The elicitation answer does not match requestedSchema: email must have required property 'email'";
     expect(await client.callTool({ name: 'ask_contact' })).toEqual(text(message, true));
     expect(events.map(([, , response]) => response)).toEqual([
-      { isError: true, errorCode: -32602, errorMessage: message, errorData: { violations: [{ property: 'email', rule: 'required', message: "must have required property 'email'" }] } },
+      {
+        isError: true,
+        errorCode: -32602,
+        errorMessage: message,
+        errorData: { violations: [{ property: 'email', rule: 'required', message: "must have required property 'email'" }] },
+      },
     ]);
   });
 
@@ -114,12 +119,19 @@ describe('form mode', () => {
     const running = await h.start();
     const { seen, setup } = answerElicitations({ action: 'accept', content: { colour: 'green' } });
     const { session } = await h.connect(running, { capabilities: { elicitation: {} } }, setup);
-    const params: ElicitParams = { message: 'Pick a colour', requestedSchema: { type: 'object', properties: { colour: { type: 'string', enum: ['red', 'green'] } }, required: ['colour'] } };
+    const params: ElicitParams = {
+      message: 'Pick a colour',
+      requestedSchema: { type: 'object', properties: { colour: { type: 'string', enum: ['red', 'green'] } }, required: ['colour'] },
+    };
 
     const ended = nextEvent<[McpSession, unknown, unknown]>(running.server, 'responseElicitationCreate');
     const id = running.server.requestElicitationCreate(session, params);
     expect(id).toBe(0);
-    expect(await ended).toEqual([session, { jsonrpc: '2.0', id: 0, method: 'elicitation/create', params }, { isError: false, action: 'accept', content: { colour: 'green' } }]);
+    expect(await ended).toEqual([
+      session,
+      { jsonrpc: '2.0', id: 0, method: 'elicitation/create', params },
+      { isError: false, action: 'accept', content: { colour: 'green' } },
+    ]);
     expect(seen).toEqual([params]);
   });
 });
@@ -138,11 +150,29 @@ describe('SEP-1330 enums', () => {
     expect(seen).toEqual([{ mode: 'form', message: 'Choose', requestedSchema: SEP1330_SCHEMA }]);
     const properties = seen[0].mode === 'form' ? seen[0].requestedSchema.properties : {};
     expect(properties.untitledSingle).toEqual({ type: 'string', description: 'Select one option', enum: ['option1', 'option2', 'option3'] });
-    expect(properties.titledSingle).toMatchObject({ type: 'string', oneOf: [{ const: 'value1', title: 'First Option' }, { const: 'value2', title: 'Second Option' }, { const: 'value3', title: 'Third Option' }] });
+    expect(properties.titledSingle).toMatchObject({
+      type: 'string',
+      oneOf: [
+        { const: 'value1', title: 'First Option' },
+        { const: 'value2', title: 'Second Option' },
+        { const: 'value3', title: 'Third Option' },
+      ],
+    });
     expect(properties.legacyEnum).toMatchObject({ type: 'string', enum: ['opt1', 'opt2', 'opt3'], enumNames: ['Option One', 'Option Two', 'Option Three'] });
     expect(properties.untitledMulti).toMatchObject({ type: 'array', items: { type: 'string', enum: ['option1', 'option2', 'option3'] } });
-    expect(properties.titledMulti).toMatchObject({ type: 'array', items: { anyOf: [{ const: 'value1', title: 'First Choice' }, { const: 'value2', title: 'Second Choice' }, { const: 'value3', title: 'Third Choice' }] } });
-    expect(events).toEqual([[session, { jsonrpc: '2.0', id: 0, method: 'elicitation/create', params: ASK_ENUMS }, { isError: false, action: 'accept', content: ENUM_ANSWER }]]);
+    expect(properties.titledMulti).toMatchObject({
+      type: 'array',
+      items: {
+        anyOf: [
+          { const: 'value1', title: 'First Choice' },
+          { const: 'value2', title: 'Second Choice' },
+          { const: 'value3', title: 'Third Choice' },
+        ],
+      },
+    });
+    expect(events).toEqual([
+      [session, { jsonrpc: '2.0', id: 0, method: 'elicitation/create', params: ASK_ENUMS }, { isError: false, action: 'accept', content: ENUM_ANSWER }],
+    ]);
   });
 
   it('rejects a value outside an enum and a multi-select with fewer items than minItems', async () => {
@@ -190,7 +220,9 @@ describe('SEP-1034 defaults', () => {
       status: 'active',
       verified: true,
     });
-    expect(events).toEqual([[session, { jsonrpc: '2.0', id: 0, method: 'elicitation/create', params: ASK_DEFAULTS }, { isError: false, action: 'accept', content: filled }]]);
+    expect(events).toEqual([
+      [session, { jsonrpc: '2.0', id: 0, method: 'elicitation/create', params: ASK_DEFAULTS }, { isError: false, action: 'accept', content: filled }],
+    ]);
   });
 
   it('without applyDefaults receives the partial content exactly as the handler returned it', async () => {
@@ -205,7 +237,12 @@ describe('SEP-1034 defaults', () => {
 });
 
 describe('URL mode', () => {
-  const CONNECT: ElicitParams = { mode: 'url', message: 'Connect your Example account', url: 'https://auth.example.com/connect?state=abc', elicitationId: 'connect-1' };
+  const CONNECT: ElicitParams = {
+    mode: 'url',
+    message: 'Connect your Example account',
+    url: 'https://auth.example.com/connect?state=abc',
+    elicitationId: 'connect-1',
+  };
 
   it('sends mode url with url and elicitationId, and notifyElicitationComplete reaches the SDK completion handler with that id', async () => {
     const running = await h.start(elicitingTool('connect_account', CONNECT));
@@ -236,7 +273,12 @@ describe('URL mode', () => {
     const ended = nextEvent<[McpSession, { params: Record<string, unknown> }, unknown]>(running.server, 'responseElicitationCreate');
     running.server.requestElicitationCreate(session, { mode: 'url', message: 'Pay the invoice', url: 'https://pay.example.com/invoice/7' });
     const [, request, response] = await ended;
-    expect(request.params).toEqual({ mode: 'url', message: 'Pay the invoice', url: 'https://pay.example.com/invoice/7', elicitationId: expect.stringMatching(UUID) });
+    expect(request.params).toEqual({
+      mode: 'url',
+      message: 'Pay the invoice',
+      url: 'https://pay.example.com/invoice/7',
+      elicitationId: expect.stringMatching(UUID),
+    });
     expect(seen).toEqual([request.params]);
     expect(response).toEqual({ isError: false, action: 'decline' });
   });
@@ -318,7 +360,11 @@ describe('decline and cancel', () => {
     return (server: McpServer) =>
       server.registerTool(
         'delete_notes',
-        { description: 'Deletes every note', inputSchema: { type: 'object', properties: { folder: { type: 'string' } }, required: ['folder'] }, confirm: (args) => `Delete all notes in ${String(args.folder)}?` },
+        {
+          description: 'Deletes every note',
+          inputSchema: { type: 'object', properties: { folder: { type: 'string' } }, required: ['folder'] },
+          confirm: (args) => `Delete all notes in ${String(args.folder)}?`,
+        },
         (args) => {
           ran.push(String(args.folder));
           return `deleted ${String(args.folder)}`;
@@ -337,7 +383,9 @@ describe('decline and cancel', () => {
     const question = { message: 'Delete all notes in work?', requestedSchema: { type: 'object', properties: {} } };
     expect(seen).toEqual([question]);
     expect(ran).toEqual(['work']);
-    expect(events).toEqual([[session, { jsonrpc: '2.0', id: 0, method: 'elicitation/create', params: question }, { isError: false, action: 'accept', content: {} }]]);
+    expect(events).toEqual([
+      [session, { jsonrpc: '2.0', id: 0, method: 'elicitation/create', params: question }, { isError: false, action: 'accept', content: {} }],
+    ]);
   });
 
   it.each([
@@ -357,7 +405,8 @@ describe('decline and cancel', () => {
 });
 
 describe('a client that declares no elicitation', () => {
-  const NOT_SUPPORTED = 'The client did not declare form-mode elicitation (capabilities.elicitation.form); ask another way, or use url mode if it declared that';
+  const NOT_SUPPORTED =
+    'The client did not declare form-mode elicitation (capabilities.elicitation.form); ask another way, or use url mode if it declared that';
 
   it('ctx.elicit rejects with ElicitationNotSupportedError before anything is sent, and the tool answers isError with its message', async () => {
     const caught: unknown[] = [];
@@ -441,7 +490,11 @@ describe('a client that declares elicitation but cannot answer it', () => {
 
     expect(await client.callTool({ name: 'ask_contact' })).toEqual(text('Method not found', true));
     expect(events).toEqual([
-      [session, { jsonrpc: '2.0', id: 0, method: 'elicitation/create', params: ASK_CONTACT }, { isError: true, errorCode: -32601, errorMessage: 'Method not found', errorData: undefined }],
+      [
+        session,
+        { jsonrpc: '2.0', id: 0, method: 'elicitation/create', params: ASK_CONTACT },
+        { isError: true, errorCode: -32601, errorMessage: 'Method not found', errorData: undefined },
+      ],
     ]);
   });
 });
@@ -471,7 +524,12 @@ describe('UrlElicitationRequiredError', () => {
     expect(error.message).toBe('MCP error -32042: This request requires more information: complete the linked page(s), then retry.');
     expect(error.data).toEqual({
       elicitations: [
-        { mode: 'url', message: 'Authorize access to your Example Co files.', url: 'https://auth.example.com/authorize?elicitationId=auth-1', elicitationId: 'auth-1' },
+        {
+          mode: 'url',
+          message: 'Authorize access to your Example Co files.',
+          url: 'https://auth.example.com/authorize?elicitationId=auth-1',
+          elicitationId: 'auth-1',
+        },
         { mode: 'url', message: 'Accept the terms.', url: 'https://example.com/terms', elicitationId: expect.stringMatching(UUID) },
       ],
     });
@@ -575,7 +633,11 @@ describe('cancellation, timeout and disconnect', () => {
     expect(await waiting.aborted).toBe('timed out after 100 ms');
     await client.ping();
     expect(events).toEqual([
-      [session, { jsonrpc: '2.0', id: 1, method: 'elicitation/create', params: ASK_CONTACT }, { isError: true, errorCode: -32001, errorMessage: message, errorData: { timeoutMs: 100 } }],
+      [
+        session,
+        { jsonrpc: '2.0', id: 1, method: 'elicitation/create', params: ASK_CONTACT },
+        { isError: true, errorCode: -32001, errorMessage: message, errorData: { timeoutMs: 100 } },
+      ],
     ]);
     expect(running.server.stats).toMatchObject({ lateResponses: 0, unknownResponses: 0 });
   });
@@ -657,14 +719,13 @@ describe('sampling', () => {
 });
 
 describe('roots', () => {
-  const ROOTS = [
-    { uri: 'file:///home/ada/project', name: 'project' },
-    { uri: 'file:///tmp' },
-  ];
+  const ROOTS = [{ uri: 'file:///home/ada/project', name: 'project' }, { uri: 'file:///tmp' }];
 
   it('ctx.listRoots resolves with the roots the SDK client answers', async () => {
     const running = await h.start((server) =>
-      server.registerTool('roots', { description: 'Lists the client roots', inputSchema: NO_ARGS }, async (_args, ctx) => JSON.stringify((await ctx.listRoots()).roots)),
+      server.registerTool('roots', { description: 'Lists the client roots', inputSchema: NO_ARGS }, async (_args, ctx) =>
+        JSON.stringify((await ctx.listRoots()).roots),
+      ),
     );
     const events = recordEvents(running.server, 'responseRootsList');
     const { client, session } = await h.connect(running, { capabilities: { roots: { listChanged: true } } }, (c) =>

@@ -1,10 +1,3 @@
-/**
- * The official SDK v1 client (Client + StreamableHTTPClientTransport) against a Switchboard server on
- * Streamable HTTP: elicitation in form and URL mode, enums and defaults, sampling, roots, SSE polling,
- * server requests on the standalone GET stream, and session termination. A recording event store shows
- * which stream each server message travelled on ('0' is the GET stream, the others are POST streams).
- */
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { CreateMessageRequestSchema, ElicitationCompleteNotificationSchema, ListRootsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { describe, expect, it } from 'vitest';
 import { SEP1034_SCHEMA, SEP1330_SCHEMA } from '../../conformance/fixture-catalog.js';
@@ -27,7 +20,12 @@ const CONTACT_SCHEMA = {
   required: ['name', 'email'],
 } as const;
 const ASK_CONTACT: ElicitParams = { message: 'Who should we contact?', requestedSchema: structuredClone(CONTACT_SCHEMA) as never };
-const CONNECT: ElicitParams = { mode: 'url', message: 'Connect your Example account', url: 'https://auth.example.com/connect?state=abc', elicitationId: 'connect-1' };
+const CONNECT: ElicitParams = {
+  mode: 'url',
+  message: 'Connect your Example account',
+  url: 'https://auth.example.com/connect?state=abc',
+  elicitationId: 'connect-1',
+};
 const FORM_AND_URL = { capabilities: { elicitation: { form: {}, url: {} } } };
 
 /** Start a server whose transport records events in a RecordingEventStore. */
@@ -65,7 +63,13 @@ describe('form elicitation', () => {
 
   describe('SEP-1330 enums', () => {
     const ASK_ENUMS: ElicitParams = { mode: 'form', message: 'Choose', requestedSchema: structuredClone(SEP1330_SCHEMA) as never };
-    const ENUM_ANSWER = { untitledSingle: 'option2', titledSingle: 'value3', legacyEnum: 'opt1', untitledMulti: ['option1', 'option3'], titledMulti: ['value2'] };
+    const ENUM_ANSWER = {
+      untitledSingle: 'option2',
+      titledSingle: 'value3',
+      legacyEnum: 'opt1',
+      untitledMulti: ['option1', 'option3'],
+      titledMulti: ['value2'],
+    };
 
     it('sends all five enum forms unchanged over HTTP and the tool gets the single- and multi-select answer', async () => {
       const running = await start(elicitingTool('choose', ASK_ENUMS));
@@ -180,7 +184,11 @@ describe('a server request unrelated to any call', () => {
 
 describe('sampling and roots', () => {
   it("ctx.createMessage reaches the SDK sampling handler on the call's stream and the tool gets its result", async () => {
-    const ASK_MODEL = { messages: [{ role: 'user' as const, content: { type: 'text', text: 'Name a colour' } }], maxTokens: 20, systemPrompt: 'Answer in one word' };
+    const ASK_MODEL = {
+      messages: [{ role: 'user' as const, content: { type: 'text', text: 'Name a colour' } }],
+      maxTokens: 20,
+      systemPrompt: 'Answer in one word',
+    };
     const running = await start((server) =>
       server.registerTool('colour', { description: 'Asks the model', inputSchema: NO_ARGS }, async (_args, ctx) => {
         const result = await ctx.createMessage(ASK_MODEL);
@@ -207,7 +215,9 @@ describe('sampling and roots', () => {
   it("ctx.listRoots reaches the SDK roots handler on the call's stream and the tool gets the roots", async () => {
     const ROOTS = [{ uri: 'file:///home/ada/project', name: 'project' }, { uri: 'file:///tmp' }];
     const running = await start((server) =>
-      server.registerTool('roots', { description: 'Lists the client roots', inputSchema: NO_ARGS }, async (_args, ctx) => JSON.stringify((await ctx.listRoots()).roots)),
+      server.registerTool('roots', { description: 'Lists the client roots', inputSchema: NO_ARGS }, async (_args, ctx) =>
+        JSON.stringify((await ctx.listRoots()).roots),
+      ),
     );
     const events = recordEvents(running.server, 'responseRootsList');
     const { client, session } = await h.sdk(running, { capabilities: { roots: { listChanged: true } } }, (c) =>

@@ -67,7 +67,9 @@ describe('SDK v2 client pinned to 2026-07-28', () => {
     const started = await startServer();
     const client = await connect(started.url, PIN);
     expect(client.getNegotiatedProtocolVersion()).toBe('2026-07-28');
-    expect(await client.callTool({ name: 'test_simple_text', arguments: {} })).toEqual({ content: [{ type: 'text', text: 'This is a simple text response for testing.' }] });
+    expect(await client.callTool({ name: 'test_simple_text', arguments: {} })).toEqual({
+      content: [{ type: 'text', text: 'This is a simple text response for testing.' }],
+    });
     expect(started.inbound.map((m) => [m.era, m.message.method])).toEqual([
       ['modern', 'server/discover'],
       ['modern', 'tools/call'],
@@ -113,7 +115,9 @@ describe('SDK v2 client pinned to 2026-07-28', () => {
         return { role: 'assistant', content: { type: 'text', text: 'Paris' }, model: 'test-model', stopReason: 'endTurn' };
       }),
     );
-    expect(await client.callTool({ name: 'test_input_required_result_sampling', arguments: {} })).toEqual({ content: [{ type: 'text', text: 'The model said: Paris' }] });
+    expect(await client.callTool({ name: 'test_input_required_result_sampling', arguments: {} })).toEqual({
+      content: [{ type: 'text', text: 'The model said: Paris' }],
+    });
     expect(asked).toEqual([{ messages: [{ role: 'user', content: { type: 'text', text: 'What is the capital of France?' } }], maxTokens: 100 }]);
     expect(toolCalls(started)[1].params.inputResponses).toEqual({
       capital_question: { role: 'assistant', content: { type: 'text', text: 'Paris' }, model: 'test-model', stopReason: 'endTurn' },
@@ -141,10 +145,15 @@ describe('SDK v2 client pinned to 2026-07-28', () => {
     const calls: string[] = [];
     const client = await connect(started.url, PIN, (c) => {
       c.setRequestHandler('elicitation/create', async () => (calls.push('elicit'), { action: 'accept', content: { name: 'Ada' } }));
-      c.setRequestHandler('sampling/createMessage', async () => (calls.push('sample'), { role: 'assistant', content: { type: 'text', text: 'Howdy' }, model: 'm' }));
+      c.setRequestHandler(
+        'sampling/createMessage',
+        async () => (calls.push('sample'), { role: 'assistant', content: { type: 'text', text: 'Howdy' }, model: 'm' }),
+      );
       c.setRequestHandler('roots/list', async () => (calls.push('roots'), { roots: [{ uri: 'file:///x' }] }));
     });
-    expect(await client.callTool({ name: 'test_input_required_result_multiple_inputs', arguments: {} })).toEqual({ content: [{ type: 'text', text: 'Howdy Ada; 1 root(s)' }] });
+    expect(await client.callTool({ name: 'test_input_required_result_multiple_inputs', arguments: {} })).toEqual({
+      content: [{ type: 'text', text: 'Howdy Ada; 1 root(s)' }],
+    });
     expect(calls.sort()).toEqual(['elicit', 'roots', 'sample']);
     expect(toolCalls(started)).toHaveLength(2);
   });
@@ -152,7 +161,9 @@ describe('SDK v2 client pinned to 2026-07-28', () => {
   it('echoes requestState byte for byte, so the request-state fixture sees its own state back', async () => {
     const started = await startServer();
     const client = await connect(started.url, PIN, (c) => c.setRequestHandler('elicitation/create', async () => ({ action: 'accept', content: { ok: true } })));
-    expect(await client.callTool({ name: 'test_input_required_result_request_state', arguments: {} })).toEqual({ content: [{ type: 'text', text: 'state-ok: confirmed=true' }] });
+    expect(await client.callTool({ name: 'test_input_required_result_request_state', arguments: {} })).toEqual({
+      content: [{ type: 'text', text: 'state-ok: confirmed=true' }],
+    });
   });
 
   it('runs an era-portable tool that uses plain ctx.elicit: the handler is replayed with the answer', async () => {
@@ -176,7 +187,9 @@ describe('SDK v2 client pinned to 2026-07-28', () => {
 
   it('completes an MRTR prompts/get', async () => {
     const started = await startServer();
-    const client = await connect(started.url, PIN, (c) => c.setRequestHandler('elicitation/create', async () => ({ action: 'accept', content: { context: 'the sea' } })));
+    const client = await connect(started.url, PIN, (c) =>
+      c.setRequestHandler('elicitation/create', async () => ({ action: 'accept', content: { context: 'the sea' } })),
+    );
     expect(await client.getPrompt({ name: 'test_input_required_result_prompt', arguments: {} })).toEqual({
       messages: [{ role: 'user', content: { type: 'text', text: 'Use this context: the sea' } }],
     });
@@ -185,11 +198,16 @@ describe('SDK v2 client pinned to 2026-07-28', () => {
   it('completes an MRTR resources/read', async () => {
     const started = await startServer({}, (server) =>
       server.registerResource('test://locked', { name: 'locked', mimeType: 'text/plain' }, async (uri, ctx) => {
-        const answer = await ctx.elicit({ message: 'Code?', requestedSchema: { type: 'object', properties: { code: { type: 'string' } }, required: ['code'] } } as unknown as ElicitParams);
+        const answer = await ctx.elicit({
+          message: 'Code?',
+          requestedSchema: { type: 'object', properties: { code: { type: 'string' } }, required: ['code'] },
+        } as unknown as ElicitParams);
         return `${uri} opened with ${answer.content?.code}`;
       }),
     );
-    const client = await connect(started.url, PIN, (c) => c.setRequestHandler('elicitation/create', async () => ({ action: 'accept', content: { code: '0000' } })));
+    const client = await connect(started.url, PIN, (c) =>
+      c.setRequestHandler('elicitation/create', async () => ({ action: 'accept', content: { code: '0000' } })),
+    );
     const result = await client.readResource({ uri: 'test://locked' });
     expect(result.contents).toEqual([{ uri: 'test://locked', mimeType: 'text/plain', text: 'test://locked opened with 0000' }]);
   });
@@ -204,7 +222,10 @@ describe('SDK v2 client pinned to 2026-07-28', () => {
     );
     let action: 'accept' | 'decline' = 'decline';
     const client = await connect(started.url, PIN, (c) => c.setRequestHandler('elicitation/create', async () => ({ action })));
-    expect(await client.callTool({ name: 'wipe', arguments: {} })).toEqual({ content: [{ type: 'text', text: 'The user declined: "Wipe the disk?". Nothing was done.' }], isError: true });
+    expect(await client.callTool({ name: 'wipe', arguments: {} })).toEqual({
+      content: [{ type: 'text', text: 'The user declined: "Wipe the disk?". Nothing was done.' }],
+      isError: true,
+    });
     expect(runs).toBe(0);
     action = 'accept';
     expect(await client.callTool({ name: 'wipe', arguments: {} })).toEqual({ content: [{ type: 'text', text: 'wiped' }] });
@@ -241,8 +262,12 @@ describe("SDK v2 client in 'auto' mode", () => {
     expect(started.sessionsNew).toHaveLength(1);
     expect(started.sessionsNew[0].era).toBe('legacy');
     expect(started.sessionsNew[0].protocolVersion).toBe('2025-11-25');
-    expect(await client.callTool({ name: 'test_simple_text', arguments: {} })).toEqual({ content: [{ type: 'text', text: 'This is a simple text response for testing.' }] });
-    expect(await client.callTool({ name: 'test_input_required_result_elicitation', arguments: {} })).toEqual({ content: [{ type: 'text', text: 'Hello, Ada!' }] });
+    expect(await client.callTool({ name: 'test_simple_text', arguments: {} })).toEqual({
+      content: [{ type: 'text', text: 'This is a simple text response for testing.' }],
+    });
+    expect(await client.callTool({ name: 'test_input_required_result_elicitation', arguments: {} })).toEqual({
+      content: [{ type: 'text', text: 'Hello, Ada!' }],
+    });
     expect(asked).toEqual([{ message: 'What is your name?', requestedSchema: NAME_SCHEMA }]);
     expect(started.inbound.every((m) => m.era === 'legacy')).toBe(true);
     // The handshake-era retry is not needed: the elicitation was pushed within the one tools/call.
@@ -251,9 +276,13 @@ describe("SDK v2 client in 'auto' mode", () => {
 
   it('speaks 2026-07-28 to a dual-era server: no initialize, no handshake session, MRTR rounds', async () => {
     const started = await startServer();
-    const client = await connect(started.url, 'auto', (c) => c.setRequestHandler('elicitation/create', async () => ({ action: 'accept', content: { name: 'Ada' } })));
+    const client = await connect(started.url, 'auto', (c) =>
+      c.setRequestHandler('elicitation/create', async () => ({ action: 'accept', content: { name: 'Ada' } })),
+    );
     expect(client.getNegotiatedProtocolVersion()).toBe('2026-07-28');
-    expect(await client.callTool({ name: 'test_input_required_result_elicitation', arguments: {} })).toEqual({ content: [{ type: 'text', text: 'Hello, Ada!' }] });
+    expect(await client.callTool({ name: 'test_input_required_result_elicitation', arguments: {} })).toEqual({
+      content: [{ type: 'text', text: 'Hello, Ada!' }],
+    });
     expect(started.sessionsNew).toEqual([]);
     expect(started.inbound.map((m) => [m.era, m.message.method])).toEqual([
       ['modern', 'server/discover'],

@@ -7,7 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import {
   LegacyOnlyRequestError,
-  McpError,
+  type McpError,
   McpServer,
   McpSession,
   NoBackChannelError,
@@ -109,11 +109,20 @@ describe('the eras option', () => {
 
   it('dual: treats an HTTP initialize without a claim as a handshake even when it carries MCP-Protocol-Version 2026-07-28', async () => {
     const { server, url } = await httpServer();
-    const res = await send(url, 'POST', { ...POST_HEADERS, 'mcp-protocol-version': '2026-07-28' }, { jsonrpc: '2.0', id: 1, method: 'initialize', params: INITIALIZE_PARAMS });
+    const res = await send(
+      url,
+      'POST',
+      { ...POST_HEADERS, 'mcp-protocol-version': '2026-07-28' },
+      { jsonrpc: '2.0', id: 1, method: 'initialize', params: INITIALIZE_PARAMS },
+    );
     const { status, body } = await answer(res);
     expect({ status, body, hasSessionId: typeof res.headers['mcp-session-id'] === 'string' }).toEqual({
       status: 200,
-      body: { jsonrpc: '2.0', id: 1, result: { protocolVersion: '2025-11-25', capabilities: DEFAULT_CAPABILITIES, serverInfo: { name: 'eras', version: '3.0.0' } } },
+      body: {
+        jsonrpc: '2.0',
+        id: 1,
+        result: { protocolVersion: '2025-11-25', capabilities: DEFAULT_CAPABILITIES, serverInfo: { name: 'eras', version: '3.0.0' } },
+      },
       hasSessionId: true,
     });
     expect(server.sessions.size).toBe(1);
@@ -184,7 +193,12 @@ describe('legacy only', () => {
 describe('modern only', () => {
   it.each(['2025-11-25', '2024-11-05'])('HTTP: answers initialize %s with -32022, supported and requested (HTTP 400), keeping the id', async (version) => {
     const { server, url } = await httpServer({ eras: 'modern' });
-    const res = await send(url, 'POST', POST_HEADERS, { jsonrpc: '2.0', id: 1, method: 'initialize', params: { ...INITIALIZE_PARAMS, protocolVersion: version } });
+    const res = await send(url, 'POST', POST_HEADERS, {
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { ...INITIALIZE_PARAMS, protocolVersion: version },
+    });
     expect({ ...(await answer(res)), sessionId: res.headers['mcp-session-id'] }).toEqual({
       status: 400,
       sessionId: undefined,
@@ -216,7 +230,10 @@ describe('modern only', () => {
       id: 'i',
       error: { code: -32022, message: 'Unsupported protocol version', data: { supported: MODERN_ONLY, requested: '2025-11-25' } },
     });
-    expect(await client.request('server/discover', { _meta: modernMeta() }, 'd')).toMatchObject({ id: 'd', result: { resultType: 'complete', supportedVersions: MODERN_ONLY } });
+    expect(await client.request('server/discover', { _meta: modernMeta() }, 'd')).toMatchObject({
+      id: 'd',
+      result: { resultType: 'complete', supportedVersions: MODERN_ONLY },
+    });
     expect(server.sessions.size).toBe(0);
   });
 
@@ -477,7 +494,11 @@ describe('WebSocket carries 2026-07-28 requests', () => {
       id: 'e2',
       error: { code: -32022, message: 'Unsupported protocol version', data: { supported: MODERN_ONLY, requested: '1900-01-01' } },
     });
-    expect(await client.request('ping', { _meta: modernMeta() }, 'e3')).toEqual({ jsonrpc: '2.0', id: 'e3', error: { code: -32601, message: 'Method not found: ping' } });
+    expect(await client.request('ping', { _meta: modernMeta() }, 'e3')).toEqual({
+      jsonrpc: '2.0',
+      id: 'e3',
+      error: { code: -32601, message: 'Method not found: ping' },
+    });
   });
 
   it('cancels a 2026-07-28 request on notifications/cancelled: its signal aborts and no response is sent', async () => {
@@ -525,7 +546,11 @@ describe('WebSocket carries 2026-07-28 requests', () => {
       id: 'm2',
       result: { resultType: 'complete', ...toolText('modern') },
     });
-    expect(await client.request('tools/call', { name: 'echo', arguments: { text: 'legacy' } }, 'l2')).toEqual({ jsonrpc: '2.0', id: 'l2', result: toolText('legacy') });
+    expect(await client.request('tools/call', { name: 'echo', arguments: { text: 'legacy' } }, 'l2')).toEqual({
+      jsonrpc: '2.0',
+      id: 'l2',
+      result: toolText('legacy'),
+    });
     expect(await client.request('ping', undefined, 'l3')).toEqual({ jsonrpc: '2.0', id: 'l3', result: {} });
     expect({ sessions: server.sessions.size, sessionNew: sessionNew.length }).toEqual({ sessions: 1, sessionNew: 1 });
   });
@@ -534,7 +559,10 @@ describe('WebSocket carries 2026-07-28 requests', () => {
     const sessionNew: McpSession[] = [];
     const { server, url } = await wsServer({}, (s) => s.on('sessionNew', (session) => sessionNew.push(session)));
     const client = await h.connectUrl(url);
-    expect((await client.request('tools/call', { name: 'echo', arguments: { text: 'x' }, _meta: modernMeta() }, 1)).result).toEqual({ resultType: 'complete', ...toolText('x') });
+    expect((await client.request('tools/call', { name: 'echo', arguments: { text: 'x' }, _meta: modernMeta() }, 1)).result).toEqual({
+      resultType: 'complete',
+      ...toolText('x'),
+    });
     expect((await client.request('tools/list', undefined, 2)).error.code).toBe(-32600);
     expect({ sessions: server.sessions.size, sessionNew: sessionNew.length }).toEqual({ sessions: 0, sessionNew: 0 });
   });
@@ -577,7 +605,16 @@ describe('stdio carries 2026-07-28 requests', () => {
     const modern = await client.request('tools/call', { name: 'whoami', _meta: modernMeta({ [META_KEYS.clientInfo]: undefined }) }, 'm');
     const legacy = await client.request('tools/call', { name: 'whoami' }, 'l');
     expect({ modern: parsedText(modern), legacy: parsedText(legacy) }).toEqual({
-      modern: { era: 'modern', protocolVersion: '2026-07-28', clientInfo: null, clientCapabilities: {}, transport: 'stdio', inSessions: false, sessions: 1, sessionNew: 1 },
+      modern: {
+        era: 'modern',
+        protocolVersion: '2026-07-28',
+        clientInfo: null,
+        clientCapabilities: {},
+        transport: 'stdio',
+        inSessions: false,
+        sessions: 1,
+        sessionNew: 1,
+      },
       legacy: {
         era: 'legacy',
         protocolVersion: '2025-11-25',

@@ -11,7 +11,11 @@ afterEach(async () => {
 
 async function regionServer(): Promise<string> {
   server = new McpServer({ name: 'regions', version: '1.0.0' });
-  server.registerTool('where', { inputSchema: { type: 'object', properties: { region: { type: 'string', 'x-mcp-header': 'Region' } }, required: ['region'] } }, ({ region }) => `region=${region}`);
+  server.registerTool(
+    'where',
+    { inputSchema: { type: 'object', properties: { region: { type: 'string', 'x-mcp-header': 'Region' } }, required: ['region'] } },
+    ({ region }) => `region=${region}`,
+  );
   return (await new StreamableHttpTransport(server).listen({ host: '127.0.0.1', port: 0 })).url;
 }
 
@@ -32,7 +36,12 @@ describe('Mcp-Param values that only look like Base64', () => {
 
   it('decodes a wrapped value and compares the decoded text', async () => {
     const url = await regionServer();
-    const res = await modernPost(url, 'tools/call', { name: 'where', arguments: { region: 'Hello' } }, { headers: { 'mcp-param-region': `=?base64?${hello}?=` } });
+    const res = await modernPost(
+      url,
+      'tools/call',
+      { name: 'where', arguments: { region: 'Hello' } },
+      { headers: { 'mcp-param-region': `=?base64?${hello}?=` } },
+    );
     expect(res.status).toBe(200);
     expect((await res.json()).result.content).toEqual([{ type: 'text', text: 'region=Hello' }]);
   });

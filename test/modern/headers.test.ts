@@ -81,13 +81,23 @@ describe('MCP-Protocol-Version', () => {
 
   it('answers a header mismatch with -32020 even when the _meta version is unsupported (the mismatch wins over -32022)', async () => {
     const { url } = await start();
-    const res = await modernPost(url, 'tools/list', {}, { id: 3, meta: { [META_KEYS.protocolVersion]: '2099-01-01' }, headers: { 'mcp-protocol-version': '2026-07-28' } });
+    const res = await modernPost(
+      url,
+      'tools/list',
+      {},
+      { id: 3, meta: { [META_KEYS.protocolVersion]: '2099-01-01' }, headers: { 'mcp-protocol-version': '2026-07-28' } },
+    );
     expect(await answer(res)).toEqual(mismatch(3, 'Header mcp-protocol-version is "2026-07-28" but the _meta protocolVersion is "2099-01-01"'));
   });
 
   it('answers a wrong Mcp-Method with -32020 even when header and _meta agree on an unsupported version', async () => {
     const { url } = await start();
-    const res = await modernPost(url, 'tools/list', {}, { id: 4, meta: { [META_KEYS.protocolVersion]: '2099-01-01' }, headers: { 'mcp-method': 'prompts/list' } });
+    const res = await modernPost(
+      url,
+      'tools/list',
+      {},
+      { id: 4, meta: { [META_KEYS.protocolVersion]: '2099-01-01' }, headers: { 'mcp-method': 'prompts/list' } },
+    );
     expect(await answer(res)).toEqual(mismatch(4, 'Header mcp-method is "prompts/list" but the method is "tools/list"'));
   });
 
@@ -97,7 +107,11 @@ describe('MCP-Protocol-Version', () => {
     expect(await answer(res)).toEqual({
       status: 400,
       contentType: 'application/json',
-      body: { jsonrpc: '2.0', id: 5, error: { code: -32022, message: 'Unsupported protocol version', data: { supported: ['2026-07-28'], requested: '2099-01-01' } } },
+      body: {
+        jsonrpc: '2.0',
+        id: 5,
+        error: { code: -32022, message: 'Unsupported protocol version', data: { supported: ['2026-07-28'], requested: '2099-01-01' } },
+      },
     });
   });
 });
@@ -222,7 +236,12 @@ describe('header syntax', () => {
 describe('Mcp-Param-* (x-mcp-header)', () => {
   it('serves a tools/call whose mirrored argument matches its Mcp-Param header', async () => {
     const { url, queries } = await start();
-    const res = await modernPost(url, 'tools/call', { name: 'query', arguments: { region: 'us-west1', sql: 'select 1' } }, { headers: { 'Mcp-Param-Region': 'us-west1' } });
+    const res = await modernPost(
+      url,
+      'tools/call',
+      { name: 'query', arguments: { region: 'us-west1', sql: 'select 1' } },
+      { headers: { 'Mcp-Param-Region': 'us-west1' } },
+    );
     expect(await answer(res)).toEqual(ok(1, text('ran in us-west1')));
     expect(queries).toEqual([{ region: 'us-west1', sql: 'select 1' }]);
   });
@@ -236,7 +255,12 @@ describe('Mcp-Param-* (x-mcp-header)', () => {
 
   it('answers an Mcp-Param header that differs from the argument with -32020', async () => {
     const { url, queries } = await start();
-    const res = await modernPost(url, 'tools/call', { name: 'query', arguments: { region: 'us-west1', sql: 'select 1' } }, { headers: { 'mcp-param-region': 'eu-west1' } });
+    const res = await modernPost(
+      url,
+      'tools/call',
+      { name: 'query', arguments: { region: 'us-west1', sql: 'select 1' } },
+      { headers: { 'mcp-param-region': 'eu-west1' } },
+    );
     expect(await answer(res)).toEqual(mismatch(1, 'Header mcp-param-region is "eu-west1" but argument region is "us-west1"'));
     expect(queries).toEqual([]);
   });
@@ -257,13 +281,23 @@ describe('Mcp-Param-* (x-mcp-header)', () => {
 
   it('decodes a base64 Mcp-Param value before comparing', async () => {
     const { url } = await start();
-    const res = await modernPost(url, 'tools/call', { name: 'query', arguments: { region: 'Zürich', sql: 'select 1' } }, { headers: { 'mcp-param-region': base64Header('Zürich') } });
+    const res = await modernPost(
+      url,
+      'tools/call',
+      { name: 'query', arguments: { region: 'Zürich', sql: 'select 1' } },
+      { headers: { 'mcp-param-region': base64Header('Zürich') } },
+    );
     expect(await answer(res)).toEqual(ok(1, text('ran in Zürich')));
   });
 
   it('answers a malformed base64 Mcp-Param value with -32020', async () => {
     const { url } = await start();
-    const res = await modernPost(url, 'tools/call', { name: 'query', arguments: { region: 'x', sql: 'select 1' } }, { headers: { 'mcp-param-region': '=?base64?eA?=' } });
+    const res = await modernPost(
+      url,
+      'tools/call',
+      { name: 'query', arguments: { region: 'x', sql: 'select 1' } },
+      { headers: { 'mcp-param-region': '=?base64?eA?=' } },
+    );
     expect(await answer(res)).toEqual(mismatch(1, 'Header mcp-param-region has a malformed =?base64?...?= value'));
   });
 

@@ -34,7 +34,11 @@ async function start(options: McpServerOptions = {}, setup: (server: McpServer) 
   server.registerPrompt('greet', { description: 'A greeting' }, () => ({ messages: [{ role: 'user', content: { type: 'text', text: 'Hello' } }] }));
   server.registerResource('test://plain', { name: 'plain', mimeType: 'text/plain' }, () => 'plain text');
   server.registerResource('test://own-cache', { name: 'own-cache', mimeType: 'text/plain', cache: { ttlMs: 5000, scope: 'public' } }, () => 'cached text');
-  server.registerResourceTemplate('test://items/{id}', { name: 'item', mimeType: 'text/plain', cache: { ttlMs: 7000, scope: 'public' } }, (_uri, { id }) => `item ${id}`);
+  server.registerResourceTemplate(
+    'test://items/{id}',
+    { name: 'item', mimeType: 'text/plain', cache: { ttlMs: 7000, scope: 'public' } },
+    (_uri, { id }) => `item ${id}`,
+  );
   server.registerResourceTemplate('test://plain-items/{id}', { name: 'plain-item', mimeType: 'text/plain' }, (_uri, { id }) => `plain item ${id}`);
   setup(server);
   const { url } = await new StreamableHttpTransport(server).listen({ host: '127.0.0.1', port: 0 });
@@ -155,7 +159,12 @@ describe('results: resultType and caching hints', () => {
   it("gives a resource's reads its own cache hint, over the server option", async () => {
     const { url } = await start({ cache: { ttlMs: 60_000, scope: 'private' } });
     expect(await answer(await modernPost(url, 'resources/read', { uri: 'test://own-cache' }))).toEqual(
-      ok(1, { resultType: 'complete', contents: [{ uri: 'test://own-cache', mimeType: 'text/plain', text: 'cached text' }], ttlMs: 5000, cacheScope: 'public' }),
+      ok(1, {
+        resultType: 'complete',
+        contents: [{ uri: 'test://own-cache', mimeType: 'text/plain', text: 'cached text' }],
+        ttlMs: 5000,
+        cacheScope: 'public',
+      }),
     );
   });
 
@@ -170,16 +179,22 @@ describe('results: resultType and caching hints', () => {
   });
 
   it('gives a read served by a static resource the default hint even when a template with its own hint also matches the uri', async () => {
-    const { url } = await start({}, (server) => server.registerResource('test://items/static', { name: 'static item', mimeType: 'text/plain' }, () => 'static'));
+    const { url } = await start({}, (server) =>
+      server.registerResource('test://items/static', { name: 'static item', mimeType: 'text/plain' }, () => 'static'),
+    );
     expect(await answer(await modernPost(url, 'resources/read', { uri: 'test://items/static' }))).toEqual(
       ok(1, { resultType: 'complete', contents: [{ uri: 'test://items/static', mimeType: 'text/plain', text: 'static' }], ...NO_CACHE }),
     );
   });
 
-  it("gives a read the hint of the template that served it, not of a later template that also matches", async () => {
+  it('gives a read the hint of the template that served it, not of a later template that also matches', async () => {
     const { url } = await start({}, (server) => {
       server.registerResourceTemplate('test://shared/{id}', { name: 'first', mimeType: 'text/plain' }, (_uri, { id }) => `first ${id}`);
-      server.registerResourceTemplate('test://shared/{key}', { name: 'second', mimeType: 'text/plain', cache: { ttlMs: 9000, scope: 'public' } }, () => 'second');
+      server.registerResourceTemplate(
+        'test://shared/{key}',
+        { name: 'second', mimeType: 'text/plain', cache: { ttlMs: 9000, scope: 'public' } },
+        () => 'second',
+      );
     });
     expect(await answer(await modernPost(url, 'resources/read', { uri: 'test://shared/1' }))).toEqual(
       ok(1, { resultType: 'complete', contents: [{ uri: 'test://shared/1', mimeType: 'text/plain', text: 'first 1' }], ...NO_CACHE }),
@@ -198,9 +213,9 @@ describe('results: resultType and caching hints', () => {
     expect(await answer(await modernPost(url, 'prompts/get', { name: 'greet' }))).toEqual(
       ok(1, { resultType: 'complete', messages: [{ role: 'user', content: { type: 'text', text: 'Hello' } }] }),
     );
-    expect(await answer(await modernPost(url, 'completion/complete', { ref: { type: 'ref/prompt', name: 'greet' }, argument: { name: 'x', value: '' } }))).toEqual(
-      ok(1, { resultType: 'complete', completion: { values: [], hasMore: false } }),
-    );
+    expect(
+      await answer(await modernPost(url, 'completion/complete', { ref: { type: 'ref/prompt', name: 'greet' }, argument: { name: 'x', value: '' } })),
+    ).toEqual(ok(1, { resultType: 'complete', completion: { values: [], hasMore: false } }));
   });
 
   it('answers a read of an unknown resource with -32602 and data.uri (HTTP 400), never -32002', async () => {
@@ -252,7 +267,8 @@ describe('the _meta envelope', () => {
     expect(await answer(res)).toEqual(
       failed(400, 3, {
         code: -32602,
-        message: 'Invalid params: a 2026-07-28 request needs _meta["io.modelcontextprotocol/protocolVersion"] and _meta["io.modelcontextprotocol/clientCapabilities"]',
+        message:
+          'Invalid params: a 2026-07-28 request needs _meta["io.modelcontextprotocol/protocolVersion"] and _meta["io.modelcontextprotocol/clientCapabilities"]',
       }),
     );
   });
@@ -350,7 +366,9 @@ function logTool(server: McpServer): void {
 describe('notifications/message and progress', () => {
   it('sends no notifications/message when _meta has no logLevel, answering with plain JSON', async () => {
     const { url } = await start({ defaultLogLevel: 'debug' }, logTool);
-    expect(await answer(await modernPost(url, 'tools/call', { name: 'chatty' }))).toEqual(ok(1, { resultType: 'complete', content: [{ type: 'text', text: 'done' }] }));
+    expect(await answer(await modernPost(url, 'tools/call', { name: 'chatty' }))).toEqual(
+      ok(1, { resultType: 'complete', content: [{ type: 'text', text: 'done' }] }),
+    );
   });
 
   it('streams the log lines the _meta logLevel lets through, then the result, with no event ids and no priming event', async () => {
@@ -389,7 +407,9 @@ describe('notifications/message and progress', () => {
       contentType: 'text/event-stream',
       events: expected.map((message) => ['event: message', `data: ${JSON.stringify(message)}`]),
     });
-    expect(await answer(await modernPost(url, 'tools/call', { name: 'slow' }))).toEqual(ok(1, { resultType: 'complete', content: [{ type: 'text', text: 'finished' }] }));
+    expect(await answer(await modernPost(url, 'tools/call', { name: 'slow' }))).toEqual(
+      ok(1, { resultType: 'complete', content: [{ type: 'text', text: 'finished' }] }),
+    );
   });
 });
 
@@ -434,9 +454,18 @@ describe('cancellation by closing the stream', () => {
     const blocking: Blocking = { started: deferred(), aborted: deferred(), finished: deferred() };
     const { server, url } = await start({}, (s) => blockingTool(s, blocking));
     const out = traceOut(server);
-    const res = await modernPost(url, 'tools/call', { name: 'block', arguments: { progress: true } }, { id: 'c1', meta: { progressToken: 'p', [META_KEYS.logLevel]: 'debug' } });
+    const res = await modernPost(
+      url,
+      'tools/call',
+      { name: 'block', arguments: { progress: true } },
+      { id: 'c1', meta: { progressToken: 'p', [META_KEYS.logLevel]: 'debug' } },
+    );
     expect(res.headers['content-type']).toBe('text/event-stream');
-    expect(await res.nextMessage({ method: 'notifications/progress' })).toEqual({ jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: 'p', progress: 1 } });
+    expect(await res.nextMessage({ method: 'notifications/progress' })).toEqual({
+      jsonrpc: '2.0',
+      method: 'notifications/progress',
+      params: { progressToken: 'p', progress: 1 },
+    });
     res.abort();
     const reason = await blocking.aborted.promise;
     expect(reason).toBeInstanceOf(McpError);

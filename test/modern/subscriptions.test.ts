@@ -98,7 +98,9 @@ describe('subscriptions/listen over HTTP', () => {
       resourceSubscriptions: ['test://a', 42, null],
       somethingElse: true,
     });
-    expect(await res.nextMessage({ method: 'notifications/subscriptions/acknowledged' })).toEqual(ack(7, { promptsListChanged: true, resourceSubscriptions: ['test://a'] }));
+    expect(await res.nextMessage({ method: 'notifications/subscriptions/acknowledged' })).toEqual(
+      ack(7, { promptsListChanged: true, resourceSubscriptions: ['test://a'] }),
+    );
   });
 
   it('acknowledges an empty filter when the request names no notifications', async () => {
@@ -167,7 +169,11 @@ describe('subscriptions/listen over HTTP', () => {
     await b.nextMessage({ method: 'notifications/resources/list_changed' });
 
     expect(messagesOf(a)).toEqual([ack('sub-a', { resourceSubscriptions: ['test://a'] }), updated('test://a', 'sub-a'), updated('test://a', 'sub-a')]);
-    expect(messagesOf(b)).toEqual([ack('sub-b', { resourcesListChanged: true, resourceSubscriptions: ['test://b'] }), updated('test://b', 'sub-b'), listChanged('resources', 'sub-b')]);
+    expect(messagesOf(b)).toEqual([
+      ack('sub-b', { resourcesListChanged: true, resourceSubscriptions: ['test://b'] }),
+      updated('test://b', 'sub-b'),
+      listChanged('resources', 'sub-b'),
+    ]);
     expect(messagesOf(lists)).toEqual([ack('sub-lists', { resourcesListChanged: true }), listChanged('resources', 'sub-lists')]);
   });
 
@@ -212,7 +218,10 @@ describe('subscriptions/listen over HTTP', () => {
     await res.ended;
     expect({ contentType: res.headers['content-type'], messages: res.isSse ? messagesOf(res) : [JSON.parse(res.body)] }).toEqual({
       contentType: 'text/event-stream',
-      messages: [ack('json-mode', { toolsListChanged: true }), { jsonrpc: '2.0', id: 'json-mode', result: { resultType: 'complete', _meta: sub('json-mode') } }],
+      messages: [
+        ack('json-mode', { toolsListChanged: true }),
+        { jsonrpc: '2.0', id: 'json-mode', result: { resultType: 'complete', _meta: sub('json-mode') } },
+      ],
     });
   });
 
@@ -239,7 +248,9 @@ describe('subscriptions/listen over WebSocket', () => {
     const { server, url } = await startWs();
     const client = await h.connectUrl(url);
     client.sendRaw(modernRequest('ws-listen', 'subscriptions/listen', { notifications: { toolsListChanged: true, promptsListChanged: true } }));
-    expect(await client.nextMessage('notifications/subscriptions/acknowledged')).toEqual(ack('ws-listen', { toolsListChanged: true, promptsListChanged: true }));
+    expect(await client.nextMessage('notifications/subscriptions/acknowledged')).toEqual(
+      ack('ws-listen', { toolsListChanged: true, promptsListChanged: true }),
+    );
     server.registerTool('t', {}, () => 't');
     expect(await client.nextMessage('notifications/tools/list_changed')).toEqual(listChanged('tools', 'ws-listen'));
     server.registerResource('test://x', { name: 'x' }, () => 'x');
@@ -263,7 +274,9 @@ describe('subscriptions/listen over WebSocket', () => {
     server.registerTool('later', {}, () => 'later');
     const second = await client.request('server/discover', { _meta: modernMeta() }, 'after-register');
     expect(second.result.resultType).toBe('complete');
-    expect(client.received.filter((m) => m.id === 5 || m.method === 'notifications/tools/list_changed' || m.method === 'notifications/resources/updated')).toEqual([]);
+    expect(
+      client.received.filter((m) => m.id === 5 || m.method === 'notifications/tools/list_changed' || m.method === 'notifications/resources/updated'),
+    ).toEqual([]);
   });
 
   it('ends the listen request gracefully on server.close(), before the connection closes', async () => {

@@ -80,7 +80,11 @@ describe('era-portable asks on a handshake session', () => {
     const running = await h.start(greeter(log));
     const { client } = await h.open(running, { capabilities: CAPS.sampling });
     expect(await callTool(client, 'greet')).toEqual(
-      textResult('call-greet', 'The client did not declare form-mode elicitation (capabilities.elicitation.form); ask another way, or use url mode if it declared that', true),
+      textResult(
+        'call-greet',
+        'The client did not declare form-mode elicitation (capabilities.elicitation.form); ask another way, or use url mode if it declared that',
+        true,
+      ),
     );
     expect(log).toEqual(['before']);
     await expectQuietAndAlive(client);
@@ -89,7 +93,9 @@ describe('era-portable asks on a handshake session', () => {
   it('a missing sampling capability for ctx.createMessage is an isError result in a tool', async () => {
     const running = await h.start((server) => server.registerTool('ask', {}, async (_args, ctx) => textOf(await ctx.createMessage(SAMPLE_Q))));
     const { client } = await h.open(running, { capabilities: CAPS.form });
-    expect(await callTool(client, 'ask')).toEqual(textResult('call-ask', 'The client did not declare the sampling capability; it cannot be asked for sampling/createMessage', true));
+    expect(await callTool(client, 'ask')).toEqual(
+      textResult('call-ask', 'The client did not declare the sampling capability; it cannot be asked for sampling/createMessage', true),
+    );
     await expectQuietAndAlive(client);
   });
 });
@@ -122,9 +128,15 @@ describe('an explicit input-required on a handshake session', () => {
     const running = await h.start(registerModernFixtures);
     const { client } = await h.open(running, { capabilities: ALL });
     const call = callTool(client, 'test_input_required_result_multiple_inputs');
-    const [elicit, sample, roots] = await Promise.all([client.nextMessage('elicitation/create'), client.nextMessage('sampling/createMessage'), client.nextMessage('roots/list')]);
+    const [elicit, sample, roots] = await Promise.all([
+      client.nextMessage('elicitation/create'),
+      client.nextMessage('sampling/createMessage'),
+      client.nextMessage('roots/list'),
+    ]);
     expect(elicit).toEqual(pushed(elicit.id, 'elicitation/create', { message: 'What is your name?', requestedSchema: NAME_SCHEMA }));
-    expect(sample).toEqual(pushed(sample.id, 'sampling/createMessage', { messages: [{ role: 'user', content: { type: 'text', text: 'Generate a greeting' } }], maxTokens: 50 }));
+    expect(sample).toEqual(
+      pushed(sample.id, 'sampling/createMessage', { messages: [{ role: 'user', content: { type: 'text', text: 'Generate a greeting' } }], maxTokens: 50 }),
+    );
     expect(roots).toEqual(pushed(roots.id, 'roots/list', {}));
     expect([elicit.id, sample.id, roots.id].sort()).toEqual([0, 1, 2]);
     // Answered in reverse order: the handler waits for all of them.
@@ -139,10 +151,15 @@ describe('an explicit input-required on a handshake session', () => {
     const running = await h.start(registerModernFixtures);
     const { client } = await h.open(running, { capabilities: CAPS.form });
     const call = callTool(client, 'test_input_required_result_multi_round');
-    expect(await client.nextMessage('elicitation/create')).toEqual(pushed(0, 'elicitation/create', { message: 'Step 1: What is your name?', requestedSchema: NAME_SCHEMA }));
+    expect(await client.nextMessage('elicitation/create')).toEqual(
+      pushed(0, 'elicitation/create', { message: 'Step 1: What is your name?', requestedSchema: NAME_SCHEMA }),
+    );
     client.respond(0, ADA);
     expect(await client.nextMessage('elicitation/create')).toEqual(
-      pushed(1, 'elicitation/create', { message: 'Step 2: What is your favorite color?', requestedSchema: { type: 'object', properties: { color: { type: 'string' } }, required: ['color'] } }),
+      pushed(1, 'elicitation/create', {
+        message: 'Step 2: What is your favorite color?',
+        requestedSchema: { type: 'object', properties: { color: { type: 'string' } }, required: ['color'] },
+      }),
     );
     client.respond(1, { action: 'accept', content: { color: 'green' } });
     expect(await call).toEqual(textResult('call-test_input_required_result_multi_round', 'Ada likes green.'));
@@ -171,15 +188,25 @@ describe('an explicit input-required on a handshake session', () => {
     const running = await h.start((server) =>
       server.registerPrompt('summary', { arguments: [{ name: 'topic', required: true }] }, (args, ctx) => {
         const tone = ctx.inputResponses?.tone as { content?: { tone?: string } } | undefined;
-        if (!tone) return inputRequired().addElicitation('tone', { message: 'Tone?', requestedSchema: { type: 'object', properties: { tone: { type: 'string' } } } } as unknown as ElicitParams);
+        if (!tone)
+          return inputRequired().addElicitation('tone', {
+            message: 'Tone?',
+            requestedSchema: { type: 'object', properties: { tone: { type: 'string' } } },
+          } as unknown as ElicitParams);
         return { messages: [{ role: 'user', content: { type: 'text', text: `${tone.content?.tone} summary of ${args.topic}` } }] };
       }),
     );
     const { client } = await h.open(running, { capabilities: CAPS.form });
     const call = client.request('prompts/get', { name: 'summary', arguments: { topic: 'tides' } }, 'p1');
-    expect(await client.nextMessage('elicitation/create')).toEqual(pushed(0, 'elicitation/create', { message: 'Tone?', requestedSchema: { type: 'object', properties: { tone: { type: 'string' } } } }));
+    expect(await client.nextMessage('elicitation/create')).toEqual(
+      pushed(0, 'elicitation/create', { message: 'Tone?', requestedSchema: { type: 'object', properties: { tone: { type: 'string' } } } }),
+    );
     client.respond(0, { action: 'accept', content: { tone: 'calm' } });
-    expect(await call).toEqual({ jsonrpc: '2.0', id: 'p1', result: { messages: [{ role: 'user', content: { type: 'text', text: 'calm summary of tides' } }] } });
+    expect(await call).toEqual({
+      jsonrpc: '2.0',
+      id: 'p1',
+      result: { messages: [{ role: 'user', content: { type: 'text', text: 'calm summary of tides' } }] },
+    });
   });
 
   it('works for resources/read', async () => {
@@ -194,7 +221,11 @@ describe('an explicit input-required on a handshake session', () => {
     const call = client.request('resources/read', { uri: 'test://locked' }, 'r1');
     expect(await client.nextMessage('sampling/createMessage')).toEqual(pushed(0, 'sampling/createMessage', SAMPLE_Q));
     client.respond(0, PARIS);
-    expect(await call).toEqual({ jsonrpc: '2.0', id: 'r1', result: { contents: [{ uri: 'test://locked', mimeType: 'text/plain', text: 'the model said Paris' }] } });
+    expect(await call).toEqual({
+      jsonrpc: '2.0',
+      id: 'r1',
+      result: { contents: [{ uri: 'test://locked', mimeType: 'text/plain', text: 'the model said Paris' }] },
+    });
   });
 
   it('answers -32602 once a request has asked requestState.maxRounds times', async () => {
@@ -216,7 +247,10 @@ describe('an explicit input-required on a handshake session', () => {
     expect(await call).toEqual({
       jsonrpc: '2.0',
       id: 'call-insatiable',
-      error: { code: -32602, message: 'tools/call insatiable asked for input 2 times without finishing; answer every input request in one retry, or raise requestState.maxRounds' },
+      error: {
+        code: -32602,
+        message: 'tools/call insatiable asked for input 2 times without finishing; answer every input request in one retry, or raise requestState.maxRounds',
+      },
     });
     expect(runs).toBe(3);
     await expectQuietAndAlive(client);
@@ -225,7 +259,9 @@ describe('an explicit input-required on a handshake session', () => {
   it('a missing capability for an explicit input request is an isError result in a tool, as for ctx.elicit', async () => {
     const running = await h.start((server) => server.registerTool('where', {}, (_args, ctx) => (ctx.inputResponses?.r ? 'ok' : inputRequired().addRoots('r'))));
     const { client } = await h.open(running, { capabilities: CAPS.form });
-    expect(await callTool(client, 'where')).toEqual(textResult('call-where', 'The client did not declare the roots capability; it cannot be asked for roots/list', true));
+    expect(await callTool(client, 'where')).toEqual(
+      textResult('call-where', 'The client did not declare the roots capability; it cannot be asked for roots/list', true),
+    );
     await expectQuietAndAlive(client);
   });
 
@@ -262,7 +298,9 @@ describe('an explicit input-required on a handshake session', () => {
     );
     const { client } = await h.open(running, { capabilities: CAPS.form });
     const call = callTool(client, 'delete');
-    expect(await client.nextMessage('elicitation/create')).toEqual(pushed(0, 'elicitation/create', { message: 'Delete everything?', requestedSchema: { type: 'object', properties: {} } }));
+    expect(await client.nextMessage('elicitation/create')).toEqual(
+      pushed(0, 'elicitation/create', { message: 'Delete everything?', requestedSchema: { type: 'object', properties: {} } }),
+    );
     client.respond(0, { action: 'accept' });
     expect(await call).toEqual(textResult('call-delete', 'deleted'));
     expect(runs).toBe(1);

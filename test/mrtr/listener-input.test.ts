@@ -17,7 +17,10 @@ function listeningServer(): McpServer {
     if (request.params.name !== 'greet') return;
     const answer = request.inputResponses?.who as { content?: { name?: string } } | undefined;
     if (answer) return request.respond(`Hello, ${answer.content?.name}!`);
-    request.inputRequired.addElicitation('who', { message: 'Who is there?', requestedSchema: { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] } });
+    request.inputRequired.addElicitation('who', {
+      message: 'Who is there?',
+      requestedSchema: { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] },
+    });
     request.respond('asking');
   });
   return server;
@@ -30,7 +33,12 @@ describe('a requestTool listener asking for input', () => {
     const first = (await modernCall(url, 'tools/call', { name: 'greet', arguments: {} }, { meta })).result;
     expect(first).toEqual({
       resultType: 'input_required',
-      inputRequests: { who: { method: 'elicitation/create', params: { message: 'Who is there?', requestedSchema: { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] } } } },
+      inputRequests: {
+        who: {
+          method: 'elicitation/create',
+          params: { message: 'Who is there?', requestedSchema: { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] } },
+        },
+      },
       requestState: expect.any(String),
     });
     const retry = { name: 'greet', arguments: {}, requestState: first.requestState, inputResponses: { who: { action: 'accept', content: { name: 'Ada' } } } };

@@ -83,7 +83,11 @@ describe('RequestStateCodec: signing', () => {
   it('refuses a token whose payload was rewritten (round reset to 0) and re-encoded without the key', async () => {
     const codec = new RequestStateCodec({ keys: [KEY_A] });
     const [version, kid, payload, mac] = codec.mint(CONTENT).split('.');
-    const forged = { ...JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')), round: 0, answers: { seat: { action: 'accept', content: { seat: '1A' } } } };
+    const forged = {
+      ...JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')),
+      round: 0,
+      answers: { seat: { action: 'accept', content: { seat: '1A' } } },
+    };
     const token = [version, kid, Buffer.from(JSON.stringify(forged)).toString('base64url'), mac].join('.');
     expect(await rejection(codec.open(token, BINDING))).toEqual(invalid('bad signature'));
   });
@@ -122,7 +126,7 @@ describe('RequestStateCodec: signing', () => {
 
   it('refuses a token longer than a million characters without decoding it', async () => {
     const codec = new RequestStateCodec({ keys: [KEY_A] });
-    expect(await rejection(codec.open('v1.' + 'A'.repeat(1_000_001), BINDING))).toEqual(invalid('not a requestState this server issued'));
+    expect(await rejection(codec.open(`v1.${'A'.repeat(1_000_001)}`, BINDING))).toEqual(invalid('not a requestState this server issued'));
   });
 });
 
@@ -341,19 +345,27 @@ describe('RequestStateCodec: options', () => {
   });
 
   it('refuses a short key when the server is constructed', () => {
-    expect(() => new McpServer({ name: 's', version: '1' }, { requestState: { keys: ['too-short'] } })).toThrow(new TypeError('requestState keys must be at least 32 bytes long'));
+    expect(() => new McpServer({ name: 's', version: '1' }, { requestState: { keys: ['too-short'] } })).toThrow(
+      new TypeError('requestState keys must be at least 32 bytes long'),
+    );
   });
 
   it('refuses an empty key list', () => {
-    expect(() => new RequestStateCodec({ keys: [] })).toThrow(new TypeError('Option requestState.keys must be a non-empty array of secrets (the first signs, all verify)'));
+    expect(() => new RequestStateCodec({ keys: [] })).toThrow(
+      new TypeError('Option requestState.keys must be a non-empty array of secrets (the first signs, all verify)'),
+    );
   });
 
   it.each([0, -1, 1.5])('refuses ttlMs %s', (ttlMs) => {
-    expect(() => new RequestStateCodec({ keys: [KEY_A], ttlMs })).toThrow(new TypeError(`Option requestState.ttlMs must be a positive integer; got ${JSON.stringify(ttlMs)}`));
+    expect(() => new RequestStateCodec({ keys: [KEY_A], ttlMs })).toThrow(
+      new TypeError(`Option requestState.ttlMs must be a positive integer; got ${JSON.stringify(ttlMs)}`),
+    );
   });
 
   it.each([0, -2, 2.5])('refuses maxRounds %s', (maxRounds) => {
-    expect(() => new RequestStateCodec({ keys: [KEY_A], maxRounds })).toThrow(new TypeError(`Option requestState.maxRounds must be a positive integer; got ${JSON.stringify(maxRounds)}`));
+    expect(() => new RequestStateCodec({ keys: [KEY_A], maxRounds })).toThrow(
+      new TypeError(`Option requestState.maxRounds must be a positive integer; got ${JSON.stringify(maxRounds)}`),
+    );
   });
 });
 

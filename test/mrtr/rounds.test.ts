@@ -5,7 +5,14 @@
  * the round cap, URL elicitation conversion and the confirm option.
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { inputRequired, UrlElicitationRequiredError, type ElicitParams, type CreateMessageParams, type McpServer, type RequestContext } from '../../src/index.js';
+import {
+  inputRequired,
+  UrlElicitationRequiredError,
+  type ElicitParams,
+  type CreateMessageParams,
+  type McpServer,
+  type RequestContext,
+} from '../../src/index.js';
 import { registerModernFixtures } from '../../conformance/fixture-modern.js';
 import { ADA, NAME_Q, NAME_SCHEMA, PARIS, ROOTS, SAMPLE_Q, SEAT_Q, textOf } from '../helpers/client-requests.js';
 import { MODERN_CAPS, ModernClient, readSignedState, SEALED_STATE, SIGNED_STATE, TEST_STATE_KEY, useHttpServers, type Reply } from '../helpers/modern.js';
@@ -123,7 +130,11 @@ describe('era-portable handlers: ctx.elicit, ctx.createMessage and ctx.listRoots
     const client = new ModernClient(url, MODERN_CAPS.all);
     const r1 = await client.callTool('two');
     const r2 = await client.callTool('two', {}, { inputResponses: { 'elicit-1': ADA }, requestState: stateOf(r1) });
-    const r3 = await client.callTool('two', {}, { inputResponses: { 'elicit-1': { action: 'accept', content: { name: 'Mallory' } }, 'sample-2': PARIS }, requestState: stateOf(r2) });
+    const r3 = await client.callTool(
+      'two',
+      {},
+      { inputResponses: { 'elicit-1': { action: 'accept', content: { name: 'Mallory' } }, 'sample-2': PARIS }, requestState: stateOf(r2) },
+    );
     expect(r3).toEqual(ok(3, done('Ada / Paris')));
   });
 
@@ -186,7 +197,11 @@ describe('era-portable handlers: ctx.elicit, ctx.createMessage and ctx.listRoots
     );
     const client = new ModernClient(url, MODERN_CAPS.form);
     const first = await client.callTool('greet');
-    const reply = await client.callTool('greet', {}, { inputResponses: { 'elicit-1': { action: 'decline', content: { name: 'x' } } }, requestState: stateOf(first) });
+    const reply = await client.callTool(
+      'greet',
+      {},
+      { inputResponses: { 'elicit-1': { action: 'decline', content: { name: 'x' } } }, requestState: stateOf(first) },
+    );
     expect(reply).toEqual(ok(2, done('decline')));
     expect(answers).toEqual([{ action: 'decline' }]);
   });
@@ -227,7 +242,9 @@ describe('the explicit form: inputRequired() and ctx.inputRequired', () => {
     const first = await client.callTool('book', { city: 'Paris' });
     expect(first).toEqual(ok(1, asks({ seat: elicitation(SEAT_Q) })));
     const seat = { action: 'accept', content: { seat: '12A' } };
-    expect(await client.callTool('book', { city: 'Paris' }, { inputResponses: { seat }, requestState: stateOf(first) })).toEqual(ok(2, done('Booked 12A to Paris')));
+    expect(await client.callTool('book', { city: 'Paris' }, { inputResponses: { seat }, requestState: stateOf(first) })).toEqual(
+      ok(2, done('Booked 12A to Paris')),
+    );
     expect(seen).toEqual([
       { inputResponses: {}, requestState: undefined },
       { inputResponses: { seat }, requestState: { city: 'Paris', step: 'seat' } },
@@ -259,7 +276,9 @@ describe('the explicit form: inputRequired() and ctx.inputRequired', () => {
     const client = new ModernClient(url, MODERN_CAPS.sampling);
     const first = await client.callTool('greeting');
     expect(first).toEqual(ok(1, asks({ greeting: { method: 'sampling/createMessage', params: SAMPLE_Q } })));
-    expect(await client.callTool('greeting', {}, { inputResponses: { greeting: PARIS }, requestState: stateOf(first) })).toEqual(ok(2, done('Paris (state {"attempt":1})')));
+    expect(await client.callTool('greeting', {}, { inputResponses: { greeting: PARIS }, requestState: stateOf(first) })).toEqual(
+      ok(2, done('Paris (state {"attempt":1})')),
+    );
   });
 
   it('sends an input_required with state only (no inputRequests) when the handler returns state alone, and the retry gets the state', async () => {
@@ -346,7 +365,10 @@ describe('the explicit form: inputRequired() and ctx.inputRequired', () => {
         1,
         asks({
           user_name: elicitation({ message: 'What is your name?', requestedSchema: NAME_SCHEMA }),
-          greeting: { method: 'sampling/createMessage', params: { messages: [{ role: 'user', content: { type: 'text', text: 'Generate a greeting' } }], maxTokens: 50 } },
+          greeting: {
+            method: 'sampling/createMessage',
+            params: { messages: [{ role: 'user', content: { type: 'text', text: 'Generate a greeting' } }], maxTokens: 50 },
+          },
           client_roots: { method: 'roots/list', params: {} },
         }),
       ),
@@ -408,12 +430,17 @@ describe('answer validation', () => {
     const { url, completed } = await explicitGreeter();
     const client = new ModernClient(url, MODERN_CAPS.form);
     const first = await client.callTool('greet');
-    expect(await client.callTool('greet', {}, { inputResponses: { name: answer }, requestState: stateOf(first) })).toEqual(ok(2, done(`answered ${JSON.stringify(handed)}`)));
+    expect(await client.callTool('greet', {}, { inputResponses: { name: answer }, requestState: stateOf(first) })).toEqual(
+      ok(2, done(`answered ${JSON.stringify(handed)}`)),
+    );
     expect(completed).toEqual([handed]);
   });
 
   it('validates content against the schema that was asked, with formats', async () => {
-    const emailQ = { message: 'Email?', requestedSchema: { type: 'object', properties: { email: { type: 'string', format: 'email' } }, required: ['email'] } } as unknown as ElicitParams;
+    const emailQ = {
+      message: 'Email?',
+      requestedSchema: { type: 'object', properties: { email: { type: 'string', format: 'email' } }, required: ['email'] },
+    } as unknown as ElicitParams;
     const { url } = await h.start((server) =>
       server.registerTool('mail', {}, async (_args, ctx) => {
         const answer = await ctx.elicit(emailQ);
@@ -422,9 +449,17 @@ describe('answer validation', () => {
     );
     const client = new ModernClient(url, MODERN_CAPS.form);
     const first = await client.callTool('mail');
-    const bad = await client.callTool('mail', {}, { inputResponses: { 'elicit-1': { action: 'accept', content: { email: 'not an email' } } }, requestState: stateOf(first) });
+    const bad = await client.callTool(
+      'mail',
+      {},
+      { inputResponses: { 'elicit-1': { action: 'accept', content: { email: 'not an email' } } }, requestState: stateOf(first) },
+    );
     expect(bad).toEqual(ok(2, asks({ 'elicit-1': elicitation(emailQ) })));
-    const good = await client.callTool('mail', {}, { inputResponses: { 'elicit-1': { action: 'accept', content: { email: 'ada@example.com' } } }, requestState: stateOf(bad) });
+    const good = await client.callTool(
+      'mail',
+      {},
+      { inputResponses: { 'elicit-1': { action: 'accept', content: { email: 'ada@example.com' } } }, requestState: stateOf(bad) },
+    );
     expect(good).toEqual(ok(3, done('ada@example.com')));
   });
 
@@ -447,7 +482,10 @@ describe('answer validation', () => {
     );
     const client = new ModernClient(url, MODERN_CAPS.sampling);
     const first = await client.callTool('ask');
-    const blocks = [{ type: 'text', text: 'Pa' }, { type: 'text', text: 'ris' }];
+    const blocks = [
+      { type: 'text', text: 'Pa' },
+      { type: 'text', text: 'ris' },
+    ];
     const reply = await client.callTool('ask', {}, { inputResponses: { q: { role: 'assistant', content: blocks, model: 'm' } }, requestState: stateOf(first) });
     expect(reply).toEqual(ok(2, done(JSON.stringify(blocks))));
   });
@@ -527,8 +565,12 @@ describe('requestState end to end', () => {
     const { url } = await h.start((server) => seatTool(server, runs));
     const client = new ModernClient(url, MODERN_CAPS.form);
     const state = stateOf(await client.callTool('book', TRIP));
-    expect(await client.callTool('book', { from: 'LHR', to: 'SFO' }, { ...SEAT, requestState: state })).toEqual(failed(2, 400, INVALID_STATE('issued for another request')));
-    expect(await client.callTool('book', { from: 'LHR' }, { ...SEAT, requestState: state })).toEqual(failed(3, 400, INVALID_STATE('issued for another request')));
+    expect(await client.callTool('book', { from: 'LHR', to: 'SFO' }, { ...SEAT, requestState: state })).toEqual(
+      failed(2, 400, INVALID_STATE('issued for another request')),
+    );
+    expect(await client.callTool('book', { from: 'LHR' }, { ...SEAT, requestState: state })).toEqual(
+      failed(3, 400, INVALID_STATE('issued for another request')),
+    );
   });
 
   it('accepts a requestState presented with the same arguments in another key order', async () => {
@@ -536,7 +578,9 @@ describe('requestState end to end', () => {
     const { url } = await h.start((server) => seatTool(server, runs));
     const client = new ModernClient(url, MODERN_CAPS.form);
     const state = stateOf(await client.callTool('book', { from: 'LHR', to: 'JFK' }));
-    expect(await client.callTool('book', { to: 'JFK', from: 'LHR' }, { ...SEAT, requestState: state })).toEqual(ok(2, done('LHR-JFK seat 7F (state undefined)')));
+    expect(await client.callTool('book', { to: 'JFK', from: 'LHR' }, { ...SEAT, requestState: state })).toEqual(
+      ok(2, done('LHR-JFK seat 7F (state undefined)')),
+    );
   });
 
   it('refuses a requestState minted for another authenticated principal', async () => {
@@ -571,8 +615,12 @@ describe('requestState end to end', () => {
     const rotating = await h.start((server) => seatTool(server, runs), { server: { requestState: { keys: [newKey, oldKey] } } });
     const after = await h.start((server) => seatTool(server, runs), { server: { requestState: { keys: [newKey] } } });
     const state = stateOf(await new ModernClient(before.url, MODERN_CAPS.form).callTool('book', TRIP));
-    expect(await new ModernClient(rotating.url, MODERN_CAPS.form).callTool('book', TRIP, { ...SEAT, requestState: state })).toEqual(ok(1, done('LHR-JFK seat 7F (state undefined)')));
-    expect(await new ModernClient(after.url, MODERN_CAPS.form).callTool('book', TRIP, { ...SEAT, requestState: state })).toEqual(failed(1, 400, INVALID_STATE('unknown key')));
+    expect(await new ModernClient(rotating.url, MODERN_CAPS.form).callTool('book', TRIP, { ...SEAT, requestState: state })).toEqual(
+      ok(1, done('LHR-JFK seat 7F (state undefined)')),
+    );
+    expect(await new ModernClient(after.url, MODERN_CAPS.form).callTool('book', TRIP, { ...SEAT, requestState: state })).toEqual(
+      failed(1, 400, INVALID_STATE('unknown key')),
+    );
   });
 
   it('with seal: true sends a requestState whose payload cannot be read, and it still works', async () => {
@@ -594,7 +642,9 @@ describe('requestState end to end', () => {
   });
 
   it('a signed-only requestState can be read by the client (seal is off by default)', async () => {
-    const { url } = await h.start((server) => server.registerTool('vault', {}, () => inputRequired({ state: { vault: 'vault-secret-4242' } }).addElicitation('pin', NAME_Q)));
+    const { url } = await h.start((server) =>
+      server.registerTool('vault', {}, () => inputRequired({ state: { vault: 'vault-secret-4242' } }).addElicitation('pin', NAME_Q)),
+    );
     const state = stateOf(await new ModernClient(url, MODERN_CAPS.form).callTool('vault'));
     expect(readSignedState(state).state).toEqual({ vault: 'vault-secret-4242' });
   });
@@ -762,7 +812,9 @@ describe('capability gating', () => {
   it('asks sampling with tools when sampling.tools is declared', async () => {
     const { url } = await h.start(asker);
     const params = { ...SAMPLE_Q, tools: [{ name: 'lookup', inputSchema: { type: 'object' } }] };
-    expect(await new ModernClient(url, { sampling: { tools: {} } }).callTool('sample-tools')).toEqual(ok(1, asks({ 'sample-1': { method: 'sampling/createMessage', params } })));
+    expect(await new ModernClient(url, { sampling: { tools: {} } }).callTool('sample-tools')).toEqual(
+      ok(1, asks({ 'sample-1': { method: 'sampling/createMessage', params } })),
+    );
   });
 
   it('answers -32021 when an explicit input-required holds a kind the request did not declare, even beside declared ones', async () => {
@@ -773,14 +825,28 @@ describe('capability gating', () => {
   });
 
   it('answers -32021 from a prompt that asks for an undeclared kind', async () => {
-    const { url } = await h.start((server) => server.registerPrompt('ctx', {}, async (_args, ctx) => ({ messages: [{ role: 'user', content: { type: 'text', text: textOf(await ctx.createMessage(SAMPLE_Q)) } }] })));
+    const { url } = await h.start((server) =>
+      server.registerPrompt('ctx', {}, async (_args, ctx) => ({
+        messages: [{ role: 'user', content: { type: 'text', text: textOf(await ctx.createMessage(SAMPLE_Q)) } }],
+      })),
+    );
     expect(await new ModernClient(url, MODERN_CAPS.form).getPrompt('ctx')).toEqual(failed(1, 400, SAMPLING_MISSING));
   });
 
   it('lets the capabilities fixture ask only what the request declared', async () => {
     const { url } = await h.start(registerModernFixtures);
     const reply = await new ModernClient(url, MODERN_CAPS.sampling).callTool('test_input_required_result_capabilities');
-    expect(reply).toEqual(ok(1, asks({ greeting: { method: 'sampling/createMessage', params: { messages: [{ role: 'user', content: { type: 'text', text: 'Generate a greeting' } }], maxTokens: 50 } } })));
+    expect(reply).toEqual(
+      ok(
+        1,
+        asks({
+          greeting: {
+            method: 'sampling/createMessage',
+            params: { messages: [{ role: 'user', content: { type: 'text', text: 'Generate a greeting' } }], maxTokens: 50 },
+          },
+        }),
+      ),
+    );
   });
 });
 
@@ -788,10 +854,17 @@ describe('prompts/get and resources/read', () => {
   it('runs the prompt fixture: input_required from prompts/get, then the messages on the retry', async () => {
     const { url } = await h.start(registerModernFixtures);
     const client = new ModernClient(url, MODERN_CAPS.form);
-    const contextQ = { message: 'What context should the prompt use?', requestedSchema: { type: 'object', properties: { context: { type: 'string' } }, required: ['context'] } };
+    const contextQ = {
+      message: 'What context should the prompt use?',
+      requestedSchema: { type: 'object', properties: { context: { type: 'string' } }, required: ['context'] },
+    };
     const first = await client.getPrompt('test_input_required_result_prompt');
     expect(first).toEqual(ok(1, asks({ user_context: elicitation(contextQ) })));
-    const second = await client.getPrompt('test_input_required_result_prompt', {}, { inputResponses: { user_context: { action: 'accept', content: { context: 'a sunny day' } } }, requestState: stateOf(first) });
+    const second = await client.getPrompt(
+      'test_input_required_result_prompt',
+      {},
+      { inputResponses: { user_context: { action: 'accept', content: { context: 'a sunny day' } } }, requestState: stateOf(first) },
+    );
     expect(second).toEqual(ok(2, { resultType: 'complete', messages: [{ role: 'user', content: { type: 'text', text: 'Use this context: a sunny day' } }] }));
   });
 
@@ -799,21 +872,30 @@ describe('prompts/get and resources/read', () => {
     const { url } = await h.start((server) =>
       server.registerPrompt('summary', { arguments: [{ name: 'topic', required: true }] }, (args, ctx) => {
         const tone = ctx.inputResponses?.tone as { content?: { tone?: string } } | undefined;
-        if (!tone) return inputRequired({ state: { topic: args.topic } }).addElicitation('tone', { message: 'Tone?', requestedSchema: { type: 'object', properties: { tone: { type: 'string' } } } } as unknown as ElicitParams);
+        if (!tone)
+          return inputRequired({ state: { topic: args.topic } }).addElicitation('tone', {
+            message: 'Tone?',
+            requestedSchema: { type: 'object', properties: { tone: { type: 'string' } } },
+          } as unknown as ElicitParams);
         return { messages: [{ role: 'user', content: { type: 'text', text: `${tone.content?.tone} summary of ${args.topic}` } }] };
       }),
     );
     const client = new ModernClient(url, MODERN_CAPS.form);
     const first = await client.getPrompt('summary', { topic: 'tides' });
     const tone = { tone: { action: 'accept', content: { tone: 'calm' } } };
-    expect(await client.getPrompt('summary', { topic: 'storms' }, { inputResponses: tone, requestState: stateOf(first) })).toEqual(failed(2, 400, INVALID_STATE('issued for another request')));
+    expect(await client.getPrompt('summary', { topic: 'storms' }, { inputResponses: tone, requestState: stateOf(first) })).toEqual(
+      failed(2, 400, INVALID_STATE('issued for another request')),
+    );
     expect(await client.getPrompt('summary', { topic: 'tides' }, { inputResponses: tone, requestState: stateOf(first) })).toEqual(
       ok(3, { resultType: 'complete', messages: [{ role: 'user', content: { type: 'text', text: 'calm summary of tides' } }] }),
     );
   });
 
   it('answers resources/read with input_required (no caching hints), and the retry with the contents and caching hints', async () => {
-    const codeQ = { message: 'Access code?', requestedSchema: { type: 'object', properties: { code: { type: 'string' } }, required: ['code'] } } as unknown as ElicitParams;
+    const codeQ = {
+      message: 'Access code?',
+      requestedSchema: { type: 'object', properties: { code: { type: 'string' } }, required: ['code'] },
+    } as unknown as ElicitParams;
     let runs = 0;
     const { url } = await h.start((server) =>
       server.registerResource('test://locked', { name: 'locked', mimeType: 'text/plain' }, async (_uri, ctx) => {
@@ -825,15 +907,29 @@ describe('prompts/get and resources/read', () => {
     const client = new ModernClient(url, MODERN_CAPS.form);
     const first = await client.readResource('test://locked');
     expect(first).toEqual(ok(1, asks({ code: elicitation(codeQ) })));
-    const second = await client.readResource('test://locked', { inputResponses: { code: { action: 'accept', content: { code: '1234' } } }, requestState: stateOf(first) });
-    expect(second).toEqual(ok(2, { resultType: 'complete', contents: [{ uri: 'test://locked', mimeType: 'text/plain', text: 'unlocked with 1234' }], ttlMs: 0, cacheScope: 'private' }));
+    const second = await client.readResource('test://locked', {
+      inputResponses: { code: { action: 'accept', content: { code: '1234' } } },
+      requestState: stateOf(first),
+    });
+    expect(second).toEqual(
+      ok(2, {
+        resultType: 'complete',
+        contents: [{ uri: 'test://locked', mimeType: 'text/plain', text: 'unlocked with 1234' }],
+        ttlMs: 0,
+        cacheScope: 'private',
+      }),
+    );
     expect(runs).toBe(2);
   });
 
   it('answers a templated resources/read with the input-required its handler returns, bound to the URI', async () => {
     const { url } = await h.start((server) =>
       server.registerResourceTemplate('test://docs/{id}', { name: 'docs', mimeType: 'text/plain' }, (uri, { id }, ctx) => {
-        if (!ctx.inputResponses?.ok) return inputRequired({ state: { id } }).addElicitation('ok', { message: `Open ${uri}?`, requestedSchema: { type: 'object', properties: {} } } as unknown as ElicitParams);
+        if (!ctx.inputResponses?.ok)
+          return inputRequired({ state: { id } }).addElicitation('ok', {
+            message: `Open ${uri}?`,
+            requestedSchema: { type: 'object', properties: {} },
+          } as unknown as ElicitParams);
         return `doc ${(ctx.requestState as { id: string }).id}`;
       }),
     );
@@ -853,9 +949,14 @@ describe('methods that cannot ask for input', () => {
 
   async function completing(ask: (ctx: RequestContext) => Promise<unknown> | unknown) {
     const { url } = await h.start((server) =>
-      server.registerPrompt('p', { arguments: [{ name: 'city' }], complete: { city: async (_value, { ctx }) => (await ask(ctx), ['Paris']) } }, () => ({ messages: [] })),
+      server.registerPrompt('p', { arguments: [{ name: 'city' }], complete: { city: async (_value, { ctx }) => (await ask(ctx), ['Paris']) } }, () => ({
+        messages: [],
+      })),
     );
-    return new ModernClient(url, MODERN_CAPS.all).request('completion/complete', { ref: { type: 'ref/prompt', name: 'p' }, argument: { name: 'city', value: 'Pa' } });
+    return new ModernClient(url, MODERN_CAPS.all).request('completion/complete', {
+      ref: { type: 'ref/prompt', name: 'p' },
+      argument: { name: 'city', value: 'Pa' },
+    });
   }
 
   it('answers completion/complete whose completer calls ctx.elicit with an error, not input_required', async () => {
@@ -878,14 +979,17 @@ describe('UrlElicitationRequiredError on 2026-07-28', () => {
       server.registerTool('connect', {}, (_args, ctx) => {
         runs++;
         const done = ctx.inputResponses?.['auth-1'] as { action?: string } | undefined;
-        if (done?.action !== 'accept') throw new UrlElicitationRequiredError([{ message: 'Sign in to Example', url: 'https://auth.example.com/start?s=1', elicitationId: 'auth-1' }]);
+        if (done?.action !== 'accept')
+          throw new UrlElicitationRequiredError([{ message: 'Sign in to Example', url: 'https://auth.example.com/start?s=1', elicitationId: 'auth-1' }]);
         return 'connected';
       }),
     );
     const client = new ModernClient(url, MODERN_CAPS.url);
     const first = await client.callTool('connect');
     expect(first).toEqual(ok(1, asks({ 'auth-1': elicitation({ mode: 'url', message: 'Sign in to Example', url: 'https://auth.example.com/start?s=1' }) })));
-    expect(await client.callTool('connect', {}, { inputResponses: { 'auth-1': { action: 'accept' } }, requestState: stateOf(first) })).toEqual(ok(2, done('connected')));
+    expect(await client.callTool('connect', {}, { inputResponses: { 'auth-1': { action: 'accept' } }, requestState: stateOf(first) })).toEqual(
+      ok(2, done('connected')),
+    );
     expect(runs).toBe(2);
   });
 
@@ -931,9 +1035,18 @@ describe('UrlElicitationRequiredError on 2026-07-28', () => {
 
   it('drops elicitationId from url-mode requests added explicitly', async () => {
     const { url } = await h.start((server) =>
-      server.registerTool('connect', {}, () => inputRequired({ state: 1 }).addElicitation('login', { mode: 'url', message: 'Log in', url: 'https://auth.example.com/', elicitationId: 'e-9' } as ElicitParams)),
+      server.registerTool('connect', {}, () =>
+        inputRequired({ state: 1 }).addElicitation('login', {
+          mode: 'url',
+          message: 'Log in',
+          url: 'https://auth.example.com/',
+          elicitationId: 'e-9',
+        } as ElicitParams),
+      ),
     );
-    expect(await new ModernClient(url, MODERN_CAPS.url).callTool('connect')).toEqual(ok(1, asks({ login: elicitation({ mode: 'url', message: 'Log in', url: 'https://auth.example.com/' }) })));
+    expect(await new ModernClient(url, MODERN_CAPS.url).callTool('connect')).toEqual(
+      ok(1, asks({ login: elicitation({ mode: 'url', message: 'Log in', url: 'https://auth.example.com/' }) })),
+    );
   });
 });
 
@@ -961,7 +1074,9 @@ describe('the confirm tool option on 2026-07-28', () => {
     const first = await client.callTool('delete', { path: '/tmp/a' });
     expect(first).toEqual(ok(1, asks({ 'elicit-1': QUESTION })));
     expect(runs).toEqual([]);
-    expect(await client.callTool('delete', { path: '/tmp/a' }, { inputResponses: { 'elicit-1': { action: 'accept' } }, requestState: stateOf(first) })).toEqual(ok(2, done('deleted /tmp/a')));
+    expect(await client.callTool('delete', { path: '/tmp/a' }, { inputResponses: { 'elicit-1': { action: 'accept' } }, requestState: stateOf(first) })).toEqual(
+      ok(2, done('deleted /tmp/a')),
+    );
     expect(runs).toEqual([{ path: '/tmp/a' }]);
   });
 
@@ -969,9 +1084,9 @@ describe('the confirm tool option on 2026-07-28', () => {
     const { url, runs } = await guarded();
     const client = new ModernClient(url, MODERN_CAPS.form);
     const first = await client.callTool('delete', { path: '/tmp/a' });
-    expect(await client.callTool('delete', { path: '/tmp/a' }, { inputResponses: { 'elicit-1': { action: 'decline' } }, requestState: stateOf(first) })).toEqual(
-      ok(2, done('The user declined: "Delete /tmp/a?". Nothing was done.', true)),
-    );
+    expect(
+      await client.callTool('delete', { path: '/tmp/a' }, { inputResponses: { 'elicit-1': { action: 'decline' } }, requestState: stateOf(first) }),
+    ).toEqual(ok(2, done('The user declined: "Delete /tmp/a?". Nothing was done.', true)));
     expect(runs).toEqual([]);
   });
 

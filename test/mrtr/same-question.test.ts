@@ -72,10 +72,18 @@ describe('an earlier answer under the same key stands only for the same question
     const round2 = await client.callTool('travel', {}, { requestState: stateOf(round1), inputResponses: { who: ADA } });
     expect(round2.body.result).toEqual(asks('seat', SEAT_Q));
     // Round 3 brings only the seat; `who` rides in requestState, but the handler now asks another form under it.
-    const round3 = await client.callTool('travel', {}, { requestState: stateOf(round2), inputResponses: { seat: { action: 'accept', content: { seat: '12A' } } } });
+    const round3 = await client.callTool(
+      'travel',
+      {},
+      { requestState: stateOf(round2), inputResponses: { seat: { action: 'accept', content: { seat: '12A' } } } },
+    );
     expect(round3.body.result).toEqual(asks('who', FULL_NAME_Q));
     // The seat answer was to the same question, so it stands.
-    const round4 = await client.callTool('travel', {}, { requestState: stateOf(round3), inputResponses: { who: { action: 'accept', content: { name: 'Augusta Ada King' } } } });
+    const round4 = await client.callTool(
+      'travel',
+      {},
+      { requestState: stateOf(round3), inputResponses: { who: { action: 'accept', content: { name: 'Augusta Ada King' } } } },
+    );
     expect(textOf(round4)).toBe('Augusta Ada King in 12A');
     expect(runs).toBe(4);
   });
@@ -93,7 +101,11 @@ describe('an earlier answer under the same key stands only for the same question
     const client = new ModernClient(url, MODERN_CAPS.form);
     const round1 = await client.callTool('travel');
     const round2 = await client.callTool('travel', {}, { requestState: stateOf(round1), inputResponses: { who: ADA } });
-    const round3 = await client.callTool('travel', {}, { requestState: stateOf(round2), inputResponses: { seat: { action: 'accept', content: { seat: '12A' } } } });
+    const round3 = await client.callTool(
+      'travel',
+      {},
+      { requestState: stateOf(round2), inputResponses: { seat: { action: 'accept', content: { seat: '12A' } } } },
+    );
     expect(textOf(round3)).toBe('Ada in 12A');
     expect(runs).toBe(3);
   });

@@ -43,9 +43,7 @@ describe('normalizeClientCapabilities', () => {
   });
 
   it('drops capability values that are not objects', () => {
-    expect(
-      normalizeClientCapabilities({ roots: true, sampling: 'yes', elicitation: null, experimental: [1], logging: 3, tasks: {} }),
-    ).toEqual({ tasks: {} });
+    expect(normalizeClientCapabilities({ roots: true, sampling: 'yes', elicitation: null, experimental: [1], logging: 3, tasks: {} })).toEqual({ tasks: {} });
   });
 
   it('does not mutate its input', () => {

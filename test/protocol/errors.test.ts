@@ -67,7 +67,10 @@ describe('McpError', () => {
   });
 
   it('fromObject without data round-trips to an object without data', () => {
-    expect(McpError.fromObject({ code: -1, message: 'User rejected sampling request' }).toJSON()).toStrictEqual({ code: -1, message: 'User rejected sampling request' });
+    expect(McpError.fromObject({ code: -1, message: 'User rejected sampling request' }).toJSON()).toStrictEqual({
+      code: -1,
+      message: 'User rejected sampling request',
+    });
   });
 });
 

@@ -86,7 +86,10 @@ describe('classify: requests', () => {
   });
 
   it('accepts empty params', () => {
-    expect(classify({ jsonrpc: '2.0', id: 4, method: 'ping', params: {} })).toEqual({ kind: 'request', message: { jsonrpc: '2.0', id: 4, method: 'ping', params: {} } });
+    expect(classify({ jsonrpc: '2.0', id: 4, method: 'ping', params: {} })).toEqual({
+      kind: 'request',
+      message: { jsonrpc: '2.0', id: 4, method: 'ping', params: {} },
+    });
   });
 });
 
@@ -222,8 +225,16 @@ describe('builders and guards', () => {
   });
 
   it('errorResponse builds an error response, with id null when the id was unreadable', () => {
-    expect(errorResponse('a', { code: -32601, message: 'Method not found: x' })).toEqual({ jsonrpc: '2.0', id: 'a', error: { code: -32601, message: 'Method not found: x' } });
-    expect(errorResponse(null, { code: -32700, message: 'Parse error' })).toEqual({ jsonrpc: '2.0', id: null, error: { code: -32700, message: 'Parse error' } });
+    expect(errorResponse('a', { code: -32601, message: 'Method not found: x' })).toEqual({
+      jsonrpc: '2.0',
+      id: 'a',
+      error: { code: -32601, message: 'Method not found: x' },
+    });
+    expect(errorResponse(null, { code: -32700, message: 'Parse error' })).toEqual({
+      jsonrpc: '2.0',
+      id: null,
+      error: { code: -32700, message: 'Parse error' },
+    });
   });
 
   it('isErrorResponse tells error responses from result responses', () => {

@@ -43,9 +43,21 @@ describe('malformed and invalid single messages', () => {
     ['a notification with params as an array', { jsonrpc: '2.0', method: 'notifications/initialized', params: [] }, invalid(null, 'params must be an object')],
     ['a numeric method', { jsonrpc: '2.0', id: 10, method: 42 }, invalid(10, 'method must be a non-empty string')],
     ['an empty method', { jsonrpc: '2.0', id: 11, method: '' }, invalid(11, 'method must be a non-empty string')],
-    ['a message with neither method nor result nor error', { jsonrpc: '2.0', id: 12 }, invalid(12, 'a message needs a method, or exactly one of result and error')],
-    ['a message with both result and error', { jsonrpc: '2.0', id: 13, result: {}, error: { code: 1, message: 'x' } }, invalid(13, 'a message needs a method, or exactly one of result and error')],
-    ['an error reply whose error is a string', { jsonrpc: '2.0', id: 14, error: 'bad' }, invalid(14, 'error must be an object with an integer code and a string message')],
+    [
+      'a message with neither method nor result nor error',
+      { jsonrpc: '2.0', id: 12 },
+      invalid(12, 'a message needs a method, or exactly one of result and error'),
+    ],
+    [
+      'a message with both result and error',
+      { jsonrpc: '2.0', id: 13, result: {}, error: { code: 1, message: 'x' } },
+      invalid(13, 'a message needs a method, or exactly one of result and error'),
+    ],
+    [
+      'an error reply whose error is a string',
+      { jsonrpc: '2.0', id: 14, error: 'bad' },
+      invalid(14, 'error must be an object with an integer code and a string message'),
+    ],
     ['a result with id null', { jsonrpc: '2.0', id: null, result: {} }, invalid(null, 'a result needs a string or integer id')],
   ];
 
@@ -76,9 +88,7 @@ describe('malformed and invalid single messages', () => {
     const running = await h.start();
     const { client } = await h.open(running);
     client.sendRaw(Buffer.from(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' })), { binary: true });
-    expect(await client.waitFor(isReply)).toEqual(
-      invalid(null, 'binary frames are not accepted; send each JSON-RPC message as one UTF-8 text frame'),
-    );
+    expect(await client.waitFor(isReply)).toEqual(invalid(null, 'binary frames are not accepted; send each JSON-RPC message as one UTF-8 text frame'));
     expect(running.server.stats.invalidMessages).toBe(1);
     await expectQuietAndAlive(client);
   });
@@ -288,7 +298,12 @@ describe('batches', () => {
     const running = await h.start();
     const { client, session } = await h.open(running, { protocolVersion: '2025-03-26' });
     client.sendRaw([
-      { jsonrpc: '2.0', id: 'init', method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'b', version: '1' } } },
+      {
+        jsonrpc: '2.0',
+        id: 'init',
+        method: 'initialize',
+        params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'b', version: '1' } },
+      },
       { jsonrpc: '2.0', id: 'p', method: 'ping' },
     ]);
     const reply = (await client.waitFor((m) => Array.isArray(m))) as unknown as Json[];
@@ -303,7 +318,14 @@ describe('batches', () => {
   it('counts initialize inside a batch as an invalid message (stats: messages answered with -32600)', async () => {
     const running = await h.start();
     const { client } = await h.open(running, { protocolVersion: '2025-03-26' });
-    client.sendRaw([{ jsonrpc: '2.0', id: 'init', method: 'initialize', params: { protocolVersion: '2025-03-26', capabilities: {}, clientInfo: { name: 'b', version: '1' } } }]);
+    client.sendRaw([
+      {
+        jsonrpc: '2.0',
+        id: 'init',
+        method: 'initialize',
+        params: { protocolVersion: '2025-03-26', capabilities: {}, clientInfo: { name: 'b', version: '1' } },
+      },
+    ]);
     await client.waitFor((m) => Array.isArray(m));
     expect(running.server.stats.invalidMessages).toBe(1);
     await pingOk(client);

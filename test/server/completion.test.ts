@@ -51,7 +51,11 @@ describe('completion/complete', () => {
     const { url } = await h.start((server) => setup(server, seen));
     const client = await h.ready(url);
 
-    const reply = await client.request('completion/complete', { ref: { type: 'ref/prompt', name: 'code_review' }, argument: { name: 'language', value: 'p' } }, 'c');
+    const reply = await client.request(
+      'completion/complete',
+      { ref: { type: 'ref/prompt', name: 'code_review' }, argument: { name: 'language', value: 'p' } },
+      'c',
+    );
 
     expect(reply).toEqual({ jsonrpc: '2.0', id: 'c', result: { completion: { values: ['python', 'perl', 'php'], total: 3, hasMore: false } } });
     expect(seen).toEqual([{ value: 'p', arguments: {}, method: 'completion/complete' }]);
@@ -146,7 +150,9 @@ describe('completion/complete', () => {
     const { url } = await h.start((server) => setup(server));
     const client = await h.ready(url);
 
-    expect(await client.request('completion/complete', { ref: { type: 'ref/resource', uri: 'test://nope/{x}' }, argument: { name: 'x', value: '' } }, 'u')).toEqual({
+    expect(
+      await client.request('completion/complete', { ref: { type: 'ref/resource', uri: 'test://nope/{x}' }, argument: { name: 'x', value: '' } }, 'u'),
+    ).toEqual({
       jsonrpc: '2.0',
       id: 'u',
       error: { code: -32602, message: 'Unknown resource or resource template: test://nope/{x}' },

@@ -1,14 +1,6 @@
 /** Every McpServerEvents event, with its exact arguments, over a real WebSocket on 127.0.0.1. */
 import { describe, expect, it, vi } from 'vitest';
-import {
-  ConnectionClosedError,
-  McpError,
-  McpSession,
-  RequestContext,
-  RequestEvent,
-  WebSocketTransport,
-  type McpServerEvents,
-} from '../../src/index.js';
+import { ConnectionClosedError, McpError, McpSession, RequestContext, RequestEvent, type McpServerEvents } from '../../src/index.js';
 import { DEFAULT_CAPABILITIES, nextEvent, recordEvents, type RunningServer } from '../helpers/servers.js';
 import { recordMessages, useHarness } from '../helpers/session-harness.js';
 import type { WsTestClient } from '../helpers/ws-client.js';
@@ -95,7 +87,12 @@ describe('initialize, sessionNew and initialized', () => {
     expect(await client.request('initialize', INIT_PARAMS, 1)).toEqual({
       jsonrpc: '2.0',
       id: 1,
-      result: { protocolVersion: '2025-11-25', capabilities: DEFAULT_CAPABILITIES, serverInfo: { name: 'test-server', version: '1.0.0' }, instructions: 'Be brief for events-client' },
+      result: {
+        protocolVersion: '2025-11-25',
+        capabilities: DEFAULT_CAPABILITIES,
+        serverInfo: { name: 'test-server', version: '1.0.0' },
+        instructions: 'Be brief for events-client',
+      },
     });
   });
 
@@ -116,7 +113,11 @@ describe('initialize, sessionNew and initialized', () => {
     await sessionNew;
     await client.nextMessage('notifications/custom');
     expect(frames).toEqual([
-      { jsonrpc: '2.0', id: 1, result: { protocolVersion: '2025-11-25', capabilities: DEFAULT_CAPABILITIES, serverInfo: { name: 'test-server', version: '1.0.0' } } },
+      {
+        jsonrpc: '2.0',
+        id: 1,
+        result: { protocolVersion: '2025-11-25', capabilities: DEFAULT_CAPABILITIES, serverInfo: { name: 'test-server', version: '1.0.0' } },
+      },
       { jsonrpc: '2.0', method: 'notifications/message', params: { level: 'info', data: 'welcome', logger: 'greeter' } },
       { jsonrpc: '2.0', method: 'notifications/custom', params: { hello: true } },
     ]);
@@ -195,13 +196,19 @@ describe('request events', () => {
       result: { content: [{ type: 'text', text: 'virtual got {"n":1}' }] },
     });
     // Without a listener answer, the unknown tool is still an error.
-    expect(await client.request('tools/call', { name: 'missing' }, 2)).toEqual({ jsonrpc: '2.0', id: 2, error: { code: -32602, message: 'Unknown tool: missing' } });
+    expect(await client.request('tools/call', { name: 'missing' }, 2)).toEqual({
+      jsonrpc: '2.0',
+      id: 2,
+      error: { code: -32602, message: 'Unknown tool: missing' },
+    });
   });
 
   it('requestTool answers with a Promise of a CallToolResult', async () => {
     const running = await h.start((server) =>
       server.on('requestTool', (_session, request) => {
-        request.respond(new Promise((resolve) => setTimeout(() => resolve({ content: [{ type: 'text', text: 'later' }], structuredContent: { ok: true } }), 10)));
+        request.respond(
+          new Promise((resolve) => setTimeout(() => resolve({ content: [{ type: 'text', text: 'later' }], structuredContent: { ok: true } }), 10)),
+        );
       }),
     );
     const { client } = await ready(running);
@@ -219,7 +226,11 @@ describe('request events', () => {
       server.on('requestTool', (_session, request) => request.respond('from the listener'));
     });
     const { client } = await ready(running);
-    expect(await client.request('tools/call', { name: 'real' }, 1)).toEqual({ jsonrpc: '2.0', id: 1, result: { content: [{ type: 'text', text: 'from the listener' }] } });
+    expect(await client.request('tools/call', { name: 'real' }, 1)).toEqual({
+      jsonrpc: '2.0',
+      id: 1,
+      result: { content: [{ type: 'text', text: 'from the listener' }] },
+    });
     expect(handler).not.toHaveBeenCalled();
   });
 
@@ -518,9 +529,17 @@ describe('listeners that fail', () => {
     });
     const errors = recordEvents(running.server, 'error');
     const { client } = await ready(running);
-    expect(await client.request('tools/call', { name: 'anything' }, 1)).toEqual({ jsonrpc: '2.0', id: 1, result: { content: [{ type: 'text', text: 'still answered' }] } });
+    expect(await client.request('tools/call', { name: 'anything' }, 1)).toEqual({
+      jsonrpc: '2.0',
+      id: 1,
+      result: { content: [{ type: 'text', text: 'still answered' }] },
+    });
     expect(errors.map(([error]) => error.message)).toEqual(["a 'requestTool' listener threw: listener broke"]);
-    expect(await client.request('tools/call', { name: 'again' }, 2)).toEqual({ jsonrpc: '2.0', id: 2, result: { content: [{ type: 'text', text: 'still answered' }] } });
+    expect(await client.request('tools/call', { name: 'again' }, 2)).toEqual({
+      jsonrpc: '2.0',
+      id: 2,
+      result: { content: [{ type: 'text', text: 'still answered' }] },
+    });
     expect(await client.request('ping', undefined, 3)).toEqual({ jsonrpc: '2.0', id: 3, result: {} });
   });
 
@@ -599,11 +618,20 @@ describe('close', () => {
     const closed = client.closed;
     await running.server.close();
     expect(ended).toEqual([[session, 'server closed']]);
-    expect(disconnected).toEqual(expect.arrayContaining([[session, 'server closed'], [fresh, 'server closed']]));
+    expect(disconnected).toEqual(
+      expect.arrayContaining([
+        [session, 'server closed'],
+        [fresh, 'server closed'],
+      ]),
+    );
     expect(disconnected).toHaveLength(2);
     const failure = await failed;
     expect(failure).toBeInstanceOf(ConnectionClosedError);
-    expect((failure as McpError).toJSON()).toEqual({ code: -32000, message: 'roots/list could not complete: server closed', data: { reason: 'server closed' } });
+    expect((failure as McpError).toJSON()).toEqual({
+      code: -32000,
+      message: 'roots/list could not complete: server closed',
+      data: { reason: 'server closed' },
+    });
     expect(await closed).toEqual({ code: 1000, reason: 'server closed' });
   });
 });

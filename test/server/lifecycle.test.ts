@@ -190,15 +190,39 @@ describe('invalid initialize params', () => {
   const cases: [string, Record<string, unknown> | undefined, string][] = [
     ['no params at all', undefined, 'initialize needs params.protocolVersion as a string'],
     ['no protocolVersion', { capabilities: {}, clientInfo: CLIENT_INFO }, 'initialize needs params.protocolVersion as a string'],
-    ['a numeric protocolVersion', { protocolVersion: 20251125, capabilities: {}, clientInfo: CLIENT_INFO }, 'initialize needs params.protocolVersion as a string'],
+    [
+      'a numeric protocolVersion',
+      { protocolVersion: 20251125, capabilities: {}, clientInfo: CLIENT_INFO },
+      'initialize needs params.protocolVersion as a string',
+    ],
     ['no capabilities', { protocolVersion: '2025-11-25', clientInfo: CLIENT_INFO }, 'initialize needs params.capabilities as an object'],
-    ['capabilities as a string', { protocolVersion: '2025-11-25', capabilities: 'all', clientInfo: CLIENT_INFO }, 'initialize needs params.capabilities as an object'],
+    [
+      'capabilities as a string',
+      { protocolVersion: '2025-11-25', capabilities: 'all', clientInfo: CLIENT_INFO },
+      'initialize needs params.capabilities as an object',
+    ],
     ['capabilities null', { protocolVersion: '2025-11-25', capabilities: null, clientInfo: CLIENT_INFO }, 'initialize needs params.capabilities as an object'],
-    ['capabilities as an array', { protocolVersion: '2025-11-25', capabilities: [], clientInfo: CLIENT_INFO }, 'initialize needs params.capabilities as an object'],
+    [
+      'capabilities as an array',
+      { protocolVersion: '2025-11-25', capabilities: [], clientInfo: CLIENT_INFO },
+      'initialize needs params.capabilities as an object',
+    ],
     ['no clientInfo', { protocolVersion: '2025-11-25', capabilities: {} }, 'initialize needs params.clientInfo with a name and a version'],
-    ['clientInfo without a name', { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { version: '1' } }, 'initialize needs params.clientInfo with a name and a version'],
-    ['clientInfo without a version', { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'x' } }, 'initialize needs params.clientInfo with a name and a version'],
-    ['clientInfo with a numeric version', { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'x', version: 1 } }, 'initialize needs params.clientInfo with a name and a version'],
+    [
+      'clientInfo without a name',
+      { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { version: '1' } },
+      'initialize needs params.clientInfo with a name and a version',
+    ],
+    [
+      'clientInfo without a version',
+      { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'x' } },
+      'initialize needs params.clientInfo with a name and a version',
+    ],
+    [
+      'clientInfo with a numeric version',
+      { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'x', version: 1 } },
+      'initialize needs params.clientInfo with a name and a version',
+    ],
   ];
 
   it.each(cases)('answers %s with -32602, leaves the session uninitialized, and a valid initialize then works', async (_name, params, message) => {
@@ -221,7 +245,11 @@ describe('ordering', () => {
     const running = await h.start();
     const { client, session } = await h.open(running, { protocolVersion: '2025-03-26' });
     const reply = await client.request('initialize', initParams('2025-11-25', { clientInfo: { name: 'other', version: '2' } }), 'again');
-    expect(reply).toEqual({ jsonrpc: '2.0', id: 'again', error: { code: -32600, message: 'Invalid Request: initialize was already received on this session' } });
+    expect(reply).toEqual({
+      jsonrpc: '2.0',
+      id: 'again',
+      error: { code: -32600, message: 'Invalid Request: initialize was already received on this session' },
+    });
     expect(session.protocolVersion).toBe('2025-03-26');
     expect(session.clientInfo).toEqual(CLIENT_INFO);
     expect(session.state).toBe('ready');

@@ -45,7 +45,7 @@ describe('SchemaCompiler cache', () => {
     expect(compiler.size).toBe(2);
   });
 
-  it("removes an evicted schema from ajv too, so a schema with an $id compiles again after eviction", () => {
+  it('removes an evicted schema from ajv too, so a schema with an $id compiles again after eviction', () => {
     const compiler = new SchemaCompiler(1);
     const withId = () => JSON.parse('{"$id":"urn:test:limits","type":"object","properties":{"a":{"type":"string"}}}') as object;
     const first = compiler.compile(withId());

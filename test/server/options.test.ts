@@ -52,12 +52,12 @@ describe('resolveServerOptions', () => {
     });
   });
 
-  it.each([['eras', 'both', 'McpServer option eras must be dual, legacy or modern; got "both"'], ['cache', { ttlMs: -1, scope: 'public' }, 'Option cache must be']] as const)(
-    'rejects a wrong %s',
-    (name, value, message) => {
-      expect(() => resolveServerOptions({ [name]: value } as McpServerOptions)).toThrow(message);
-    },
-  );
+  it.each([
+    ['eras', 'both', 'McpServer option eras must be dual, legacy or modern; got "both"'],
+    ['cache', { ttlMs: -1, scope: 'public' }, 'Option cache must be'],
+  ] as const)('rejects a wrong %s', (name, value, message) => {
+    expect(() => resolveServerOptions({ [name]: value } as McpServerOptions)).toThrow(message);
+  });
 
   it.each(['debug', 'info', 'notice', 'warning', 'error', 'critical', 'alert', 'emergency'] as const)('accepts the log level %s', (level) => {
     expect(resolveServerOptions({ defaultLogLevel: level }).defaultLogLevel).toBe(level);
@@ -65,15 +65,12 @@ describe('resolveServerOptions', () => {
 
   const integerOptions = ['requestTimeoutMs', 'elicitationTimeoutMs', 'samplingTimeoutMs', 'maxRequestTimeoutMs', 'pageSize'] as const;
   const badIntegers: unknown[] = [0, -1, 1.5, '1000', NaN, Infinity, true, {}];
-  it.each(integerOptions.flatMap((name) => badIntegers.map((value) => [name, value] as const)))(
-    'throws a TypeError naming %s for %j',
-    (name, value) => {
-      const options = { [name]: value } as unknown as McpServerOptions;
-      expect(() => resolveServerOptions(options)).toThrow(TypeError);
-      const bound = name === 'pageSize' ? '' : ' up to 2147483647';
-      expect(() => resolveServerOptions(options)).toThrow(`Option ${name} must be a positive integer${bound}; got ${JSON.stringify(value)}`);
-    },
-  );
+  it.each(integerOptions.flatMap((name) => badIntegers.map((value) => [name, value] as const)))('throws a TypeError naming %s for %j', (name, value) => {
+    const options = { [name]: value } as unknown as McpServerOptions;
+    expect(() => resolveServerOptions(options)).toThrow(TypeError);
+    const bound = name === 'pageSize' ? '' : ' up to 2147483647';
+    expect(() => resolveServerOptions(options)).toThrow(`Option ${name} must be a positive integer${bound}; got ${JSON.stringify(value)}`);
+  });
 
   it.each(['requestTimeoutMs', 'elicitationTimeoutMs', 'samplingTimeoutMs', 'maxRequestTimeoutMs'] as const)(
     'rejects %s above 2^31 - 1 ms, where Node timers would fire at once',

@@ -63,9 +63,7 @@ describe('PendingRequests: ids and the table', () => {
     const { pending, add } = setup();
     const first = add(1);
     const second = vi.fn();
-    expect(() => pending.add(1, { method: 'roots/list', timeoutMs: 10, onSettle: second })).toThrow(
-      'request id 1 is already pending; ids must not be reused',
-    );
+    expect(() => pending.add(1, { method: 'roots/list', timeoutMs: 10, onSettle: second })).toThrow('request id 1 is already pending; ids must not be reused');
     expect(() => pending.add('x', { method: METHOD, timeoutMs: 10, onSettle: () => {} })).not.toThrow();
     expect(() => pending.add('x', { method: METHOD, timeoutMs: 10, onSettle: () => {} })).toThrow('request id "x" is already pending; ids must not be reused');
     expect(pending.method(1)).toBe(METHOD);

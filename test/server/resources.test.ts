@@ -66,11 +66,7 @@ describe('resources/list and resources/templates/list', () => {
   it('lists exact template descriptors without their completers', async () => {
     const { url } = await h.start((server) => {
       registerConformanceTemplate(server);
-      server.registerResourceTemplate(
-        'test://users/{user}',
-        { name: 'user', annotations: { priority: 1 }, complete: { user: () => ['ann'] } },
-        () => 'x',
-      );
+      server.registerResourceTemplate('test://users/{user}', { name: 'user', annotations: { priority: 1 }, complete: { user: () => ['ann'] } }, () => 'x');
     });
     const client = await h.ready(url);
 

@@ -69,7 +69,14 @@ describe('sampling/createMessage', () => {
     };
     server.requestSamplingCreateMessage(session.id, params);
     expect(await client.nextMessage('sampling/createMessage')).toEqual({ jsonrpc: '2.0', id: 0, method: 'sampling/createMessage', params });
-    const result = { role: 'assistant', content: [{ type: 'text', text: 'a' }, { type: 'text', text: 'b' }], model: 'm' };
+    const result = {
+      role: 'assistant',
+      content: [
+        { type: 'text', text: 'a' },
+        { type: 'text', text: 'b' },
+      ],
+      model: 'm',
+    };
     client.respond(0, result);
     expect((await sampling.next())[2]).toStrictEqual({ isError: false, ...result });
   });
@@ -132,7 +139,11 @@ describe('sampling/createMessage', () => {
 
   it('treats a sampling capability that is not an object as undeclared', async () => {
     const { server, client, session } = await open({ sampling: true });
-    expectMcpError(thrownBy(() => server.requestSamplingCreateMessage(session, ASK)), SamplingNotSupportedError, SAMPLING_NOT_DECLARED);
+    expectMcpError(
+      thrownBy(() => server.requestSamplingCreateMessage(session, ASK)),
+      SamplingNotSupportedError,
+      SAMPLING_NOT_DECLARED,
+    );
     await expectQuietAndAlive(client);
   });
 
@@ -148,7 +159,11 @@ describe('sampling/createMessage', () => {
     ['toolChoice', { toolChoice: { mode: 'auto' as const } }],
   ])('throws SamplingNotSupportedError for %s when the client lacks sampling.tools', async (_name, extra) => {
     const { server, sampling, client, session } = await open(CAPS.sampling);
-    expectMcpError(thrownBy(() => server.requestSamplingCreateMessage(session, { ...ASK, ...extra })), SamplingNotSupportedError, TOOLS_NOT_DECLARED);
+    expectMcpError(
+      thrownBy(() => server.requestSamplingCreateMessage(session, { ...ASK, ...extra })),
+      SamplingNotSupportedError,
+      TOOLS_NOT_DECLARED,
+    );
     expectMcpError(errorOf(await capture(session.createMessage({ ...ASK, ...extra })).outcome), SamplingNotSupportedError, TOOLS_NOT_DECLARED);
     await expectQuietAndAlive(client);
     expect(sampling.all).toHaveLength(0);
@@ -159,7 +174,12 @@ describe('sampling/createMessage', () => {
     const params = { ...ASK, tools: [TOOL], toolChoice: { mode: 'required' as const } };
     server.requestSamplingCreateMessage(session, params);
     expect(await client.nextMessage('sampling/createMessage')).toEqual({ jsonrpc: '2.0', id: 0, method: 'sampling/createMessage', params });
-    const result = { role: 'assistant', content: [{ type: 'tool_use', id: 't1', name: 'get_weather', input: { city: 'Oslo' } }], model: 'm', stopReason: 'toolUse' };
+    const result = {
+      role: 'assistant',
+      content: [{ type: 'tool_use', id: 't1', name: 'get_weather', input: { city: 'Oslo' } }],
+      model: 'm',
+      stopReason: 'toolUse',
+    };
     client.respond(0, result);
     expect((await sampling.next())[2]).toStrictEqual({ isError: false, ...result });
   });

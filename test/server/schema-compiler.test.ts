@@ -111,7 +111,11 @@ describe('SchemaCompiler: dialects', () => {
   });
 
   it('uses 2020-12 for an explicit 2020-12 $schema', () => {
-    const validate = new SchemaCompiler().compile({ $schema: 'https://json-schema.org/draft/2020-12/schema', type: 'array', prefixItems: [{ type: 'string' }] });
+    const validate = new SchemaCompiler().compile({
+      $schema: 'https://json-schema.org/draft/2020-12/schema',
+      type: 'array',
+      prefixItems: [{ type: 'string' }],
+    });
     expect(validate(['a'])).toBeNull();
     expect(validate([1])).toEqual([{ path: '/0', rule: 'type', message: 'must be string' }]);
   });
@@ -136,7 +140,11 @@ describe('SchemaCompiler: dialects', () => {
   });
 
   it('gives a draft-06 $schema a draft-07 validator instead of throwing', () => {
-    const validate = new SchemaCompiler().compile({ $schema: 'http://json-schema.org/draft-06/schema#', type: 'object', properties: { n: { type: 'number' } } });
+    const validate = new SchemaCompiler().compile({
+      $schema: 'http://json-schema.org/draft-06/schema#',
+      type: 'object',
+      properties: { n: { type: 'number' } },
+    });
     expect(validate({ n: 1 })).toBeNull();
     expect(validate({ n: 'x' })).toEqual([{ path: '/n', rule: 'type', message: 'must be number' }]);
   });

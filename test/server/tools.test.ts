@@ -362,9 +362,7 @@ describe('tools/call results', () => {
 
 describe('tools/call outputSchema', () => {
   it('passes structuredContent that matches and adds its JSON as a text block when content is empty', async () => {
-    const { url } = await h.start((server) =>
-      server.registerTool('sum', { outputSchema: SUM_OUTPUT }, () => ({ content: [], structuredContent: { sum: 5 } })),
-    );
+    const { url } = await h.start((server) => server.registerTool('sum', { outputSchema: SUM_OUTPUT }, () => ({ content: [], structuredContent: { sum: 5 } })));
     const client = await h.ready(url);
 
     expect(await client.request('tools/call', { name: 'sum' }, 's')).toEqual({
@@ -478,9 +476,7 @@ describe('tool registration', () => {
 
   it('throws for a duplicate name and keeps the first registration', async () => {
     const { url, server: running } = await h.start((s) => s.registerTool('dup', {}, () => 'first'));
-    expect(() => running.registerTool('dup', {}, () => 'second')).toThrow(
-      new Error(`Tool 'dup' is already registered; remove it before registering it again`),
-    );
+    expect(() => running.registerTool('dup', {}, () => 'second')).toThrow(new Error(`Tool 'dup' is already registered; remove it before registering it again`));
     const client = await h.ready(url);
 
     expect((await client.request('tools/call', { name: 'dup' })).result).toEqual({ content: [{ type: 'text', text: 'first' }] });

@@ -25,7 +25,11 @@ const BIGINT_MESSAGE = (() => {
 function expectSendFailure(error: unknown, method: string): void {
   expect(error).toBeInstanceOf(McpError);
   const e = error as McpError;
-  expect({ name: e.constructor.name, code: e.code, message: e.message }).toEqual({ name: 'McpError', code: -32603, message: `${method} could not be sent: ${BIGINT_MESSAGE}` });
+  expect({ name: e.constructor.name, code: e.code, message: e.message }).toEqual({
+    name: 'McpError',
+    code: -32603,
+    message: `${method} could not be sent: ${BIGINT_MESSAGE}`,
+  });
 }
 
 function pendingSize(session: McpSession): number {

@@ -60,7 +60,11 @@ function slowAuth(): SlowAuth {
 /** Send a request without waiting for any answer; the caller destroys it. */
 function sendAndKeep(url: string, method: string, headers: Record<string, string>, body?: object): ClientRequest {
   const payload = body === undefined ? undefined : JSON.stringify(body);
-  const req = httpRequest(url, { method, agent: false, headers: payload === undefined ? headers : { ...headers, 'content-length': String(Buffer.byteLength(payload)) } });
+  const req = httpRequest(url, {
+    method,
+    agent: false,
+    headers: payload === undefined ? headers : { ...headers, 'content-length': String(Buffer.byteLength(payload)) },
+  });
   req.on('error', () => {}); // ECONNRESET / socket hang up: expected, the test drops it
   req.on('response', (res) => res.resume());
   req.end(payload);
@@ -70,13 +74,23 @@ function sendAndKeep(url: string, method: string, headers: Record<string, string
 
 /** A GET for the standalone stream (or a resumption, with Last-Event-ID) that the client drops while auth is still running. */
 async function droppedGet(client: HttpTestClient, auth: SlowAuth, extra: Record<string, string> = {}): Promise<void> {
-  const req = sendAndKeep(client.url, 'GET', { accept: 'text/event-stream', 'mcp-session-id': client.sessionId!, 'mcp-protocol-version': client.protocolVersion!, [DROP]: '1', ...extra });
+  const req = sendAndKeep(client.url, 'GET', {
+    accept: 'text/event-stream',
+    'mcp-session-id': client.sessionId!,
+    'mcp-protocol-version': client.protocolVersion!,
+    [DROP]: '1',
+    ...extra,
+  });
   await auth.holding.promise;
   req.destroy();
   await auth.returned.promise;
 }
 
-async function startAuthed(auth: SlowAuth, options: Parameters<typeof h.start>[1] = {}, setup: (server: McpServer) => void = () => {}): Promise<RunningHttpServer> {
+async function startAuthed(
+  auth: SlowAuth,
+  options: Parameters<typeof h.start>[1] = {},
+  setup: (server: McpServer) => void = () => {},
+): Promise<RunningHttpServer> {
   return h.start(setup, { ...options, transport: { auth: auth.hook, ...options.transport } });
 }
 
@@ -145,7 +159,12 @@ describe('a resumption dropped while an async event store was replaying', () => 
     const running = await h.start(() => {}, { transport: { eventStore } });
     const { client } = await h.client(running);
     const dropSeen = new Promise<void>((resolve) => running.server.on('httpResponse', (req) => void (req.headers['last-event-id'] !== undefined && resolve())));
-    const req = sendAndKeep(client.url, 'GET', { accept: 'text/event-stream', 'mcp-session-id': client.sessionId!, 'mcp-protocol-version': client.protocolVersion!, 'last-event-id': '0_0' });
+    const req = sendAndKeep(client.url, 'GET', {
+      accept: 'text/event-stream',
+      'mcp-session-id': client.sessionId!,
+      'mcp-protocol-version': client.protocolVersion!,
+      'last-event-id': '0_0',
+    });
     await replaying.promise;
     req.destroy();
     await dropSeen;

@@ -12,7 +12,12 @@ const cleanups = useCleanups();
 
 function mcpServer(): { server: McpServer; transport: StreamableHttpTransport } {
   const server = new McpServer({ name: 'mounted', version: '1.0.0' });
-  server.registerTool('ask', {}, async (_args, ctx) => (await ctx.elicit({ message: 'Name?', requestedSchema: { type: 'object', properties: { name: { type: 'string' } } } })).content?.name as string);
+  server.registerTool(
+    'ask',
+    {},
+    async (_args, ctx) =>
+      (await ctx.elicit({ message: 'Name?', requestedSchema: { type: 'object', properties: { name: { type: 'string' } } } })).content?.name as string,
+  );
   const transport = new StreamableHttpTransport(server);
   cleanups.push(() => server.close());
   return { server, transport };

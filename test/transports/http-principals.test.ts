@@ -42,7 +42,11 @@ function user(req: IncomingMessage): string {
   return String(req.headers['x-user'] ?? 'anonymous');
 }
 
-async function start(auth: (req: IncomingMessage) => unknown, options: StreamableHttpTransportOptions = {}, setup: (server: McpServer) => void = () => {}): Promise<RunningHttpServer> {
+async function start(
+  auth: (req: IncomingMessage) => unknown,
+  options: StreamableHttpTransportOptions = {},
+  setup: (server: McpServer) => void = () => {},
+): Promise<RunningHttpServer> {
   return h.start(
     (server) => {
       server.registerTool('whoami', {}, (_args, ctx) => JSON.stringify(ctx.session.principal));
@@ -178,7 +182,11 @@ describe('requestState and principals (2026-07-28)', () => {
     const running = await start((req) => new Account(user(req), 'token'), {}, asker);
     const alice = new ModernClient(running.url, MODERN_CAPS.form, { 'x-user': 'alice' });
     const first = await alice.callTool('ask');
-    expect(first.body.result).toEqual({ resultType: 'input_required', inputRequests: { 'elicit-1': { method: 'elicitation/create', params: NAME_Q } }, requestState: SIGNED_STATE });
+    expect(first.body.result).toEqual({
+      resultType: 'input_required',
+      inputRequests: { 'elicit-1': { method: 'elicitation/create', params: NAME_Q } },
+      requestState: SIGNED_STATE,
+    });
     const requestState = first.body.result.requestState as string;
     const retry = await alice.callTool('ask', {}, { requestState, inputResponses: { 'elicit-1': { action: 'accept', content: { name: 'Ada' } } } });
     expect(retry.body.result).toEqual({ resultType: 'complete', content: [{ type: 'text', text: 'Hello, Ada' }] });

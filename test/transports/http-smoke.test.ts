@@ -8,7 +8,11 @@ afterEach(() => server.close());
 it('answers a tool call as JSON and an eliciting one as SSE on the same session', async () => {
   server = new McpServer({ name: 's', version: '1' });
   server.registerTool('plain', {}, () => 'plain');
-  server.registerTool('ask', {}, async (_a, ctx) => (await ctx.elicit({ message: 'q', requestedSchema: { type: 'object', properties: { a: { type: 'string' } } } })).action);
+  server.registerTool(
+    'ask',
+    {},
+    async (_a, ctx) => (await ctx.elicit({ message: 'q', requestedSchema: { type: 'object', properties: { a: { type: 'string' } } } })).action,
+  );
   const { url } = await new StreamableHttpTransport(server).listen();
   const client = new HttpTestClient(url);
   await client.initialize({ capabilities: { elicitation: {} } });

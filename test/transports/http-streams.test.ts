@@ -15,17 +15,7 @@ import {
 } from '../../src/index.js';
 import { expectMcpError, textResult, thrownBy, toolText } from '../helpers/client-requests.js';
 import { HttpTestClient, type OpenResponse } from '../helpers/http-client.js';
-import {
-  dropNoticed,
-  nextSse,
-  priming,
-  readSse,
-  RecordingEventStore,
-  sentByServer,
-  sseMessage,
-  useHttpHarness,
-  wire,
-} from '../helpers/http-streams.js';
+import { dropNoticed, nextSse, priming, readSse, RecordingEventStore, sentByServer, sseMessage, useHttpHarness, wire } from '../helpers/http-streams.js';
 import { recordEvents, startWsServer } from '../helpers/servers.js';
 import { deferred, type Deferred } from '../helpers/util.js';
 import { WsTestClient, type Json } from '../helpers/ws-client.js';
@@ -77,7 +67,12 @@ function chattyTool(server: McpServer, g: ReturnType<typeof gates>): void {
 
 /** POST initialize and read its (streamed) answer; then notifications/initialized. */
 async function initializeStreamed(client: HttpTestClient, protocolVersion: string): Promise<OpenResponse> {
-  const res = await client.post({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion, capabilities: {}, clientInfo: { name: 'http-test', version: '1.0.0' } } });
+  const res = await client.post({
+    jsonrpc: '2.0',
+    id: 1,
+    method: 'initialize',
+    params: { protocolVersion, capabilities: {}, clientInfo: { name: 'http-test', version: '1.0.0' } },
+  });
   await res.ended;
   client.sessionId = res.headers['mcp-session-id'] as string;
   client.protocolVersion = protocolVersion;
@@ -182,7 +177,7 @@ describe('the standalone GET stream', () => {
     expect(call.body).toBe(wire(priming('3_0'), sseMessage('3_1', log('holding')), sseMessage('3_2', textResult(3, 'held'))));
   });
 
-  it("the answer to a GET-stream elicitation is a POST answered 204 that resolves it and fires responseElicitationCreate", async () => {
+  it('the answer to a GET-stream elicitation is a POST answered 204 that resolves it and fires responseElicitationCreate', async () => {
     const running = await h.start();
     const { client, session } = await h.client(running, { capabilities: ELICIT });
     const events = recordEvents(running.server, 'responseElicitationCreate');
@@ -214,7 +209,9 @@ describe('the standalone GET stream', () => {
     expect(events).toEqual([]);
     expect(a.session.pending.size).toBe(1);
     expect(running.server.stats.unknownResponses).toBe(1);
-    expect(running.errors.map(([error, session]) => [error.message, session])).toEqual([['Ignored an unknown reply from the client for request id 0', b.session]]);
+    expect(running.errors.map(([error, session]) => [error.message, session])).toEqual([
+      ['Ignored an unknown reply from the client for request id 0', b.session],
+    ]);
 
     await (await a.client.reply(id, { action: 'accept', content: { name: 'Ada' } })).ended;
     expect(events).toEqual([[a.session, elicitRequest(0), { isError: false, action: 'accept', content: { name: 'Ada' } }]]);
@@ -226,7 +223,11 @@ describe('the standalone GET stream', () => {
     const events = recordEvents(running.server, 'responseElicitationCreate');
     const expected = { code: -32010, message: 'Cannot send elicitation/create: the transport has no open channel to the client for it', data: undefined };
 
-    expectMcpError(thrownBy(() => running.server.requestElicitationCreate(session, ASK)), NoBackChannelError, expected);
+    expectMcpError(
+      thrownBy(() => running.server.requestElicitationCreate(session, ASK)),
+      NoBackChannelError,
+      expected,
+    );
     expect(running.server.notifyElicitationComplete(session, 'connect-1')).toBe(false);
     expect(running.server.sendLogMessage('info', 'nobody listens')).toBe(0);
 
@@ -236,7 +237,11 @@ describe('the standalone GET stream', () => {
     await nextSse(get);
     get.abort();
     await dropped;
-    expectMcpError(thrownBy(() => running.server.requestElicitationCreate(session, ASK)), NoBackChannelError, expected);
+    expectMcpError(
+      thrownBy(() => running.server.requestElicitationCreate(session, ASK)),
+      NoBackChannelError,
+      expected,
+    );
 
     await Promise.resolve();
     expect(events).toEqual([]);
@@ -592,13 +597,16 @@ describe('resumability', () => {
     expect(closed).toEqual([true, true]);
   });
 
-  it.each(['2025-06-18', '2025-03-26', '2024-11-05'])('ctx.closeStream() returns false on a %s session, and the call is answered as JSON', async (protocolVersion) => {
-    const running = await h.start((server) => server.registerTool('poll', {}, (_args, ctx) => String(ctx.closeStream())));
-    const { client } = await h.client(running, { protocolVersion });
-    const call = await client.request('tools/call', { name: 'poll' }, 2);
-    expect(call.headers['content-type']).toBe('application/json');
-    expect(await call.json()).toEqual(textResult(2, 'false'));
-  });
+  it.each(['2025-06-18', '2025-03-26', '2024-11-05'])(
+    'ctx.closeStream() returns false on a %s session, and the call is answered as JSON',
+    async (protocolVersion) => {
+      const running = await h.start((server) => server.registerTool('poll', {}, (_args, ctx) => String(ctx.closeStream())));
+      const { client } = await h.client(running, { protocolVersion });
+      const call = await client.request('tools/call', { name: 'poll' }, 2);
+      expect(call.headers['content-type']).toBe('application/json');
+      expect(await call.json()).toEqual(textResult(2, 'false'));
+    },
+  );
 
   it('ctx.closeStream() returns false over WebSocket', async () => {
     const ws = await startWsServer((server) => server.registerTool('poll', {}, (_args, ctx) => String(ctx.closeStream())));
@@ -772,7 +780,13 @@ describe('responseMode', () => {
       id: 1,
       result: {
         protocolVersion,
-        capabilities: { logging: {}, completions: {}, prompts: { listChanged: true }, resources: { subscribe: true, listChanged: true }, tools: { listChanged: true } },
+        capabilities: {
+          logging: {},
+          completions: {},
+          prompts: { listChanged: true },
+          resources: { subscribe: true, listChanged: true },
+          tools: { listChanged: true },
+        },
         serverInfo: { name: 'http-streams', version: '1.0.0' },
       },
     };
@@ -800,7 +814,12 @@ describe('DELETE in the middle of a call', () => {
       [
         session,
         elicitRequest(0) as OutgoingRequest,
-        { isError: true, errorCode: -32000, errorMessage: 'elicitation/create could not complete: deleted by the client', errorData: { reason: 'deleted by the client' } },
+        {
+          isError: true,
+          errorCode: -32000,
+          errorMessage: 'elicitation/create could not complete: deleted by the client',
+          errorData: { reason: 'deleted by the client' },
+        },
       ],
     ]);
     expect(ended).toEqual([[session, 'deleted by the client']]);

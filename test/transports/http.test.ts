@@ -329,7 +329,12 @@ describe('sessions', () => {
   it('answers POST, GET and DELETE naming an unknown session with 404 -32001', async () => {
     const { url } = await start();
     const unknown = '00000000-0000-4000-8000-000000000000';
-    await expectError(await send(url, 'POST', { ...POST_HEADERS, 'mcp-session-id': unknown }, { jsonrpc: '2.0', id: 1, method: 'ping' }), 404, -32001, SESSION_NOT_FOUND);
+    await expectError(
+      await send(url, 'POST', { ...POST_HEADERS, 'mcp-session-id': unknown }, { jsonrpc: '2.0', id: 1, method: 'ping' }),
+      404,
+      -32001,
+      SESSION_NOT_FOUND,
+    );
     await expectError(await send(url, 'GET', { accept: 'text/event-stream', 'mcp-session-id': unknown }), 404, -32001, SESSION_NOT_FOUND);
     await expectError(await send(url, 'DELETE', { 'mcp-session-id': unknown }), 404, -32001, SESSION_NOT_FOUND);
   });
@@ -355,7 +360,9 @@ describe('sessions', () => {
 
   it('DELETE ends pending server requests with isError response events and closes their streams', async () => {
     const responses: Json[] = [];
-    const { url } = await start({}, (server) => server.on('responseElicitationCreate', (_s, request, response) => void responses.push({ id: request.id, ...response })));
+    const { url } = await start({}, (server) =>
+      server.on('responseElicitationCreate', (_s, request, response) => void responses.push({ id: request.id, ...response })),
+    );
     const client = await ready(url, { capabilities: { elicitation: {} } });
     const ask = await client.request('tools/call', { name: 'ask' }, 1);
     const elicit = await ask.nextMessage({ method: 'elicitation/create' });
@@ -533,7 +540,8 @@ describe('request checks', () => {
         id: 1,
         error: {
           code: -32602,
-          message: 'Invalid params: a 2026-07-28 request needs _meta["io.modelcontextprotocol/protocolVersion"] and _meta["io.modelcontextprotocol/clientCapabilities"]',
+          message:
+            'Invalid params: a 2026-07-28 request needs _meta["io.modelcontextprotocol/protocolVersion"] and _meta["io.modelcontextprotocol/clientCapabilities"]',
         },
       },
     });
@@ -649,7 +657,12 @@ describe('request checks', () => {
     const client = await ready(url);
     const first = client.request('tools/call', { name: 'wait' }, 7);
     await tools.gate.started.promise;
-    await expectError(await client.request('ping', undefined, 7), 400, -32600, 'Invalid Request: request id 7 is already in flight in this session; use a new id');
+    await expectError(
+      await client.request('ping', undefined, 7),
+      400,
+      -32600,
+      'Invalid Request: request id 7 is already in flight in this session; use a new id',
+    );
     tools.gate.release.resolve();
     const res = await first;
     expect({ status: res.status, body: await res.json() }).toEqual({ status: 200, body: textResult(7, 'waited') });
@@ -766,7 +779,11 @@ describe('CORS', () => {
 
   it('answers an OPTIONS preflight with 204 and the access-control headers', async () => {
     const { url } = await start({ cors: { origins: [APP] } });
-    const res = await send(url, 'OPTIONS', { origin: APP, 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type, mcp-session-id' });
+    const res = await send(url, 'OPTIONS', {
+      origin: APP,
+      'access-control-request-method': 'POST',
+      'access-control-request-headers': 'content-type, mcp-session-id',
+    });
     await res.ended;
     expect(res.status).toBe(204);
     expect(res.body).toBe('');

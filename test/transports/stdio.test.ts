@@ -95,7 +95,9 @@ describe('the demo over stdio (child process)', () => {
           {
             uri: 'demo://readme',
             mimeType: 'text/markdown',
-            text: expect.stringMatching(/^# Switchboard demo\n\nTools: echo, add, count_slowly, write_note[.,].*Resources: demo:\/\/readme, demo:\/\/pixel, demo:\/\/notes\/\{id\}\.\n$/),
+            text: expect.stringMatching(
+              /^# Switchboard demo\n\nTools: echo, add, count_slowly, write_note[.,].*Resources: demo:\/\/readme, demo:\/\/pixel, demo:\/\/notes\/\{id\}\.\n$/,
+            ),
           },
         ],
       },
@@ -129,7 +131,9 @@ describe('the demo over stdio (child process)', () => {
     expect(await init).toEqual({ jsonrpc: '2.0', id: 'crlf-init', result: DEMO_INIT_RESULT });
     client.child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' })}\r\n`);
     const echo = client.waitFor((m) => m.id === 'crlf-echo');
-    client.child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', id: 'crlf-echo', method: 'tools/call', params: { name: 'echo', arguments: { text: 'crlf' } } })}\r\n`);
+    client.child.stdin.write(
+      `${JSON.stringify({ jsonrpc: '2.0', id: 'crlf-echo', method: 'tools/call', params: { name: 'echo', arguments: { text: 'crlf' } } })}\r\n`,
+    );
     expect(await echo).toEqual({ jsonrpc: '2.0', id: 'crlf-echo', result: { content: [{ type: 'text', text: 'crlf' }] } });
     expect(client.received).toEqual([]);
   });
@@ -263,7 +267,9 @@ describe('StdioTransport in-process', () => {
     io.write({ jsonrpc: '2.0', id: 0, method: 'initialize', params: INIT_PARAMS });
     await io.until(1);
     io.write({ jsonrpc: '2.0', method: 'notifications/initialized' });
-    const bytes = Buffer.from(`${JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'echo', arguments: { text: 'héllo €uro' } } })}\n`);
+    const bytes = Buffer.from(
+      `${JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'echo', arguments: { text: 'héllo €uro' } } })}\n`,
+    );
     const euro = bytes.indexOf(Buffer.from('€'));
     const cuts = [7, 30, euro + 1, euro + 2, bytes.length - 1];
     let from = 0;
@@ -316,7 +322,13 @@ describe('StdioTransport in-process', () => {
     const ended: McpServerEvents['sessionEnd'][] = [];
     io.server.on('sessionEnd', (s: McpSession, reason: string) => void ended.push([s, reason]));
     io.write({ jsonrpc: '2.0', id: 0, method: 'initialize', params: INIT_PARAMS });
-    expect(await io.until(1)).toEqual([{ jsonrpc: '2.0', id: 0, result: { protocolVersion: '2025-11-25', capabilities: expect.any(Object), serverInfo: { name: 'in-process', version: '1.0.0' } } }]);
+    expect(await io.until(1)).toEqual([
+      {
+        jsonrpc: '2.0',
+        id: 0,
+        result: { protocolVersion: '2025-11-25', capabilities: expect.any(Object), serverInfo: { name: 'in-process', version: '1.0.0' } },
+      },
+    ]);
     io.write({ jsonrpc: '2.0', method: 'notifications/initialized' });
     const disconnected = nextEvent<McpServerEvents['disconnect']>(io.server, 'disconnect');
     io.input.end();

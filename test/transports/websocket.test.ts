@@ -3,10 +3,10 @@ import { createServer, type Server as HttpServer } from 'node:http';
 import { connect as netConnect, type Socket } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import WebSocket, { WebSocketServer } from 'ws';
-import { ConnectionClosedError, McpServer, McpSession, WebSocketTransport, type McpServerEvents } from '../../src/index.js';
+import { ConnectionClosedError, McpServer, type McpSession, WebSocketTransport, type McpServerEvents } from '../../src/index.js';
 import { nextEvent } from '../helpers/servers.js';
 import { useHarness } from '../helpers/session-harness.js';
-import { httpGet, httpUpgrade, initializeSocket, openSocket, rpc, socketClosed } from '../helpers/transport-peers.js';
+import { httpGet, httpUpgrade, initializeSocket, openSocket, socketClosed } from '../helpers/transport-peers.js';
 import { useCleanups } from '../helpers/util.js';
 import { WsTestClient, type Json } from '../helpers/ws-client.js';
 
@@ -48,7 +48,7 @@ describe('handshake', () => {
     expect(await client.request('ping', undefined, 1)).toEqual(PING_REPLY(1));
   });
 
-  it("answers the upgrade with 101 and Sec-WebSocket-Protocol: mcp", async () => {
+  it('answers the upgrade with 101 and Sec-WebSocket-Protocol: mcp', async () => {
     const running = await h.start();
     const reply = await httpUpgrade(running.port, '/mcp', { 'sec-websocket-protocol': 'mcp' });
     expect(reply.status).toBe(101);
@@ -373,15 +373,30 @@ describe('server.close()', () => {
     await running.server.close();
 
     expect(ended).toHaveLength(2);
-    expect(ended).toEqual(expect.arrayContaining([[sessionA, 'server closed'], [sessionB, 'server closed']]));
+    expect(ended).toEqual(
+      expect.arrayContaining([
+        [sessionA, 'server closed'],
+        [sessionB, 'server closed'],
+      ]),
+    );
     expect(disconnected).toHaveLength(3);
-    expect(disconnected).toEqual(expect.arrayContaining([[sessionA, 'server closed'], [sessionB, 'server closed'], [sessionFresh, 'server closed']]));
+    expect(disconnected).toEqual(
+      expect.arrayContaining([
+        [sessionA, 'server closed'],
+        [sessionB, 'server closed'],
+        [sessionFresh, 'server closed'],
+      ]),
+    );
     expect(await a.closed).toEqual({ code: 1000, reason: 'server closed' });
     expect(await b.closed).toEqual({ code: 1000, reason: 'server closed' });
     expect(await fresh.closed).toEqual({ code: 1000, reason: 'server closed' });
     const error = await failed;
     expect(error).toBeInstanceOf(ConnectionClosedError);
-    expect((error as ConnectionClosedError).toJSON()).toEqual({ code: -32000, message: 'roots/list could not complete: server closed', data: { reason: 'server closed' } });
+    expect((error as ConnectionClosedError).toJSON()).toEqual({
+      code: -32000,
+      message: 'roots/list could not complete: server closed',
+      data: { reason: 'server closed' },
+    });
     expect(await tcpAccepts(running.port)).toBe(false);
     expect(running.server.sessions.size).toBe(0);
   });

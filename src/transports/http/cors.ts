@@ -18,7 +18,8 @@ export function corsHeaders(req: IncomingMessage, cors: StreamableHttpTransportO
 }
 
 export function preflight(res: ServerResponse, cors: StreamableHttpTransportOptions['cors'], headers: Record<string, string>): void {
-  if (!cors) return sendHttpError(res, 405, HttpErrorCode.BadRequest, 'Method Not Allowed: CORS is not enabled on this endpoint', { allow: ALLOW_WITHOUT_CORS });
+  if (!cors)
+    return sendHttpError(res, 405, HttpErrorCode.BadRequest, 'Method Not Allowed: CORS is not enabled on this endpoint', { allow: ALLOW_WITHOUT_CORS });
   res
     .writeHead(204, {
       ...headers,

@@ -113,7 +113,19 @@ export class HttpSession implements Channel {
   private standaloneSeq = 0;
 
   private newStream(id: string, headers: Record<string, string>, requestIds: RequestId[], batch: boolean): Stream {
-    return { id, headers, res: undefined, mode: 'pending', awaiting: new Set(requestIds), batch, buffered: [], seq: 0, done: false, held: undefined, version: undefined };
+    return {
+      id,
+      headers,
+      res: undefined,
+      mode: 'pending',
+      awaiting: new Set(requestIds),
+      batch,
+      buffered: [],
+      seq: 0,
+      done: false,
+      held: undefined,
+      version: undefined,
+    };
   }
 
   private openStandalone(headers: Record<string, string>): Stream {

@@ -44,9 +44,12 @@ export type ResolvedHttpOptions = StreamableHttpTransportOptions &
   Required<Pick<StreamableHttpTransportOptions, 'responseMode' | 'replyStatus' | 'maxBodyBytes' | 'sessionIdleTimeoutMs' | 'maxSessions' | 'onSessionLimit'>>;
 
 export function validateHttpOptions(options: ResolvedHttpOptions): void {
-  if (options.path !== undefined && !options.path.startsWith('/')) throw new TypeError(`StreamableHttpTransport option path must start with '/'; got ${JSON.stringify(options.path)}`);
-  if (!['auto', 'json', 'sse'].includes(options.responseMode)) throw new TypeError(`Option responseMode must be auto, json or sse; got ${JSON.stringify(options.responseMode)}`);
-  if (options.replyStatus !== 202 && options.replyStatus !== 204) throw new TypeError(`Option replyStatus must be 202 or 204; got ${JSON.stringify(options.replyStatus)}`);
+  if (options.path !== undefined && !options.path.startsWith('/'))
+    throw new TypeError(`StreamableHttpTransport option path must start with '/'; got ${JSON.stringify(options.path)}`);
+  if (!['auto', 'json', 'sse'].includes(options.responseMode))
+    throw new TypeError(`Option responseMode must be auto, json or sse; got ${JSON.stringify(options.responseMode)}`);
+  if (options.replyStatus !== 202 && options.replyStatus !== 204)
+    throw new TypeError(`Option replyStatus must be 202 or 204; got ${JSON.stringify(options.replyStatus)}`);
   if (options.onSessionLimit !== 'evict-idle' && options.onSessionLimit !== 'reject') {
     throw new TypeError(`Option onSessionLimit must be evict-idle or reject; got ${JSON.stringify(options.onSessionLimit)}`);
   }
@@ -54,17 +57,20 @@ export function validateHttpOptions(options: ResolvedHttpOptions): void {
   positiveInteger('sessionIdleTimeoutMs', options.sessionIdleTimeoutMs, 2_147_483_647);
   positiveInteger('maxSessions', options.maxSessions);
   if (options.retryMs !== undefined) positiveInteger('retryMs', options.retryMs, 2_147_483_647);
-  if (options.keepAliveIntervalMs !== undefined && options.keepAliveIntervalMs !== 0) positiveInteger('keepAliveIntervalMs', options.keepAliveIntervalMs, 2_147_483_647);
+  if (options.keepAliveIntervalMs !== undefined && options.keepAliveIntervalMs !== 0)
+    positiveInteger('keepAliveIntervalMs', options.keepAliveIntervalMs, 2_147_483_647);
   if (options.auth !== undefined && typeof options.auth !== 'function') throw new TypeError('Option auth must be a function (req) => principal');
   checkAllowedOrigins('allowedOrigins', options.allowedOrigins);
   if (options.allowedHosts !== undefined && (!Array.isArray(options.allowedHosts) || !options.allowedHosts.every((h) => typeof h === 'string'))) {
     throw new TypeError(`Option allowedHosts must be an array of host names like ['mcp.example.com']; got ${JSON.stringify(options.allowedHosts)}`);
   }
   if (options.cors !== undefined) {
-    if (typeof options.cors !== 'object' || options.cors === null) throw new TypeError(`Option cors must be { origins, maxAgeSeconds? }; got ${JSON.stringify(options.cors)}`);
+    if (typeof options.cors !== 'object' || options.cors === null)
+      throw new TypeError(`Option cors must be { origins, maxAgeSeconds? }; got ${JSON.stringify(options.cors)}`);
     if (options.cors.origins === undefined) throw new TypeError("Option cors needs origins: '*' or a list of origins");
     checkAllowedOrigins('cors.origins', options.cors.origins);
     const maxAge = options.cors.maxAgeSeconds;
-    if (maxAge !== undefined && (!Number.isInteger(maxAge) || maxAge < 0)) throw new TypeError(`Option cors.maxAgeSeconds must be a non-negative integer; got ${JSON.stringify(maxAge)}`);
+    if (maxAge !== undefined && (!Number.isInteger(maxAge) || maxAge < 0))
+      throw new TypeError(`Option cors.maxAgeSeconds must be a non-negative integer; got ${JSON.stringify(maxAge)}`);
   }
 }

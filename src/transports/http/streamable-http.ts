@@ -11,7 +11,13 @@ import { supportedVersions } from '../../server/modern.js';
 import { checkModernHeaders } from './modern-headers.js';
 import { RequestChannel } from './request-channel.js';
 import type { RequestId } from '../../protocol/types.js';
-import { allowsBatches, isLegacyProtocolVersion, isModernProtocolVersion, LEGACY_PROTOCOL_VERSIONS, negotiateProtocolVersion } from '../../protocol/versions.js';
+import {
+  allowsBatches,
+  isLegacyProtocolVersion,
+  isModernProtocolVersion,
+  LEGACY_PROTOCOL_VERSIONS,
+  negotiateProtocolVersion,
+} from '../../protocol/versions.js';
 import type { Closable } from '../../server/channel.js';
 import type { McpServer } from '../../server/mcp-server.js';
 import type { McpSession } from '../../server/session.js';
@@ -35,14 +41,12 @@ import {
   sendHttpError,
 } from './request-checks.js';
 
-
 /** What `httpRequest` listeners get: set `handled` (or answer `res`) to stop Switchboard from handling it. */
 export type { StreamableHttpTransportOptions } from './options.js';
 
 export interface HttpRequestControl {
   handled: boolean;
 }
-
 
 export class StreamableHttpTransport implements Closable, HttpSessionHost {
   readonly path: string;
@@ -77,7 +81,7 @@ export class StreamableHttpTransport implements Closable, HttpSessionHost {
     const sweepMs = Math.min(Math.max(Math.floor(this.options.sessionIdleTimeoutMs / 2), 10), 60_000);
     this.timers.push(setInterval(() => this.sweepIdle(), sweepMs));
     const keepAliveMs = options.keepAliveIntervalMs ?? 15_000;
-    if (keepAliveMs > 0) this.timers.push(setInterval(() => this.sessions.forEach((s) => s.keepAlive()), keepAliveMs));
+    if (keepAliveMs > 0) this.timers.push(setInterval(() => this.keepAliveAll(), keepAliveMs));
     for (const timer of this.timers) timer.unref();
     server.trackTransport(this);
   }
@@ -160,7 +164,13 @@ export class StreamableHttpTransport implements Closable, HttpSessionHost {
     }
     if (this.server.options.eras === 'modern' && (req.method === 'GET' || req.method === 'DELETE')) {
       // 2026-07-28 has no standalone stream and no sessions to end.
-      return sendHttpError(res, 405, HttpErrorCode.BadRequest, 'Method Not Allowed: this server speaks 2026-07-28 only, which has no GET stream or sessions; POST each request', { ...cors, allow: 'POST' });
+      return sendHttpError(
+        res,
+        405,
+        HttpErrorCode.BadRequest,
+        'Method Not Allowed: this server speaks 2026-07-28 only, which has no GET stream or sessions; POST each request',
+        { ...cors, allow: 'POST' },
+      );
     }
     switch (req.method) {
       case 'POST':
@@ -241,7 +251,13 @@ export class StreamableHttpTransport implements Closable, HttpSessionHost {
       const id = c.message.id;
       if (session.inflight.has(id) || seen.has(id)) {
         this.server.stats.invalidMessages++;
-        return sendHttpError(res, 400, ErrorCode.InvalidRequest, `Invalid Request: request id ${JSON.stringify(id)} is already in flight in this session; use a new id`, cors);
+        return sendHttpError(
+          res,
+          400,
+          ErrorCode.InvalidRequest,
+          `Invalid Request: request id ${JSON.stringify(id)} is already in flight in this session; use a new id`,
+          cors,
+        );
       }
       seen.add(id);
       requestIds.push(id);
@@ -259,8 +275,16 @@ export class StreamableHttpTransport implements Closable, HttpSessionHost {
   }
 
   /** A 2026-07-28 POST: no session, headers checked against the body, closing the stream cancels. */
-  private async modernPost(req: IncomingMessage, res: ServerResponse, cors: Record<string, string>, principal: unknown, message: Classified | undefined, claim: unknown): Promise<void> {
-    if (!message) return sendHttpError(res, 400, ErrorCode.InvalidRequest, 'Invalid Request: 2026-07-28 takes one JSON-RPC message per POST, never a batch', cors);
+  private async modernPost(
+    req: IncomingMessage,
+    res: ServerResponse,
+    cors: Record<string, string>,
+    principal: unknown,
+    message: Classified | undefined,
+    claim: unknown,
+  ): Promise<void> {
+    if (!message)
+      return sendHttpError(res, 400, ErrorCode.InvalidRequest, 'Invalid Request: 2026-07-28 takes one JSON-RPC message per POST, never a batch', cors);
     if (message.kind === 'notification') {
       // Core 2026-07-28 defines no client notifications over HTTP (cancellation is closing the stream).
       res.writeHead(202, cors).end();
@@ -272,7 +296,15 @@ export class StreamableHttpTransport implements Closable, HttpSessionHost {
     }
     const request = message.message;
     if (claim === undefined) {
-      return sendHttpError(res, 400, ErrorCode.InvalidParams, `Invalid params: a 2026-07-28 request needs _meta["${META.protocolVersion}"] and _meta["${META.clientCapabilities}"]`, cors, undefined, request.id);
+      return sendHttpError(
+        res,
+        400,
+        ErrorCode.InvalidParams,
+        `Invalid params: a 2026-07-28 request needs _meta["${META.protocolVersion}"] and _meta["${META.clientCapabilities}"]`,
+        cors,
+        undefined,
+        request.id,
+      );
     }
     // Headers first: a header that disagrees with the body is -32020 whatever the version (SEP-2243).
     try {
@@ -301,10 +333,16 @@ export class StreamableHttpTransport implements Closable, HttpSessionHost {
 
   private async initialize(req: IncomingMessage, res: ServerResponse, body: unknown, cors: Record<string, string>, principal: unknown): Promise<void> {
     if (this.sessions.size >= this.options.maxSessions && !this.evictIdle()) {
-      return sendHttpError(res, 503, HttpErrorCode.BadRequest, `Service Unavailable: the server is at its limit of ${this.options.maxSessions} sessions; try again later`, {
-        ...cors,
-        'retry-after': '5',
-      });
+      return sendHttpError(
+        res,
+        503,
+        HttpErrorCode.BadRequest,
+        `Service Unavailable: the server is at its limit of ${this.options.maxSessions} sessions; try again later`,
+        {
+          ...cors,
+          'retry-after': '5',
+        },
+      );
     }
     const http = new HttpSession(this, req.socket.remoteAddress);
     const session = this.server.openSession(http);
@@ -333,8 +371,10 @@ export class StreamableHttpTransport implements Closable, HttpSessionHost {
     const lastEventId = header(req, 'last-event-id');
     if (lastEventId !== undefined) {
       const outcome = await http.resume(res, lastEventId, headers);
-      if (outcome === 'unknown') return sendHttpError(res, 400, HttpErrorCode.BadRequest, `Bad Request: Last-Event-ID ${lastEventId} names no stream of this session`, cors);
-      if (outcome === 'busy') return sendHttpError(res, 409, HttpErrorCode.BadRequest, 'Conflict: the standalone SSE stream of this session is already open', cors);
+      if (outcome === 'unknown')
+        return sendHttpError(res, 400, HttpErrorCode.BadRequest, `Bad Request: Last-Event-ID ${lastEventId} names no stream of this session`, cors);
+      if (outcome === 'busy')
+        return sendHttpError(res, 409, HttpErrorCode.BadRequest, 'Conflict: the standalone SSE stream of this session is already open', cors);
       return;
     }
     if (!http.openStandaloneStream(res, headers)) {
@@ -357,13 +397,25 @@ export class StreamableHttpTransport implements Closable, HttpSessionHost {
     // transports.mdx: an unknown or ended session MUST get 404; the client then initializes anew.
     // A session of another principal looks the same, so ids cannot be probed.
     if (!http || (this.options.auth && !this.samePrincipal(principal, http.principal))) {
-      sendHttpError(res, 404, HttpErrorCode.SessionNotFound, 'Session not found: it ended or never existed; send initialize without Mcp-Session-Id to start a new one', cors);
+      sendHttpError(
+        res,
+        404,
+        HttpErrorCode.SessionNotFound,
+        'Session not found: it ended or never existed; send initialize without Mcp-Session-Id to start a new one',
+        cors,
+      );
       return undefined;
     }
     const version = header(req, 'mcp-protocol-version');
     // Absent means 2025-03-26; present must be a version we speak.
     if (version !== undefined && !isLegacyProtocolVersion(version)) {
-      sendHttpError(res, 400, HttpErrorCode.BadRequest, `Bad Request: unsupported MCP-Protocol-Version ${version}; supported: ${LEGACY_PROTOCOL_VERSIONS.join(', ')}`, cors);
+      sendHttpError(
+        res,
+        400,
+        HttpErrorCode.BadRequest,
+        `Bad Request: unsupported MCP-Protocol-Version ${version}; supported: ${LEGACY_PROTOCOL_VERSIONS.join(', ')}`,
+        cors,
+      );
       return undefined;
     }
     return http;
@@ -389,7 +441,10 @@ export class StreamableHttpTransport implements Closable, HttpSessionHost {
       text = typeof parsed === 'string' ? parsed : Buffer.isBuffer(parsed) ? parsed.toString('utf8') : await readBody(req, this.options.maxBodyBytes);
     } catch (err) {
       if (!(err instanceof BodyTooLargeError)) throw err;
-      sendHttpError(res, 413, HttpErrorCode.BadRequest, `Payload Too Large: the body exceeds ${this.options.maxBodyBytes} bytes`, { ...cors, connection: 'close' });
+      sendHttpError(res, 413, HttpErrorCode.BadRequest, `Payload Too Large: the body exceeds ${this.options.maxBodyBytes} bytes`, {
+        ...cors,
+        connection: 'close',
+      });
       return NO_BODY;
     }
     try {
@@ -399,6 +454,10 @@ export class StreamableHttpTransport implements Closable, HttpSessionHost {
       sendHttpError(res, 400, ErrorCode.ParseError, `Parse error: ${(err as Error).message}`, cors);
       return NO_BODY;
     }
+  }
+
+  private keepAliveAll(): void {
+    for (const http of this.sessions.values()) http.keepAlive();
   }
 
   private sweepIdle(): void {
@@ -426,4 +485,3 @@ function header(req: IncomingMessage, name: string): string | undefined {
   const value = req.headers[name];
   return Array.isArray(value) ? value[0] : value;
 }
-
