@@ -44,7 +44,7 @@ export function handleConnectPage(server: McpServer, path: string, res: import('
   }
   // The flow stays until the tool call that asked sees it (a 2026-07-28 client may retry later).
   flow.isOpen = true;
-  if (flow.session.era === 'legacy') server.notifyElicitationComplete(flow.session, match[1]);
+  if (flow.session.era === 'legacy') server.sendElicitationComplete(flow.session, match[1]);
   flow.open();
   res
     .writeHead(200, { 'content-type': 'text/html; charset=utf-8' })

@@ -1,24 +1,40 @@
 export { McpServer } from './server/mcp-server.js';
-export type { ServerInfo, ServerStats } from './server/mcp-server.js';
-export type { McpServerOptions } from './server/options.js';
-export { McpSession } from './server/session.js';
-export type { SessionState, SessionRequestOptions, OutgoingRequest } from './server/session.js';
-export { RequestContext } from './server/context.js';
-export { RequestEvent } from './server/request-event.js';
-export type { McpServerEvents, ToolRequestEvent, PromptRequestEvent, ResourceRequestEvent, CompletionRequestEvent } from './server/events.js';
+export type { ServerInfo } from './server/mcp-server.js';
+export type { ServerStats } from './server/stats.js';
+export type { McpServerOptions, CacheHint } from './server/options.js';
+export type {
+  McpSession,
+  SessionState,
+  SessionRequestOptions,
+  OutgoingRequest,
+  RequestContext,
+  RequestEvent,
+  InputOptions,
+} from './server/api.js';
+export type {
+  McpServerEvents,
+  ToolRequestEvent,
+  PromptRequestEvent,
+  ResourceRequestEvent,
+  CompletionRequestEvent,
+  ElicitationResponse,
+  SamplingResponse,
+  RootsResponse,
+} from './server/events.js';
 export type { Registration } from './server/registry.js';
 export type { ToolConfig, ToolHandler } from './server/tools.js';
 export type { PromptConfig, PromptHandler } from './server/prompts.js';
 export type { ResourceConfig, ResourceTemplateConfig, ResourceHandler, ResourceTemplateHandler, ReadOutput } from './server/resources.js';
 export type { Completer } from './server/completions.js';
-export type { SchemaViolation } from './server/schema-compiler.js';
-export { UriTemplate } from './server/uri-template.js';
-export type { TransportKind } from './server/channel.js';
+export type { SchemaViolation } from './schema/compiler.js';
+export type { TransportKind } from './server/port.js';
+export type { Era, ServedEras } from './protocol/era.js';
 
 export { WebSocketTransport } from './transports/websocket.js';
 export type { WebSocketTransportOptions } from './transports/websocket.js';
 export { StreamableHttpTransport } from './transports/http/streamable-http.js';
-export type { StreamableHttpTransportOptions, HttpRequestControl } from './transports/http/streamable-http.js';
+export type { StreamableHttpTransportOptions, StreamableHttpTransportEvents, HttpRequestControl } from './transports/http/streamable-http.js';
+export type { ReplyStatus } from './transports/http/options.js';
 export { InMemoryEventStore } from './transports/http/event-store.js';
 export type { EventStore, StoredEvent, InMemoryEventStoreOptions } from './transports/http/event-store.js';
 export type { ResponseMode } from './transports/http/http-session.js';
@@ -27,21 +43,19 @@ export type { StdioTransportOptions } from './transports/stdio.js';
 export type { ListenOptions, ListeningAddress } from './transports/listen.js';
 export type { AllowedOrigins } from './transports/origin.js';
 
-export type { ClientRequestOptions, ClientResponse } from './server/client-requests.js';
-export type { InputOptions } from './server/context.js';
+export type { ClientRequestOptions } from './elicitation/kind.js';
 export { InputRequired, inputRequired, InputRequiredSignal } from './mrtr/input-required.js';
 export type { InputRequest, InputMethod } from './mrtr/input-required.js';
 export type { RequestStateOptions } from './mrtr/request-state.js';
-export type { CacheHint } from './server/options.js';
-export type { ElicitationResponse, SamplingResponse, RootsResponse } from './server/events.js';
 export {
   confirm,
   ConfirmationError,
   UserDeclinedError,
+  UserCancelledError,
   UserCanceledError,
   ElicitationFailedError,
-  UnexpectedElicitActionError,
 } from './elicitation/confirm.js';
+export type { Asker } from './elicitation/confirm.js';
 
 export {
   McpError,
@@ -55,6 +69,7 @@ export {
   RootsNotSupportedError,
   NoBackChannelError,
   ElicitationValidationError,
+  UnexpectedElicitActionError,
   UrlElicitationRequiredError,
   LegacyOnlyRequestError,
   UnsupportedProtocolVersionError,
@@ -62,7 +77,6 @@ export {
   InvalidRequestStateError,
 } from './protocol/errors.js';
 export type { JsonRpcErrorObject, ElicitationViolation } from './protocol/errors.js';
-export { LEGACY_PROTOCOL_VERSIONS, LATEST_LEGACY_PROTOCOL_VERSION, MODERN_PROTOCOL_VERSIONS, negotiateProtocolVersion } from './protocol/versions.js';
-export { normalizeClientCapabilities } from './protocol/capabilities.js';
+export { LEGACY_PROTOCOL_VERSIONS, LATEST_LEGACY_PROTOCOL_VERSION, MODERN_PROTOCOL_VERSIONS } from './protocol/versions.js';
 export type * from './protocol/types.js';
 export type { JsonRpcMessage, JsonRpcRequest, JsonRpcNotification, JsonRpcResponse } from './protocol/jsonrpc.js';

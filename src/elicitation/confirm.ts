@@ -1,15 +1,13 @@
 /** A yes/no confirmation before a tool that writes: accept proceeds, anything else stops it with a typed error. */
-import { ElicitationNotSupportedError, ErrorCode, McpError } from '../protocol/errors.js';
-import type { ElicitAction } from '../protocol/types.js';
-import type { ClientRequestOptions } from '../server/client-requests.js';
-import type { RequestContext } from '../server/context.js';
-import { InputRequiredSignal } from '../mrtr/input-required.js';
+import { ElicitationNotSupportedError, McpError, UnexpectedElicitActionError } from '../protocol/errors.js';
+import type { ElicitAction, ElicitParams, ElicitResult } from '../protocol/types.js';
+import type { ClientRequestOptions } from './kind.js';
 
 /** Why a confirmation did not let the work go ahead. `code` is stable. */
 export class ConfirmationError extends Error {
   override name = 'ConfirmationError';
   constructor(
-    readonly code: 'USER_DECLINED' | 'USER_CANCELED' | 'ELICITATION_FAILED',
+    readonly code: 'USER_DECLINED' | 'USER_CANCELLED' | 'ELICITATION_FAILED',
     message: string,
     options?: { cause?: unknown },
   ) {
@@ -24,12 +22,17 @@ export class UserDeclinedError extends ConfirmationError {
   }
 }
 
-export class UserCanceledError extends ConfirmationError {
-  override name = 'UserCanceledError';
+export class UserCancelledError extends ConfirmationError {
+  override name = 'UserCancelledError';
   constructor(readonly question: string) {
-    super('USER_CANCELED', `The user dismissed the confirmation "${question}" without answering. Nothing was done.`);
+    super('USER_CANCELLED', `The user dismissed the confirmation "${question}" without answering. Nothing was done.`);
   }
 }
+
+/** @deprecated Use `UserCancelledError`; this is the same class under its earlier spelling. */
+export const UserCanceledError = UserCancelledError;
+/** @deprecated Use `UserCancelledError`. */
+export type UserCanceledError = UserCancelledError;
 
 /** The confirmation could not be asked or answered: timeout, cancellation, a closed session or the client's error. */
 export class ElicitationFailedError extends ConfirmationError {
@@ -46,31 +49,28 @@ export class ElicitationFailedError extends ConfirmationError {
   }
 }
 
-/** The client answered with an action other than accept, decline or cancel. */
-export class UnexpectedElicitActionError extends McpError {
-  override name = 'UnexpectedElicitActionError';
-  constructor(readonly action: unknown) {
-    super(ErrorCode.InvalidParams, `The client answered elicitation/create with action ${JSON.stringify(action)}; expected accept, decline or cancel`, {
-      action,
-    });
-  }
+/** Anything that can ask the user: a handler's `ctx`, or a session. */
+export interface Asker {
+  elicit(params: ElicitParams, options?: ClientRequestOptions): Promise<ElicitResult>;
 }
 
 const YES_NO = { type: 'object', properties: {} } as const;
 
 /**
  * Ask the user to confirm `question` (an elicitation with an empty form: accept means yes). Resolves on
- * accept; otherwise throws `UserDeclinedError`, `UserCanceledError`, `ElicitationNotSupportedError` or
- * `ElicitationFailedError` (wrapping the cause).
+ * accept; otherwise throws `UserDeclinedError`, `UserCancelledError`, `ElicitationNotSupportedError`,
+ * `UnexpectedElicitActionError` or `ElicitationFailedError` (wrapping the cause).
  */
-export async function confirm(ctx: RequestContext, question: string, options: ClientRequestOptions = {}): Promise<void> {
+export async function confirm(asker: Asker, question: string, options: ClientRequestOptions = {}): Promise<void> {
   let action: ElicitAction;
   try {
-    ({ action } = await ctx.elicit({ message: question, requestedSchema: YES_NO }, options));
+    ({ action } = await asker.elicit({ message: question, requestedSchema: YES_NO }, options));
   } catch (err) {
-    if (err instanceof ElicitationNotSupportedError || err instanceof UnexpectedElicitActionError || err instanceof InputRequiredSignal) throw err;
+    // Failures of the ask itself travel as McpErrors; anything else (a 2026-07-28 input round unwinding,
+    // a programmer error) is not ours to wrap.
+    if (!(err instanceof McpError) || err instanceof ElicitationNotSupportedError || err instanceof UnexpectedElicitActionError) throw err;
     throw new ElicitationFailedError(question, err);
   }
   if (action === 'decline') throw new UserDeclinedError(question);
-  if (action === 'cancel') throw new UserCanceledError(question);
+  if (action === 'cancel') throw new UserCancelledError(question);
 }

@@ -1,29 +1,27 @@
 /** `elicitation/create` in form and URL mode (client/elicitation.mdx): capability gating, schema checks, answer validation. */
 import { randomUUID } from 'node:crypto';
 import { supportsElicitationMode } from '../protocol/capabilities.js';
-import { ElicitationNotSupportedError, ElicitationValidationError, ErrorCode, McpError } from '../protocol/errors.js';
-import type { ElicitParams, ElicitResult, ElicitValue } from '../protocol/types.js';
-import type { ClientRequestKind } from '../server/client-requests.js';
-import type { Validator } from '../server/schema-compiler.js';
-import type { McpServer } from '../server/mcp-server.js';
-import { UnexpectedElicitActionError } from './confirm.js';
-import { checkRequestedSchema } from './schema-subset.js';
+import { ElicitationNotSupportedError, ElicitationValidationError, ErrorCode, McpError, UnexpectedElicitActionError } from '../protocol/errors.js';
 import { isObject } from '../protocol/is-object.js';
+import type { ElicitParams, ElicitResult, ElicitValue } from '../protocol/types.js';
+import type { SchemaCompiler, Validator } from '../schema/compiler.js';
+import type { ClientRequestKind } from './kind.js';
+import { checkRequestedSchema } from './schema-subset.js';
 
 /** Schemas (by their JSON) already found to lie in the subset: the check is a pure function of the content. */
 const checkedSchemas = new Set<string>();
 const CHECKED_SCHEMAS_LIMIT = 4096;
-/** The validator for each request in flight, from `prepare` to `interpret`. */
+/** The validator of each request in flight, from `prepare` to `interpret`. */
 const validators = new WeakMap<object, Validator>();
 
 /**
  * Throw (a TypeError naming the property) unless `schema` lies in the form subset. Returns the schema's
  * JSON: one serialisation per call keys both the subset-check and the validator caches.
  */
-export function checkFormSchema(server: McpServer, schema: unknown): string {
+export function checkFormSchema(schemas: SchemaCompiler, schema: unknown): string {
   const key = JSON.stringify(schema);
   if (!checkedSchemas.has(key)) {
-    checkRequestedSchema(schema, server.schemas);
+    checkRequestedSchema(schema, schemas);
     if (checkedSchemas.size >= CHECKED_SCHEMAS_LIMIT) checkedSchemas.clear();
     checkedSchemas.add(key);
   }
@@ -33,35 +31,39 @@ export function checkFormSchema(server: McpServer, schema: unknown): string {
 export const elicitationKind: ClientRequestKind<ElicitParams, ElicitResult> = {
   method: 'elicitation/create',
   event: 'responseElicitationCreate',
-  prepare(server, session, params) {
+  fields: ['action', 'content'],
+  prepare(ctx, capabilities, params) {
     if (!isObject(params)) throw new TypeError('elicitation/create needs params: {message, requestedSchema} or {mode: "url", message, url}');
     const mode = params.mode ?? 'form';
     if (mode !== 'form' && mode !== 'url') throw new TypeError(`elicitation mode must be "form" or "url"; got ${JSON.stringify(mode)}`);
     if (typeof params.message !== 'string') throw new TypeError('elicitation/create needs params.message, the text shown to the user');
     // client/elicitation.mdx: a server MUST NOT send a mode the client did not declare.
-    if (!supportsElicitationMode(session.clientCapabilities, mode)) throw new ElicitationNotSupportedError(mode);
+    if (!supportsElicitationMode(capabilities, mode)) throw new ElicitationNotSupportedError(mode);
     if (params.mode === 'url') {
       if (typeof params.url !== 'string' || !URL.canParse(params.url))
         throw new TypeError(`URL elicitation needs a valid absolute url; got ${JSON.stringify(params.url)}`);
       if (params.elicitationId !== undefined && typeof params.elicitationId !== 'string') throw new TypeError('elicitationId must be a string');
       return params.elicitationId === undefined ? { ...params, elicitationId: randomUUID() } : params;
     }
-    const key = checkFormSchema(server, params.requestedSchema);
+    const key = checkFormSchema(ctx.schemas, params.requestedSchema);
+    if (!ctx.options.validateElicitationResponses) return params;
     // A copy per request, so the validator found here belongs to this request alone.
     const prepared = { ...params };
-    if (server.options.validateElicitationResponses) validators.set(prepared, server.schemas.compile(params.requestedSchema, key));
+    validators.set(prepared, ctx.schemas.compile(params.requestedSchema, key));
     return prepared;
   },
-  defaultTimeoutMs: (server) => server.options.elicitationTimeoutMs,
-  interpret(_server, result, params) {
-    return readElicitResult(result, params.mode === 'url' ? undefined : params.requestedSchema, validators.get(params));
+  timeoutMs: (options) => options.elicitationTimeoutMs,
+  interpret(ctx, result, params) {
+    if (params.mode === 'url') return readElicitResult(result, undefined, undefined);
+    const validate = ctx.options.validateElicitationResponses ? (validators.get(params) ?? ctx.schemas.compile(params.requestedSchema)) : undefined;
+    return readElicitResult(result, params.requestedSchema, validate);
   },
 };
 
 /**
- * Check a client's elicitation answer, pushed or sent back in an MRTR retry: the action, and on a form
- * accept the content against `validate` (none: validation is off), keeping only the fields asked for.
- * `schema` is undefined for URL mode, whose accept carries no content. Throws a typed McpError.
+ * Check a client's elicitation answer: the action, and on a form accept the content against `validate`
+ * (none: validation is off), keeping only the fields asked for. `schema` is undefined for URL mode, whose
+ * accept carries no content. Throws a typed McpError.
  */
 export function readElicitResult(result: Record<string, unknown>, schema: object | undefined, validate: Validator | undefined): ElicitResult {
   const action = result.action;

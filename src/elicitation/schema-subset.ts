@@ -3,8 +3,8 @@
  * SEP-1330 enums, SEP-1034 defaults). A schema outside it is a programmer error: it throws at once,
  * naming the property at fault, before anything is sent.
  */
-import type { SchemaCompiler } from '../server/schema-compiler.js';
-import { describeViolations } from '../server/schema-compiler.js';
+import type { SchemaCompiler } from '../schema/compiler.js';
+import { describeViolations } from '../schema/compiler.js';
 import { isObject } from '../protocol/is-object.js';
 
 const STRING_FORMATS = new Set(['email', 'uri', 'date', 'date-time']);

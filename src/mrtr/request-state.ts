@@ -5,7 +5,7 @@
  */
 import { createCipheriv, createDecipheriv, createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { InvalidRequestStateError } from '../protocol/errors.js';
-import { canonicalJson } from '../server/principal.js';
+import { canonicalJson } from '../protocol/principal.js';
 
 export interface RequestStateOptions {
   /** Secrets, at least 32 bytes each: the first signs, all verify (rotation). Default: one random key per process. */

@@ -4,26 +4,37 @@
  * rounds rides in a signed `requestState`. Handshake era: `ctx.elicit` pushes requests itself, and an
  * input-required a handler returns is fulfilled by pushing its requests and running the handler again.
  */
-import { supportsElicitationMode } from '../protocol/capabilities.js';
-import {
-  ElicitationNotSupportedError,
-  ErrorCode,
-  McpError,
-  RootsNotSupportedError,
-  SamplingNotSupportedError,
-  UrlElicitationRequiredError,
-} from '../protocol/errors.js';
+import { elicitationKind } from '../elicitation/elicit.js';
+import type { ClientRequestKind, KindContext } from '../elicitation/kind.js';
+import { rootsKind } from '../elicitation/roots.js';
+import { samplingKind } from '../elicitation/sampling.js';
+import { ErrorCode, McpError, UrlElicitationRequiredError } from '../protocol/errors.js';
 import { isObject } from '../protocol/is-object.js';
+import { principalKey, UNKEYED_PRINCIPAL } from '../protocol/principal.js';
+import { errorResult } from '../protocol/results.js';
 import type { ClientCapabilities, ElicitParams } from '../protocol/types.js';
-import type { RequestContext } from '../server/context.js';
-import type { McpServer } from '../server/mcp-server.js';
-import { InputRequired, type InputMethod, type InputRequest } from './input-required.js';
-import { digest, type StateBinding, type StatePayload } from './request-state.js';
-import { checkFormSchema, readElicitResult } from '../elicitation/elicit.js';
-import { rootsKind } from '../server/roots.js';
-import { samplingKind } from '../server/sampling.js';
-import { principalKey, UNKEYED_PRINCIPAL } from '../server/principal.js';
-import { errorResult } from '../server/tools.js';
+import { InputRequired, InputRequiredSignal, type InputMethod, type InputRequest } from './input-required.js';
+import { digest, type RequestStateCodec, type StateBinding, type StatePayload } from './request-state.js';
+
+/** The kind that asks each input method, with its checks and its reading of the answer. */
+const KINDS: Record<InputMethod, ClientRequestKind<never, unknown>> = {
+  'elicitation/create': elicitationKind,
+  'sampling/createMessage': samplingKind,
+  'roots/list': rootsKind,
+} as Record<InputMethod, ClientRequestKind<never, unknown>>;
+
+const KEY_PREFIX: Record<InputMethod, string> = { 'elicitation/create': 'elicit', 'sampling/createMessage': 'sample', 'roots/list': 'roots' };
+
+/** What the rounds need from the server. */
+export interface RoundsContext {
+  readonly kinds: KindContext;
+  readonly codec: RequestStateCodec;
+}
+
+/** Where a request keeps its current round (the handler's context): `ctx.inputResponses` and friends read it. */
+export interface RoundHolder {
+  input: InputRound | undefined;
+}
 
 /** One round of input for one request: the answers so far, and what the handler asks next. */
 export class InputRound {
@@ -32,7 +43,7 @@ export class InputRound {
   pending: InputRequired | undefined;
 
   constructor(
-    private readonly server: McpServer,
+    private readonly kinds: KindContext,
     /** Validated answers, by key, from this and earlier rounds. */
     readonly answers: Record<string, unknown>,
     /** The handler's state from the previous round. */
@@ -44,20 +55,29 @@ export class InputRound {
     private readonly responses: Record<string, unknown> | undefined = undefined,
   ) {}
 
-  nextKey(prefix: string): string {
-    return `${prefix}-${++this.counter}`;
+  /**
+   * `ctx.elicit` (and friends) on 2026-07-28: the answer to `request` if it has come, under `key` or the
+   * next automatic key; otherwise the question joins this round's input-required, and the handler unwinds.
+   */
+  require(capabilities: ClientCapabilities, request: InputRequest, key: string | undefined): unknown {
+    checkInputRequest(this.kinds, capabilities, request);
+    const k = key ?? `${KEY_PREFIX[request.method]}-${++this.counter}`;
+    const answer = this.answer(k, request);
+    if (answer !== undefined) return answer;
+    this.ask(k, request);
+    throw new InputRequiredSignal(k);
   }
 
   /**
    * The answer to `request` under `key`: from earlier rounds, or from this retry's inputResponses if it
    * fits the question being asked now (a client may answer without echoing requestState).
    */
-  answer(key: string, request: InputRequest): unknown {
+  private answer(key: string, request: InputRequest): unknown {
     const known = this.answers[key];
     if (known !== undefined && sameQuestion(this.asked[key], describeRequest(request))) return known;
     const raw = this.responses?.[key];
     if (raw === undefined) return undefined;
-    const answer = validAnswer(this.server, describeRequest(request), raw);
+    const answer = validAnswer(this.kinds, describeRequest(request), raw);
     if (answer !== undefined) this.answers[key] = answer;
     return answer;
   }
@@ -67,50 +87,25 @@ export class InputRound {
   }
 }
 
-const KEY_PREFIX: Record<InputMethod, string> = { 'elicitation/create': 'elicit', 'sampling/createMessage': 'sample', 'roots/list': 'roots' };
-
-export function keyPrefix(method: InputMethod): string {
-  return KEY_PREFIX[method];
-}
-
 /**
- * Checks before a question goes out: a form must lie in the elicitation subset (a TypeError naming the
- * property), and only kinds the request's clientCapabilities declare may be asked (mrtr.mdx).
+ * The checks before a question goes out, the same as for a pushed request: a form must lie in the
+ * elicitation subset, and only kinds the request's clientCapabilities declare may be asked (mrtr.mdx).
  */
-export function checkInputRequest(server: McpServer, capabilities: ClientCapabilities, request: InputRequest): void {
-  if (request.method === 'elicitation/create' && (request.params as { mode?: string } | undefined)?.mode !== 'url') {
-    checkFormSchema(server, (request.params as { requestedSchema?: unknown } | undefined)?.requestedSchema);
-  }
-  checkInputCapability(capabilities, request);
+export function checkInputRequest(kinds: KindContext, capabilities: ClientCapabilities, request: InputRequest): void {
+  KINDS[request.method].prepare(kinds, capabilities, (request.params ?? {}) as never);
 }
 
-/** Capability gating (mrtr.mdx): only kinds the request's clientCapabilities declare may be asked. */
-function checkInputCapability(capabilities: ClientCapabilities, request: InputRequest): void {
-  if (request.method === 'elicitation/create') {
-    const mode = (request.params as { mode?: string } | undefined)?.mode === 'url' ? 'url' : 'form';
-    if (!supportsElicitationMode(capabilities, mode)) throw new ElicitationNotSupportedError(mode);
-  } else if (request.method === 'sampling/createMessage') {
-    if (!isObject(capabilities.sampling)) throw new SamplingNotSupportedError();
-    const params = request.params as { tools?: unknown; toolChoice?: unknown } | undefined;
-    if ((params?.tools !== undefined || params?.toolChoice !== undefined) && !isObject(capabilities.sampling.tools))
-      throw new SamplingNotSupportedError('sampling.tools');
-  } else if (!isObject(capabilities.roots)) {
-    throw new RootsNotSupportedError();
-  }
-}
-
-/** Is `answer` a well-formed result for what was asked? Elicitation content must fit the schema asked. */
-function validAnswer(server: McpServer, asked: { method: string; schema?: object }, answer: unknown): unknown {
+/** Is `answer` a well-formed result for what was asked? The same reading as a pushed request's result. */
+function validAnswer(kinds: KindContext, asked: { method: string; schema?: object }, answer: unknown): unknown {
   if (!isObject(answer)) return undefined;
-  // The same checks as for a pushed request's result; an answer that fails them is asked again.
+  const kind = KINDS[asked.method as InputMethod];
+  if (!kind) return undefined;
+  // A URL-mode question has no schema, and its answer no content.
+  const params = asked.method === 'elicitation/create' ? (asked.schema ? { requestedSchema: asked.schema } : { mode: 'url' }) : {};
   try {
-    if (asked.method === 'elicitation/create') {
-      const validate = asked.schema && server.options.validateElicitationResponses ? server.schemas.compile(asked.schema) : undefined;
-      return readElicitResult(answer, asked.schema, validate);
-    }
-    return (asked.method === 'sampling/createMessage' ? samplingKind : rootsKind).interpret(server, answer, {} as never);
+    return kind.interpret(kinds, answer, params as never);
   } catch {
-    return undefined;
+    return undefined; // asked again
   }
 }
 
@@ -161,6 +156,13 @@ export interface InputTarget {
   arguments: unknown;
 }
 
+/** The request a round belongs to: what it sent, who sent it, and what its client declared. */
+export interface RoundRequest {
+  params: Record<string, unknown>;
+  capabilities: ClientCapabilities;
+  principal: unknown;
+}
+
 function roundsExceeded(target: InputTarget, max: number): McpError {
   return new McpError(
     ErrorCode.InvalidParams,
@@ -168,36 +170,30 @@ function roundsExceeded(target: InputTarget, max: number): McpError {
   );
 }
 
+function emptyInputRequired(target: InputTarget): McpError {
+  return new McpError(ErrorCode.InternalError, `${target.method} ${target.target} returned an input-required with neither input requests nor state`);
+}
+
 /**
- * Run `invoke` for a request that may need input. On a 2026-07-28 request this reads the retry's
- * `requestState` and `inputResponses` first, and answers input-required when the handler asked for
- * something it has no answer to yet; in the handshake era it fulfils an explicit input-required by
- * pushing the requests to the client and running the handler again.
+ * 2026-07-28: run `invoke` once. The retry's `requestState` and `inputResponses` are read first; when
+ * the handler asks for something it has no answer to yet, the result is input-required, with the state
+ * for the next round.
  */
-export async function runWithInput<R>(
-  server: McpServer,
-  ctx: RequestContext,
-  params: Record<string, unknown>,
+export async function runModernRound<R>(
+  rc: RoundsContext,
+  holder: RoundHolder,
+  request: RoundRequest,
   target: InputTarget,
   invoke: () => Promise<R | InputRequired>,
 ): Promise<R | Record<string, unknown>> {
-  return ctx.session.era === 'modern' ? runModernRound(server, ctx, params, target, invoke) : runLegacyRounds(server, ctx, target, invoke);
-}
-
-async function runModernRound<R>(
-  server: McpServer,
-  ctx: RequestContext,
-  params: Record<string, unknown>,
-  target: InputTarget,
-  invoke: () => Promise<R | InputRequired>,
-) {
-  const codec = server.requestStates;
+  const { codec, kinds } = rc;
+  const { params } = request;
   // Hashing the arguments is only needed when state comes in or goes out: most calls need neither.
   const binding = (): StateBinding => ({
     method: target.method,
     target: target.target,
     argumentsDigest: digest(target.arguments ?? {}),
-    principalDigest: principalDigest(ctx.session.principal),
+    principalDigest: principalDigest(request.principal),
   });
   const previous = params.requestState === undefined ? undefined : await codec.open(params.requestState, binding());
   const answers: Record<string, unknown> = { ...previous?.answers };
@@ -206,12 +202,12 @@ async function runModernRound<R>(
     // Only what the last round asked counts; extra keys are ignored, and an answer that does not fit is asked again.
     for (const key of previous.last ?? []) {
       const asked = previous.asked?.[key];
-      const answer = asked && validAnswer(server, asked, responses[key]);
+      const answer = asked && validAnswer(kinds, asked, responses[key]);
       if (answer !== undefined) answers[key] = answer;
     }
   }
-  const round = new InputRound(server, answers, previous?.state, previous?.asked ?? {}, previous?.round ?? 0, isObject(responses) ? responses : undefined);
-  ctx.input = round;
+  const round = new InputRound(kinds, answers, previous?.state, previous?.asked ?? {}, previous?.round ?? 0, isObject(responses) ? responses : undefined);
+  holder.input = round;
   let result: R | InputRequired | undefined;
   let failure: unknown;
   try {
@@ -227,19 +223,18 @@ async function runModernRound<R>(
   const explicit = result instanceof InputRequired;
   if (result instanceof InputRequired) {
     const pending = (round.pending ??= new InputRequired());
-    for (const [key, request] of Object.entries(result.inputRequests)) pending.add(key, request);
+    for (const [key, asked] of Object.entries(result.inputRequests)) pending.add(key, asked);
     if (result.state !== undefined) pending.state = result.state;
   }
   const pending = round.pending;
   // An explicit input-required may carry state alone: "not done yet, come back" (mrtr.mdx).
   if (!pending || (pending.size === 0 && !(explicit && pending.state !== undefined))) {
     if (failure !== undefined) throw failure;
-    if (explicit)
-      throw new McpError(ErrorCode.InternalError, `${target.method} ${target.target} returned an input-required with neither input requests nor state`);
+    if (explicit) throw emptyInputRequired(target);
     return result as R;
   }
   if (round.round + 1 > codec.maxRounds) throw roundsExceeded(target, codec.maxRounds);
-  for (const request of Object.values(pending.inputRequests)) checkInputRequest(server, ctx.session.clientCapabilities, request);
+  for (const asked of Object.values(pending.inputRequests)) checkInputRequest(kinds, request.capabilities, asked);
   const requestState = codec.mint({
     binding: binding(),
     round: round.round + 1,
@@ -253,24 +248,33 @@ async function runModernRound<R>(
     : { resultType: 'input_required', inputRequests: wireRequests(pending), requestState };
 }
 
-async function runLegacyRounds<R>(server: McpServer, ctx: RequestContext, target: InputTarget, invoke: () => Promise<R | InputRequired>) {
-  let round = new InputRound(server, {}, undefined, {}, 0);
+/**
+ * Handshake era: run `invoke`, and while it answers input-required, push its questions (`push`), then run
+ * it again with the answers. `ctx.elicit` pushes by itself; this serves the explicit form.
+ */
+export async function runPushedRounds<R>(
+  rc: RoundsContext,
+  holder: RoundHolder,
+  capabilities: ClientCapabilities,
+  target: InputTarget,
+  invoke: () => Promise<R | InputRequired>,
+  push: (request: InputRequest) => Promise<unknown>,
+): Promise<R | Record<string, unknown>> {
+  let round = new InputRound(rc.kinds, {}, undefined, {}, 0);
   for (;;) {
-    ctx.input = round;
+    holder.input = round;
     const result = await invoke();
     const explicit = result instanceof InputRequired;
     const pending = explicit ? result : round.pending;
     if (!pending || (pending.size === 0 && !explicit)) return result as R;
-    if (pending.size === 0 && pending.state === undefined) {
-      throw new McpError(ErrorCode.InternalError, `${target.method} ${target.target} returned an input-required with neither input requests nor state`);
-    }
-    if (round.round + 1 > server.requestStates.maxRounds) throw roundsExceeded(target, server.requestStates.maxRounds);
+    if (pending.size === 0 && pending.state === undefined) throw emptyInputRequired(target);
+    if (round.round + 1 > rc.codec.maxRounds) throw roundsExceeded(target, rc.codec.maxRounds);
     // The handshake era can push: ask the client for everything at once, then run the handler again.
     const entries = Object.entries(pending.inputRequests);
     let answers: unknown[];
     try {
-      for (const [, request] of entries) checkInputRequest(server, ctx.session.clientCapabilities, request);
-      answers = await Promise.all(entries.map(([, request]) => push(ctx, request)));
+      for (const [, request] of entries) checkInputRequest(rc.kinds, capabilities, request);
+      answers = await Promise.all(entries.map(([, request]) => push(request)));
     } catch (err) {
       // In a tool, failing to ask is a tool failure, as when ctx.elicit fails inside it (SEP-1303).
       if (target.method === 'tools/call' && !(err instanceof McpError && err.code === ErrorCode.UrlElicitationRequired)) {
@@ -278,14 +282,11 @@ async function runLegacyRounds<R>(server: McpServer, ctx: RequestContext, target
       }
       throw err;
     }
-    round = new InputRound(server, Object.fromEntries(entries.map(([key], i) => [key, answers[i]])), pending.state, describeAsked(pending), round.round + 1);
+    round = new InputRound(rc.kinds, Object.fromEntries(entries.map(([key], i) => [key, answers[i]])), pending.state, describeAsked(pending), round.round + 1);
   }
 }
 
-function push(ctx: RequestContext, request: InputRequest): Promise<unknown> {
-  const session = ctx.session;
-  const options = { relatedRequestId: ctx.requestId, cancelWith: ctx };
-  if (request.method === 'elicitation/create') return session.elicit(request.params as unknown as ElicitParams, options);
-  if (request.method === 'sampling/createMessage') return session.createMessage(request.params as never, options);
-  return session.listRoots(options);
+/** The kind that asks `method` (elicitation/create, sampling/createMessage or roots/list). */
+export function inputKind(method: InputMethod): ClientRequestKind<never, unknown> {
+  return KINDS[method];
 }

@@ -146,6 +146,16 @@ export class ElicitationValidationError extends McpError {
   }
 }
 
+/** The client answered `elicitation/create` with an action other than accept, decline or cancel. */
+export class UnexpectedElicitActionError extends McpError {
+  override name = 'UnexpectedElicitActionError';
+  constructor(readonly action: unknown) {
+    super(ErrorCode.InvalidParams, `The client answered elicitation/create with action ${JSON.stringify(action)}; expected accept, decline or cancel`, {
+      action,
+    });
+  }
+}
+
 /** Throw from a handler to answer its request with -32042 and the URL elicitations the user must complete first. */
 export class UrlElicitationRequiredError extends McpError {
   override name = 'UrlElicitationRequiredError';

@@ -1,6 +1,6 @@
 /** `completion/complete` (server/utilities/completion.mdx): at most 100 values per answer. */
 import type { CompleteResult } from '../protocol/types.js';
-import type { RequestContext } from './context.js';
+import type { RequestContext } from './api.js';
 
 /** Suggest values for an argument, given what was typed so far and the other arguments already filled in. */
 export type Completer = (value: string, context: { arguments: Record<string, string>; ctx: RequestContext }) => string[] | Promise<string[]>;

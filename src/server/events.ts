@@ -1,29 +1,33 @@
 /** The events an McpServer emits, with their arguments. */
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { ClientResponse } from '../elicitation/kind.js';
+import type { InputRequired } from '../mrtr/input-required.js';
 import type { JsonRpcMessage } from '../protocol/jsonrpc.js';
 import type {
   CallToolResult,
   CancelledParams,
   CompleteParams,
   CompleteResult,
-  CreateMessageResult,
-  ElicitResult,
-  ListRootsResult,
+  ElicitAction,
+  ElicitValue,
   GetPromptResult,
   InitializeParams,
   InitializeResult,
   LoggingLevel,
   ProgressParams,
+  Role,
+  Root,
 } from '../protocol/types.js';
-import type { RequestEvent } from './request-event.js';
-import type { InputRequired } from '../mrtr/input-required.js';
+import type { McpSession, OutgoingRequest, RequestEvent } from './api.js';
 import type { ReadOutput } from './resources.js';
-import type { McpSession, OutgoingRequest } from './session.js';
-import type { ClientResponse } from './client-requests.js';
 
-export type ElicitationResponse = ClientResponse<ElicitResult>;
-export type SamplingResponse = ClientResponse<CreateMessageResult>;
-export type RootsResponse = ClientResponse<ListRootsResult>;
+export type ElicitationResponse = ClientResponse<{ action: ElicitAction; content: Record<string, ElicitValue> | undefined }>;
+export type SamplingResponse = ClientResponse<{
+  role: Role;
+  content: Record<string, unknown> | Record<string, unknown>[];
+  model: string;
+  stopReason: string | undefined;
+}>;
+export type RootsResponse = ClientResponse<{ roots: Root[] }>;
 
 export type ToolRequestEvent = RequestEvent<{ name: string; arguments: Record<string, unknown> }, CallToolResult | string | InputRequired>;
 export type PromptRequestEvent = RequestEvent<{ name: string; arguments: Record<string, string> }, GetPromptResult | InputRequired>;
@@ -39,6 +43,12 @@ export interface McpServerEvents {
   sessionNew: [session: McpSession];
   /** An initialized session ended. */
   sessionEnd: [session: McpSession, reason: string];
+  /**
+   * Server-to-client requests can reach the session without riding on a client request: right after
+   * `sessionNew` on WebSocket and stdio, and each time a Streamable HTTP client opens its GET stream.
+   * Requests sent before that wait for it (up to their timeout).
+   */
+  backChannelOpen: [session: McpSession];
   /** `initialize` is about to be answered; listeners may change `result`. */
   initialize: [session: McpSession, params: InitializeParams, result: InitializeResult];
   /** The client sent `notifications/initialized`. */
@@ -46,6 +56,8 @@ export interface McpServerEvents {
   requestTool: [session: McpSession, request: ToolRequestEvent];
   requestPrompt: [session: McpSession, request: PromptRequestEvent];
   requestResource: [session: McpSession, request: ResourceRequestEvent];
+  requestCompletion: [session: McpSession, request: CompletionRequestEvent];
+  /** @deprecated Listen to `requestCompletion`; listeners of this name are registered there. */
   completionComplete: [session: McpSession, request: CompletionRequestEvent];
   /** The client reported progress on a server-to-client request. */
   progress: [session: McpSession, params: ProgressParams];
@@ -62,15 +74,10 @@ export interface McpServerEvents {
   responseElicitationCreate: [session: McpSession, request: OutgoingRequest, response: ElicitationResponse];
   responseSamplingCreateMessage: [session: McpSession, request: OutgoingRequest, response: SamplingResponse];
   responseRootsList: [session: McpSession, request: OutgoingRequest, response: RootsResponse];
-  /**
-   * A Streamable HTTP request arrived, before any check. Answer `res` or set `control.handled` to take it
-   * over (health checks, custom routes, your own auth).
-   */
-  httpRequest: [req: IncomingMessage, res: ServerResponse, control: { handled: boolean }];
-  /** A Streamable HTTP response finished (or its connection closed); `res.statusCode` says how it went. */
-  httpResponse: [req: IncomingMessage, res: ServerResponse];
   /** Every message in and out, for tracing. Parse failures arrive as the raw text. */
   message: [session: McpSession, direction: 'in' | 'out', message: JsonRpcMessage | JsonRpcMessage[] | unknown];
+  /** Something worth knowing that is no failure (a client's second reply to a request, already answered). */
+  debug: [message: string, session?: McpSession];
   /** Something went wrong that no one else was told about: a listener threw, a handler failed, a reply matched nothing. */
   error: [error: Error, session?: McpSession];
 }

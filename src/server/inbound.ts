@@ -1,190 +1,197 @@
-/** Everything a client sends goes through here: framing rules, batches, and routing by message kind. */
+/**
+ * Everything a client sends on a connection comes through here: framing rules, batches, the checks that
+ * refuse a message before it runs, and routing by kind. A transport that answers refusals itself (HTTP,
+ * with a status) asks for them first with `refuse`; the rest goes through `receive` or `deliver`.
+ */
+import { batchRefusal, INITIALIZE_IN_BATCH } from '../protocol/batches.js';
+import { classifyEra } from '../protocol/era.js';
 import { ErrorCode, McpError, UnsupportedProtocolVersionError, type JsonRpcErrorObject } from '../protocol/errors.js';
-import { modernClaim } from '../protocol/meta.js';
-import { supportedVersions } from './modern.js';
+import { isObject } from '../protocol/is-object.js';
 import {
+  type Classified,
   classify,
   decode,
   errorResponse,
   isErrorResponse,
-  resultResponse,
   type JsonRpcErrorResponse,
   type JsonRpcNotification,
   type JsonRpcRequest,
   type JsonRpcResponse,
 } from '../protocol/jsonrpc.js';
 import type { ProgressParams, RequestId } from '../protocol/types.js';
-import { allowsBatches } from '../protocol/versions.js';
-import { RequestContext } from './context.js';
-import type { McpServer } from './mcp-server.js';
-import { legacyMethods } from './methods.js';
-import type { McpSession } from './session.js';
-import { isObject } from '../protocol/is-object.js';
+import { MODERN_PROTOCOL_VERSIONS } from '../protocol/versions.js';
+import { legacyDispatch } from './methods.js';
+import { type Answers, BatchAnswers, serve } from './pipeline.js';
+import type { Refusal } from './port.js';
+import type { BackChannel, Session, SessionHost } from './session.js';
+import { serveStateless } from './stateless.js';
 
-export async function routeInbound(server: McpServer, session: McpSession, text: string): Promise<void> {
-  const decoded = decode(text);
-  if (decoded.kind === 'parse-error') {
-    server.traceMessage(session, 'in', text);
-    reply(server, session, errorResponse(null, decoded.error));
-    return;
-  }
-  if (decoded.kind === 'single') {
-    server.traceMessage(session, 'in', decoded.value);
-    return receiveMessage(server, session, decoded.value);
-  }
-  server.traceMessage(session, 'in', decoded.values);
-  // basic/index.mdx: batches exist only in 2025-03-26, and `initialize` is never batched.
-  if (!allowsBatches(session.protocolVersion) || decoded.values.length === 0) {
-    const message =
-      decoded.values.length === 0
-        ? 'Invalid Request: an empty batch'
-        : `Invalid Request: JSON-RPC batches are only accepted on protocol version 2025-03-26 (this session: ${session.protocolVersion ?? 'not initialized'}); send one message at a time`;
-    reply(server, session, errorResponse(null, { code: ErrorCode.InvalidRequest, message }));
-    return;
-  }
-  const responses = (await Promise.all(decoded.values.map((value) => handleValue(server, session, value, true)))).filter(
-    (r): r is JsonRpcResponse => r !== undefined,
-  );
-  for (const response of responses) countInvalid(server, response);
-  if (responses.length > 0) session.send(responses);
+/** What routing needs of the server beyond a session's host: how 2026-07-28 requests talk back. */
+export interface InboundHost extends SessionHost {
+  readonly inputRequired: BackChannel;
 }
 
-/**
- * Handle one decoded message. Its response, if any, goes out through the session's channel, related to
- * its request, so a transport with a stream per request (HTTP) can route it.
- */
-export async function receiveMessage(server: McpServer, session: McpSession, value: unknown, inBatch = false): Promise<void> {
-  const response = await handleValue(server, session, value, inBatch);
-  if (response) reply(server, session, response);
-  // sessionNew fires once the initialize result is on its way, so listeners may talk to the client.
-  if (session.state !== 'new' && session.state !== 'closed' && !server.sessions.has(session.id)) server.sessionStarted(session);
+function invalidRequest(message: string): JsonRpcErrorObject {
+  return { code: ErrorCode.InvalidRequest, message: `Invalid Request: ${message}` };
 }
 
-function reply(server: McpServer, session: McpSession, response: JsonRpcResponse): void {
-  countInvalid(server, response);
-  session.reply(response);
-}
-
-/** `stats.invalidMessages` counts every message answered with -32700 or -32600, wherever the answer came from. */
-function countInvalid(server: McpServer, response: JsonRpcResponse): void {
-  if (!isErrorResponse(response)) return;
-  const code = response.error.code;
-  if (code === ErrorCode.ParseError || code === ErrorCode.InvalidRequest) server.stats.invalidMessages++;
-}
-
-/** Handle one message; resolves to the response to send, if there is one. */
-async function handleValue(server: McpServer, session: McpSession, value: unknown, inBatch = false): Promise<JsonRpcResponse | undefined> {
-  const classified = classify(value);
-  switch (classified.kind) {
-    case 'invalid':
-      return errorResponse(classified.id, classified.error);
-    case 'response':
-      handleResponse(server, session, classified.message);
-      return undefined;
-    case 'notification':
-      handleNotification(server, session, classified.message);
-      return undefined;
-    case 'request':
-      if (inBatch && classified.message.method === 'initialize') {
-        return errorResponse(classified.message.id, { code: ErrorCode.InvalidRequest, message: 'Invalid Request: initialize must not be part of a batch' });
-      }
-      return handleRequest(server, session, classified.message);
-  }
-}
-
-async function handleRequest(server: McpServer, session: McpSession, request: JsonRpcRequest): Promise<JsonRpcResponse | undefined> {
+/** Why `request` may not run on `session` now, or undefined when it may. */
+function requestRefusal(session: Session, request: JsonRpcRequest, inBatch: boolean, seen?: Set<RequestId>): JsonRpcErrorObject | undefined {
   const { id, method } = request;
-  const reject = (code: number, message: string) => errorResponse(id, { code, message });
-  if (session.inflight.has(id)) {
-    return reject(ErrorCode.InvalidRequest, `Invalid Request: request id ${JSON.stringify(id)} is already in flight in this session; use a new id`);
-  }
-  // Era classification, per message: a _meta protocolVersion claim means 2026-07-28 (versioning.mdx).
-  const eras = server.options.eras;
-  if (eras !== 'legacy' && modernClaim(request.params) !== undefined) {
-    await server.handleModernRequest(session.relay, request, {
-      principal: session.principal,
-      track: (ctx) => {
-        session.inflight.set(id, ctx);
-        return () => {
-          if (session.inflight.get(id) === ctx) session.inflight.delete(id);
-        };
-      },
-    });
-    return undefined; // answered through the relay
-  }
-  if (eras === 'modern') {
-    // A modern-only server names its versions in any error to a legacy client, which cannot fall forward.
+  if (inBatch && method === 'initialize') return INITIALIZE_IN_BATCH;
+  if (session.inFlight?.has(id) || seen?.has(id)) return invalidRequest(`request id ${JSON.stringify(id)} is already in flight in this session; use a new id`);
+  const served = session.host.options.eras;
+  if (classifyEra(request, served) === 'modern') return undefined;
+  if (served === 'modern') {
+    // A modern-only server names its versions to a handshake client, which cannot fall forward.
     const requested = method === 'initialize' ? request.params?.protocolVersion : undefined;
-    return errorResponse(id, new UnsupportedProtocolVersionError(requested, supportedVersions(server)).toJSON());
+    return new UnsupportedProtocolVersionError(requested, MODERN_PROTOCOL_VERSIONS).toJSON();
   }
-  const handler = legacyMethods[method];
-  if (!handler) return reject(ErrorCode.MethodNotFound, `Method not found: ${method}`);
-  if (session.state === 'new' && method !== 'initialize' && method !== 'ping') {
-    return reject(ErrorCode.InvalidRequest, `Invalid Request: ${method} before initialize; send initialize first`);
-  }
-  if (session.state === 'closed') return undefined;
-
-  const params = request.params ?? {};
-  const ctx = new RequestContext(session, id, method, params._meta as Record<string, unknown> | undefined);
-  session.inflight.set(id, ctx);
-  let response: JsonRpcResponse;
-  try {
-    response = resultResponse(id, await handler(server, session, params, ctx));
-  } catch (err) {
-    response = errorResponse(id, toErrorObject(server, session, method, err));
-  } finally {
-    if (session.inflight.get(id) === ctx) session.inflight.delete(id);
-  }
-  // cancellation.mdx: a cancelled request gets no response; neither does one whose session ended.
-  if (!ctx.aborted) return response;
-  session.requestEnded(id);
+  if (!(method in legacyDispatch.methods)) return undefined; // -32601, from the pipeline
+  if (method === 'initialize' && session.state !== 'new') return invalidRequest('initialize was already received on this session');
+  if (session.state === 'new' && method !== 'initialize' && method !== 'ping') return invalidRequest(`${method} before initialize; send initialize first`);
   return undefined;
 }
 
-function toErrorObject(server: McpServer, session: McpSession, method: string, err: unknown): JsonRpcErrorObject {
-  if (err instanceof McpError) return err.toJSON();
-  const error = err instanceof Error ? err : new Error(String(err));
-  server.reportError(new Error(`${method} handler failed: ${error.message}`, { cause: error }), session);
-  return { code: ErrorCode.InternalError, message: `Internal error: ${error.message}` };
+/** `stats.invalidMessages` counts every message answered with -32700 or -32600, wherever the answer came from. */
+function countInvalid(host: SessionHost, error: JsonRpcErrorObject): void {
+  if (error.code === ErrorCode.ParseError || error.code === ErrorCode.InvalidRequest) host.stats.invalidMessages++;
 }
 
-function handleNotification(server: McpServer, session: McpSession, notification: JsonRpcNotification): void {
+function refusedResponse(session: Session, id: RequestId | null, error: JsonRpcErrorObject): JsonRpcErrorResponse {
+  countInvalid(session.host, error);
+  return errorResponse(id, error);
+}
+
+/** One frame or line (WebSocket, stdio): decoded, and each message handled; a batch is answered as one array. */
+export function receive(host: InboundHost, session: Session, text: string): void {
+  const decoded = decode(text);
+  if (decoded.kind === 'parse-error') {
+    host.trace(session, 'in', text);
+    session.answer(null, refusedResponse(session, null, decoded.error));
+    return;
+  }
+  if (decoded.kind === 'single') {
+    host.trace(session, 'in', decoded.value);
+    handle(host, session, classify(decoded.value), false, session);
+    return;
+  }
+  host.trace(session, 'in', decoded.values);
+  const refused = batchRefusal(session.protocolVersion, decoded.values.length);
+  if (refused) {
+    session.answer(null, refusedResponse(session, null, refused));
+    return;
+  }
+  const batch = new BatchAnswers(session, decoded.values.length);
+  for (let i = 0; i < decoded.values.length; i++) handle(host, session, classify(decoded.values[i]), true, batch.member(i));
+}
+
+/**
+ * For transports that answer refusals with a status of their own: the first message of these that would
+ * be refused, and why, before any of them runs.
+ */
+export function refuse(session: Session, messages: readonly Classified[], batch: boolean): Refusal | undefined {
+  for (const message of messages) {
+    if (message.kind === 'invalid') {
+      countInvalid(session.host, message.error);
+      return { id: message.id, error: message.error };
+    }
+  }
+  const batchError = batch ? batchRefusal(session.protocolVersion, messages.length) : undefined;
+  if (batchError) {
+    countInvalid(session.host, batchError);
+    return { id: null, error: batchError };
+  }
+  const seen = new Set<RequestId>();
+  for (const message of messages) {
+    if (message.kind !== 'request') continue;
+    const error = requestRefusal(session, message.message, batch, seen);
+    if (error) {
+      countInvalid(session.host, error);
+      return { id: message.message.id, error };
+    }
+    seen.add(message.message.id);
+  }
+  return undefined;
+}
+
+/** Messages `refuse` let through: each request is answered on its own, related to its id. */
+export function deliver(host: InboundHost, session: Session, messages: readonly Classified[], batch: boolean): void {
+  for (const message of messages) handle(host, session, message, batch, session);
+}
+
+/** Handle one message; its answer (if it gets one) goes to `answers`, exactly once. */
+function handle(host: InboundHost, session: Session, message: Classified, inBatch: boolean, answers: Answers): void {
+  switch (message.kind) {
+    case 'invalid':
+      answers.answer(message.id, refusedResponse(session, message.id, message.error));
+      return;
+    case 'response':
+      handleResponse(host, session, message.message);
+      answers.answer(null, undefined);
+      return;
+    case 'notification':
+      handleNotification(host, session, message.message);
+      answers.answer(null, undefined);
+      return;
+    case 'request':
+      handleRequest(host, session, message.message, inBatch, answers);
+  }
+}
+
+function handleRequest(host: InboundHost, session: Session, request: JsonRpcRequest, inBatch: boolean, answers: Answers): void {
+  const refused = requestRefusal(session, request, inBatch);
+  if (refused) {
+    answers.answer(request.id, refusedResponse(session, request.id, refused));
+    return;
+  }
+  // Era classification, per message: a _meta protocolVersion claim means 2026-07-28 (versioning.mdx).
+  if (classifyEra(request, host.options.eras) === 'modern') {
+    // Answered on this connection, but with no way to push: its session asks with input-required.
+    serveStateless(host, host.inputRequired, session.relay, request, session.principal, session.incoming, answers === session ? undefined : answers);
+  } else if (session.state === 'closed') {
+    answers.answer(request.id, undefined);
+  } else {
+    serve(session, request, legacyDispatch, session.incoming, answers);
+  }
+}
+
+function handleNotification(host: SessionHost, session: Session, notification: JsonRpcNotification): void {
   const params = notification.params;
   switch (notification.method) {
     case 'notifications/initialized':
       if (session.state === 'initializing') {
         session.state = 'ready';
-        server.emit('initialized', session);
+        host.events.emit('initialized', session);
       }
       return;
     case 'notifications/cancelled': {
       const requestId = params?.requestId as RequestId | undefined;
-      const ctx = requestId === undefined ? undefined : session.inflight.get(requestId);
-      if (ctx) {
-        session.inflight.delete(requestId!);
-        ctx.abort(new McpError(ErrorCode.RequestCancelled, `cancelled by the client${params?.reason ? `: ${String(params.reason)}` : ''}`));
+      if (requestId !== undefined) {
+        const why = `cancelled by the client${params?.reason ? `: ${String(params.reason)}` : ''}`;
+        session.inFlight?.cancel(requestId, new McpError(ErrorCode.RequestCancelled, why));
       }
-      server.emit('cancelled', session, { requestId, reason: params?.reason as string | undefined });
+      host.events.emit('cancelled', session, { requestId, reason: params?.reason as string | undefined });
       return;
     }
     case 'notifications/progress':
       if (params && (typeof params.progressToken === 'string' || typeof params.progressToken === 'number') && typeof params.progress === 'number') {
-        session.progressReceived(params as unknown as ProgressParams);
-        server.emit('progress', session, params as unknown as ProgressParams);
+        session.outgoing.progress(params as unknown as ProgressParams);
+        host.events.emit('progress', session, params as unknown as ProgressParams);
       }
       return;
     case 'notifications/roots/list_changed':
-      server.emit('rootsListChanged', session);
+      host.events.emit('rootsListChanged', session);
       return;
     default:
-      server.emit('notification', session, notification.method, params);
+      host.events.emit('notification', session, notification.method, params);
   }
 }
 
-function handleResponse(server: McpServer, session: McpSession, response: JsonRpcResponse): void {
+function handleResponse(host: SessionHost, session: Session, response: JsonRpcResponse): void {
   if (response.id === null) {
     const { error } = response as JsonRpcErrorResponse;
-    server.reportError(new McpError(error.code, `The client could not process a message: ${error.message}`, error.data), session);
+    host.reportError(new McpError(error.code, `The client could not process a message: ${error.message}`, error.data), session);
     return;
   }
   const outcome = isErrorResponse(response)
@@ -195,12 +202,17 @@ function handleResponse(server: McpServer, session: McpSession, response: JsonRp
           ok: false as const,
           error: new McpError(ErrorCode.InvalidParams, 'The client replied with a result that is not an object', { result: response.result }),
         };
-  if (!outcome.ok && !isErrorResponse(response)) server.stats.invalidResults++;
-  const match = session.pending.reply(response.id, outcome);
+  if (!outcome.ok && !isErrorResponse(response)) host.stats.invalidResults++;
+  const match = session.outgoing.reply(response.id, outcome);
   if (match === 'settled') return;
-  const counter = match === 'late' ? 'lateResponses' : match === 'duplicate' ? 'duplicateResponses' : 'unknownResponses';
-  server.stats[counter]++;
-  server.reportError(
+  if (match === 'duplicate') {
+    // A client that takes 204 for failure sends a second, error reply (see replyStatus): worth a note, not an alarm.
+    host.stats.duplicateResponses++;
+    host.events.emit('debug', `Ignored a duplicate reply from the client for request id ${JSON.stringify(response.id)}`, session);
+    return;
+  }
+  host.stats[match === 'late' ? 'lateResponses' : 'unknownResponses']++;
+  host.reportError(
     new Error(`Ignored ${match === 'unknown' ? 'an' : 'a'} ${match} reply from the client for request id ${JSON.stringify(response.id)}`),
     session,
   );

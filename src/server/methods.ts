@@ -1,27 +1,21 @@
-/** The method tables' shared handlers, and the legacy-era (2024-11-05 to 2025-11-25) table: one function per client request method. */
+/** The handlers of the methods both eras serve, and the handshake era's own (2024-11-05 to 2025-11-25). */
+import { InputRequired } from '../mrtr/input-required.js';
+import type { InputTarget } from '../mrtr/rounds.js';
 import { normalizeClientCapabilities } from '../protocol/capabilities.js';
 import { ErrorCode, McpError } from '../protocol/errors.js';
+import { isObject } from '../protocol/is-object.js';
+import { isLoggingLevel } from '../protocol/logging.js';
 import type { CallToolResult, CompleteParams, CompleteResult, GetPromptResult, Implementation, InitializeParams, InitializeResult } from '../protocol/types.js';
 import { negotiateProtocolVersion } from '../protocol/versions.js';
-import { EMPTY_COMPLETION, toCompleteResult, type Completer } from './completions.js';
-import type { RequestContext } from './context.js';
-import type { PromptRequestEvent, ResourceRequestEvent, ToolRequestEvent } from './events.js';
-import { isLoggingLevel } from './logging.js';
-import type { McpServer } from './mcp-server.js';
+import { type Completer, EMPTY_COMPLETION, toCompleteResult } from './completions.js';
+import type { Context } from './context.js';
+import type { McpServerEvents } from './events.js';
+import type { Dispatch, MethodHandler } from './pipeline.js';
 import { getPrompt } from './prompts.js';
-import { RequestEvent } from './request-event.js';
-import { normalizeReadOutput, resourceNotFound, type ReadOutput, type ResourceTemplateEntry } from './resources.js';
-import type { McpSession } from './session.js';
+import { ListenerRequest } from './request-event.js';
+import { normalizeReadOutput, type ReadOutput, resourceNotFound } from './resources.js';
+import type { Session } from './session.js';
 import { callTool } from './tools.js';
-import { InputRequired } from '../mrtr/input-required.js';
-import { runWithInput } from '../mrtr/rounds.js';
-
-export type MethodHandler = (
-  server: McpServer,
-  session: McpSession,
-  params: Record<string, unknown>,
-  ctx: RequestContext,
-) => Record<string, unknown> | Promise<Record<string, unknown>>;
 
 function invalidParams(message: string, data?: unknown): McpError {
   return new McpError(ErrorCode.InvalidParams, message, data);
@@ -33,54 +27,40 @@ function requireString(params: Record<string, unknown>, key: string, method: str
   return value;
 }
 
-function initialize(server: McpServer, session: McpSession, params: Record<string, unknown>): Record<string, unknown> {
-  if (session.state !== 'new') throw new McpError(ErrorCode.InvalidRequest, 'Invalid Request: initialize was already received on this session');
-  const { protocolVersion, capabilities, clientInfo } = params as Partial<InitializeParams>;
-  if (typeof protocolVersion !== 'string') throw invalidParams('initialize needs params.protocolVersion as a string');
-  if (typeof capabilities !== 'object' || capabilities === null || Array.isArray(capabilities))
-    throw invalidParams('initialize needs params.capabilities as an object');
-  if (typeof clientInfo?.name !== 'string' || typeof clientInfo.version !== 'string') {
-    throw invalidParams('initialize needs params.clientInfo with a name and a version');
-  }
-  session.protocolVersion = negotiateProtocolVersion(protocolVersion);
-  session.clientInfo = clientInfo as Implementation;
-  session.clientCapabilities = normalizeClientCapabilities(capabilities);
-  const result: InitializeResult = {
-    protocolVersion: session.protocolVersion,
-    capabilities: server.capabilities,
-    serverInfo: { ...server.info },
-  };
-  if (server.instructions !== undefined) result.instructions = server.instructions;
-  server.emit('initialize', session, params as unknown as InitializeParams, result);
-  session.state = 'initializing';
-  return result;
-}
+type RequestEventName = 'requestTool' | 'requestPrompt' | 'requestResource' | 'requestCompletion';
+type Emit = (event: keyof McpServerEvents, ...args: unknown[]) => boolean;
 
-type RequestEventName = 'requestTool' | 'requestPrompt' | 'requestResource' | 'completionComplete';
+function hasListeners(session: Session, event: RequestEventName): boolean {
+  return session.host.events.listenerCount(event) > 0;
+}
 
 /**
  * Emit a request event, if anyone listens; resolve to a listener's answer, or undefined to let the
  * registered handler run. Without listeners no event object is built.
  */
-function emitRequest<P, R>(server: McpServer, event: RequestEventName, session: McpSession, params: P, ctx: RequestContext): R | Promise<R> | undefined {
-  if (server.listenerCount(event) === 0) return undefined;
-  const request = new RequestEvent<P, R>(params, ctx);
-  (server.emit as (event: string, ...args: unknown[]) => boolean)(event, session, request);
+function emitRequest<P, R>(session: Session, event: RequestEventName, params: P, ctx: Context): R | Promise<R> | undefined {
+  if (!hasListeners(session, event)) return undefined;
+  const request = new ListenerRequest<P, R>(params, ctx);
+  (session.host.events.emit as Emit)(event, session, request);
   return request.response;
 }
 
-async function callToolMethod(server: McpServer, session: McpSession, params: Record<string, unknown>, ctx: RequestContext) {
+/** Run a handler that may ask for input, however the session's era asks. */
+function withInput<R>(session: Session, ctx: Context, params: Record<string, unknown>, target: InputTarget, invoke: () => Promise<R | InputRequired>) {
+  return session.backChannel.run(session, ctx, params, target, invoke);
+}
+
+const callToolMethod: MethodHandler = async (session, params, ctx) => {
   const name = requireString(params, 'name', 'tools/call');
-  const args = (params.arguments ?? {}) as Record<string, unknown>;
-  if (typeof args !== 'object' || args === null || Array.isArray(args)) throw invalidParams('tools/call params.arguments must be an object');
-  const entry = server.tools.get(name);
-  if (!entry && server.listenerCount('requestTool') === 0) throw invalidParams(`Unknown tool: ${name}`);
+  const args = params.arguments ?? {};
+  if (!isObject(args)) throw invalidParams('tools/call params.arguments must be an object');
+  const entry = session.host.catalog.tools.get(name);
+  if (!entry && !hasListeners(session, 'requestTool')) throw invalidParams(`Unknown tool: ${name}`);
   // Listeners run inside the input rounds too, so they may ask for input like handlers do.
-  return runWithInput(server, ctx, params, { method: 'tools/call', target: name, arguments: args }, async () => {
-    const answer = emitRequest<ToolRequestEvent['params'], CallToolResult | string | InputRequired>(
-      server,
-      'requestTool',
+  return withInput(session, ctx, params, { method: 'tools/call', target: name, arguments: args }, async () => {
+    const answer = emitRequest<{ name: string; arguments: Record<string, unknown> }, CallToolResult | string | InputRequired>(
       session,
+      'requestTool',
       { name, arguments: args },
       ctx,
     );
@@ -89,106 +69,77 @@ async function callToolMethod(server: McpServer, session: McpSession, params: Re
       return typeof result === 'string' ? { content: [{ type: 'text' as const, text: result }] } : result;
     }
     if (!entry) throw invalidParams(`Unknown tool: ${name}`);
-    return callTool(entry, args, ctx);
+    return callTool(entry, args, ctx, (err) => session.backChannel.isRequestError(err));
   });
-}
+};
 
-async function getPromptMethod(server: McpServer, session: McpSession, params: Record<string, unknown>, ctx: RequestContext) {
+const getPromptMethod: MethodHandler = async (session, params, ctx) => {
   const name = requireString(params, 'name', 'prompts/get');
-  const entry = server.prompts.get(name);
-  if (!entry && server.listenerCount('requestPrompt') === 0) throw invalidParams(`Unknown prompt: ${name}`);
-  return runWithInput(server, ctx, params, { method: 'prompts/get', target: name, arguments: params.arguments }, async () => {
+  const entry = session.host.catalog.prompts.get(name);
+  if (!entry && !hasListeners(session, 'requestPrompt')) throw invalidParams(`Unknown prompt: ${name}`);
+  return withInput(session, ctx, params, { method: 'prompts/get', target: name, arguments: params.arguments }, async () => {
     const event = { name, arguments: (params.arguments ?? {}) as Record<string, string> };
-    const answer = emitRequest<PromptRequestEvent['params'], GetPromptResult | InputRequired>(server, 'requestPrompt', session, event, ctx);
+    const answer = emitRequest<typeof event, GetPromptResult | InputRequired>(session, 'requestPrompt', event, ctx);
     if (answer !== undefined) return answer;
     if (!entry) throw invalidParams(`Unknown prompt: ${name}`);
     return getPrompt(entry, params.arguments, ctx);
   });
-}
+};
 
-async function readResourceMethod(server: McpServer, session: McpSession, params: Record<string, unknown>, ctx: RequestContext) {
+const readResourceMethod: MethodHandler = async (session, params, ctx) => {
   const uri = requireString(params, 'uri', 'resources/read');
-  const entry = server.resources.get(uri);
-  let template: ResourceTemplateEntry | undefined;
-  let variables: Record<string, string> | null = null;
-  if (!entry) {
-    for (const candidate of server.resourceTemplates.values()) {
-      variables = candidate.template.match(uri);
-      if (variables) {
-        template = candidate;
-        break;
-      }
-    }
-  }
-  if (!entry && !template && server.listenerCount('requestResource') === 0) throw resourceNotFound(uri);
-  return runWithInput(server, ctx, params, { method: 'resources/read', target: uri, arguments: undefined }, async () => {
-    const answer = emitRequest<ResourceRequestEvent['params'], ReadOutput | InputRequired>(server, 'requestResource', session, { uri }, ctx);
+  const match = session.host.catalog.findResource(uri);
+  if (!match && !hasListeners(session, 'requestResource')) throw resourceNotFound(uri);
+  return withInput(session, ctx, params, { method: 'resources/read', target: uri, arguments: undefined }, async () => {
+    const answer = emitRequest<{ uri: string }, ReadOutput | InputRequired>(session, 'requestResource', { uri }, ctx);
     if (answer !== undefined) return readOutput(await answer, uri, undefined);
-    if (entry) return readOutput(await entry.handler(uri, ctx), uri, entry.descriptor.mimeType);
-    if (template) return readOutput(await template.handler(uri, variables!, ctx), uri, template.descriptor.mimeType);
+    if (match?.resource) return readOutput(await match.resource.handler(uri, ctx), uri, match.resource.descriptor.mimeType);
+    if (match?.template) return readOutput(await match.template.handler(uri, match.variables, ctx), uri, match.template.descriptor.mimeType);
     throw resourceNotFound(uri);
   });
-}
+};
 
 function readOutput(output: ReadOutput | InputRequired, uri: string, mimeType: string | undefined) {
   return output instanceof InputRequired ? output : normalizeReadOutput(output, uri, mimeType);
 }
 
-const MAX_SUBSCRIPTIONS = 1000;
-
-function subscription(subscribe: boolean) {
-  return (server: McpServer, session: McpSession, params: Record<string, unknown>) => {
-    const uri = requireString(params, 'uri', subscribe ? 'resources/subscribe' : 'resources/unsubscribe');
-    if (subscribe) {
-      if (!session.subscriptions.has(uri) && session.subscriptions.size >= MAX_SUBSCRIPTIONS) {
-        throw invalidParams(`Too many subscriptions: a session may watch ${MAX_SUBSCRIPTIONS} resources; unsubscribe from some first`);
-      }
-      session.subscriptions.add(uri);
-      server.emit('resourceSubscribe', session, uri);
-    } else {
-      session.subscriptions.delete(uri);
-      server.emit('resourceUnsubscribe', session, uri);
-    }
-    return {};
-  };
-}
-
-async function completeMethod(server: McpServer, session: McpSession, params: Record<string, unknown>, ctx: RequestContext): Promise<CompleteResult> {
+const completeMethod: MethodHandler = async (session, params, ctx): Promise<CompleteResult> => {
   const { ref, argument, context } = params as Partial<CompleteParams>;
   if (typeof ref !== 'object' || ref === null) throw invalidParams('completion/complete needs params.ref');
   if (typeof argument?.name !== 'string' || typeof argument.value !== 'string') {
     throw invalidParams('completion/complete needs params.argument with a name and a value');
   }
-  const answer = emitRequest<CompleteParams, CompleteResult | string[]>(server, 'completionComplete', session, params as unknown as CompleteParams, ctx);
+  const answer = emitRequest<CompleteParams, CompleteResult | string[]>(session, 'requestCompletion', params as unknown as CompleteParams, ctx);
   if (answer !== undefined) {
     const result = await answer;
     return Array.isArray(result) ? toCompleteResult(result) : result;
   }
-  const completer = findCompleter(server, ref);
+  const completer = findCompleter(session, ref, argument.name);
   if (!completer) return EMPTY_COMPLETION;
   return toCompleteResult(await completer(argument.value, { arguments: context?.arguments ?? {}, ctx }));
+};
 
-  function findCompleter(server: McpServer, ref: CompleteParams['ref']): Completer | undefined {
-    if (ref.type === 'ref/prompt') {
-      const prompt = server.prompts.get(ref.name);
-      if (!prompt) throw invalidParams(`Unknown prompt: ${ref.name}`);
-      return prompt.complete?.[argument!.name];
-    }
-    if (ref.type === 'ref/resource') {
-      const template = server.resourceTemplates.get(ref.uri);
-      if (!template) {
-        if (server.resources.get(ref.uri)) return undefined;
-        throw invalidParams(`Unknown resource or resource template: ${ref.uri}`);
-      }
-      return template.complete?.[argument!.name];
-    }
-    throw invalidParams(`Unknown completion reference type: ${String((ref as { type?: unknown }).type)}`);
+function findCompleter(session: Session, ref: CompleteParams['ref'], argument: string): Completer | undefined {
+  const { catalog } = session.host;
+  if (ref.type === 'ref/prompt') {
+    const prompt = catalog.prompts.get(ref.name);
+    if (!prompt) throw invalidParams(`Unknown prompt: ${ref.name}`);
+    return prompt.complete?.[argument];
   }
+  if (ref.type === 'ref/resource') {
+    const template = catalog.resourceTemplates.get(ref.uri);
+    if (!template) {
+      if (catalog.resources.get(ref.uri)) return undefined;
+      throw invalidParams(`Unknown resource or resource template: ${ref.uri}`);
+    }
+    return template.complete?.[argument];
+  }
+  throw invalidParams(`Unknown completion reference type: ${String((ref as { type?: unknown }).type)}`);
 }
 
 function list(kind: 'tools' | 'prompts' | 'resources' | 'resourceTemplates'): MethodHandler {
-  return (server, _session, params) => {
-    const { items, nextCursor } = server[kind].page(params.cursor, server.options.pageSize);
+  return (session, params) => {
+    const { items, nextCursor } = session.host.catalog[kind].page(params.cursor, session.host.options.pageSize);
     return nextCursor === undefined ? { [kind]: items } : { [kind]: items, nextCursor };
   };
 }
@@ -205,20 +156,65 @@ export const sharedMethods: Readonly<Record<string, MethodHandler>> = {
   'completion/complete': completeMethod,
 };
 
-export const legacyMethods: Readonly<Record<string, MethodHandler>> = {
-  __proto__: null as unknown as MethodHandler,
-  ...sharedMethods,
-  initialize,
-  ping: () => ({}),
-  'resources/subscribe': subscription(true),
-  'resources/unsubscribe': subscription(false),
-  'logging/setLevel': (server, session, params) => {
-    const level = params.level;
-    if (!isLoggingLevel(level)) {
-      throw invalidParams(`Invalid log level ${JSON.stringify(level)}: use debug, info, notice, warning, error, critical, alert or emergency`);
+const initialize: MethodHandler = (session, params) => {
+  const { protocolVersion, capabilities, clientInfo } = params as Partial<InitializeParams>;
+  if (typeof protocolVersion !== 'string') throw invalidParams('initialize needs params.protocolVersion as a string');
+  if (!isObject(capabilities)) throw invalidParams('initialize needs params.capabilities as an object');
+  if (typeof clientInfo?.name !== 'string' || typeof clientInfo.version !== 'string') {
+    throw invalidParams('initialize needs params.clientInfo with a name and a version');
+  }
+  const host = session.host;
+  session.protocolVersion = negotiateProtocolVersion(protocolVersion);
+  session.clientInfo = clientInfo as Implementation;
+  session.clientCapabilities = normalizeClientCapabilities(capabilities);
+  const result: InitializeResult = { protocolVersion: session.protocolVersion, capabilities: host.capabilities, serverInfo: { ...host.info } };
+  if (host.instructions !== undefined) result.instructions = host.instructions;
+  host.events.emit('initialize', session, params as unknown as InitializeParams, result);
+  session.state = 'initializing';
+  return result;
+};
+
+const MAX_SUBSCRIPTIONS = 1000;
+
+function subscription(subscribe: boolean): MethodHandler {
+  return (session, params) => {
+    const uri = requireString(params, 'uri', subscribe ? 'resources/subscribe' : 'resources/unsubscribe');
+    const { subscriptions } = session;
+    if (subscribe) {
+      if (!subscriptions.has(uri) && subscriptions.size >= MAX_SUBSCRIPTIONS) {
+        throw invalidParams(`Too many subscriptions: a session may watch ${MAX_SUBSCRIPTIONS} resources; unsubscribe from some first`);
+      }
+      subscriptions.add(uri);
+      session.host.events.emit('resourceSubscribe', session, uri);
+    } else {
+      subscriptions.delete(uri);
+      session.host.events.emit('resourceUnsubscribe', session, uri);
     }
-    session.logLevel = level;
-    server.emit('loggingSetLevel', session, level);
     return {};
+  };
+}
+
+const NO_CHANGE = (_session: Session, _method: string, _params: Record<string, unknown>, result: Record<string, unknown>) => result;
+
+/** The handshake era's methods; results and errors go out as the handlers give them. */
+export const legacyDispatch: Dispatch = {
+  methods: {
+    __proto__: null as unknown as MethodHandler,
+    ...sharedMethods,
+    initialize,
+    ping: () => ({}),
+    'resources/subscribe': subscription(true),
+    'resources/unsubscribe': subscription(false),
+    'logging/setLevel': (session, params) => {
+      const level = params.level;
+      if (!isLoggingLevel(level)) {
+        throw invalidParams(`Invalid log level ${JSON.stringify(level)}: use debug, info, notice, warning, error, critical, alert or emergency`);
+      }
+      session.logLevel = level;
+      session.host.events.emit('loggingSetLevel', session, level);
+      return {};
+    },
   },
+  complete: NO_CHANGE,
+  error: (err) => err,
 };

@@ -1,7 +1,9 @@
 /** Server options, validated once at construction with a message per wrong option. */
 import type { LoggingLevel, ServerCapabilities } from '../protocol/types.js';
 import type { RequestStateOptions } from '../mrtr/request-state.js';
-import { isLoggingLevel } from './logging.js';
+import { isLoggingLevel } from '../protocol/logging.js';
+import { MAX_TIMER_MS, positiveInteger } from '../protocol/option-checks.js';
+import type { ServedEras } from '../protocol/era.js';
 
 export interface McpServerOptions {
   /** Merged over the capabilities the server derives from what it serves (e.g. to add `experimental`). */
@@ -21,7 +23,7 @@ export interface McpServerOptions {
   /** Page size for `tools/list`, `prompts/list`, `resources/list` and `resources/templates/list`. Default 100. */
   pageSize?: number;
   /** Which protocol eras to serve: both (default), the handshake era only, or 2026-07-28 only. */
-  eras?: 'dual' | 'legacy' | 'modern';
+  eras?: ServedEras;
   /** The MRTR requestState codec: keys (rotation), sealing, TTL, round cap, single-use hook. */
   requestState?: RequestStateOptions;
   /**
@@ -78,14 +80,5 @@ export function checkCacheHint(name: string, hint: unknown): void {
   const h = hint as CacheHint;
   if (typeof h !== 'object' || h === null || !Number.isInteger(h.ttlMs) || h.ttlMs < 0 || (h.scope !== 'public' && h.scope !== 'private')) {
     throw new TypeError(`Option ${name} must be { ttlMs: a non-negative integer, scope: 'public' | 'private' }; got ${JSON.stringify(hint)}`);
-  }
-}
-
-/** Node's timers fire at once for delays above 2^31 - 1 ms. */
-export const MAX_TIMER_MS = 2_147_483_647;
-
-export function positiveInteger(name: string, value: unknown, max = Number.MAX_SAFE_INTEGER): void {
-  if (!Number.isInteger(value) || (value as number) <= 0 || (value as number) > max) {
-    throw new TypeError(`Option ${name} must be a positive integer${max < Number.MAX_SAFE_INTEGER ? ` up to ${max}` : ''}; got ${JSON.stringify(value)}`);
   }
 }

@@ -5,6 +5,7 @@
  */
 import { ConnectionClosedError, type McpError, RequestCancelledError, RequestTimeoutError } from '../protocol/errors.js';
 import type { RequestId } from '../protocol/types.js';
+import { Deadline, Deadlines } from './deadlines.js';
 
 export type RequestOutcome = { ok: true; result: Record<string, unknown> } | { ok: false; error: McpError };
 
@@ -21,10 +22,21 @@ export interface PendingEntryOptions {
   onSettle(outcome: RequestOutcome): void;
 }
 
-interface Entry extends PendingEntryOptions {
-  startedAt: number;
-  timer: NodeJS.Timeout | undefined;
-  abortListener: (() => void) | undefined;
+class Entry extends Deadline {
+  readonly startedAt = Date.now();
+  abortListener: (() => void) | undefined = undefined;
+
+  constructor(
+    readonly id: RequestId,
+    readonly options: PendingEntryOptions,
+    private readonly table: PendingRequests,
+  ) {
+    super();
+  }
+
+  due(): void {
+    this.table.timedOut(this);
+  }
 }
 
 /** Ids of ended requests are remembered, up to this many, to tell a late or duplicate reply from an unknown one. */
@@ -39,7 +51,11 @@ export class PendingRequests {
    * @param onAbandon called when the server gives up on a request (timeout or cancellation) while the
    *   peer may still be working on it, so the session can send `notifications/cancelled`.
    */
-  constructor(private readonly onAbandon: (id: RequestId, reason: string) => void) {}
+  constructor(
+    private readonly onAbandon: (id: RequestId, reason: string, entry: PendingEntryOptions) => void,
+    /** Where the timeouts wait: shared by every session of a server, so they take one timer. */
+    private readonly deadlines: Deadlines = new Deadlines(),
+  ) {}
 
   get size(): number {
     return this.entries.size;
@@ -50,7 +66,7 @@ export class PendingRequests {
   }
 
   method(id: RequestId): string | undefined {
-    return this.entries.get(id)?.method;
+    return this.entries.get(id)?.options.method;
   }
 
   /** The next outgoing id: integers from 0, never reused within the session. */
@@ -60,7 +76,7 @@ export class PendingRequests {
 
   add(id: RequestId, options: PendingEntryOptions): void {
     if (this.entries.has(id)) throw new Error(`request id ${JSON.stringify(id)} is already pending; ids must not be reused`);
-    const entry: Entry = { ...options, startedAt: Date.now(), timer: undefined, abortListener: undefined };
+    const entry = new Entry(id, options, this);
     this.entries.set(id, entry);
     if (options.signal) {
       if (options.signal.aborted) {
@@ -71,7 +87,7 @@ export class PendingRequests {
       entry.abortListener = () => this.cancel(id, abortReason(options.signal!));
       options.signal.addEventListener('abort', entry.abortListener, { once: true });
     }
-    this.arm(id, entry, options.timeoutMs);
+    this.deadlines.set(entry, options.timeoutMs);
   }
 
   /** Settle a request with the peer's reply. */
@@ -86,18 +102,18 @@ export class PendingRequests {
   /** Progress from the peer: extends the timeout when the request asked for it, within its overall cap. */
   progress(id: RequestId): void {
     const entry = this.entries.get(id);
-    if (!entry?.resetTimeoutOnProgress) return;
-    const cap = entry.maxTotalTimeoutMs;
-    const remaining = cap === undefined ? entry.timeoutMs : Math.min(entry.timeoutMs, cap - (Date.now() - entry.startedAt));
-    this.arm(id, entry, Math.max(0, remaining));
+    if (!entry?.options.resetTimeoutOnProgress) return;
+    const { timeoutMs, maxTotalTimeoutMs: cap } = entry.options;
+    const remaining = cap === undefined ? timeoutMs : Math.min(timeoutMs, cap - (Date.now() - entry.startedAt));
+    this.deadlines.set(entry, Math.max(0, remaining), timeoutMs);
   }
 
   /** Cancel one request from our side; the peer is told with `notifications/cancelled`. */
   cancel(id: RequestId, reason?: string): boolean {
-    const method = this.entries.get(id)?.method;
-    if (method === undefined) return false;
-    this.finish(id, 'abandoned', { ok: false, error: new RequestCancelledError(method, reason) });
-    this.onAbandon(id, reason ?? 'cancelled by the server');
+    const entry = this.entries.get(id);
+    if (!entry) return false;
+    this.finish(id, 'abandoned', { ok: false, error: new RequestCancelledError(entry.options.method, reason) });
+    this.onAbandon(id, reason ?? 'cancelled by the server', entry.options);
     return true;
   }
 
@@ -109,18 +125,16 @@ export class PendingRequests {
   /** End everything still pending: the session or its transport is gone. */
   closeAll(reason: string): void {
     for (const [id, entry] of [...this.entries]) {
-      this.finish(id, 'abandoned', { ok: false, error: new ConnectionClosedError(entry.method, reason) });
+      this.finish(id, 'abandoned', { ok: false, error: new ConnectionClosedError(entry.options.method, reason) });
     }
   }
 
-  private arm(id: RequestId, entry: Entry, ms: number): void {
-    if (entry.timer) clearTimeout(entry.timer);
-    entry.timer = setTimeout(() => {
-      if (this.finish(id, 'abandoned', { ok: false, error: new RequestTimeoutError(entry.method, entry.timeoutMs) })) {
-        this.onAbandon(id, `timed out after ${entry.timeoutMs} ms`);
-      }
-    }, ms);
-    entry.timer.unref?.();
+  /** @internal The entry's deadline came. */
+  timedOut(entry: Entry): void {
+    const { method, timeoutMs } = entry.options;
+    if (this.finish(entry.id, 'abandoned', { ok: false, error: new RequestTimeoutError(method, timeoutMs) })) {
+      this.onAbandon(entry.id, `timed out after ${timeoutMs} ms`, entry.options);
+    }
   }
 
   private finish(id: RequestId, how: 'answered' | 'abandoned', outcome: RequestOutcome): boolean {
@@ -129,9 +143,9 @@ export class PendingRequests {
     // Remove before settling, so whatever the settle callback does sees a consistent table.
     this.entries.delete(id);
     this.remember(id, how);
-    if (entry.timer) clearTimeout(entry.timer);
-    if (entry.abortListener) entry.signal?.removeEventListener('abort', entry.abortListener);
-    entry.onSettle(outcome);
+    this.deadlines.clear(entry);
+    if (entry.abortListener) entry.options.signal?.removeEventListener('abort', entry.abortListener);
+    entry.options.onSettle(outcome);
     return true;
   }
 

@@ -1,7 +1,7 @@
 /** Prompt registrations and `prompts/get` semantics (server/prompts.mdx). */
 import { ErrorCode, McpError } from '../protocol/errors.js';
 import type { GetPromptResult, Icon, Meta, Prompt, PromptArgument } from '../protocol/types.js';
-import type { RequestContext } from './context.js';
+import type { RequestContext } from './api.js';
 import type { Completer } from './completions.js';
 import { InputRequired } from '../mrtr/input-required.js';
 

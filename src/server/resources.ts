@@ -3,7 +3,7 @@ import { ErrorCode, McpError } from '../protocol/errors.js';
 import type { ReadResourceResult, Resource, ResourceContents, ResourceTemplate } from '../protocol/types.js';
 import type { Completer } from './completions.js';
 import { checkCacheHint, type CacheHint } from './options.js';
-import type { RequestContext } from './context.js';
+import type { RequestContext } from './api.js';
 import { UriTemplate } from './uri-template.js';
 import type { InputRequired } from '../mrtr/input-required.js';
 

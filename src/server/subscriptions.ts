@@ -5,9 +5,7 @@
  */
 import { isObject } from '../protocol/is-object.js';
 import { META } from '../protocol/meta.js';
-import type { RequestContext } from './context.js';
-import type { McpServer } from './mcp-server.js';
-import type { McpSession } from './session.js';
+import type { RequestContext } from './api.js';
 
 export interface SubscriptionFilter {
   toolsListChanged?: true;
@@ -40,7 +38,7 @@ export class Subscription {
   }
 }
 
-function honoured(requested: unknown): SubscriptionFilter {
+export function honoured(requested: unknown): SubscriptionFilter {
   const wanted = isObject(requested) ? requested : {};
   const filter: SubscriptionFilter = {};
   if (wanted.toolsListChanged === true) filter.toolsListChanged = true;
@@ -49,22 +47,4 @@ function honoured(requested: unknown): SubscriptionFilter {
   if (Array.isArray(wanted.resourceSubscriptions))
     filter.resourceSubscriptions = wanted.resourceSubscriptions.filter((u): u is string => typeof u === 'string');
   return filter;
-}
-
-export async function listen(server: McpServer, _session: McpSession, params: Record<string, unknown>, ctx: RequestContext): Promise<Record<string, unknown>> {
-  const subscription = new Subscription(ctx, honoured(params.notifications));
-  // subscriptions.mdx: the first message of a subscription MUST be the acknowledgement.
-  subscription.notify('notifications/subscriptions/acknowledged', { notifications: subscription.filter });
-  server.subscriptions.add(subscription);
-  try {
-    await new Promise<void>((resolve) => {
-      subscription.ended.then(resolve);
-      // The client may have left before the handler ran (an await in auth): then it ends at once.
-      if (ctx.signal.aborted) resolve();
-      else ctx.signal.addEventListener('abort', () => resolve(), { once: true });
-    });
-  } finally {
-    server.subscriptions.delete(subscription);
-  }
-  return { _meta: { [META.subscriptionId]: subscription.id } };
 }

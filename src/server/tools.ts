@@ -1,10 +1,11 @@
 /** Tool registrations and `tools/call` semantics (server/tools.mdx). */
 import { ErrorCode, McpError } from '../protocol/errors.js';
+import { errorResult } from '../protocol/results.js';
 import type { CallToolResult, Icon, JsonSchemaObject, Meta, Tool, ToolAnnotations } from '../protocol/types.js';
 import { confirm } from '../elicitation/confirm.js';
 import { InputRequired, InputRequiredSignal } from '../mrtr/input-required.js';
-import type { RequestContext } from './context.js';
-import { describeViolations, type SchemaCompiler, type Validator } from './schema-compiler.js';
+import type { RequestContext } from './api.js';
+import { describeViolations, type SchemaCompiler, type Validator } from '../schema/compiler.js';
 
 export interface ToolConfig {
   title?: string;
@@ -84,8 +85,16 @@ function compileFor(name: string, which: string, schema: object, schemas: Schema
   }
 }
 
-/** Run a tool: argument validation and handler failures are `isError` results (SEP-1303), not protocol errors. */
-export async function callTool(entry: ToolEntry, args: Record<string, unknown>, ctx: RequestContext): Promise<CallToolResult | InputRequired> {
+/**
+ * Run a tool: argument validation and handler failures are `isError` results (SEP-1303), not protocol
+ * errors, except an input round unwinding and what `isRequestError` says travels as a JSON-RPC error.
+ */
+export async function callTool(
+  entry: ToolEntry,
+  args: Record<string, unknown>,
+  ctx: RequestContext,
+  isRequestError: (err: unknown) => boolean,
+): Promise<CallToolResult | InputRequired> {
   const name = entry.descriptor.name;
   const violations = entry.validateInput(args);
   if (violations) return errorResult(`Invalid arguments for tool ${name}: ${describeViolations(violations)}`);
@@ -96,7 +105,7 @@ export async function callTool(entry: ToolEntry, args: Record<string, unknown>, 
     if (out instanceof InputRequired) return out;
     result = typeof out === 'string' ? { content: [{ type: 'text', text: out }] } : out;
   } catch (err) {
-    if (travelsAsProtocolError(err, ctx)) throw err;
+    if (err instanceof InputRequiredSignal || isRequestError(err)) throw err;
     return errorResult(err instanceof Error ? err.message : String(err));
   }
   if (typeof result !== 'object' || result === null) {
@@ -119,19 +128,4 @@ export async function callTool(entry: ToolEntry, args: Record<string, unknown>, 
     result = { ...result, content: [{ type: 'text', text: JSON.stringify(result.structuredContent) }] };
   }
   return result.content === undefined ? { ...result, content: [] } : result;
-}
-
-/**
- * The few errors a tool's caller must see as JSON-RPC errors: an input round in progress, -32042 (it
- * asks the client to run URL elicitations and retry), and, on 2026-07-28, -32021 (a capability the
- * request did not declare: the client may retry with it).
- */
-function travelsAsProtocolError(err: unknown, ctx: RequestContext): boolean {
-  if (err instanceof InputRequiredSignal) return true;
-  if (!(err instanceof McpError)) return false;
-  return err.code === ErrorCode.UrlElicitationRequired || (err.code === ErrorCode.MissingRequiredClientCapability && ctx.session.era === 'modern');
-}
-
-export function errorResult(text: string): CallToolResult {
-  return { content: [{ type: 'text', text }], isError: true };
 }

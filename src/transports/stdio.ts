@@ -2,10 +2,9 @@
 import type { Readable, Writable } from 'node:stream';
 import { ErrorCode } from '../protocol/errors.js';
 import { errorResponse, type JsonRpcMessage } from '../protocol/jsonrpc.js';
-import type { Channel, Closable } from '../server/channel.js';
-import type { McpServer } from '../server/mcp-server.js';
-import { positiveInteger } from '../server/options.js';
-import type { McpSession } from '../server/session.js';
+import type { McpSession } from '../server/port.js';
+import { positiveInteger } from '../protocol/option-checks.js';
+import { type Channel, type Closable, type Connection, type PortOwner, portOf, type ServerPort } from '../server/port.js';
 
 export interface StdioTransportOptions {
   /** Default `process.stdin`. */
@@ -20,17 +19,18 @@ export class StdioTransport implements Closable {
   private readonly input: Readable;
   private readonly output: Writable;
   private readonly maxMessageSize: number;
-  private session: McpSession | undefined;
+  private readonly port: ServerPort;
+  private connection: Connection | undefined;
+  private unregister: (() => void) | undefined;
   private buffer = '';
   private discarding = false;
   private readonly onData = (chunk: string) => this.read(chunk);
-  private readonly onEnd = () => this.session?.transportClosed('stdin closed');
-  private readonly onOutputError = (err: Error) => this.session?.transportClosed(`stdout failed: ${err.message}`);
+  private readonly onEnd = () => this.connection?.closed('stdin closed');
+  private readonly onOutputError = (err: Error) => this.connection?.closed(`stdout failed: ${err.message}`);
 
-  constructor(
-    private readonly server: McpServer,
-    options: StdioTransportOptions = {},
-  ) {
+  /** @param server the McpServer to serve */
+  constructor(server: PortOwner, options: StdioTransportOptions = {}) {
+    this.port = portOf(server, 'StdioTransport');
     this.input = options.input ?? process.stdin;
     this.output = options.output ?? process.stdout;
     this.maxMessageSize = options.maxMessageSize ?? 4 * 1024 * 1024;
@@ -39,7 +39,7 @@ export class StdioTransport implements Closable {
 
   /** Start reading; returns the one session this transport carries. */
   start(): McpSession {
-    if (this.session) throw new Error('StdioTransport is already started; a process has one stdin');
+    if (this.connection) throw new Error('StdioTransport is already started; a process has one stdin');
     const output = this.output;
     const channel: Channel = {
       kind: 'stdio',
@@ -50,18 +50,18 @@ export class StdioTransport implements Closable {
       },
       close: () => this.detach(),
     };
-    this.session = this.server.openSession(channel);
-    this.server.trackTransport(this);
+    this.connection = this.port.connect(channel);
+    this.unregister = this.port.register(this);
     this.input.setEncoding('utf8');
     this.input.on('data', this.onData);
     this.input.on('end', this.onEnd);
     this.input.on('close', this.onEnd);
     this.output.on('error', this.onOutputError);
-    return this.session;
+    return this.connection.session;
   }
 
   async close(): Promise<void> {
-    this.session?.close('transport closed');
+    this.connection?.close('transport closed');
     this.detach();
   }
 
@@ -71,7 +71,7 @@ export class StdioTransport implements Closable {
     this.input.off('close', this.onEnd);
     this.output.off('error', this.onOutputError);
     this.input.pause();
-    this.server.untrackTransport(this);
+    this.unregister?.();
   }
 
   private read(chunk: string): void {
@@ -98,12 +98,12 @@ export class StdioTransport implements Closable {
     const line = raw.endsWith('\r') ? raw.slice(0, -1) : raw;
     if (line.trim().length === 0) return;
     if (line.length > this.maxMessageSize) return this.rejectTooLong();
-    this.session!.receive(line);
+    this.connection!.receive(line);
   }
 
   private rejectTooLong(): void {
-    this.server.stats.invalidMessages++;
+    this.port.countInvalidMessage();
     const message = `Invalid Request: message longer than maxMessageSize (${this.maxMessageSize} bytes); it was discarded`;
-    this.session!.send(errorResponse(null, { code: ErrorCode.InvalidRequest, message }));
+    this.output.write(`${JSON.stringify(errorResponse(null, { code: ErrorCode.InvalidRequest, message }))}\n`);
   }
 }

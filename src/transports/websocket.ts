@@ -7,12 +7,11 @@ import type { Duplex } from 'node:stream';
 import { WebSocketServer, WebSocket, type RawData } from 'ws';
 import { ErrorCode } from '../protocol/errors.js';
 import { errorResponse, type JsonRpcMessage } from '../protocol/jsonrpc.js';
-import type { Channel, Closable } from '../server/channel.js';
-import type { McpServer } from '../server/mcp-server.js';
-import type { McpSession } from '../server/session.js';
-import { checkAllowedOrigins, isOriginAllowed, type AllowedOrigins } from './origin.js';
-import { closeHttpServer, listenOn, pathOf, rejectUpgrade, type ListenOptions, type ListeningAddress } from './listen.js';
-import { positiveInteger } from '../server/options.js';
+import { positiveInteger } from '../protocol/option-checks.js';
+import { isPrincipal } from '../protocol/principal.js';
+import { type Channel, type Closable, type PortOwner, portOf, type ServerPort } from '../server/port.js';
+import { closeHttpServer, type ListeningAddress, type ListenOptions, listenOn, pathOf, rejectUpgrade } from './listen.js';
+import { type AllowedOrigins, checkAllowedOrigins, isOriginAllowed } from './origin.js';
 
 export interface WebSocketTransportOptions {
   /** The path upgrades are accepted on. Default `/mcp`, the same path Streamable HTTP uses. */
@@ -42,11 +41,12 @@ export class WebSocketTransport implements Closable {
   private ownServer: HttpServer | undefined;
   private keepAlive: NodeJS.Timeout | undefined;
   private closing: Promise<void> | undefined;
+  private readonly port: ServerPort;
+  private unregister: (() => void) | undefined;
 
-  constructor(
-    private readonly server: McpServer,
-    options: WebSocketTransportOptions = {},
-  ) {
+  /** @param server the McpServer to serve */
+  constructor(server: PortOwner, options: WebSocketTransportOptions = {}) {
+    this.port = portOf(server, 'WebSocketTransport');
     this.options = {
       path: options.path ?? '/mcp',
       maxPayload: options.maxPayload ?? 4 * 1024 * 1024,
@@ -95,7 +95,7 @@ export class WebSocketTransport implements Closable {
     };
     http.on('upgrade', onUpgrade);
     this.attached.set(http, onUpgrade);
-    this.server.trackTransport(this);
+    this.unregister ??= this.port.register(this);
     this.startKeepAlive();
     return this;
   }
@@ -113,7 +113,7 @@ export class WebSocketTransport implements Closable {
       for (const ws of this.wss.clients) ws.terminate();
       await new Promise<void>((resolve) => this.wss.close(() => resolve()));
       if (this.ownServer) await closeHttpServer(this.ownServer);
-      this.server.untrackTransport(this);
+      this.unregister?.();
     })();
     return this.closing;
   }
@@ -130,11 +130,11 @@ export class WebSocketTransport implements Closable {
       .then(() => this.options.auth!(req))
       .then(
         (principal) => {
-          if (principal === undefined || principal === null || principal === false) rejectUpgrade(socket, 401, 'Unauthorized: send valid credentials');
+          if (!isPrincipal(principal)) rejectUpgrade(socket, 401, 'Unauthorized: send valid credentials');
           else this.accept(req, socket, head, principal);
         },
         (err) => {
-          this.server.reportError(err);
+          this.port.reportError(err);
           rejectUpgrade(socket, 500, 'Internal error');
         },
       );
@@ -157,27 +157,26 @@ export class WebSocketTransport implements Closable {
         ws.close(1000, truncateUtf8(reason, MAX_CLOSE_REASON_BYTES));
       },
     };
-    const session: McpSession = this.server.openSession(channel);
-    session.principal = principal;
+    const connection = this.port.connect(channel, principal);
     ws.on('message', (data: RawData, isBinary: boolean) => {
       this.awaitingPong.delete(ws);
       if (isBinary) {
-        this.server.stats.invalidMessages++;
-        session.send(BINARY_FRAME_ERROR);
+        this.port.countInvalidMessage();
+        channel.send(BINARY_FRAME_ERROR);
         return;
       }
-      session.receive(rawToString(data));
+      connection.receive(rawToString(data));
     });
     ws.on('pong', () => this.awaitingPong.delete(ws));
     let tooBig = false;
     ws.on('error', (err: Error & { code?: string }) => {
       // ws closes with 1009 itself, then never reads the peer's close frame, so the close event says 1006.
       if (err.code === 'WS_ERR_UNSUPPORTED_MESSAGE_LENGTH') tooBig = true;
-      this.server.reportError(err, session);
+      this.port.reportError(err, connection);
     });
     ws.on('close', (code: number, reason: Buffer) => {
       const why = tooBig ? `1009: a frame exceeded maxPayload (${this.options.maxPayload} bytes)` : `${code}${reason.length ? `: ${reason.toString()}` : ''}`;
-      session.transportClosed(`websocket closed (${why})`);
+      connection.closed(`websocket closed (${why})`);
     });
   }
 

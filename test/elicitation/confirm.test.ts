@@ -6,11 +6,12 @@ import {
   ElicitationFailedError,
   RequestTimeoutError,
   UserCanceledError,
+  UserCancelledError,
   UserDeclinedError,
   type McpServer,
   type ToolConfig,
 } from '../../src/index.js';
-import { CAPS, callTool, responseLog, textResult } from '../helpers/client-requests.js';
+import { CAPS, callTool, responseLog, textResult, succeeded } from '../helpers/client-requests.js';
 import { expectQuietAndAlive, useHarness } from '../helpers/session-harness.js';
 import type { Json } from '../helpers/ws-client.js';
 
@@ -55,7 +56,7 @@ describe('the confirm tool option', () => {
     expect(log.all).toHaveLength(1);
     expect(log.all[0][0]).toBe(session);
     expect(log.all[0][1]).toEqual(sent);
-    expect(log.all[0][2]).toStrictEqual({ isError: false, action: 'accept', content: {} });
+    expect(log.all[0][2]).toStrictEqual(succeeded('elicitation', { action: 'accept', content: {} }));
     await expectQuietAndAlive(client);
   });
 
@@ -78,12 +79,12 @@ describe('the confirm tool option', () => {
     await expectQuietAndAlive(client);
   });
 
-  it('answers cancel with the UserCanceledError text, without running the handler', async () => {
+  it('answers cancel with the UserCancelledError text, without running the handler', async () => {
     const { client, runs } = await guarded('Delete the file?');
     const call = callTool(client, 'delete', { path: '/tmp/a' });
     await client.nextMessage('elicitation/create');
     client.respond(0, { action: 'cancel' });
-    expect(await call).toEqual(textResult('call-delete', new UserCanceledError('Delete the file?').message, true));
+    expect(await call).toEqual(textResult('call-delete', new UserCancelledError('Delete the file?').message, true));
     expect(await callToolText(call)).toBe('The user dismissed the confirmation "Delete the file?" without answering. Nothing was done.');
     expect(runs).toEqual([]);
   });
@@ -268,15 +269,17 @@ describe('the confirm(ctx, message) helper', () => {
     expect(t.proceeded()).toBe(0);
   });
 
-  it('throws UserCanceledError (code USER_CANCELED) on cancel', async () => {
+  it('throws UserCancelledError (code USER_CANCELLED) on cancel; the deprecated name UserCanceledError is the same class', async () => {
     const t = await helperTool();
     const call = callTool(t.client, 'wipe');
     await t.client.nextMessage('elicitation/create');
     t.client.respond(0, { action: 'cancel' });
     expect(await callToolText(call)).toBe('The user dismissed the confirmation "Wipe everything?" without answering. Nothing was done.');
-    const error = t.caught[0] as UserCanceledError;
+    const error = t.caught[0] as UserCancelledError;
+    expect(error).toBeInstanceOf(UserCancelledError);
     expect(error).toBeInstanceOf(UserCanceledError);
-    expect([error.code, error.question]).toEqual(['USER_CANCELED', 'Wipe everything?']);
+    expect(UserCanceledError).toBe(UserCancelledError);
+    expect([error.code, error.question, error.name]).toEqual(['USER_CANCELLED', 'Wipe everything?', 'UserCancelledError']);
     expect(t.proceeded()).toBe(0);
   });
 

@@ -19,7 +19,8 @@ import {
   type ElicitRequestedSchema,
   type ElicitResult,
 } from '../../src/index.js';
-import { CAPS, callTool, errorOf, expectMcpError, responseLog, thrownBy } from '../helpers/client-requests.js';
+import { SchemaCompiler } from '../../src/schema/compiler.js';
+import { CAPS, callTool, errorOf, expectMcpError, responseLog, thrownBy, succeeded } from '../helpers/client-requests.js';
 import { expectQuietAndAlive, pingOk, useHarness } from '../helpers/session-harness.js';
 import { capture, gate } from '../helpers/util.js';
 import type { WsTestClient } from '../helpers/ws-client.js';
@@ -73,7 +74,7 @@ describe('requestElicitationCreate and the responseElicitationCreate event', () 
     const [eventSession, request, response] = await log.next();
     expect(eventSession).toBe(session);
     expect(request).toEqual(sent);
-    expect(response).toStrictEqual({ isError: false, action: 'accept', content: { name: 'Ada' } });
+    expect(response).toStrictEqual(succeeded('elicitation', { action: 'accept', content: { name: 'Ada' } }));
     await expectQuietAndAlive(client);
     expect(log.all).toHaveLength(1);
   });
@@ -104,7 +105,7 @@ describe('requestElicitationCreate and the responseElicitationCreate event', () 
       params: { mode: 'form', message: 'What is your name?', requestedSchema: NAME_SCHEMA },
     });
     client.respond(0, { action: 'accept', content: { name: 'Cy' } });
-    expect((await log.next())[2]).toStrictEqual({ isError: false, action: 'accept', content: { name: 'Cy' } });
+    expect((await log.next())[2]).toStrictEqual(succeeded('elicitation', { action: 'accept', content: { name: 'Cy' } }));
   });
 
   it.each(['decline', 'cancel'] as const)('reports %s without content, even when the client sent some', async (action) => {
@@ -114,7 +115,7 @@ describe('requestElicitationCreate and the responseElicitationCreate event', () 
     client.respond(0, { action, content: { name: 42, extra: true } });
     const [, request, response] = await log.next();
     expect(request).toEqual(SENT_ASK_NAME(0));
-    expect(response).toStrictEqual({ isError: false, action });
+    expect(response).toStrictEqual(succeeded('elicitation', { action }));
     expect(server.stats.invalidResults).toBe(0);
   });
 
@@ -153,7 +154,7 @@ describe('requestElicitationCreate and the responseElicitationCreate event', () 
       params: { requestId: 0, reason: 'timed out after 100 ms' },
     });
     await expectQuietAndAlive(client);
-    expect(session.pending.size).toBe(0);
+    expect(session.pendingRequests).toBe(0);
   });
 
   it('reports cancellation through the signal as -32800 and tells the client with notifications/cancelled', async () => {
@@ -259,7 +260,7 @@ describe('requestElicitationCreate and the responseElicitationCreate event', () 
     await expectQuietAndAlive(await dropCancellations(client));
     const byId = new Map(log.all.map(([, request, response]) => [request.id, response]));
     expect(log.all).toHaveLength(4);
-    expect(byId.get(accepted)).toStrictEqual({ isError: false, action: 'accept', content: { name: 'Ada' } });
+    expect(byId.get(accepted)).toStrictEqual(succeeded('elicitation', { action: 'accept', content: { name: 'Ada' } }));
     expect(byId.get(timedOut)).toEqual(TIMEOUT(50));
     expect(byId.get(cancelled)).toEqual({
       isError: true,
@@ -318,7 +319,7 @@ describe('programmer errors throw synchronously and send nothing', () => {
     expect((error as Error).message).toMatch(message);
     await expectQuietAndAlive(client);
     expect(log.all).toHaveLength(0);
-    expect(session.pending.size).toBe(0);
+    expect(session.pendingRequests).toBe(0);
   });
 
   it('throws a TypeError for a missing message and for an unknown mode', async () => {
@@ -356,7 +357,7 @@ describe('programmer errors throw synchronously and send nothing', () => {
     expect(running.server.requestElicitationCreate(session, ASK_NAME)).toBe(0);
     expect(await client.nextMessage('elicitation/create')).toEqual(SENT_ASK_NAME(0));
     client.respond(0, { action: 'accept', content: { name: 'Ada' } });
-    expect((await log.next())[2]).toStrictEqual({ isError: false, action: 'accept', content: { name: 'Ada' } });
+    expect((await log.next())[2]).toStrictEqual(succeeded('elicitation', { action: 'accept', content: { name: 'Ada' } }));
   });
 
   it('throws ElicitationNotSupportedError for form mode when the client declared only url', async () => {
@@ -388,11 +389,15 @@ describe('programmer errors throw synchronously and send nothing', () => {
     expect(log.all).toHaveLength(0);
   });
 
-  it('throws NoBackChannelError (-32010) for an ended session object', async () => {
+  it('throws ConnectionClosedError (-32000) for an ended session object, as session.elicit and session.request reject', async () => {
     const { server, log, session } = await formSession();
     session.close();
     const error = thrownBy(() => server.requestElicitationCreate(session, ASK_NAME));
-    expectMcpError(error, NoBackChannelError, { code: -32010, message: 'Cannot send elicitation/create: the session has ended (closed by the server)' });
+    expectMcpError(error, ConnectionClosedError, {
+      code: -32000,
+      message: 'elicitation/create could not complete: closed by the server',
+      data: { reason: 'closed by the server' },
+    });
     expect(log.all).toHaveLength(0);
   });
 });
@@ -407,7 +412,7 @@ describe('session.elicit', () => {
     expect(log.all).toHaveLength(1);
     expect(log.all[0][0]).toBe(session);
     expect(log.all[0][1]).toEqual(SENT_ASK_NAME(0));
-    expect(log.all[0][2]).toStrictEqual({ isError: false, action: 'accept', content: { name: 'Ada' } });
+    expect(log.all[0][2]).toStrictEqual(succeeded('elicitation', { action: 'accept', content: { name: 'Ada' } }));
   });
 
   it.each(['decline', 'cancel'] as const)('resolves with exactly {action: %s}', async (action) => {
@@ -431,19 +436,28 @@ describe('session.elicit', () => {
     expect(log.all).toHaveLength(0);
   });
 
-  it('rejects with NoBackChannelError (-32010) on a session that has not completed initialize', async () => {
+  it('rejects with NoBackChannelError (-32010) on a session that has not completed initialize, as requestElicitationCreate and session.request do', async () => {
     const running = await h.start();
     const { client, session } = await h.connect(running);
-    const error = errorOf(await capture(session.elicit(ASK_NAME)).outcome);
-    expectMcpError(error, NoBackChannelError, { code: -32010, message: 'Cannot send elicitation/create: the session has not completed initialize' });
+    const expected = {
+      code: -32010,
+      message: 'Cannot send elicitation/create: the session has not completed initialize; send requests from the sessionNew event on',
+    };
+    expectMcpError(errorOf(await capture(session.elicit(ASK_NAME)).outcome), NoBackChannelError, expected);
+    expectMcpError(
+      thrownBy(() => running.server.requestElicitationCreate(session, ASK_NAME)),
+      NoBackChannelError,
+      expected,
+    );
+    expectMcpError(errorOf(await capture(session.request('elicitation/create', { ...ASK_NAME })).outcome), NoBackChannelError, expected);
     expect(client.received).toEqual([]);
   });
 
-  it('rejects with NoBackChannelError on a session that has ended', async () => {
+  it('rejects with ConnectionClosedError on a session that has ended', async () => {
     const { session } = await formSession();
     session.close('bye');
     const error = errorOf(await capture(session.elicit(ASK_NAME)).outcome);
-    expectMcpError(error, NoBackChannelError, { code: -32010, message: 'Cannot send elicitation/create: the session has ended (bye)' });
+    expectMcpError(error, ConnectionClosedError, { code: -32000, message: 'elicitation/create could not complete: bye', data: { reason: 'bye' } });
   });
 
   it('rejects with RequestTimeoutError after timeoutMs', async () => {
@@ -557,7 +571,7 @@ describe('ctx.elicit inside a tool handler', () => {
     expect(await call).toEqual({ jsonrpc: '2.0', id: 'call-greet', result: { content: [{ type: 'text', text: 'Hello, Ada!' }] } });
     expect(log.all).toHaveLength(1);
     expect(log.all[0][0]).toBe(session);
-    expect(log.all[0][2]).toStrictEqual({ isError: false, action: 'accept', content: { name: 'Ada' } });
+    expect(log.all[0][2]).toStrictEqual(succeeded('elicitation', { action: 'accept', content: { name: 'Ada' } }));
     await expectQuietAndAlive(client);
   });
 
@@ -685,7 +699,7 @@ describe('timeouts', () => {
     vi.advanceTimersByTime(999);
     client.respond(0, { action: 'decline' });
     const [, , response] = await log.next();
-    expect(response).toStrictEqual({ isError: false, action: 'decline' });
+    expect(response).toStrictEqual(succeeded('elicitation', { action: 'decline' }));
     vi.advanceTimersByTime(10_000);
     vi.useRealTimers();
     await expectQuietAndAlive(client);
@@ -749,7 +763,7 @@ describe('validation of accepted content', () => {
     server.requestElicitationCreate(session, ASK);
     expect(await client.nextMessage('elicitation/create')).toEqual({ jsonrpc: '2.0', id: 0, method: 'elicitation/create', params: ASK });
     client.respond(0, { action: 'accept', content: VALID });
-    expect((await log.next())[2]).toStrictEqual({ isError: false, action: 'accept', content: VALID });
+    expect((await log.next())[2]).toStrictEqual(succeeded('elicitation', { action: 'accept', content: VALID }));
     expect(server.stats.invalidResults).toBe(0);
   });
 
@@ -904,7 +918,7 @@ describe('validation of accepted content', () => {
     server.requestElicitationCreate(session, ASK);
     await client.nextMessage('elicitation/create');
     client.respond(0, { action, content: { age: 'old', tags: 'x' } });
-    expect((await log.next())[2]).toStrictEqual({ isError: false, action });
+    expect((await log.next())[2]).toStrictEqual(succeeded('elicitation', { action }));
     expect(server.stats.invalidResults).toBe(0);
   });
 
@@ -935,14 +949,14 @@ describe('validation of accepted content', () => {
     await client.nextMessage('elicitation/create');
     const content = { name: 1, email: 'nope', tags: ['z', 'y', 'x'], extra: 'kept' };
     client.respond(0, { action: 'accept', content });
-    expect((await log.next())[2]).toStrictEqual({ isError: false, action: 'accept', content });
+    expect((await log.next())[2]).toStrictEqual(succeeded('elicitation', { action: 'accept', content }));
     expect(server.stats.invalidResults).toBe(0);
   });
 
   it('compiles a requestedSchema once: an equal but distinct schema object reuses the compiled validator', async () => {
     const ajvCompile = vi.spyOn(Ajv2020.prototype, 'compile');
-    const { server, client, session } = await formSession();
-    const compile = vi.spyOn(server.schemas, 'compile');
+    const { client, session } = await formSession();
+    const compile = vi.spyOn(SchemaCompiler.prototype, 'compile');
     const first = capture(session.elicit({ message: 'One', requestedSchema: structuredClone(FORM) }));
     await client.nextMessage('elicitation/create');
     client.respond(0, { action: 'accept', content: VALID });
@@ -959,6 +973,6 @@ describe('validation of accepted content', () => {
     expect(compile).toHaveBeenCalledTimes(2);
     expect(compile.mock.calls[0][0]).not.toBe(compile.mock.calls[1][0]);
     expect(compile.mock.results[1].value).toBe(compile.mock.results[0].value);
-    expect((server.schemas as unknown as { cache: Map<string, unknown> }).cache.size).toBe(1);
+    expect((compile.mock.contexts[0] as SchemaCompiler).size).toBe(1);
   });
 });

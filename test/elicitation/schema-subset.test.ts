@@ -1,7 +1,7 @@
 /** checkRequestedSchema: the flat form-mode subset (client/elicitation.mdx, SEP-1330 enums, SEP-1034 defaults). */
 import { describe, expect, it } from 'vitest';
 import { checkRequestedSchema } from '../../src/elicitation/schema-subset.js';
-import { SchemaCompiler } from '../../src/server/schema-compiler.js';
+import { SchemaCompiler } from '../../src/schema/compiler.js';
 
 const SUFFIX = '. Elicitation forms take a flat object of string, number, integer, boolean and enum properties';
 

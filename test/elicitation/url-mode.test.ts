@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { ElicitationNotSupportedError, McpError, UrlElicitationRequiredError, type ElicitParams } from '../../src/index.js';
-import { CAPS, callTool, errorOf, expectMcpError, responseLog, thrownBy, UUID } from '../helpers/client-requests.js';
+import { CAPS, callTool, errorOf, expectMcpError, responseLog, thrownBy, UUID, succeeded } from '../helpers/client-requests.js';
 import { expectQuietAndAlive, useHarness } from '../helpers/session-harness.js';
 import { capture } from '../helpers/util.js';
 
@@ -41,7 +41,7 @@ describe('URL-mode elicitation/create', () => {
     expect(eventSession).toBe(session);
     expect(request).toEqual(sent);
     expect(request.params.elicitationId).toBe(sent.params.elicitationId);
-    expect(response).toStrictEqual({ isError: false, action: 'accept' });
+    expect(response).toStrictEqual(succeeded('elicitation', { action: 'accept' }));
     await expectQuietAndAlive(client);
   });
 
@@ -78,7 +78,7 @@ describe('URL-mode elicitation/create', () => {
     client.respond(0, { action: 'decline' });
     const [, request, response] = await log.next();
     expect(request.params.elicitationId).toBe('elic-42');
-    expect(response).toStrictEqual({ isError: false, action: 'decline' });
+    expect(response).toStrictEqual(succeeded('elicitation', { action: 'decline' }));
   });
 
   it('reports accept without content, even when the client sends content', async () => {
@@ -86,7 +86,7 @@ describe('URL-mode elicitation/create', () => {
     server.requestElicitationCreate(session, CONNECT);
     await client.nextMessage('elicitation/create');
     client.respond(0, { action: 'accept', content: { token: 'secret' } });
-    expect((await log.next())[2]).toStrictEqual({ isError: false, action: 'accept' });
+    expect((await log.next())[2]).toStrictEqual(succeeded('elicitation', { action: 'accept' }));
     expect(server.stats.invalidResults).toBe(0);
   });
 
@@ -95,7 +95,7 @@ describe('URL-mode elicitation/create', () => {
     server.requestElicitationCreate(session, CONNECT);
     await client.nextMessage('elicitation/create');
     client.respond(0, { action: 'accept', content: 'ignored' });
-    expect((await log.next())[2]).toStrictEqual({ isError: false, action: 'accept' });
+    expect((await log.next())[2]).toStrictEqual(succeeded('elicitation', { action: 'accept' }));
   });
 
   it.each(['decline', 'cancel'] as const)('reports %s', async (action) => {
@@ -103,7 +103,7 @@ describe('URL-mode elicitation/create', () => {
     server.requestElicitationCreate(session, CONNECT);
     await client.nextMessage('elicitation/create');
     client.respond(0, { action });
-    expect((await log.next())[2]).toStrictEqual({ isError: false, action });
+    expect((await log.next())[2]).toStrictEqual(succeeded('elicitation', { action }));
   });
 
   it('is sent to a client that declared only elicitation.url', async () => {
@@ -111,7 +111,7 @@ describe('URL-mode elicitation/create', () => {
     server.requestElicitationCreate(session, { ...CONNECT, elicitationId: 'only-url' });
     expect((await client.nextMessage('elicitation/create')).params).toEqual({ ...CONNECT, elicitationId: 'only-url' });
     client.respond(0, { action: 'cancel' });
-    expect((await log.next())[2]).toStrictEqual({ isError: false, action: 'cancel' });
+    expect((await log.next())[2]).toStrictEqual(succeeded('elicitation', { action: 'cancel' }));
   });
 
   it('session.elicit resolves with {action: "accept"} and no content, and fires the event', async () => {

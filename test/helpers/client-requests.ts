@@ -126,3 +126,12 @@ export const PARIS = { role: 'assistant', content: { type: 'text', text: 'Paris'
 export const ROOTS = { roots: [{ uri: 'file:///work', name: 'Work' }, { uri: 'file:///home' }] };
 
 export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
+
+const RESPONSE_FIELDS = { elicitation: ['action', 'content'], sampling: ['role', 'content', 'model', 'stopReason'], roots: ['roots'] } as const;
+
+/** A response event's payload on success, with every key present as the runtime sends it (absent ones undefined). */
+export function succeeded(kind: keyof typeof RESPONSE_FIELDS, fields: Record<string, unknown>): Record<string, unknown> {
+  const response: Record<string, unknown> = { isError: false, errorCode: undefined, errorMessage: undefined, errorData: undefined };
+  for (const field of RESPONSE_FIELDS[kind]) response[field] = undefined;
+  return { ...response, ...fields };
+}

@@ -29,6 +29,8 @@ export interface RunningHttpServer {
   url: string;
   /** Every `error` the server reported, with its session. */
   errors: [Error, McpSession | undefined][];
+  /** Every session whose back channel opened (`backChannelOpen`), in order. */
+  backChannels: McpSession[];
 }
 
 type InitOptions = Parameters<HttpTestClient['initialize']>[0];
@@ -57,11 +59,13 @@ export function useHttpHarness(): HttpHarness {
       const server = new McpServer({ name: 'http-streams', version: '1.0.0' }, options.server);
       const errors: [Error, McpSession | undefined][] = [];
       server.on('error', (error, session) => void errors.push([error, session]));
+      const backChannels: McpSession[] = [];
+      server.on('backChannelOpen', (session) => void backChannels.push(session));
       cleanups.push(() => server.close());
       setup(server);
       const transport = new StreamableHttpTransport(server, { keepAliveIntervalMs: 0, ...options.transport });
       const { url } = await transport.listen({ host: '127.0.0.1', port: 0 });
-      return { server, transport, url, errors };
+      return { server, transport, url, errors, backChannels };
     },
     async client(running, init) {
       const client = new HttpTestClient(running.url);
@@ -127,14 +131,14 @@ export function wire(...events: SseEvent[]): string {
  * Resolves once the server has seen a response connection closed by the client before the server ended it
  * (a dropped stream). Call it before sending the request whose connection will be dropped.
  */
-export function dropNoticed(server: McpServer, method: 'GET' | 'POST'): Promise<void> {
+export function dropNoticed(transport: StreamableHttpTransport, method: 'GET' | 'POST'): Promise<void> {
   return new Promise((resolve) => {
     const listener = (req: IncomingMessage, res: ServerResponse) => {
       if (req.method !== method || res.writableEnded) return;
-      server.off('httpResponse', listener);
+      transport.off('httpResponse', listener);
       resolve();
     };
-    server.on('httpResponse', listener);
+    transport.on('httpResponse', listener);
   });
 }
 
@@ -150,11 +154,11 @@ export function sentByServer(server: McpServer, match: (message: Json) => boolea
   });
 }
 
-/** Wait until the session has a standalone GET stream (an unrelated server request can reach the client). */
-export async function standaloneOpen(session: McpSession): Promise<void> {
+/** Wait until the session's back channel (its GET stream) has opened: an unrelated server request can reach the client. */
+export async function standaloneOpen(running: RunningHttpServer, session: McpSession): Promise<void> {
   await vi.waitFor(
     () => {
-      if (!session.canPush()) throw new Error('the client has not opened its GET stream yet');
+      if (!running.backChannels.includes(session)) throw new Error('the client has not opened its GET stream yet');
     },
     { timeout: 5000, interval: 10 },
   );

@@ -46,7 +46,7 @@ describe('form elicitation', () => {
     const content = { name: 'Ada', email: 'ada@example.com' };
     const { seen, setup } = answerElicitations({ action: 'accept', content });
     const { client, session } = await h.sdk(running, { capabilities: { elicitation: {} } }, setup);
-    await standaloneOpen(session);
+    await standaloneOpen(running, session);
     expect(session.protocolVersion).toBe('2025-11-25');
 
     const expected = text(`action=accept content=${JSON.stringify(content)}`);
@@ -124,7 +124,7 @@ describe('form elicitation', () => {
     const running = await start(elicitingTool('ask_contact', ASK_CONTACT));
     const events = recordEvents(running.server, 'responseElicitationCreate');
     const { client, session } = await h.sdk(running, { capabilities: { sampling: {} } });
-    await standaloneOpen(session);
+    await standaloneOpen(running, session);
 
     const message = 'The client did not declare form-mode elicitation (capabilities.elicitation.form); ask another way, or use url mode if it declared that';
     expect(await client.callTool({ name: 'ask_contact' })).toEqual(text(message, true));
@@ -149,7 +149,7 @@ describe('URL elicitation', () => {
       setup(c);
       c.setNotificationHandler(ElicitationCompleteNotificationSchema, (n) => completed.resolve(n));
     });
-    await standaloneOpen(session);
+    await standaloneOpen(running, session);
 
     expect(await client.callTool({ name: 'connect_account' })).toEqual(text('action=accept content=null'));
     expect(seen).toEqual([CONNECT]);
@@ -170,7 +170,7 @@ describe('a server request unrelated to any call', () => {
     const content = { name: 'Grace', email: 'grace@example.com' };
     const { seen, setup } = answerElicitations({ action: 'accept', content });
     const { session } = await h.sdk(running, { capabilities: { elicitation: {} } }, setup);
-    await standaloneOpen(session);
+    await standaloneOpen(running, session);
 
     const ended = nextEvent<[McpSession, unknown, unknown]>(running.server, 'responseElicitationCreate');
     const id = running.server.requestElicitationCreate(session, ASK_CONTACT);
@@ -178,7 +178,7 @@ describe('a server request unrelated to any call', () => {
     expect(await ended).toEqual([session, elicitRequest(0, ASK_CONTACT), { isError: false, action: 'accept', content }]);
     expect(seen).toEqual([ASK_CONTACT]);
     expect(running.store.eventsOf(session.id, '0')).toEqual([{ eventId: '0_1', message: elicitRequest(0, ASK_CONTACT) }]);
-    expect(session.pending.size).toBe(0);
+    expect(session.pendingRequests).toBe(0);
   });
 });
 
@@ -258,7 +258,7 @@ describe('streams and sessions', () => {
   it("the SDK's terminateSession() sends DELETE, which ends the session: sessionEnd fires and the session id is gone", async () => {
     const running = await start();
     const { transport, session } = await h.sdk(running, { capabilities: { elicitation: {} } });
-    await standaloneOpen(session);
+    await standaloneOpen(running, session);
     const ended = nextEvent<[McpSession, string]>(running.server, 'sessionEnd');
 
     await transport.terminateSession();

@@ -86,7 +86,7 @@ describe('subscriptions/listen over HTTP', () => {
     });
     expect(messagesOf(res)).toEqual([ack('listen-1', { toolsListChanged: true, resourceSubscriptions: ['file:///project/config.json'] })]);
     expect(res.body.split('\n').filter((line) => line.startsWith('id:'))).toEqual([]);
-    expect({ subscriptions: server.subscriptions.size, sessions: server.sessions.size }).toEqual({ subscriptions: 1, sessions: 0 });
+    expect({ subscriptions: server.stats.subscriptions, sessions: server.sessions.size }).toEqual({ subscriptions: 1, sessions: 0 });
   });
 
   it('acknowledges only the honoured subset of the requested filter', async () => {
@@ -183,9 +183,9 @@ describe('subscriptions/listen over HTTP', () => {
     server.on('message', (_s, direction, message) => direction === 'out' && out.push(message));
     const res = await listen(url, 'gone', { toolsListChanged: true, resourceSubscriptions: ['test://a'] });
     await res.nextMessage({ method: 'notifications/subscriptions/acknowledged' });
-    expect(server.subscriptions.size).toBe(1);
+    expect(server.stats.subscriptions).toBe(1);
     res.abort();
-    await until(() => server.subscriptions.size === 0, 'the subscription ends');
+    await until(() => server.stats.subscriptions === 0, 'the subscription ends');
     expect(server.sendResourceUpdated('test://a')).toBe(0);
     server.registerTool('after', {}, () => 'after');
     await tick();
@@ -202,7 +202,7 @@ describe('subscriptions/listen over HTTP', () => {
       ack('closing', { toolsListChanged: true }),
       { jsonrpc: '2.0', id: 'closing', result: { resultType: 'complete', _meta: sub('closing') } },
     ]);
-    expect(server.subscriptions.size).toBe(0);
+    expect(server.stats.subscriptions).toBe(0);
   });
 
   it('acknowledges on an event stream even when the transport answers other requests with JSON only', async () => {
@@ -211,7 +211,7 @@ describe('subscriptions/listen over HTTP', () => {
     const { url } = await new StreamableHttpTransport(server, { responseMode: 'json' }).listen({ host: '127.0.0.1', port: 0 });
     cleanups.push(() => server.close());
     const pending = modernPost(url, 'subscriptions/listen', { notifications: { toolsListChanged: true } }, { id: 'json-mode' });
-    await until(() => server.subscriptions.size === 1, 'the subscription is registered');
+    await until(() => server.stats.subscriptions === 1, 'the subscription is registered');
     // Ending it gracefully makes the stream complete, whatever reached the client before.
     await server.close();
     const res = await pending;
@@ -265,11 +265,11 @@ describe('subscriptions/listen over WebSocket', () => {
     const client = await h.connectUrl(url);
     client.sendRaw(modernRequest(5, 'subscriptions/listen', { notifications: { toolsListChanged: true, resourceSubscriptions: ['test://a'] } }));
     await client.nextMessage('notifications/subscriptions/acknowledged');
-    expect(server.subscriptions.size).toBe(1);
+    expect(server.stats.subscriptions).toBe(1);
     client.notify('notifications/cancelled', { requestId: 5, reason: 'done listening' });
     const discover = await client.request('server/discover', { _meta: modernMeta() }, 'after-cancel');
     expect(discover.result.resultType).toBe('complete');
-    expect(server.subscriptions.size).toBe(0);
+    expect(server.stats.subscriptions).toBe(0);
     expect(server.sendResourceUpdated('test://a')).toBe(0);
     server.registerTool('later', {}, () => 'later');
     const second = await client.request('server/discover', { _meta: modernMeta() }, 'after-register');
@@ -295,9 +295,9 @@ describe('subscriptions/listen over WebSocket', () => {
     const client = await h.connectUrl(url);
     client.sendRaw(modernRequest('ws-gone', 'subscriptions/listen', { notifications: { toolsListChanged: true } }));
     await client.nextMessage('notifications/subscriptions/acknowledged');
-    expect(server.subscriptions.size).toBe(1);
+    expect(server.stats.subscriptions).toBe(1);
     await client.close();
-    await until(() => server.subscriptions.size === 0, 'the subscription ends');
+    await until(() => server.stats.subscriptions === 0, 'the subscription ends');
   });
 
   it('serves two listen subscriptions on one connection, each with its own filter and id', async () => {

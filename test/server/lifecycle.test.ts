@@ -318,7 +318,7 @@ describe('ping', () => {
     expect(ping.settled()).toBe(false);
     client.respond(0, {});
     expect(await ping.outcome).toEqual({ ok: true, value: undefined });
-    expect(session.pending.size).toBe(0);
+    expect(session.pendingRequests).toBe(0);
   });
 
   it('session.ping() rejects when the client answers with an error', async () => {

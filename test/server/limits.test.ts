@@ -4,8 +4,8 @@
  * resources one session may watch.
  */
 import { describe, expect, it } from 'vitest';
-import { UriTemplate } from '../../src/index.js';
-import { SchemaCompiler } from '../../src/server/schema-compiler.js';
+import { UriTemplate } from '../../src/server/uri-template.js';
+import { SchemaCompiler } from '../../src/schema/compiler.js';
 import { recordEvents } from '../helpers/servers.js';
 import { pingOk, useHarness } from '../helpers/session-harness.js';
 import { useCleanups } from '../helpers/util.js';

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { McpServer } from '../../src/server/mcp-server.js';
-import { positiveInteger, resolveServerOptions, type McpServerOptions } from '../../src/server/options.js';
+import { positiveInteger } from '../../src/protocol/option-checks.js';
+import { resolveServerOptions, type McpServerOptions } from '../../src/server/options.js';
 
 const DEFAULTS = {
   capabilities: undefined,

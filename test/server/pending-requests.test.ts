@@ -7,7 +7,8 @@ const METHOD = 'elicitation/create';
 
 function setup() {
   const onAbandon = vi.fn<(id: RequestId, reason: string) => void>();
-  const pending = new PendingRequests(onAbandon);
+  // The third argument (the entry's options) is for the table's owner; these tests watch id and reason.
+  const pending = new PendingRequests((id, reason) => onAbandon(id, reason));
   const settled = new Map<RequestId, RequestOutcome[]>();
   const add = (id: RequestId, options: Partial<PendingEntryOptions> = {}) => {
     const onSettle = vi.fn((outcome: RequestOutcome) => {
@@ -252,7 +253,8 @@ describe('PendingRequests: the entry leaves the table before onSettle runs', () 
 
   it.each(endings)('for %s', (label, end) => {
     const onAbandon = vi.fn();
-    const pending = new PendingRequests(onAbandon);
+    // The third argument (the entry's options) is for the table's owner; these tests watch id and reason.
+    const pending = new PendingRequests((id, reason) => onAbandon(id, reason));
     const controller = new AbortController();
     const seen: Array<{ has: boolean; size: number }> = [];
     pending.add('other', { method: 'roots/list', timeoutMs: 60_000, onSettle: () => {} });

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { SafeEmitter } from '../../src/server/safe-emitter.js';
+import { SafeEmitter } from '../../src/protocol/safe-emitter.js';
 import { tick } from '../helpers/util.js';
 
 interface Events {
@@ -112,14 +112,14 @@ describe('SafeEmitter: failing listeners', () => {
 });
 
 describe('SafeEmitter: reportError', () => {
-  it('emits error with the error and any extra arguments when there is an error listener', () => {
+  it('emits error with the error and what it concerns when there is an error listener', () => {
     const emitter = new SafeEmitter<Events>();
     const onError = vi.fn();
     emitter.on('error', onError);
     const err = new Error('bad');
-    emitter.reportError(err, 'session-1', 42);
+    emitter.reportError(err, 'session-1');
     expect(onError).toHaveBeenCalledTimes(1);
-    expect(onError).toHaveBeenCalledWith(err, 'session-1', 42);
+    expect(onError).toHaveBeenCalledWith(err, 'session-1');
   });
 
   it('wraps a non-Error in an Error', () => {

@@ -13,7 +13,7 @@ import {
   type CreateMessageParams,
   type McpSession,
 } from '../../src/index.js';
-import { CAPS, callTool, errorOf, expectMcpError, responseLog, thrownBy } from '../helpers/client-requests.js';
+import { CAPS, callTool, errorOf, expectMcpError, responseLog, thrownBy, succeeded } from '../helpers/client-requests.js';
 import { nextEvent } from '../helpers/servers.js';
 import { expectQuietAndAlive, pingOk, useHarness } from '../helpers/session-harness.js';
 import { capture } from '../helpers/util.js';
@@ -47,7 +47,7 @@ describe('sampling/createMessage', () => {
     const [eventSession, request, response] = await sampling.next();
     expect(eventSession).toBe(session);
     expect(request).toEqual(sent);
-    expect(response).toStrictEqual({ isError: false, ...ANSWER });
+    expect(response).toStrictEqual(succeeded('sampling', { ...ANSWER }));
     await expectQuietAndAlive(client);
     expect(sampling.all).toHaveLength(1);
   });
@@ -78,7 +78,7 @@ describe('sampling/createMessage', () => {
       model: 'm',
     };
     client.respond(0, result);
-    expect((await sampling.next())[2]).toStrictEqual({ isError: false, ...result });
+    expect((await sampling.next())[2]).toStrictEqual(succeeded('sampling', { ...result }));
   });
 
   it('session.createMessage resolves with the result and fires the event', async () => {
@@ -88,7 +88,7 @@ describe('sampling/createMessage', () => {
     client.respond(0, ANSWER);
     expect(await p.outcome).toEqual({ ok: true, value: ANSWER });
     expect(sampling.all).toHaveLength(1);
-    expect(sampling.all[0][2]).toStrictEqual({ isError: false, ...ANSWER });
+    expect(sampling.all[0][2]).toStrictEqual(succeeded('sampling', { ...ANSWER }));
   });
 
   it('ctx.createMessage asks the client from inside a tool', async () => {
@@ -181,7 +181,7 @@ describe('sampling/createMessage', () => {
       stopReason: 'toolUse',
     };
     client.respond(0, result);
-    expect((await sampling.next())[2]).toStrictEqual({ isError: false, ...result });
+    expect((await sampling.next())[2]).toStrictEqual(succeeded('sampling', { ...result }));
   });
 
   it.each([
@@ -309,7 +309,7 @@ describe('roots/list', () => {
     const [eventSession, request, response] = await roots.next();
     expect(eventSession).toBe(session);
     expect(request).toEqual(sent);
-    expect(response).toStrictEqual({ isError: false, roots: ROOTS });
+    expect(response).toStrictEqual(succeeded('roots', { roots: ROOTS }));
     await expectQuietAndAlive(client);
     expect(roots.all).toHaveLength(1);
   });
@@ -319,7 +319,7 @@ describe('roots/list', () => {
     expect(server.requestRootsList(session.id)).toBe(0);
     await client.nextMessage('roots/list');
     client.respond(0, { roots: [] });
-    expect((await roots.next())[2]).toStrictEqual({ isError: false, roots: [] });
+    expect((await roots.next())[2]).toStrictEqual(succeeded('roots', { roots: [] }));
   });
 
   it('session.listRoots resolves with {roots} and fires the event', async () => {

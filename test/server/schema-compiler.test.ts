@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { SchemaCompiler, describeViolations } from '../../src/server/schema-compiler.js';
+import { SchemaCompiler, describeViolations } from '../../src/schema/compiler.js';
 
 const contact = {
   type: 'object',

@@ -3,13 +3,14 @@ import { describe, expect, it } from 'vitest';
 import {
   ConnectionClosedError,
   McpError,
+  NoBackChannelError,
   RequestCancelledError,
   RequestTimeoutError,
   type McpSession,
   type ProgressParams,
   type RequestContext,
 } from '../../src/index.js';
-import { nextEvent } from '../helpers/servers.js';
+import { nextEvent, recordEvents } from '../helpers/servers.js';
 import { expectQuietAndAlive, useHarness } from '../helpers/session-harness.js';
 import { capture, gate, sleep, tick, type Outcome } from '../helpers/util.js';
 import type { WsTestClient } from '../helpers/ws-client.js';
@@ -63,7 +64,7 @@ describe('request and reply', () => {
       params: { maxTokens: 10, messages: [] },
     });
     expect(await client.nextMessage('elicitation/create')).toEqual({ jsonrpc: '2.0', id: 2, method: 'elicitation/create', params: {} });
-    expect(session.pending.size).toBe(3);
+    expect(session.pendingRequests).toBe(3);
 
     client.respond(1, { role: 'assistant', content: { type: 'text', text: 'hi' }, model: 'm' });
     client.respond(0, { roots: [{ uri: 'file:///tmp', name: 'tmp' }] });
@@ -71,7 +72,7 @@ describe('request and reply', () => {
     expect(await first.outcome).toEqual({ ok: true, value: { roots: [{ uri: 'file:///tmp', name: 'tmp' }] } });
     expect(await second.outcome).toEqual({ ok: true, value: { role: 'assistant', content: { type: 'text', text: 'hi' }, model: 'm' } });
     expect(await third.outcome).toEqual({ ok: true, value: { action: 'decline' } });
-    expect(session.pending.size).toBe(0);
+    expect(session.pendingRequests).toBe(0);
     expect(running.server.stats).toMatchObject({ unknownResponses: 0, lateResponses: 0, duplicateResponses: 0, invalidMessages: 0 });
     await expectQuietAndAlive(client);
   });
@@ -88,7 +89,7 @@ describe('request and reply', () => {
     expect(error).not.toBeInstanceOf(RequestTimeoutError);
     expect(error).not.toBeInstanceOf(RequestCancelledError);
     expect(error).not.toBeInstanceOf(ConnectionClosedError);
-    expect(session.pending.size).toBe(0);
+    expect(session.pendingRequests).toBe(0);
   });
 
   it('rejects an error reply without data with data undefined', async () => {
@@ -112,7 +113,7 @@ describe('request and reply', () => {
     await client.nextMessage('roots/list');
     client.sendRaw({ jsonrpc: '2.0', id: 0, result });
     expectMcpError(errorOf(await p.outcome), McpError, { code: -32602, message: 'The client replied with a result that is not an object', data: { result } });
-    expect(session.pending.size).toBe(0);
+    expect(session.pendingRequests).toBe(0);
     await expectQuietAndAlive(client);
   });
 });
@@ -132,17 +133,18 @@ describe('replies that match nothing', () => {
     await expectQuietAndAlive(client);
   });
 
-  it('counts a second reply to an answered request in stats.duplicateResponses', async () => {
+  it('counts a second reply to an answered request in stats.duplicateResponses and notes it on debug, not error', async () => {
     const running = await h.start();
     const { client, session } = await h.open(running);
+    const errors = recordEvents(running.server, 'error');
     const p = capture(session.request('roots/list'));
     await client.nextMessage('roots/list');
     client.respond(0, { roots: [] });
     expect(await p.outcome).toEqual({ ok: true, value: { roots: [] } });
-    const errored = nextEvent<[Error, McpSession]>(running.server, 'error');
+    const noted = nextEvent<[string, McpSession]>(running.server, 'debug');
     client.respond(0, { roots: [{ uri: 'file:///other' }] });
-    const [error] = await errored;
-    expect(error.message).toBe('Ignored a duplicate reply from the client for request id 0');
+    expect(await noted).toEqual(['Ignored a duplicate reply from the client for request id 0', session]);
+    expect(errors).toEqual([]);
     expect(running.server.stats).toMatchObject({ unknownResponses: 0, lateResponses: 0, duplicateResponses: 1, invalidMessages: 0 });
     await expectQuietAndAlive(client);
   });
@@ -161,7 +163,7 @@ describe('replies that match nothing', () => {
     expect(running.server.stats.unknownResponses).toBe(1);
     await tick();
     expect(pa.settled()).toBe(false);
-    expect(a.session.pending.has(0)).toBe(true);
+    expect(a.session.pendingRequests).toBe(1);
 
     // Both sessions now have a request with id 0; each reply settles only its own.
     const pb = capture(b.session.request('roots/list'));
@@ -186,7 +188,7 @@ describe('timeouts', () => {
       message: 'roots/list timed out after 150 ms without a reply; raise timeoutMs if a person has to answer it',
       data: { timeoutMs: 150 },
     });
-    expect(session.pending.size).toBe(0);
+    expect(session.pendingRequests).toBe(0);
     expect(await client.nextMessage('notifications/cancelled')).toEqual({
       jsonrpc: '2.0',
       method: 'notifications/cancelled',
@@ -225,7 +227,7 @@ describe('timeouts', () => {
     expect(running.server.stats).toMatchObject({ unknownResponses: 0, lateResponses: 1, duplicateResponses: 0, invalidMessages: 0 });
     await tick();
     expect(next.settled()).toBe(false);
-    expect(session.pending.size).toBe(1);
+    expect(session.pendingRequests).toBe(1);
     client.respond(1, { roots: [] });
     expect(await next.outcome).toEqual({ ok: true, value: { roots: [] } });
   });
@@ -244,7 +246,7 @@ describe('cancellation with an AbortSignal', () => {
       message: 'elicitation/create was cancelled: user closed the dialog',
       data: { reason: 'user closed the dialog' },
     });
-    expect(session.pending.size).toBe(0);
+    expect(session.pendingRequests).toBe(0);
     expect(await client.nextMessage('notifications/cancelled')).toEqual({
       jsonrpc: '2.0',
       method: 'notifications/cancelled',
@@ -278,7 +280,7 @@ describe('cancellation with an AbortSignal', () => {
       message: 'roots/list was cancelled: too late',
       data: { reason: 'too late' },
     });
-    expect(session.pending.size).toBe(0);
+    expect(session.pendingRequests).toBe(0);
     await expectQuietAndAlive(client);
   });
 
@@ -312,7 +314,7 @@ describe('the end of a session', () => {
     await client.nextMessage('roots/list');
     await client.nextMessage('sampling/createMessage');
     await client.nextMessage('elicitation/create');
-    expect(session.pending.size).toBe(3);
+    expect(session.pendingRequests).toBe(3);
     return ps;
   }
 
@@ -330,7 +332,7 @@ describe('the end of a session', () => {
         data: { reason: 'done here' },
       });
     }
-    expect(session.pending.size).toBe(0);
+    expect(session.pendingRequests).toBe(0);
     expect(session.state).toBe('closed');
     expect(await client.closed).toEqual({ code: 1000, reason: 'done here' });
     expect(client.messages('notifications/cancelled')).toEqual([]);
@@ -348,7 +350,7 @@ describe('the end of a session', () => {
         data: { reason: 'websocket closed (1000: client leaving)' },
       });
     }
-    expect(session.pending.size).toBe(0);
+    expect(session.pendingRequests).toBe(0);
     expect(session.state).toBe('closed');
   });
 
@@ -372,8 +374,8 @@ describe('the end of a session', () => {
       message: 'roots/list could not complete: server closed',
       data: { reason: 'server closed' },
     });
-    expect(a.session.pending.size).toBe(0);
-    expect(b.session.pending.size).toBe(0);
+    expect(a.session.pendingRequests).toBe(0);
+    expect(b.session.pendingRequests).toBe(0);
     expect(running.server.sessions.size).toBe(0);
   });
 
@@ -387,26 +389,24 @@ describe('the end of a session', () => {
       message: 'roots/list could not complete: bye',
       data: { reason: 'bye' },
     });
-    expect(session.pending.size).toBe(0);
+    expect(session.pendingRequests).toBe(0);
   });
 
-  it('a request on a session that has not initialized rejects with ConnectionClosedError and is never sent', async () => {
+  it('a request on a session that has not initialized rejects with NoBackChannelError (as session.elicit does) and is never sent', async () => {
     const running = await h.start();
     const { client, session } = await h.connect(running);
     expect(session.state).toBe('new');
     const p = capture(session.request('roots/list'));
     const ping = capture(session.ping());
-    expectMcpError(errorOf(await p.outcome), ConnectionClosedError, {
-      code: -32000,
-      message: 'roots/list could not complete: the session is not initialized yet',
-      data: { reason: 'the session is not initialized yet' },
+    expectMcpError(errorOf(await p.outcome), NoBackChannelError, {
+      code: -32010,
+      message: 'Cannot send roots/list: the session has not completed initialize; send requests from the sessionNew event on',
     });
-    expectMcpError(errorOf(await ping.outcome), ConnectionClosedError, {
-      code: -32000,
-      message: 'ping could not complete: the session is not initialized yet',
-      data: { reason: 'the session is not initialized yet' },
+    expectMcpError(errorOf(await ping.outcome), NoBackChannelError, {
+      code: -32010,
+      message: 'Cannot send ping: the session has not completed initialize; send requests from the sessionNew event on',
     });
-    expect(session.pending.size).toBe(0);
+    expect(session.pendingRequests).toBe(0);
     await expectQuietAndAlive(client);
   });
 });
@@ -503,7 +503,7 @@ describe('progress', () => {
       data: { timeoutMs: 300 },
     });
     expect((await client.nextMessage('notifications/cancelled')).params).toEqual({ requestId: 0, reason: 'timed out after 300 ms' });
-    expect(session.pending.size).toBe(0);
+    expect(session.pendingRequests).toBe(0);
   });
 });
 
@@ -531,7 +531,7 @@ describe('ctx.request from a tool handler', () => {
       method: 'elicitation/create',
       params: { message: 'Your name?', requestedSchema: { type: 'object', properties: {} } },
     });
-    expect(session.pending.size).toBe(1);
+    expect(session.pendingRequests).toBe(1);
 
     client.notify('notifications/cancelled', { requestId: 'call-1', reason: 'user pressed stop' });
     expect(await client.nextMessage('notifications/cancelled')).toEqual({
@@ -545,7 +545,7 @@ describe('ctx.request from a tool handler', () => {
       message: 'elicitation/create was cancelled: cancelled by the client: user pressed stop',
       data: { reason: 'cancelled by the client: user pressed stop' },
     });
-    expect(session.pending.size).toBe(0);
+    expect(session.pendingRequests).toBe(0);
     // The cancelled tool call gets no response at all.
     await expectQuietAndAlive(client);
     await expectQuietAndAlive(client);

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { ErrorCode, McpError, McpServer, UrlElicitationRequiredError, type ToolConfig } from '../../src/index.js';
-import { SchemaCompiler } from '../../src/server/schema-compiler.js';
+import { SchemaCompiler } from '../../src/schema/compiler.js';
 import { useHarness } from '../helpers/session-harness.js';
 
 const h = useHarness();

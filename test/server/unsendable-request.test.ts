@@ -33,7 +33,7 @@ function expectSendFailure(error: unknown, method: string): void {
 }
 
 function pendingSize(session: McpSession): number {
-  return session.pending.size;
+  return session.pendingRequests;
 }
 
 describe('a server-to-client request that cannot be serialised (WebSocket)', () => {

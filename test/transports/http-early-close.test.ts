@@ -119,7 +119,7 @@ describe('a standalone GET dropped while auth was running', () => {
     const { client, session } = await h.client(running);
     // A call in flight keeps the session from being swept while the GET is dropped.
     const call = client.request('tools/call', { name: 'hold' }, 1);
-    await expect.poll(() => session.inflight.size).toBe(1);
+    await expect.poll(() => running.server.stats.requestsInFlight).toBe(1);
     await droppedGet(client, auth);
     const ended = nextEvent<[McpSession, string]>(running.server, 'sessionEnd');
     release.open();
@@ -158,7 +158,9 @@ describe('a resumption dropped while an async event store was replaying', () => 
     };
     const running = await h.start(() => {}, { transport: { eventStore } });
     const { client } = await h.client(running);
-    const dropSeen = new Promise<void>((resolve) => running.server.on('httpResponse', (req) => void (req.headers['last-event-id'] !== undefined && resolve())));
+    const dropSeen = new Promise<void>((resolve) =>
+      running.transport.on('httpResponse', (req) => void (req.headers['last-event-id'] !== undefined && resolve())),
+    );
     const req = sendAndKeep(client.url, 'GET', {
       accept: 'text/event-stream',
       'mcp-session-id': client.sessionId!,
@@ -219,7 +221,7 @@ describe('a 2026-07-28 POST (body already read) dropped while auth was running',
     const auth = slowAuth();
     const { server, url } = await startMounted(auth);
     await droppedModernPost(url, auth, 'listen-1', 'subscriptions/listen', { notifications: { toolsListChanged: true } });
-    await expect.poll(() => server.subscriptions.size, { timeout: 2000 }).toBe(0);
+    await expect.poll(() => server.stats.subscriptions, { timeout: 2000 }).toBe(0);
   });
 
   it('a listen stream that stays connected is kept, beside the dropped one that is not', async () => {
@@ -231,7 +233,11 @@ describe('a 2026-07-28 POST (body already read) dropped while auth was running',
     cleanups.push(() => live.abort());
     expect(live.status).toBe(200);
     await live.nextMessage({ method: 'notifications/subscriptions/acknowledged' });
-    await expect.poll(() => [...server.subscriptions].map((s) => s.id), { timeout: 2000 }).toEqual(['live']);
+    await expect.poll(() => server.stats.subscriptions, { timeout: 2000 }).toBe(1);
+    server.registerTool('announced', {}, () => 'ok');
+    expect((await live.nextMessage({ method: 'notifications/tools/list_changed' })).params).toEqual({
+      _meta: { 'io.modelcontextprotocol/subscriptionId': 'live' },
+    });
   });
 
   it('a tools/call handler finds its signal aborted already when it starts', async () => {

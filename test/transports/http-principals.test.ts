@@ -8,7 +8,7 @@
 import type { IncomingMessage } from 'node:http';
 import { describe, expect, it } from 'vitest';
 import type { McpServer, StreamableHttpTransportOptions } from '../../src/index.js';
-import { UNKEYED_PRINCIPAL } from '../../src/server/principal.js';
+import { UNKEYED_PRINCIPAL } from '../../src/protocol/principal.js';
 import { NAME_Q } from '../helpers/client-requests.js';
 import { HttpTestClient, type OpenResponse } from '../helpers/http-client.js';
 import { useHttpHarness, type RunningHttpServer } from '../helpers/http-streams.js';

@@ -6,17 +6,17 @@
 import { describe, expect, it } from 'vitest';
 import {
   InMemoryEventStore,
-  NoBackChannelError,
   type ElicitParams,
   type EventStore,
   type McpServer,
+  type McpSession,
   type OutgoingRequest,
   type StoredEvent,
 } from '../../src/index.js';
-import { expectMcpError, textResult, thrownBy, toolText } from '../helpers/client-requests.js';
+import { textResult, toolText } from '../helpers/client-requests.js';
 import { HttpTestClient, type OpenResponse } from '../helpers/http-client.js';
 import { dropNoticed, nextSse, priming, readSse, RecordingEventStore, sentByServer, sseMessage, useHttpHarness, wire } from '../helpers/http-streams.js';
-import { recordEvents, startWsServer } from '../helpers/servers.js';
+import { nextEvent, recordEvents, startWsServer } from '../helpers/servers.js';
 import { deferred, type Deferred } from '../helpers/util.js';
 import { WsTestClient, type Json } from '../helpers/ws-client.js';
 
@@ -102,12 +102,12 @@ describe('the standalone GET stream', () => {
   it('can be opened again once the client closed the first GET connection', async () => {
     const running = await h.start();
     const { client, session } = await h.client(running);
-    const dropped = dropNoticed(running.server, 'GET');
+    const dropped = dropNoticed(running.transport, 'GET');
     const first = await client.get();
     await nextSse(first);
     first.abort();
     await dropped;
-    expect(session.canPush()).toBe(false);
+    expect(session.notify('notifications/test/unheard')).toBe(false);
 
     const again = await client.get();
     expect(again.status).toBe(200);
@@ -120,7 +120,7 @@ describe('the standalone GET stream', () => {
   it('a re-opened GET stream primes with an event id no earlier event of the session carried (ids are unique per session)', async () => {
     const running = await h.start();
     const { client, session } = await h.client(running);
-    const dropped = dropNoticed(running.server, 'GET');
+    const dropped = dropNoticed(running.transport, 'GET');
     const first = await client.get();
     session.notify('notifications/test/ping', { n: 1 });
     const seen = await readSse(first, 2);
@@ -184,14 +184,14 @@ describe('the standalone GET stream', () => {
     const get = await client.get();
     const id = running.server.requestElicitationCreate(session, ASK);
     expect(await readSse(get, 2)).toEqual([priming('0_0'), sseMessage('0_1', elicitRequest(id))]);
-    expect(session.pending.size).toBe(1);
+    expect(session.pendingRequests).toBe(1);
 
     const reply = await client.reply(id, { action: 'accept', content: { name: 'Ada' } });
     expect(reply.status).toBe(204);
     await reply.ended;
     expect(reply.body).toBe('');
     expect(events).toEqual([[session, elicitRequest(0), { isError: false, action: 'accept', content: { name: 'Ada' } }]]);
-    expect(session.pending.size).toBe(0);
+    expect(session.pendingRequests).toBe(0);
   });
 
   it("a reply POSTed under another session's id never resolves this session's request", async () => {
@@ -207,7 +207,7 @@ describe('the standalone GET stream', () => {
     expect(forged.status).toBe(204);
     await forged.ended;
     expect(events).toEqual([]);
-    expect(a.session.pending.size).toBe(1);
+    expect(a.session.pendingRequests).toBe(1);
     expect(running.server.stats.unknownResponses).toBe(1);
     expect(running.errors.map(([error, session]) => [error.message, session])).toEqual([
       ['Ignored an unknown reply from the client for request id 0', b.session],
@@ -217,35 +217,72 @@ describe('the standalone GET stream', () => {
     expect(events).toEqual([[a.session, elicitRequest(0), { isError: false, action: 'accept', content: { name: 'Ada' } }]]);
   });
 
-  it('without a GET stream, requestElicitationCreate throws NoBackChannelError (-32010) synchronously and sends nothing', async () => {
+  it('without a GET stream, requestElicitationCreate waits, and goes out when the client opens one (backChannelOpen)', async () => {
     const running = await h.start();
     const { client, session } = await h.client(running, { capabilities: ELICIT });
     const events = recordEvents(running.server, 'responseElicitationCreate');
-    const expected = { code: -32010, message: 'Cannot send elicitation/create: the transport has no open channel to the client for it', data: undefined };
+    const opened = recordEvents(running.server, 'backChannelOpen');
 
-    expectMcpError(
-      thrownBy(() => running.server.requestElicitationCreate(session, ASK)),
-      NoBackChannelError,
-      expected,
-    );
-    expect(running.server.notifyElicitationComplete(session, 'connect-1')).toBe(false);
+    const id = running.server.requestElicitationCreate(session, ASK);
+    expect(id).toBe(0);
+    expect(session.pendingRequests).toBe(1);
+    // Notifications do not wait: with nowhere to go they are not delivered.
+    expect(running.server.sendElicitationComplete(session, 'connect-1')).toBe(false);
     expect(running.server.sendLogMessage('info', 'nobody listens')).toBe(0);
+    expect(opened).toEqual([]);
 
-    // Once the client closes its GET stream, there is again no channel.
-    const dropped = dropNoticed(running.server, 'GET');
     const get = await client.get();
-    await nextSse(get);
-    get.abort();
-    await dropped;
-    expectMcpError(
-      thrownBy(() => running.server.requestElicitationCreate(session, ASK)),
-      NoBackChannelError,
-      expected,
-    );
+    expect(await readSse(get, 2)).toEqual([priming('0_0'), sseMessage('0_1', elicitRequest(0))]);
+    expect(opened).toEqual([[session]]);
+    await (await client.reply(0, { action: 'accept', content: { name: 'Ada' } })).ended;
+    expect(events).toEqual([[session, elicitRequest(0), { isError: false, action: 'accept', content: { name: 'Ada' } }]]);
+    expect(session.pendingRequests).toBe(0);
+  });
 
-    await Promise.resolve();
-    expect(events).toEqual([]);
-    expect(session.pending.size).toBe(0);
+  it('a request sent in sessionNew reaches the client once it opens its GET stream', async () => {
+    const running = await h.start((server) => server.on('sessionNew', (session) => void server.requestElicitationCreate(session, ASK)));
+    const events = recordEvents(running.server, 'responseElicitationCreate');
+    const { client, session } = await h.client(running, { capabilities: ELICIT });
+    expect(session.pendingRequests).toBe(1);
+    const get = await client.get();
+    expect(await readSse(get, 2)).toEqual([priming('0_0'), sseMessage('0_1', elicitRequest(0))]);
+    await (await client.reply(0, { action: 'decline' })).ended;
+    expect(events).toEqual([[session, elicitRequest(0), { isError: false, action: 'decline' }]]);
+  });
+
+  it('a request that waits longer than its timeout ends with RequestTimeoutError, and is never sent', async () => {
+    const running = await h.start();
+    const { client, session } = await h.client(running, { capabilities: ELICIT });
+    const ended = nextEvent<[McpSession, Json, Json]>(running.server, 'responseElicitationCreate');
+    running.server.requestElicitationCreate(session, ASK, { timeoutMs: 50 });
+    const [, request, response] = await ended;
+    expect([request, response]).toEqual([
+      elicitRequest(0),
+      {
+        isError: true,
+        errorCode: -32001,
+        errorMessage: 'elicitation/create timed out after 50 ms without a reply; raise timeoutMs if a person has to answer it',
+        errorData: { timeoutMs: 50 },
+      },
+    ]);
+    // Nothing went out for it: no request, and no notifications/cancelled either.
+    const get = await client.get();
+    expect(await nextSse(get)).toEqual(priming('0_0'));
+    expect(session.notify('notifications/test/after')).toBe(true);
+    expect(await nextSse(get)).toEqual(sseMessage('0_1', { jsonrpc: '2.0', method: 'notifications/test/after' }));
+  });
+
+  it('once the client closes its GET stream, requests wait again until it reopens one', async () => {
+    const running = await h.start();
+    const { client, session } = await h.client(running, { capabilities: ELICIT });
+    const dropped = dropNoticed(running.transport, 'GET');
+    const first = await client.get();
+    await nextSse(first);
+    first.abort();
+    await dropped;
+    running.server.requestElicitationCreate(session, ASK);
+    const again = await client.get();
+    expect(await readSse(again, 2)).toEqual([priming('0_1'), sseMessage('0_2', elicitRequest(0))]);
   });
 });
 
@@ -401,7 +438,7 @@ describe('resumability', () => {
     );
     const { client } = await h.client(running);
     const cancelled = recordEvents(running.server, 'cancelled');
-    const dropped = dropNoticed(running.server, 'POST');
+    const dropped = dropNoticed(running.transport, 'POST');
     const call = await client.request('tools/call', { name: 'long' }, 2);
     expect(await readSse(call, 2)).toEqual([priming('2_0'), sseMessage('2_1', log('started'))]);
     call.abort();
@@ -424,7 +461,7 @@ describe('resumability', () => {
     const g = gates();
     const running = await h.start((server) => chattyTool(server, g));
     const { client } = await h.client(running);
-    const dropped = dropNoticed(running.server, 'POST');
+    const dropped = dropNoticed(running.transport, 'POST');
     const call = await client.request('tools/call', { name: 'chatty', arguments: { label: 'x' } }, 2);
     expect(await nextSse(call)).toEqual(priming('2_0'));
     call.abort();
@@ -442,7 +479,7 @@ describe('resumability', () => {
     const running = await h.start(askTool);
     const { client, session } = await h.client(running, { capabilities: ELICIT });
     const events = recordEvents(running.server, 'responseElicitationCreate');
-    const dropped = dropNoticed(running.server, 'POST');
+    const dropped = dropNoticed(running.transport, 'POST');
     const call = await client.request('tools/call', { name: 'ask' }, 2);
     expect(await readSse(call, 2)).toEqual([priming('2_0'), sseMessage('2_1', elicitRequest(0))]);
     call.abort();
@@ -463,7 +500,7 @@ describe('resumability', () => {
     const running = await h.start((server) => chattyTool(server, g));
     const { client, session } = await h.client(running);
     const get = await client.get();
-    const dropped = dropNoticed(running.server, 'POST');
+    const dropped = dropNoticed(running.transport, 'POST');
     const a = await client.request('tools/call', { name: 'chatty', arguments: { label: 'a' } }, 'a');
     const b = await client.request('tools/call', { name: 'chatty', arguments: { label: 'b' } }, 'b');
     await readSse(a, 1);
@@ -488,7 +525,7 @@ describe('resumability', () => {
     const running = await h.start();
     const { client, session } = await h.client(running);
     const ping = (n: number) => ({ jsonrpc: '2.0', method: 'notifications/test/ping', params: { n } });
-    const dropped = dropNoticed(running.server, 'GET');
+    const dropped = dropNoticed(running.transport, 'GET');
     const first = await client.get();
     for (const n of [1, 2, 3]) session.notify('notifications/test/ping', { n });
     expect(await readSse(first, 4)).toEqual([priming('0_0'), sseMessage('0_1', ping(1)), sseMessage('0_2', ping(2)), sseMessage('0_3', ping(3))]);
@@ -621,7 +658,7 @@ describe('resumability', () => {
     const running = await h.start(askTool, { transport: { eventStore: store } });
     expect(running.transport.eventStore).toBe(store);
     const { client, session } = await h.client(running, { capabilities: ELICIT });
-    const dropped = dropNoticed(running.server, 'POST');
+    const dropped = dropNoticed(running.transport, 'POST');
     const call = await client.request('tools/call', { name: 'ask' }, 2);
     await readSse(call, 2);
     call.abort();
@@ -660,7 +697,7 @@ describe('resumability', () => {
     };
     const running = await h.start((server) => chattyTool(server, g), { transport: { eventStore: store } });
     const { client } = await h.client(running);
-    const dropped = dropNoticed(running.server, 'POST');
+    const dropped = dropNoticed(running.transport, 'POST');
     const call = await client.request('tools/call', { name: 'chatty', arguments: { label: 'x' } }, 2);
     expect(await readSse(call, 2)).toEqual([priming('2_0'), sseMessage('2_1', log('x 1'))]);
     call.abort();
@@ -690,7 +727,7 @@ describe('resumability', () => {
       { transport: { eventStore: new InMemoryEventStore({ maxEventsPerStream: 2 }) } },
     );
     const { client } = await h.client(running);
-    const dropped = dropNoticed(running.server, 'POST');
+    const dropped = dropNoticed(running.transport, 'POST');
     const call = await client.request('tools/call', { name: 'three' }, 2);
     expect(await readSse(call, 4)).toEqual([priming('2_0'), sseMessage('2_1', log('one')), sseMessage('2_2', log('two')), sseMessage('2_3', log('three'))]);
     call.abort();
@@ -732,28 +769,24 @@ describe('responseMode', () => {
     expect(events).toEqual([[session, elicitRequest(0), { isError: false, action: 'cancel' }]]);
   });
 
-  it("'json' without a GET stream: ctx.elicit rejects with NoBackChannelError, the tool answers isError as JSON, and the log is dropped", async () => {
-    const caught: unknown[] = [];
+  it("'json': ctx.elicit has no stream of its call to travel on, so it waits for the GET stream; the call then answers as JSON", async () => {
     const running = await h.start(
       (server) =>
         server.registerTool('ask', {}, async (_args, ctx) => {
           ctx.log('info', 'about to ask');
-          try {
-            return (await ctx.elicit(ASK)).action;
-          } catch (err) {
-            caught.push(err);
-            throw err;
-          }
+          return (await ctx.elicit(ASK)).action;
         }),
       { transport: { responseMode: 'json' } },
     );
     const { client } = await h.client(running, { capabilities: ELICIT });
-    const call = await client.request('tools/call', { name: 'ask' }, 2);
-    expect(call.headers['content-type']).toBe('application/json');
-    const message = 'Cannot send elicitation/create: the transport has no open channel to the client for it';
-    expect(await call.json()).toEqual({ jsonrpc: '2.0', id: 2, result: toolText(message, true) });
-    expect(caught).toHaveLength(1);
-    expectMcpError(caught[0], NoBackChannelError, { code: -32010, message, data: undefined });
+    const call = client.request('tools/call', { name: 'ask' }, 2);
+    await expect.poll(() => running.server.stats.pendingRequests).toBe(1);
+    const get = await client.get();
+    expect(await readSse(get, 2)).toEqual([priming('0_0'), sseMessage('0_1', elicitRequest(0))]);
+    await (await client.reply(0, { action: 'accept', content: { name: 'Ada' } })).ended;
+    const answered = await call;
+    expect(answered.headers['content-type']).toBe('application/json');
+    expect(await answered.json()).toEqual({ jsonrpc: '2.0', id: 2, result: toolText('accept') });
   });
 
   it("'sse' streams even a call with nothing related: the priming event, then the response", async () => {

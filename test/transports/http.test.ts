@@ -21,7 +21,7 @@ const POST_HEADERS = { accept: ACCEPT_BOTH, 'content-type': 'application/json' }
 const ELICITATION_SCHEMA = { type: 'object', properties: { a: { type: 'string' } } } as const;
 
 const MISSING_SESSION_ON_POST = 'Bad Request: Mcp-Session-Id header is required; send initialize first to get one';
-const MISSING_SESSION = 'Bad Request: Mcp-Session-Id header is required';
+const MISSING_SESSION = 'Bad Request: Mcp-Session-Id header is required; send initialize first to get one';
 const SESSION_NOT_FOUND = 'Session not found: it ended or never existed; send initialize without Mcp-Session-Id to start a new one';
 const UNSUPPORTED_VERSION = (v: string) => `Bad Request: unsupported MCP-Protocol-Version ${v}; supported: 2024-11-05, 2025-03-26, 2025-06-18, 2025-11-25`;
 
@@ -92,10 +92,10 @@ function newServer(): { server: McpServer; tools: Tools } {
 }
 
 /** A server with the test tools and a StreamableHttpTransport listening on 127.0.0.1, closed after the test. */
-async function start(options?: StreamableHttpTransportOptions, setup?: (server: McpServer) => void): Promise<Running> {
+async function start(options?: StreamableHttpTransportOptions, setup?: (server: McpServer, transport: StreamableHttpTransport) => void): Promise<Running> {
   const { server, tools } = newServer();
-  setup?.(server);
   const transport = new StreamableHttpTransport(server, options);
+  setup?.(server, transport);
   const { url, port } = await transport.listen({ host: '127.0.0.1', port: 0 });
   return { server, transport, url, port, tools, base: `http://127.0.0.1:${port}` };
 }
@@ -273,7 +273,7 @@ describe('POST', () => {
       res,
       400,
       -32600,
-      `Invalid Request: JSON-RPC batches are only accepted on protocol version 2025-03-26 (this session: ${version}); send one message per POST`,
+      `Invalid Request: JSON-RPC batches are only accepted on protocol version 2025-03-26 (this session: ${version}); send one message at a time`,
     );
   });
 
@@ -427,8 +427,8 @@ describe('sessions', () => {
     cleanups.push(() => vi.useRealTimers());
     vi.setSystemTime(BASE);
     const closedGets: number[] = [];
-    const { server, url } = await start({ sessionIdleTimeoutMs: 50 }, (server) =>
-      server.on('httpResponse', (req, res) => void (req.method === 'GET' && closedGets.push(res.statusCode))),
+    const { server, url } = await start({ sessionIdleTimeoutMs: 50 }, (_server, transport) =>
+      transport.on('httpResponse', (req, res) => void (req.method === 'GET' && closedGets.push(res.statusCode))),
     );
     const ends = recordEnds(server);
     const client = await ready(url);
@@ -901,8 +901,8 @@ describe('auth', () => {
 describe('events', () => {
   it('stops dispatch when an httpRequest listener answers res, before any check', async () => {
     const seen: string[] = [];
-    const { url, server } = await start({}, (server) =>
-      server.on('httpRequest', (req, res) => {
+    const { url, server } = await start({}, (_server, transport) =>
+      transport.on('httpRequest', (req, res) => {
         seen.push(`${req.method} ${req.url}`);
         if (req.headers['x-probe']) res.writeHead(200, { 'content-type': 'text/plain' }).end('alive');
       }),
@@ -916,8 +916,8 @@ describe('events', () => {
   });
 
   it('stops dispatch when an httpRequest listener sets control.handled and answers later', async () => {
-    const { url, server } = await start({}, (server) =>
-      server.on('httpRequest', (req, res, control) => {
+    const { url, server } = await start({}, (_server, transport) =>
+      transport.on('httpRequest', (req, res, control) => {
         if (!req.headers['x-custom']) return;
         control.handled = true;
         setTimeout(() => res.writeHead(418, { 'content-type': 'text/plain' }).end('custom'), 5);
@@ -931,7 +931,9 @@ describe('events', () => {
 
   it('dispatches as usual when httpRequest listeners leave the request alone', async () => {
     const seen: [string | undefined, string | undefined, boolean][] = [];
-    const { url } = await start({}, (server) => server.on('httpRequest', (req, _res, control) => void seen.push([req.method, req.url, control.handled])));
+    const { url } = await start({}, (_server, transport) =>
+      transport.on('httpRequest', (req, _res, control) => void seen.push([req.method, req.url, control.handled])),
+    );
     const client = await ready(url);
     expect(client.sessionId).toEqual(expect.any(String));
     expect(seen).toEqual([
@@ -942,9 +944,9 @@ describe('events', () => {
 
   it('fires httpResponse after each response, with its status, after httpRequest', async () => {
     const log: string[] = [];
-    const { url } = await start({}, (server) => {
-      server.on('httpRequest', (req) => void log.push(`request ${req.method}`));
-      server.on('httpResponse', (req, res) => void log.push(`response ${req.method} ${res.statusCode}`));
+    const { url } = await start({}, (_server, transport) => {
+      transport.on('httpRequest', (req) => void log.push(`request ${req.method}`));
+      transport.on('httpResponse', (req, res) => void log.push(`response ${req.method} ${res.statusCode}`));
     });
     const init = await send(url, 'POST', POST_HEADERS, initializeMessage());
     await init.ended;

@@ -6,8 +6,7 @@ import type { ServerResponse } from 'node:http';
 import type { JsonRpcMessage, JsonRpcResponse } from '../../protocol/jsonrpc.js';
 import type { RequestId } from '../../protocol/types.js';
 import { isAtLeast } from '../../protocol/versions.js';
-import type { Channel } from '../../server/channel.js';
-import type { McpSession } from '../../server/session.js';
+import type { Channel, Connection } from '../../server/port.js';
 import { eventSeq, type EventStore, type StoredEvent } from './event-store.js';
 import { connectionGone, primingEvent, startEventStream, writeEvent, writeEventData, writeKeepAlive } from './sse.js';
 
@@ -18,7 +17,7 @@ export interface HttpSessionHost {
   readonly eventStore: EventStore;
   readonly retryMs: number | undefined;
   sessionClosed(session: HttpSession): void;
-  reportError(error: unknown, session?: McpSession): void;
+  reportError(error: unknown, connection?: Connection): void;
 }
 
 interface Stream {
@@ -50,36 +49,39 @@ function isResponse(message: JsonRpcMessage | JsonRpcMessage[]): message is Json
 export class HttpSession implements Channel {
   readonly kind = 'http';
   /** Set right after construction, by the transport. */
-  session!: McpSession;
-  /** What the `auth` hook returned for the request that created the session. */
-  principal: unknown;
+  connection!: Connection;
   private readonly live = new Map<string, Stream>();
   private readonly byRequest = new Map<RequestId, Stream>();
   private standalone: Stream | undefined;
   private lastStream = 0;
   private closed = false;
 
+  /** The stream of the `initialize` request: the session is closed when its answer is an error. */
+  private initializeStream: Stream | undefined;
+
   constructor(
     private readonly host: HttpSessionHost,
     readonly remoteAddress: string | undefined,
+    /** What the `auth` hook returned for the request that created the session. */
+    readonly principal: unknown,
   ) {}
 
   get id(): string {
-    return this.session.id;
+    return this.connection.id;
   }
 
   /** Whether the session has no open connection and nothing in flight: what counts as idle. */
   get idle(): boolean {
-    return this.live.size === 0 && this.standalone === undefined && this.session.inflight.size === 0;
+    return this.live.size === 0 && this.standalone === undefined && !this.connection.busy;
   }
 
   /** Event ids and replay exist since 2025-03-26; priming events and polling since 2025-11-25. */
   private get resumable(): boolean {
-    return isAtLeast(this.session.protocolVersion, '2025-03-26');
+    return isAtLeast(this.connection.protocolVersion, '2025-03-26');
   }
 
   private primes(stream?: Stream): boolean {
-    return isAtLeast(stream?.version ?? this.session.protocolVersion, '2025-11-25');
+    return isAtLeast(stream?.version ?? this.connection.protocolVersion, '2025-11-25');
   }
 
   /**
@@ -89,6 +91,7 @@ export class HttpSession implements Channel {
   openPostStream(res: ServerResponse, requestIds: RequestId[], batch: boolean, mode: ResponseMode, headers: Record<string, string>, version?: string): void {
     const stream = this.newStream((++this.lastStream).toString(36), headers, requestIds, batch);
     stream.version = version;
+    if (version !== undefined) this.initializeStream = stream;
     this.live.set(stream.id, stream);
     for (const id of requestIds) this.byRequest.set(id, stream);
     this.watch(stream, res);
@@ -104,6 +107,7 @@ export class HttpSession implements Channel {
     // A re-opened stream's priming id takes a number of its own, so ids stay unique across GET connections.
     const primingSeq = this.standaloneOpens++ === 0 ? stream.seq : ++stream.seq;
     startEventStream(res, headers, this.primes() ? primingEvent(`${STANDALONE}_${primingSeq}`, this.host.retryMs) : undefined);
+    this.connection.backChannelOpened();
     return true;
   }
 
@@ -146,7 +150,7 @@ export class HttpSession implements Channel {
       if (this.standalone === stream) {
         this.standaloneSeq = stream.seq;
         this.standalone = undefined;
-        this.session.touch(); // idle from now, not from when the stream opened
+        this.connection.touch(); // idle from now, not from when the stream opened
       }
     };
     // An await may have come first (auth, an event store): the client may be gone already.
@@ -200,6 +204,7 @@ export class HttpSession implements Channel {
       return 'ok';
     }
     this.watch(stream, res);
+    if (stream === this.standalone) this.connection.backChannelOpened();
     return 'ok';
   }
 
@@ -218,7 +223,7 @@ export class HttpSession implements Channel {
     if (stream.awaiting.size > 0) return;
     stream.done = true;
     this.live.delete(stream.id);
-    this.session.touch();
+    this.connection.touch();
     const res = stream.res;
     if (!res) return;
     if (stream.mode !== 'sse' && stream.buffered.length > 0) this.writeJson(stream, JSON.stringify(stream.buffered));
@@ -302,13 +307,18 @@ export class HttpSession implements Channel {
     if (last) {
       stream.done = true;
       this.live.delete(stream.id);
-      this.session.touch(); // idle from now, not from when the request arrived
+      this.connection.touch(); // idle from now, not from when the request arrived
     }
     if (stream.mode === 'sse') this.deliver(stream, response, data, last);
     else if (stream.batch) stream.buffered.push(response);
     if (!last) return;
     if (stream.mode !== 'sse') this.writeJson(stream, stream.batch ? JSON.stringify(stream.buffered) : data);
     stream.res?.end();
+    // No session id was valid without a successful initialize: a failed one ends the session at once.
+    if (stream === this.initializeStream) {
+      this.initializeStream = undefined;
+      if (this.connection.state === 'new') this.connection.close('initialize failed');
+    }
   }
 
   private writeJson(stream: Stream, body: string): void {
@@ -329,9 +339,9 @@ export class HttpSession implements Channel {
   private store(streamId: string, eventId: string, message: JsonRpcMessage): void {
     try {
       const stored = this.host.eventStore.append(this.id, streamId, { eventId, message });
-      if (stored instanceof Promise) stored.catch((err) => this.host.reportError(err, this.session));
+      if (stored instanceof Promise) stored.catch((err) => this.host.reportError(err, this.connection));
     } catch (err) {
-      this.host.reportError(err, this.session);
+      this.host.reportError(err, this.connection);
     }
   }
 }

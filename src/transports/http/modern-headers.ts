@@ -7,7 +7,7 @@ import type { IncomingMessage } from 'node:http';
 import { HeaderMismatchError } from '../../protocol/errors.js';
 import { isObject } from '../../protocol/is-object.js';
 import type { JsonRpcRequest } from '../../protocol/jsonrpc.js';
-import type { McpServer } from '../../server/mcp-server.js';
+import type { ServerPort } from '../../server/port.js';
 
 const BASE64_VALUE = /^=\?base64\?([A-Za-z0-9+/]*={0,2})\?=$/;
 
@@ -30,7 +30,7 @@ function expect(req: IncomingMessage, name: string, wanted: string, what: string
 }
 
 /** Throws HeaderMismatchError unless the headers agree with the request body. */
-export function checkModernHeaders(server: McpServer, req: IncomingMessage, request: JsonRpcRequest, claimedVersion: string): void {
+export function checkModernHeaders(port: ServerPort, req: IncomingMessage, request: JsonRpcRequest, claimedVersion: string): void {
   expect(req, 'mcp-protocol-version', claimedVersion, 'the _meta protocolVersion');
   expect(req, 'mcp-method', request.method, 'the method');
   const params = request.params ?? {};
@@ -39,11 +39,11 @@ export function checkModernHeaders(server: McpServer, req: IncomingMessage, requ
   } else if (request.method === 'resources/read') {
     if (typeof params.uri === 'string') expect(req, 'mcp-name', params.uri, 'params.uri');
   }
-  if (request.method === 'tools/call' && typeof params.name === 'string') checkParamHeaders(server, req, params.name, params.arguments);
+  if (request.method === 'tools/call' && typeof params.name === 'string') checkParamHeaders(port, req, params.name, params.arguments);
 }
 
-function checkParamHeaders(server: McpServer, req: IncomingMessage, tool: string, args: unknown): void {
-  const mirrored = server.tools.get(tool)?.headerParams;
+function checkParamHeaders(port: ServerPort, req: IncomingMessage, tool: string, args: unknown): void {
+  const mirrored = port.toolHeaderParams(tool);
   if (!mirrored) return;
   const values = isObject(args) ? args : {};
   for (const [property, headerName] of mirrored) {

@@ -1,6 +1,7 @@
 /** Streamable HTTP transport options, and their checks at construction. */
 import type { IncomingMessage } from 'node:http';
-import { positiveInteger } from '../../server/options.js';
+import { MAX_TIMER_MS, positiveInteger } from '../../protocol/option-checks.js';
+import type { McpSession } from '../../server/port.js';
 import { checkAllowedOrigins, type AllowedOrigins } from '../origin.js';
 import type { EventStore } from './event-store.js';
 import type { ResponseMode } from './http-session.js';
@@ -10,8 +11,11 @@ export interface StreamableHttpTransportOptions {
   path?: string;
   /** `auto` (default): JSON, or SSE once something related must go out before the result. */
   responseMode?: ResponseMode;
-  /** Status for a POST that carries only replies to server requests: 204 (default) or 202 as the spec says. */
-  replyStatus?: 202 | 204;
+  /**
+   * Status for a POST that carries only replies to server requests: 204 (default), 202 (the spec's
+   * status), or a choice per session, e.g. `(session) => (session.clientInfo?.name === 'x' ? 202 : 204)`.
+   */
+  replyStatus?: ReplyStatus | ((session: McpSession) => ReplyStatus);
   /** Largest accepted POST body in bytes (413 past it). Default 4 MiB. */
   maxBodyBytes?: number;
   /** End sessions with no open stream and nothing in flight after this long. Default 30 minutes. */
@@ -40,6 +44,8 @@ export interface StreamableHttpTransportOptions {
   keepAliveIntervalMs?: number;
 }
 
+export type ReplyStatus = 202 | 204;
+
 export type ResolvedHttpOptions = StreamableHttpTransportOptions &
   Required<Pick<StreamableHttpTransportOptions, 'responseMode' | 'replyStatus' | 'maxBodyBytes' | 'sessionIdleTimeoutMs' | 'maxSessions' | 'onSessionLimit'>>;
 
@@ -48,17 +54,18 @@ export function validateHttpOptions(options: ResolvedHttpOptions): void {
     throw new TypeError(`StreamableHttpTransport option path must start with '/'; got ${JSON.stringify(options.path)}`);
   if (!['auto', 'json', 'sse'].includes(options.responseMode))
     throw new TypeError(`Option responseMode must be auto, json or sse; got ${JSON.stringify(options.responseMode)}`);
-  if (options.replyStatus !== 202 && options.replyStatus !== 204)
-    throw new TypeError(`Option replyStatus must be 202 or 204; got ${JSON.stringify(options.replyStatus)}`);
+  if (options.replyStatus !== 202 && options.replyStatus !== 204 && typeof options.replyStatus !== 'function') {
+    throw new TypeError(`Option replyStatus must be 202, 204 or a function (session) => 202 | 204; got ${JSON.stringify(options.replyStatus)}`);
+  }
   if (options.onSessionLimit !== 'evict-idle' && options.onSessionLimit !== 'reject') {
     throw new TypeError(`Option onSessionLimit must be evict-idle or reject; got ${JSON.stringify(options.onSessionLimit)}`);
   }
   positiveInteger('maxBodyBytes', options.maxBodyBytes);
-  positiveInteger('sessionIdleTimeoutMs', options.sessionIdleTimeoutMs, 2_147_483_647);
+  positiveInteger('sessionIdleTimeoutMs', options.sessionIdleTimeoutMs, MAX_TIMER_MS);
   positiveInteger('maxSessions', options.maxSessions);
-  if (options.retryMs !== undefined) positiveInteger('retryMs', options.retryMs, 2_147_483_647);
+  if (options.retryMs !== undefined) positiveInteger('retryMs', options.retryMs, MAX_TIMER_MS);
   if (options.keepAliveIntervalMs !== undefined && options.keepAliveIntervalMs !== 0)
-    positiveInteger('keepAliveIntervalMs', options.keepAliveIntervalMs, 2_147_483_647);
+    positiveInteger('keepAliveIntervalMs', options.keepAliveIntervalMs, MAX_TIMER_MS);
   if (options.auth !== undefined && typeof options.auth !== 'function') throw new TypeError('Option auth must be a function (req) => principal');
   checkAllowedOrigins('allowedOrigins', options.allowedOrigins);
   if (options.allowedHosts !== undefined && (!Array.isArray(options.allowedHosts) || !options.allowedHosts.every((h) => typeof h === 'string'))) {

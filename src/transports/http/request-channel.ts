@@ -6,10 +6,10 @@
 import type { ServerResponse } from 'node:http';
 import type { JsonRpcMessage } from '../../protocol/jsonrpc.js';
 import type { RequestId } from '../../protocol/types.js';
-import type { Channel } from '../../server/channel.js';
-import { modernErrorStatus } from '../../server/modern.js';
+import type { Channel } from '../../server/port.js';
 import type { ResponseMode } from './http-session.js';
 import { startEventStream, writeEventData } from './sse.js';
+import { modernErrorStatus } from './status.js';
 
 export class RequestChannel implements Channel {
   readonly kind = 'http';

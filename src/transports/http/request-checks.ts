@@ -103,3 +103,9 @@ export const HttpErrorCode = {
   ParseError: ErrorCode.ParseError,
   InvalidRequest: ErrorCode.InvalidRequest,
 } as const;
+
+/** One request header's value (the first, when it was sent twice). */
+export function header(req: IncomingMessage, name: string): string | undefined {
+  const value = req.headers[name];
+  return Array.isArray(value) ? value[0] : value;
+}

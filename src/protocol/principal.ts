@@ -29,3 +29,19 @@ export function principalKey(principal: unknown): string | undefined {
 
 export const UNKEYED_PRINCIPAL =
   'the auth hook returned a principal that is neither plain data nor has a string or number id; give it an id so sessions and requestState can be bound to it (samePrincipal covers sessions only)';
+
+/** What an `auth` hook returns for "not authenticated": nothing, or false. */
+export function isPrincipal(value: unknown): boolean {
+  return value !== undefined && value !== null && value !== false;
+}
+
+/**
+ * Whether two principals are the same (see principalKey). Undefined when either cannot be compared:
+ * callers fail closed on that.
+ */
+export function samePrincipal(a: unknown, b: unknown): boolean | undefined {
+  const keyA = principalKey(a);
+  const keyB = principalKey(b);
+  if (keyA === undefined || keyB === undefined) return undefined;
+  return keyA === keyB;
+}

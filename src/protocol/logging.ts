@@ -1,5 +1,5 @@
 /** Log levels (RFC 5424 severities, logging.mdx) and the threshold check. */
-import { LOGGING_LEVELS, type LoggingLevel } from '../protocol/types.js';
+import { LOGGING_LEVELS, type LoggingLevel } from './types.js';
 
 const rank = new Map<string, number>(LOGGING_LEVELS.map((level, i) => [level, i]));
 

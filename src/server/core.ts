@@ -1,0 +1,174 @@
+/**
+ * The server's machinery behind McpServer: what it serves, its sessions, and the port its transports
+ * use. McpServer is the component applications hold; this is what sessions, handlers and transports talk to.
+ */
+import type { KindContext } from '../elicitation/kind.js';
+import { RequestStateCodec } from '../mrtr/request-state.js';
+import type { RoundsContext } from '../mrtr/rounds.js';
+import type { Classified, JsonRpcRequest } from '../protocol/jsonrpc.js';
+import type { SafeEmitter } from '../protocol/safe-emitter.js';
+import type { Implementation, ServerCapabilities } from '../protocol/types.js';
+import { SchemaCompiler } from '../schema/compiler.js';
+import type { McpSession } from './api.js';
+import { InputRequiredBackChannel, PushBackChannel } from './back-channel.js';
+import { Catalog, type ListKind } from './catalog.js';
+import { Deadlines } from './deadlines.js';
+import type { McpServerEvents } from './events.js';
+import { deliver, type InboundHost, receive, refuse } from './inbound.js';
+import type { ResolvedServerOptions } from './options.js';
+import type { CancellableRequest, Channel, Closable, Connection, Refusal, ServerPort } from './port.js';
+import { Session } from './session.js';
+import { serveStateless } from './stateless.js';
+import { newStats } from './stats.js';
+import type { Subscription } from './subscriptions.js';
+
+const LIST_FILTER = { tools: 'toolsListChanged', prompts: 'promptsListChanged', resources: 'resourcesListChanged' } as const;
+
+export class ServerCore implements InboundHost, ServerPort, RoundsContext, KindContext {
+  readonly stats = newStats();
+  readonly schemas = new SchemaCompiler();
+  readonly codec: RequestStateCodec;
+  readonly catalog = new Catalog((kind) => this.listChanged(kind));
+  readonly deadlines = new Deadlines();
+  readonly subscriptions = new Set<Subscription>();
+  /** Initialized sessions, by id. */
+  readonly sessions = new Map<string, Session>();
+  readonly push: PushBackChannel;
+  readonly inputRequired: InputRequiredBackChannel;
+  private readonly connections = new Set<Session>();
+  private readonly transports = new Set<Closable>();
+  private readonly changedLists = new Set<ListKind>();
+
+  constructor(
+    readonly events: SafeEmitter<McpServerEvents>,
+    readonly info: Readonly<Implementation>,
+    readonly instructions: string | undefined,
+    readonly options: ResolvedServerOptions,
+  ) {
+    this.codec = new RequestStateCodec(options.requestState);
+    this.push = new PushBackChannel(this);
+    this.inputRequired = new InputRequiredBackChannel(this);
+  }
+
+  get kinds(): KindContext {
+    return this;
+  }
+
+  /** What the server declares: everything it serves, plus `options.capabilities`. */
+  get capabilities(): ServerCapabilities {
+    return {
+      logging: {},
+      completions: {},
+      prompts: { listChanged: true },
+      resources: { subscribe: true, listChanged: true },
+      tools: { listChanged: true },
+      ...this.options.capabilities,
+    };
+  }
+
+  // --- the port
+
+  get eras() {
+    return this.options.eras;
+  }
+
+  connect(channel: Channel, principal?: unknown): Connection {
+    const session = new Session(this, channel, { era: 'legacy', backChannel: this.push, principal, defaultLogLevel: this.options.defaultLogLevel });
+    this.connections.add(session);
+    this.events.emit('connect', session);
+    return session;
+  }
+
+  serveStateless(channel: Channel, request: JsonRpcRequest, principal: unknown, onStart: (request: CancellableRequest) => void): void {
+    serveStateless(this, this.inputRequired, channel, request, principal, undefined, undefined, onStart);
+  }
+
+  countInvalidMessage(): void {
+    this.stats.invalidMessages++;
+  }
+
+  toolHeaderParams(name: string): readonly (readonly [string, string])[] | undefined {
+    return this.catalog.tools.get(name)?.headerParams;
+  }
+
+  register(transport: Closable): () => void {
+    this.transports.add(transport);
+    return () => this.transports.delete(transport);
+  }
+
+  reportError(error: unknown, at?: McpSession | Connection): void {
+    this.events.reportError(error, at);
+  }
+
+  // --- what sessions need
+
+  receive(session: Session, text: string): void {
+    receive(this, session, text);
+  }
+
+  refuse(session: Session, messages: readonly Classified[], batch: boolean): Refusal | undefined {
+    return refuse(session, messages, batch);
+  }
+
+  deliver(session: Session, messages: readonly Classified[], batch: boolean): void {
+    deliver(this, session, messages, batch);
+  }
+
+  trace(session: Session, direction: 'in' | 'out', message: unknown): void {
+    if (this.events.listenerCount('message') > 0) this.events.emit('message', session, direction, message);
+  }
+
+  sessionStarted(session: Session): void {
+    this.sessions.set(session.id, session);
+    this.events.emit('sessionNew', session);
+  }
+
+  sessionEnded(session: Session, reason: string, wasInitialized: boolean): void {
+    this.connections.delete(session);
+    if (wasInitialized && this.sessions.delete(session.id)) this.events.emit('sessionEnd', session, reason);
+    this.events.emit('disconnect', session, reason);
+  }
+
+  // --- notifications to many
+
+  sendResourceUpdated(uri: string): number {
+    let told = 0;
+    for (const session of this.sessions.values()) {
+      if (session.subscriptions.has(uri) && session.notify('notifications/resources/updated', { uri })) told++;
+    }
+    for (const subscription of this.subscriptions) {
+      if (subscription.filter.resourceSubscriptions?.includes(uri)) {
+        subscription.notify('notifications/resources/updated', { uri });
+        told++;
+      }
+    }
+    return told;
+  }
+
+  /** Registry changes in one tick become one `list_changed` per list per session. */
+  private listChanged(kind: ListKind): void {
+    if (this.sessions.size === 0 && this.subscriptions.size === 0) return;
+    if (this.changedLists.size === 0) queueMicrotask(() => this.flushListChanged());
+    this.changedLists.add(kind);
+  }
+
+  private flushListChanged(): void {
+    for (const kind of this.changedLists) {
+      for (const session of this.sessions.values()) {
+        if (session.state === 'ready') session.notify(`notifications/${kind}/list_changed`);
+      }
+      const wanted = LIST_FILTER[kind];
+      for (const subscription of this.subscriptions) if (subscription.filter[wanted]) subscription.notify(`notifications/${kind}/list_changed`);
+    }
+    this.changedLists.clear();
+  }
+
+  /** End every session and stop every transport. Listen streams end gracefully first: their requests complete. */
+  async close(): Promise<void> {
+    for (const subscription of this.subscriptions) subscription.end();
+    if (this.subscriptions.size > 0) await new Promise((resolve) => setImmediate(resolve));
+    for (const session of [...this.connections]) session.close('server closed');
+    await Promise.all([...this.transports].map((t) => t.close()));
+    this.transports.clear();
+  }
+}

@@ -1,0 +1,205 @@
+/**
+ * A session's requests to its client: the one pending table, progress, and the wait for a way to reach
+ * the client. Every request ends exactly once (result, error reply, timeout, cancellation or close): in
+ * its response event, if its kind has one, and in the caller's `onDone`.
+ */
+import { type ClientOutcome, type ClientRequestKind, type KindContext, toClientResponse } from '../elicitation/kind.js';
+import { ConnectionClosedError, ErrorCode, McpError, NoBackChannelError, RequestCancelledError } from '../protocol/errors.js';
+import type { JsonRpcMessage } from '../protocol/jsonrpc.js';
+import type { SafeEmitter } from '../protocol/safe-emitter.js';
+import type { ProgressParams, ProgressToken, RequestId } from '../protocol/types.js';
+import type { McpSession, OutgoingRequest, SessionRequestOptions } from './api.js';
+import type { Context } from './context.js';
+import type { Deadlines } from './deadlines.js';
+import type { McpServerEvents } from './events.js';
+import type { ResolvedServerOptions } from './options.js';
+import { abortReason, type PendingEntryOptions, PendingRequests, type ReplyMatch, type RequestOutcome } from './pending-requests.js';
+import type { MutableStats } from './stats.js';
+
+/** What sending needs of the server. */
+export interface OutgoingHost {
+  readonly kinds: KindContext;
+  readonly options: ResolvedServerOptions;
+  readonly stats: MutableStats;
+  readonly events: SafeEmitter<McpServerEvents>;
+  readonly deadlines: Deadlines;
+}
+
+/** What sending needs of the session. */
+export interface OutgoingSession extends McpSession {
+  readonly host: OutgoingHost;
+  /** Whether a request (related to `relatedRequestId`) can reach the client now. */
+  canPush(relatedRequestId: RequestId | undefined): boolean;
+  send(message: JsonRpcMessage, relatedRequestId?: RequestId): boolean;
+}
+
+export type OnDone<Result> = (outcome: ClientOutcome<Result>, request: OutgoingRequest) => void;
+
+/** One request in flight: the table's entry and everything its ending needs, in one object. */
+class Outbound<P, R> implements PendingEntryOptions {
+  /** Whether it went out: one that never did is not cancelled at the client. */
+  sent = false;
+
+  constructor(
+    private readonly owner: Outgoing,
+    readonly kind: ClientRequestKind<P, R>,
+    readonly request: OutgoingRequest,
+    readonly prepared: P,
+    readonly related: RequestId | undefined,
+    readonly parent: Context | undefined,
+    readonly onDone: OnDone<R> | undefined,
+    readonly timeoutMs: number,
+    readonly signal: AbortSignal | undefined,
+    readonly resetTimeoutOnProgress: boolean | undefined,
+    readonly maxTotalTimeoutMs: number | undefined,
+  ) {}
+
+  get method(): string {
+    return this.kind.method;
+  }
+
+  onSettle(outcome: RequestOutcome): void {
+    this.owner.settled(this, outcome);
+  }
+}
+
+export class Outgoing {
+  private readonly table: PendingRequests;
+  private progressHandlers: Map<ProgressToken, (progress: ProgressParams) => void> | undefined;
+  /** Requests waiting for a way to reach the client (Streamable HTTP, before its GET stream opens). */
+  private waiting: Outbound<unknown, unknown>[] | undefined;
+
+  constructor(private readonly session: OutgoingSession) {
+    this.table = new PendingRequests((id, reason, entry) => this.abandoned(id, reason, entry), session.host.deadlines);
+  }
+
+  /** Requests waiting for a reply (or for a way to reach the client). */
+  get size(): number {
+    return this.table.size;
+  }
+
+  /**
+   * Send a request of `kind`. The checks that can fail before anything is sent throw here: the session is
+   * not initialized (`NoBackChannelError`) or has ended (`ConnectionClosedError`), the client did not
+   * declare the capability, the params are wrong. Every other ending reaches the response event and `onDone`.
+   * With no way to reach the client yet, the request waits for one, within its timeout.
+   */
+  send<P, R>(kind: ClientRequestKind<P, R>, params: P, options: SessionRequestOptions, parent?: Context, onDone?: OnDone<R>): OutgoingRequest {
+    const session = this.session;
+    if (session.state === 'new')
+      throw new NoBackChannelError(kind.method, 'the session has not completed initialize; send requests from the sessionNew event on');
+    if (session.state === 'closed') throw new ConnectionClosedError(kind.method, session.closeReason ?? 'the session has ended');
+    const host = session.host;
+    const prepared = kind.prepare(host.kinds, session.clientCapabilities, params);
+    const id = this.table.nextId();
+    let wire = (prepared ?? {}) as Record<string, unknown>;
+    if (options.onProgress) {
+      wire = { ...wire, _meta: { ...(wire._meta as object | undefined), progressToken: id } };
+      (this.progressHandlers ??= new Map()).set(id, options.onProgress);
+    }
+    const request: OutgoingRequest = { jsonrpc: '2.0', id, method: kind.method, params: wire };
+    const timeoutMs = Math.min(options.timeoutMs ?? kind.timeoutMs(host.options), host.options.maxRequestTimeoutMs);
+    const related = options.relatedRequestId ?? parent?.requestId;
+    const entry = new Outbound(
+      this,
+      kind,
+      request,
+      prepared,
+      related,
+      parent,
+      onDone,
+      timeoutMs,
+      options.signal,
+      options.resetTimeoutOnProgress,
+      options.maxTotalTimeoutMs,
+    );
+    host.stats.pendingRequests++;
+    if (options.signal?.aborted || parent?.aborted) {
+      // Endings known before sending still come after the caller has the request (and its id).
+      const reason = options.signal?.aborted ? abortReason(options.signal) : 'the request it belongs to was cancelled';
+      queueMicrotask(() => this.settled(entry, { ok: false, error: new RequestCancelledError(kind.method, reason) }));
+      return request;
+    }
+    parent?.track(id);
+    this.table.add(id, entry);
+    if (session.canPush(related)) this.transmit(entry as Outbound<unknown, unknown>);
+    else (this.waiting ??= []).push(entry as Outbound<unknown, unknown>);
+    return request;
+  }
+
+  /** A reply from the client: settles its request, or says why it settled nothing. */
+  reply(id: RequestId, outcome: RequestOutcome): ReplyMatch {
+    return this.table.reply(id, outcome);
+  }
+
+  /** A client `notifications/progress` for one of our requests. */
+  progress(params: ProgressParams): void {
+    const handler = this.progressHandlers?.get(params.progressToken);
+    if (!handler) return;
+    this.table.progress(params.progressToken);
+    handler(params);
+  }
+
+  /** The client can be reached now: what waited goes out, in the order it was sent. */
+  flush(): void {
+    const waiting = this.waiting;
+    if (!waiting) return;
+    this.waiting = undefined;
+    for (const entry of waiting) if (this.table.has(entry.request.id)) this.transmit(entry);
+  }
+
+  cancel(id: RequestId, reason?: string): boolean {
+    return this.table.cancel(id, reason);
+  }
+
+  closeAll(reason: string): void {
+    this.table.closeAll(reason);
+  }
+
+  /** @internal The one ending of a request. */
+  settled<P, R>(entry: Outbound<P, R>, outcome: RequestOutcome): void {
+    const { request, kind } = entry;
+    const host = this.session.host;
+    this.progressHandlers?.delete(request.id);
+    entry.parent?.untrack(request.id);
+    host.stats.pendingRequests--;
+    let typed: ClientOutcome<R>;
+    if (outcome.ok) {
+      try {
+        typed = { ok: true, result: kind.interpret(host.kinds, outcome.result, entry.prepared) };
+      } catch (err) {
+        host.stats.invalidResults++;
+        typed = { ok: false, error: err instanceof McpError ? err : new McpError(ErrorCode.InvalidParams, String(err)) };
+      }
+    } else {
+      typed = outcome;
+    }
+    if (kind.event !== undefined && host.events.listenerCount(kind.event) > 0) {
+      (host.events.emit as (event: string, ...args: unknown[]) => boolean)(
+        kind.event,
+        this.session,
+        request,
+        toClientResponse(kind.fields, typed as ClientOutcome<object>),
+      );
+    }
+    entry.onDone?.(typed, request);
+  }
+
+  private transmit(entry: Outbound<unknown, unknown>): void {
+    const { request } = entry;
+    let sent: boolean;
+    try {
+      sent = this.session.send(request, entry.related);
+    } catch (err) {
+      this.table.fail(request.id, new McpError(ErrorCode.InternalError, `${request.method} could not be sent: ${(err as Error).message}`));
+      return;
+    }
+    if (sent) entry.sent = true;
+    else this.table.fail(request.id, new ConnectionClosedError(request.method, 'the transport could not deliver it'));
+  }
+
+  /** We gave up on a request (timeout or cancellation): a client that has it is told. */
+  private abandoned(id: RequestId, reason: string, entry: PendingEntryOptions): void {
+    if ((entry as Outbound<unknown, unknown>).sent) this.session.notify('notifications/cancelled', { requestId: id, reason });
+  }
+}

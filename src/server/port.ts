@@ -1,0 +1,134 @@
+/**
+ * The narrow port between the server and its transports. A transport turns bytes into messages for a
+ * connection and back; it sees the server only through `ServerPort`, and each session only through
+ * `Connection`. The server sees a transport only through `Channel`: messages, never sockets.
+ */
+import type { JsonRpcErrorObject } from '../protocol/errors.js';
+import type { ServedEras } from '../protocol/era.js';
+import type { Classified, JsonRpcMessage, JsonRpcRequest } from '../protocol/jsonrpc.js';
+import type { Implementation, RequestId } from '../protocol/types.js';
+import type { McpSession, SessionState } from './api.js';
+
+export type { McpSession };
+
+export type TransportKind = 'websocket' | 'stdio' | 'http';
+
+/** What the server sends through: one per connection, or one per 2026-07-28 request on Streamable HTTP. */
+export interface Channel {
+  readonly kind: TransportKind;
+  /** The peer's address, when the transport knows one. */
+  readonly remoteAddress?: string | undefined;
+  /**
+   * Deliver one message (or a batch reply) to the peer. `relatedRequestId` names the client request
+   * this message belongs to, so a transport with per-request streams can route it. Returns false
+   * when the message could not be delivered (the peer is gone, or has no stream open for it).
+   */
+  send(message: JsonRpcMessage | JsonRpcMessage[], relatedRequestId?: RequestId): boolean;
+  /**
+   * Whether a server-to-client request can reach the peer now (related to `relatedRequestId`, if given).
+   * Absent means always: a WebSocket or stdio connection is its own back channel. When it says no, the
+   * request waits until the transport reports `backChannelOpened`, or its timeout.
+   */
+  canPush?(relatedRequestId: RequestId | undefined): boolean;
+  /**
+   * Close the connection carrying `requestId`'s stream without ending the request: the client resumes
+   * it later (SSE polling, SEP-1699). Absent or false where the transport cannot.
+   */
+  closeStream?(requestId: RequestId): boolean;
+  /** A request ended without a response (cancelled): a transport with a stream per request ends that stream. */
+  requestEnded?(requestId: RequestId): void;
+  /** Close the underlying connection; the transport then reports the end to the session. */
+  close(reason: string): void;
+}
+
+/** A refusal of a message before it runs: the JSON-RPC error, and the id it answers. */
+export interface Refusal {
+  id: RequestId | null;
+  error: JsonRpcErrorObject;
+}
+
+/** One session as its transport sees it (WebSocket, stdio, or a Streamable HTTP session). */
+export interface Connection {
+  /** The session id (Streamable HTTP's `Mcp-Session-Id`). */
+  readonly id: string;
+  readonly state: SessionState;
+  /** The negotiated protocol version, once `initialize` has been answered. */
+  readonly protocolVersion: string | undefined;
+  /** Epoch ms of the client's last sign of life. */
+  readonly lastActivityMs: number;
+  /** Whether client requests are being handled. */
+  readonly busy: boolean;
+  /** The session as applications see it (what a transport's options receive). */
+  readonly session: McpSession;
+  /** One frame or line of text: decoded, checked and handled (WebSocket, stdio). */
+  receive(text: string): void;
+  /**
+   * For a transport that answers refusals itself (Streamable HTTP, with a status): the first reason this
+   * session would refuse any of these messages, checked as `receive` checks them, before any runs.
+   */
+  refuse(messages: readonly Classified[], batch: boolean): Refusal | undefined;
+  /** Handle messages `refuse` let through; each response goes out through the channel, related to its request. */
+  deliver(messages: readonly Classified[], batch: boolean, raw: unknown): void;
+  /** The client showed a sign of life without sending a message (it opened or resumed a stream). */
+  touch(): void;
+  /** Server-to-client requests can reach the client now (Streamable HTTP: its GET stream opened). */
+  backChannelOpened(): void;
+  /** The transport lost the connection. */
+  closed(reason: string): void;
+  /** End the session and close the connection (DELETE, idle timeout, eviction). */
+  close(reason: string): void;
+}
+
+/** A 2026-07-28 request in progress, which its transport may cancel (Streamable HTTP: the client closed its stream). */
+export interface CancellableRequest {
+  cancel(reason: string): void;
+}
+
+/** Something the server must shut down with itself (a listening transport). */
+export interface Closable {
+  close(): Promise<void>;
+}
+
+/** What a transport needs from the server, and all it gets. */
+export interface ServerPort {
+  /** Which eras the server serves: the era classifier's input. */
+  readonly eras: ServedEras;
+  /** A connection opened: one session per connection. `principal` is what the transport's auth hook returned. */
+  connect(channel: Channel, principal?: unknown): Connection;
+  /**
+   * Serve one 2026-07-28 request whose responses go through `channel` alone. `onStart` gets the means to
+   * cancel it before its handler runs; it is not called when the request was answered at once.
+   */
+  serveStateless(channel: Channel, request: JsonRpcRequest, principal: unknown, onStart: (request: CancellableRequest) => void): void;
+  /** A message the transport answered with -32700 or -32600 itself (a binary frame, an unparseable body). */
+  countInvalidMessage(): void;
+  /** The arguments of tool `name` mirrored in Mcp-Param-* headers (SEP-2243), as [property, header name]. */
+  toolHeaderParams(name: string): readonly (readonly [string, string])[] | undefined;
+  /** Stop `transport` when the server closes. Returns what undoes that. */
+  register(transport: Closable): () => void;
+  /** Something failed that no request can be answered with. */
+  reportError(error: unknown, connection?: Connection): void;
+}
+
+/**
+ * The server a transport is built on: an McpServer. Transports reach it only through `portOf`; this
+ * type names just enough of it to catch passing something else.
+ */
+export interface PortOwner {
+  readonly info: Readonly<Implementation>;
+  close(): Promise<void>;
+}
+
+const ports = new WeakMap<PortOwner, ServerPort>();
+
+/** Called once by each McpServer for itself. */
+export function registerPort(owner: PortOwner, port: ServerPort): void {
+  ports.set(owner, port);
+}
+
+/** The port of `server`; a TypeError for anything that is not an McpServer. */
+export function portOf(server: PortOwner, transport: string): ServerPort {
+  const port = typeof server === 'object' && server !== null ? ports.get(server) : undefined;
+  if (!port) throw new TypeError(`${transport} needs an McpServer: new ${transport}(server, options)`);
+  return port;
+}

@@ -1,0 +1,120 @@
+/**
+ * The Streamable HTTP sessions of one transport, by `Mcp-Session-Id`: lookup (with the principal check),
+ * the idle sweep, the session limit, and SSE keep-alives.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { samePrincipal, UNKEYED_PRINCIPAL } from '../../protocol/principal.js';
+import { isLegacyProtocolVersion, LEGACY_PROTOCOL_VERSIONS } from '../../protocol/versions.js';
+import type { ServerPort } from '../../server/port.js';
+import type { EventStore } from './event-store.js';
+import type { HttpSession } from './http-session.js';
+import type { ResolvedHttpOptions } from './options.js';
+import { HttpErrorCode, header, sendHttpError } from './request-checks.js';
+
+export class SessionRegistry {
+  private readonly sessions = new Map<string, HttpSession>();
+  private readonly timers: NodeJS.Timeout[] = [];
+
+  constructor(
+    private readonly port: ServerPort,
+    private readonly options: ResolvedHttpOptions,
+    private readonly eventStore: EventStore,
+  ) {
+    const sweepMs = Math.min(Math.max(Math.floor(options.sessionIdleTimeoutMs / 2), 10), 60_000);
+    this.timers.push(setInterval(() => this.sweepIdle(), sweepMs));
+    const keepAliveMs = options.keepAliveIntervalMs ?? 15_000;
+    if (keepAliveMs > 0) this.timers.push(setInterval(() => this.keepAlive(), keepAliveMs));
+    for (const timer of this.timers) timer.unref();
+  }
+
+  get size(): number {
+    return this.sessions.size;
+  }
+
+  add(http: HttpSession): void {
+    this.sessions.set(http.id, http);
+  }
+
+  /** A session ended: forget it and its stored events. */
+  remove(http: HttpSession): void {
+    if (this.sessions.get(http.id) !== http) return;
+    this.sessions.delete(http.id);
+    try {
+      const dropped = this.eventStore.dropSession(http.id);
+      if (dropped instanceof Promise) dropped.catch((err) => this.port.reportError(err));
+    } catch (err) {
+      this.port.reportError(err);
+    }
+  }
+
+  /** The session the request names, after the version-header and principal checks; otherwise the error is sent. */
+  lookup(req: IncomingMessage, res: ServerResponse, principal: unknown, cors: Record<string, string>): HttpSession | undefined {
+    const sessionId = header(req, 'mcp-session-id');
+    if (sessionId === undefined) {
+      sendHttpError(res, 400, HttpErrorCode.BadRequest, 'Bad Request: Mcp-Session-Id header is required; send initialize first to get one', cors);
+      return undefined;
+    }
+    const http = this.sessions.get(sessionId);
+    // transports.mdx: an unknown or ended session MUST get 404; the client then initializes anew.
+    // A session of another principal looks the same, so ids cannot be probed.
+    if (!http || (this.options.auth && !this.samePrincipal(principal, http.principal))) {
+      sendHttpError(
+        res,
+        404,
+        HttpErrorCode.SessionNotFound,
+        'Session not found: it ended or never existed; send initialize without Mcp-Session-Id to start a new one',
+        cors,
+      );
+      return undefined;
+    }
+    const version = header(req, 'mcp-protocol-version');
+    // Absent means 2025-03-26; present must be a version we speak.
+    if (version !== undefined && !isLegacyProtocolVersion(version)) {
+      sendHttpError(
+        res,
+        400,
+        HttpErrorCode.BadRequest,
+        `Bad Request: unsupported MCP-Protocol-Version ${version}; supported: ${LEGACY_PROTOCOL_VERSIONS.join(', ')}`,
+        cors,
+      );
+      return undefined;
+    }
+    return http;
+  }
+
+  /** Room for one more session: at the limit, the longest-idle one is evicted, unless the option says reject. */
+  makeRoom(): boolean {
+    if (this.sessions.size < this.options.maxSessions) return true;
+    if (this.options.onSessionLimit === 'reject') return false;
+    let oldest: HttpSession | undefined;
+    for (const http of this.sessions.values()) {
+      if (http.idle && (!oldest || http.connection.lastActivityMs < oldest.connection.lastActivityMs)) oldest = http;
+    }
+    oldest?.connection.close('evicted: the server reached its session limit');
+    return oldest !== undefined;
+  }
+
+  close(): void {
+    for (const timer of this.timers) clearInterval(timer);
+    for (const http of [...this.sessions.values()]) http.connection.close('server closed');
+  }
+
+  private samePrincipal(a: unknown, b: unknown): boolean {
+    if (this.options.samePrincipal) return this.options.samePrincipal(a, b);
+    const same = samePrincipal(a, b);
+    // Fail closed on principals that cannot be compared (they would all serialise to {}).
+    if (same === undefined) this.port.reportError(new Error(UNKEYED_PRINCIPAL));
+    return same === true;
+  }
+
+  private sweepIdle(): void {
+    const cutoff = Date.now() - this.options.sessionIdleTimeoutMs;
+    for (const http of [...this.sessions.values()]) {
+      if (http.idle && http.connection.lastActivityMs < cutoff) http.connection.close('idle timeout');
+    }
+  }
+
+  private keepAlive(): void {
+    for (const http of this.sessions.values()) http.keepAlive();
+  }
+}
