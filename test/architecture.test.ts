@@ -1,0 +1,126 @@
+/**
+ * The shape of src/: floors whose imports only point down, transports that see the server only through
+ * its port, and no import circle (type-only imports count). Read from the source text, so it holds for
+ * every file, including ones no test imports.
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+
+const src = fileURLToPath(new URL('../src/', import.meta.url));
+
+/** Every .ts file under src/, as a path relative to src/ with forward slashes. */
+function sourceFiles(): string[] {
+  return readdirSync(src, { recursive: true, withFileTypes: true })
+    .filter((entry) => entry.isFile() && entry.name.endsWith('.ts'))
+    .map((entry) => relative(src, join(entry.parentPath, entry.name)).split('\\').join('/'))
+    .sort();
+}
+
+const SPECIFIER = /(?:^|\n)\s*(?:import|export)\b[^'";]*?from\s+'([^']+)'|(?:^|\n)\s*import\s+'([^']+)'/g;
+
+/** The files under src/ that `file` imports (values and types alike). */
+function importsOf(file: string): string[] {
+  const text = readFileSync(join(src, file), 'utf8');
+  const found: string[] = [];
+  for (const match of text.matchAll(SPECIFIER)) {
+    const specifier = match[1] ?? match[2];
+    if (!specifier.startsWith('.')) continue;
+    found.push(
+      relative(src, resolve(join(src, dirname(file)), specifier))
+        .split('\\')
+        .join('/')
+        .replace(/\.js$/, '.ts'),
+    );
+  }
+  return found;
+}
+
+const files = sourceFiles();
+const graph = new Map(files.map((file) => [file, importsOf(file)]));
+
+/** The floor a file lives on: its top folder under src/ (the entry point is its own). */
+function floor(file: string): string {
+  return file.includes('/') ? file.slice(0, file.indexOf('/')) : file;
+}
+
+/** What each floor may import, besides itself. */
+const MAY_IMPORT: Record<string, readonly string[]> = {
+  protocol: [],
+  schema: ['protocol'],
+  elicitation: ['protocol', 'schema'],
+  mrtr: ['protocol', 'schema', 'elicitation'],
+  server: ['protocol', 'schema', 'elicitation', 'mrtr'],
+};
+
+describe('the layout of src/', () => {
+  it('reads every source file and resolves every relative import to one of them', () => {
+    expect(files.length).toBeGreaterThan(50);
+    const unresolved = [...graph].flatMap(([file, imports]) => imports.filter((target) => !graph.has(target)).map((target) => `${file} -> ${target}`));
+    expect(unresolved).toEqual([]);
+  });
+
+  it('has floors that only import downwards: protocol <- schema <- elicitation <- mrtr <- server', () => {
+    const upward: string[] = [];
+    for (const [file, imports] of graph) {
+      const allowed = MAY_IMPORT[floor(file)];
+      if (!allowed) continue;
+      for (const target of imports) {
+        if (floor(target) !== floor(file) && !allowed.includes(floor(target))) upward.push(`${file} -> ${target}`);
+      }
+    }
+    expect(upward).toEqual([]);
+  });
+
+  it('lets transports import only the server port and protocol/ (and their own files)', () => {
+    const reaching = [...graph]
+      .filter(([file]) => floor(file) === 'transports')
+      .flatMap(([file, imports]) =>
+        imports.filter((target) => !['transports', 'protocol'].includes(floor(target)) && target !== 'server/port.ts').map((target) => `${file} -> ${target}`),
+      );
+    expect(reaching).toEqual([]);
+  });
+
+  it('has no import circle, type-only imports included', () => {
+    // Tarjan's strongly connected components: any component of more than one file is a circle.
+    const index = new Map<string, number>();
+    const low = new Map<string, number>();
+    const stack: string[] = [];
+    const onStack = new Set<string>();
+    const circles: string[][] = [];
+    let counter = 0;
+    const visit = (file: string): void => {
+      index.set(file, counter);
+      low.set(file, counter++);
+      stack.push(file);
+      onStack.add(file);
+      for (const target of graph.get(file) ?? []) {
+        if (!index.has(target)) {
+          visit(target);
+          low.set(file, Math.min(low.get(file)!, low.get(target)!));
+        } else if (onStack.has(target)) {
+          low.set(file, Math.min(low.get(file)!, index.get(target)!));
+        }
+      }
+      if (low.get(file) !== index.get(file)) return;
+      const component: string[] = [];
+      let member: string;
+      do {
+        member = stack.pop()!;
+        onStack.delete(member);
+        component.push(member);
+      } while (member !== file);
+      if (component.length > 1 || (graph.get(file) ?? []).includes(file)) circles.push(component.sort());
+    };
+    for (const file of files) if (!index.has(file)) visit(file);
+    expect(circles).toEqual([]);
+  });
+
+  it('decides the era in one classifier: only protocol/era.ts reads the _meta protocol-version claim', () => {
+    const readers = files.filter((file) => /\bmodernClaim\s*\(/.test(readFileSync(join(src, file), 'utf8')) && file !== 'protocol/era.ts');
+    expect(readers).toEqual([]);
+    const branching = files.filter((file) => /\.era\s*===/.test(readFileSync(join(src, file), 'utf8')));
+    expect(branching).toEqual([]);
+  });
+});
