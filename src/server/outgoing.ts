@@ -123,7 +123,7 @@ export class Outgoing {
     parent?.track(id);
     this.table.add(id, entry);
     if (session.canPush(related)) this.transmit(entry as Outbound<unknown, unknown>);
-    else (this.waiting ??= []).push(entry as Outbound<unknown, unknown>);
+    else this.wait(entry as Outbound<unknown, unknown>);
     return request;
   }
 
@@ -138,6 +138,13 @@ export class Outgoing {
     if (!handler) return;
     this.table.progress(params.progressToken);
     handler(params);
+  }
+
+  private wait(entry: Outbound<unknown, unknown>): void {
+    const waiting = (this.waiting ??= []);
+    // Entries that ended while waiting (timeout, cancellation) are dropped now and then, not kept until a flush.
+    if (waiting.length >= 16 && waiting.length > 2 * this.table.size) this.waiting = waiting.filter((e) => this.table.has(e.request.id));
+    this.waiting.push(entry);
   }
 
   /** The client can be reached now: what waited goes out, in the order it was sent. */
@@ -156,7 +163,7 @@ export class Outgoing {
     this.table.closeAll(reason);
   }
 
-  /** @internal The one ending of a request. */
+  /** The one ending of a request (its table entry calls this). */
   settled<P, R>(entry: Outbound<P, R>, outcome: RequestOutcome): void {
     const { request, kind } = entry;
     const host = this.session.host;

@@ -129,7 +129,7 @@ export class PendingRequests {
     }
   }
 
-  /** @internal The entry's deadline came. */
+  /** The entry's deadline came (it calls this). */
   timedOut(entry: Entry): void {
     const { method, timeoutMs } = entry.options;
     if (this.finish(entry.id, 'abandoned', { ok: false, error: new RequestTimeoutError(method, timeoutMs) })) {
