@@ -3,7 +3,6 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ACCEPT_BOTH, HttpTestClient, send } from './helpers/http-client.js';
-import { sleep } from './helpers/util.js';
 import { WsTestClient } from './helpers/ws-client.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -136,7 +135,12 @@ describe('the demo server', () => {
       params: { progressToken: 'tok', progress: 2, total: 50, message: 'counted to 2' },
     });
     client.notify('notifications/cancelled', { requestId: 'count', reason: 'enough' });
-    await sleep(400);
+    // count_slowly waits 100 ms a step, and timers of one duration fire in the order they were set: this
+    // one-step call starts its wait after the cancelled call started its current one, so its result comes
+    // only after the cancelled call has woken, seen the cancel and ended.
+    expect((await client.request('tools/call', { name: 'count_slowly', arguments: { n: 1 } }, 'one')).result).toEqual({
+      content: [{ type: 'text', text: 'counted to 1' }],
+    });
     expect(client.received.filter((m) => m.id === 'count')).toEqual([]);
     expect((await client.request('ping', undefined, 'after')).result).toEqual({});
     await client.close();

@@ -22,13 +22,13 @@ import {
 import { SchemaCompiler } from '../../src/schema/compiler.js';
 import { CAPS, callTool, errorOf, expectMcpError, responseLog, thrownBy, succeeded } from '../helpers/client-requests.js';
 import { expectQuietAndAlive, pingOk, useHarness } from '../helpers/session-harness.js';
-import { capture, gate } from '../helpers/util.js';
+import { capture, expectAtDeadline, gate, useFakeClock } from '../helpers/util.js';
 import type { WsTestClient } from '../helpers/ws-client.js';
 
 const h = useHarness();
+const fakeClock = useFakeClock();
 
 afterEach(() => {
-  vi.useRealTimers();
   vi.restoreAllMocks();
 });
 
@@ -647,14 +647,10 @@ describe('ctx.elicit inside a tool handler', () => {
 describe('timeouts', () => {
   it('waits 10 minutes by default (elicitationTimeoutMs), then times out and cancels on the client', async () => {
     const { server, log, client, session } = await formSession();
-    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    fakeClock();
     server.requestElicitationCreate(session, ASK_NAME);
     await client.nextMessage('elicitation/create');
-    vi.advanceTimersByTime(599_999);
-    expect(log.all).toHaveLength(0);
-    vi.advanceTimersByTime(1);
-    expect(log.all).toHaveLength(1);
-    vi.useRealTimers();
+    expectAtDeadline(600_000, () => log.all.length, { before: 0, at: 1 });
     expect(log.all[0][2]).toEqual(TIMEOUT(600_000));
     expect(await client.nextMessage('notifications/cancelled')).toEqual({
       jsonrpc: '2.0',
@@ -665,35 +661,43 @@ describe('timeouts', () => {
 
   it('uses the elicitationTimeoutMs option rather than requestTimeoutMs', async () => {
     const { server, log, client, session } = await formSession({ server: { requestTimeoutMs: 30, elicitationTimeoutMs: 120 } });
+    fakeClock();
     server.requestElicitationCreate(session, ASK_NAME);
     await client.nextMessage('elicitation/create');
-    expect((await log.next())[2]).toEqual(TIMEOUT(120));
+    expectAtDeadline(120, () => log.all.length, { before: 0, at: 1 });
+    expect(log.all[0][2]).toEqual(TIMEOUT(120));
   });
 
   it('lets a per-call timeoutMs override the default', async () => {
     const { server, log, client, session } = await formSession({ server: { elicitationTimeoutMs: 60_000 } });
+    fakeClock();
     server.requestElicitationCreate(session, ASK_NAME, { timeoutMs: 70 });
     await client.nextMessage('elicitation/create');
-    expect((await log.next())[2]).toEqual(TIMEOUT(70));
+    expectAtDeadline(70, () => log.all.length, { before: 0, at: 1 });
+    expect(log.all[0][2]).toEqual(TIMEOUT(70));
   });
 
   it('caps a per-call timeoutMs at maxRequestTimeoutMs', async () => {
     const { server, log, client, session } = await formSession({ server: { maxRequestTimeoutMs: 90 } });
+    fakeClock();
     server.requestElicitationCreate(session, ASK_NAME, { timeoutMs: 3_000_000 });
     await client.nextMessage('elicitation/create');
-    expect((await log.next())[2]).toEqual(TIMEOUT(90));
+    expectAtDeadline(90, () => log.all.length, { before: 0, at: 1 });
+    expect(log.all[0][2]).toEqual(TIMEOUT(90));
   });
 
   it('caps the default elicitation timeout at maxRequestTimeoutMs', async () => {
     const { server, log, client, session } = await formSession({ server: { maxRequestTimeoutMs: 60 } });
+    fakeClock();
     server.requestElicitationCreate(session, ASK_NAME);
     await client.nextMessage('elicitation/create');
-    expect((await log.next())[2]).toEqual(TIMEOUT(60));
+    expectAtDeadline(60, () => log.all.length, { before: 0, at: 1 });
+    expect(log.all[0][2]).toEqual(TIMEOUT(60));
   });
 
   it('does not time out an elicitation answered in time', async () => {
     const { server, log, client, session } = await formSession();
-    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    fakeClock();
     server.requestElicitationCreate(session, ASK_NAME, { timeoutMs: 1000 });
     await client.nextMessage('elicitation/create');
     vi.advanceTimersByTime(999);
@@ -701,7 +705,6 @@ describe('timeouts', () => {
     const [, , response] = await log.next();
     expect(response).toStrictEqual(succeeded('elicitation', { action: 'decline' }));
     vi.advanceTimersByTime(10_000);
-    vi.useRealTimers();
     await expectQuietAndAlive(client);
     expect(log.all).toHaveLength(1);
   });

@@ -1,9 +1,9 @@
 /**
  * Tiny test utilities shared by every kind of test: a per-test cleanup stack, promises a test resolves
- * by hand (deferred, gate), waits (sleep, tick), a promise's outcome captured without throwing, and the
- * V8 message of a JSON parse error.
+ * by hand (deferred, gate), one turn of the event loop (tick), a fake clock for timeouts, a promise's
+ * outcome captured without throwing, and the V8 message of a JSON parse error.
  */
-import { afterEach } from 'vitest';
+import { afterEach, expect, vi } from 'vitest';
 
 export type Cleanup = () => unknown;
 
@@ -43,13 +43,35 @@ export function gate(): { open: () => void; opened: Promise<void> } {
   return { open: () => latch.resolve(), opened: latch.promise };
 }
 
-export function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
-}
-
 /** Let pending I/O callbacks and microtasks run (one turn of the event loop). */
 export function tick(): Promise<void> {
   return new Promise((resolve) => setImmediate(resolve));
+}
+
+/**
+ * Call once at the top level of a test file, after its harness: returns `fake()`, which fakes the clocks
+ * request deadlines run on (setTimeout, clearTimeout and Date) until the end of the test, so time moves
+ * only with `vi.advanceTimersByTime`. Fake them once the sockets are connected and before the request
+ * whose deadline the test follows. Socket I/O, setImmediate and microtasks keep running.
+ */
+export function useFakeClock(): () => void {
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+  return () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'] });
+  };
+}
+
+/**
+ * On a fake clock: `observe()` still gives `before` when the clock has moved to 1 ms short of `ms` from
+ * now, and gives `at` once it has moved the last millisecond.
+ */
+export function expectAtDeadline(ms: number, observe: () => unknown, expected: { before: unknown; at: unknown }): void {
+  vi.advanceTimersByTime(ms - 1);
+  expect(observe()).toEqual(expected.before);
+  vi.advanceTimersByTime(1);
+  expect(observe()).toEqual(expected.at);
 }
 
 /** A promise's outcome, captured at once so a rejection is never unhandled. */

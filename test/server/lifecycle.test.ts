@@ -1,11 +1,12 @@
 /** initialize, version negotiation, the session object, ordering rules, and ping in both directions. */
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import type { McpSession } from '../../src/index.js';
 import { DEFAULT_CAPABILITIES, nextEvent } from '../helpers/servers.js';
 import { expectQuietAndAlive, pingOk, useHarness } from '../helpers/session-harness.js';
-import { capture, sleep } from '../helpers/util.js';
+import { capture, useFakeClock } from '../helpers/util.js';
 
 const h = useHarness();
+const fakeClock = useFakeClock();
 
 const CLIENT_INFO = { name: 'test-client', version: '1.0.0' };
 
@@ -179,9 +180,11 @@ describe('the session', () => {
     expect(session.lastActivity.getTime()).toBeGreaterThanOrEqual(session.createdAt.getTime());
     const created = session.createdAt.getTime();
     const seen = session.lastActivity.getTime();
-    await sleep(25);
+    fakeClock();
+    vi.advanceTimersByTime(25);
     await pingOk(client);
     expect(session.lastActivity.getTime()).toBeGreaterThan(seen);
+    expect(session.lastActivity.getTime()).toBe(Date.now());
     expect(session.createdAt.getTime()).toBe(created);
   });
 });
@@ -314,7 +317,8 @@ describe('ping', () => {
     const ping = capture(session.ping());
     const request = await client.nextMessage('ping');
     expect(request).toEqual({ jsonrpc: '2.0', id: 0, method: 'ping', params: {} });
-    await sleep(20);
+    // The server has handled a later message from the client, and the ping is still waiting for its answer.
+    await pingOk(client);
     expect(ping.settled()).toBe(false);
     client.respond(0, {});
     expect(await ping.outcome).toEqual({ ok: true, value: undefined });

@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { ErrorCode, McpError, type CancelledParams, type McpSession } from '../../src/index.js';
+import { ErrorCode, McpError, type CancelledParams, type McpServer, type McpSession } from '../../src/index.js';
 import { nextEvent } from '../helpers/servers.js';
 import { flush, recordMessages, useHarness } from '../helpers/session-harness.js';
-import { deferred, sleep } from '../helpers/util.js';
+import { deferred } from '../helpers/util.js';
+import type { WsTestClient } from '../helpers/ws-client.js';
 
 const h = useHarness();
 
@@ -116,6 +117,16 @@ describe('progress', () => {
 });
 
 describe('cancellation', () => {
+  /**
+   * Wait until the server has ended every request of the client (the cancelled one included), then
+   * round-trip a ping: whatever the server sent for those requests arrived before its reply.
+   */
+  async function endedAndFlushed(client: WsTestClient, server: McpServer): Promise<void> {
+    await flush(client);
+    expect(server.stats.requestsInFlight).toBe(0);
+    await flush(client);
+  }
+
   interface Observed {
     aborted: boolean;
     reason: unknown;
@@ -163,9 +174,7 @@ describe('cancellation', () => {
     expect(eventSession).toBe(session);
     expect(params).toEqual({ requestId: 'job-1', reason: 'user pressed stop' });
 
-    await flush(client);
-    await sleep(50);
-    await flush(client);
+    await endedAndFlushed(client, server);
     expect(log.filter((m) => m.id === 'job-1')).toEqual([]);
     expect(log.filter((m) => m.method === 'notifications/progress')).toEqual([]);
     expect(log.filter((m) => m.method === 'notifications/message' || m.method === 'notifications/custom')).toEqual([]);
@@ -180,7 +189,7 @@ describe('cancellation', () => {
 
   it('sends no response when the cancelled handler throws its abort reason', async () => {
     const tool = startCancellable('throw');
-    const { url } = await tool.promise;
+    const { url, server } = await tool.promise;
     const client = await h.ready(url);
     const log = recordMessages(client);
 
@@ -189,9 +198,7 @@ describe('cancellation', () => {
     client.notify('notifications/cancelled', { requestId: 7 });
     expect((await tool.finished).aborted).toBe(true);
 
-    await flush(client);
-    await sleep(50);
-    await flush(client);
+    await endedAndFlushed(client, server);
     expect(log.filter((m) => m.id === 7)).toEqual([]);
   });
 

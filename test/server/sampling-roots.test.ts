@@ -2,7 +2,7 @@
  * sampling/createMessage and roots/list over a real WebSocket: the request forms and their one
  * response event, the promise forms, capability gating, result checks, and roots/list_changed.
  */
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import {
   ClientCapabilityError,
   ConnectionClosedError,
@@ -16,14 +16,11 @@ import {
 import { CAPS, callTool, errorOf, expectMcpError, responseLog, thrownBy, succeeded } from '../helpers/client-requests.js';
 import { nextEvent } from '../helpers/servers.js';
 import { expectQuietAndAlive, pingOk, useHarness } from '../helpers/session-harness.js';
-import { capture } from '../helpers/util.js';
+import { capture, expectAtDeadline, useFakeClock } from '../helpers/util.js';
 import type { Json } from '../helpers/ws-client.js';
 
 const h = useHarness();
-
-afterEach(() => {
-  vi.useRealTimers();
-});
+const fakeClock = useFakeClock();
 
 const ASK: CreateMessageParams = { messages: [{ role: 'user', content: { type: 'text', text: 'What is 2+2?' } }], maxTokens: 50 };
 const ANSWER = { role: 'assistant', content: { type: 'text', text: '4' }, model: 'test-model-1', stopReason: 'endTurn' };
@@ -237,8 +234,10 @@ describe('sampling/createMessage', () => {
 
   it('times out after the samplingTimeoutMs option and cancels on the client', async () => {
     const { server, sampling, client, session } = await open(CAPS.sampling, { server: { requestTimeoutMs: 30, samplingTimeoutMs: 110 } });
+    fakeClock();
     server.requestSamplingCreateMessage(session, ASK);
     await client.nextMessage('sampling/createMessage');
+    expectAtDeadline(110, () => sampling.all.length, { before: 0, at: 1 });
     expect((await sampling.next())[2]).toEqual({
       isError: true,
       errorCode: -32001,
@@ -254,14 +253,10 @@ describe('sampling/createMessage', () => {
 
   it('waits 10 minutes by default', async () => {
     const { server, sampling, client, session } = await open(CAPS.sampling);
-    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    fakeClock();
     server.requestSamplingCreateMessage(session, ASK);
     await client.nextMessage('sampling/createMessage');
-    vi.advanceTimersByTime(599_999);
-    expect(sampling.all).toHaveLength(0);
-    vi.advanceTimersByTime(1);
-    vi.useRealTimers();
-    expect(sampling.all).toHaveLength(1);
+    expectAtDeadline(600_000, () => sampling.all.length, { before: 0, at: 1 });
     expect(sampling.all[0][2]).toMatchObject({ isError: true, errorCode: -32001, errorData: { timeoutMs: 600_000 } });
   });
 
@@ -395,8 +390,10 @@ describe('roots/list', () => {
 
   it('times out after requestTimeoutMs by default', async () => {
     const { server, roots, client, session } = await open(CAPS.roots, { server: { requestTimeoutMs: 70, elicitationTimeoutMs: 5000 } });
+    fakeClock();
     server.requestRootsList(session);
     await client.nextMessage('roots/list');
+    expectAtDeadline(70, () => roots.all.length, { before: 0, at: 1 });
     expect((await roots.next())[2]).toEqual({
       isError: true,
       errorCode: -32001,

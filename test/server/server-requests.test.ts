@@ -1,5 +1,5 @@
 /** Server-to-client requests: session.request, the per-session pending table, timeouts, cancellation, progress. */
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import {
   ConnectionClosedError,
   McpError,
@@ -11,11 +11,12 @@ import {
   type RequestContext,
 } from '../../src/index.js';
 import { nextEvent, recordEvents } from '../helpers/servers.js';
-import { expectQuietAndAlive, useHarness } from '../helpers/session-harness.js';
-import { capture, gate, sleep, tick, type Outcome } from '../helpers/util.js';
+import { expectQuietAndAlive, flush, useHarness } from '../helpers/session-harness.js';
+import { capture, expectAtDeadline, gate, tick, useFakeClock, type Outcome } from '../helpers/util.js';
 import type { WsTestClient } from '../helpers/ws-client.js';
 
 const harness = useHarness();
+const fakeClock = useFakeClock();
 /** Sessions here declare every client capability, so each request method they are sent is one they support. */
 const ALL_CLIENT_CAPABILITIES = { roots: { listChanged: true }, sampling: {}, elicitation: { form: {}, url: {} } };
 const h = {
@@ -38,15 +39,10 @@ function expectMcpError(error: unknown, cls: new (...args: never[]) => McpError,
   expect({ code: e.code, message: e.message, data: e.data }).toEqual({ code: fields.code, message: fields.message, data: fields.data });
 }
 
-/** Run `send` until `p` settles or `limit` sends have been made; resolves with how many were made. */
-async function keepSending(p: { settled: () => boolean }, intervalMs: number, limit: number, send: (i: number) => void): Promise<number> {
-  let i = 0;
-  while (!p.settled() && i < limit) {
-    await sleep(intervalMs);
-    if (p.settled()) break;
-    send(++i);
-  }
-  return i;
+/** Send progress for the request with id 0, and wait until the server has handled it. */
+async function progressOnRequestZero(client: WsTestClient, progress: number): Promise<void> {
+  client.notify('notifications/progress', { progressToken: 0, progress });
+  await flush(client);
 }
 
 describe('request and reply', () => {
@@ -200,7 +196,10 @@ describe('timeouts', () => {
   it('uses the server option requestTimeoutMs by default', async () => {
     const running = await h.start(undefined, { server: { requestTimeoutMs: 120 } });
     const { client, session } = await h.open(running);
+    fakeClock();
     const p = capture(session.request('roots/list'));
+    await client.nextMessage('roots/list');
+    expectAtDeadline(120, () => session.pendingRequests, { before: 1, at: 0 });
     expectMcpError(errorOf(await p.outcome), RequestTimeoutError, {
       code: -32001,
       message: 'roots/list timed out after 120 ms without a reply; raise timeoutMs if a person has to answer it',
@@ -464,24 +463,34 @@ describe('progress', () => {
     const running = await h.start();
     const { client, session } = await h.open(running);
     const seen: ProgressParams[] = [];
+    fakeClock();
     const p = capture(session.request('sampling/createMessage', {}, { timeoutMs: 300, onProgress: (pr) => seen.push(pr) }));
     await client.nextMessage('sampling/createMessage');
-    const sent = await keepSending(p, 100, 20, (i) => client.notify('notifications/progress', { progressToken: 0, progress: i }));
-    expect(sent).toBeLessThan(20);
+    vi.advanceTimersByTime(100);
+    await progressOnRequestZero(client, 1);
+    vi.advanceTimersByTime(100);
+    await progressOnRequestZero(client, 2);
+    expectAtDeadline(100, () => session.pendingRequests, { before: 1, at: 0 });
     expect(errorOf(await p.outcome)).toBeInstanceOf(RequestTimeoutError);
-    expect(seen.length).toBeGreaterThan(0);
+    expect(seen).toEqual([
+      { progressToken: 0, progress: 1 },
+      { progressToken: 0, progress: 2 },
+    ]);
   });
 
   it('resetTimeoutOnProgress restarts the timeout on each progress notification', async () => {
     const running = await h.start();
     const { client, session } = await h.open(running);
+    fakeClock();
     const p = capture(session.request('sampling/createMessage', {}, { timeoutMs: 300, onProgress: () => {}, resetTimeoutOnProgress: true }));
     await client.nextMessage('sampling/createMessage');
-    // 8 x 100 ms = 800 ms in all, well past the 300 ms timeout.
-    for (let i = 1; i <= 8; i++) {
-      await sleep(100);
+    // Each progress comes 299 ms after the one before: 1196 ms in all, well past the 300 ms timeout.
+    for (let i = 1; i <= 4; i++) {
+      vi.advanceTimersByTime(299);
+      await tick();
       expect(p.settled()).toBe(false);
-      client.notify('notifications/progress', { progressToken: 0, progress: i });
+      expect(session.pendingRequests).toBe(1);
+      await progressOnRequestZero(client, i);
     }
     client.respond(0, { role: 'assistant', content: { type: 'text', text: 'done' }, model: 'm' });
     expect(await p.outcome).toEqual({ ok: true, value: { role: 'assistant', content: { type: 'text', text: 'done' }, model: 'm' } });
@@ -491,12 +500,17 @@ describe('progress', () => {
   it('resetTimeoutOnProgress is capped by maxTotalTimeoutMs even while progress keeps coming', async () => {
     const running = await h.start();
     const { client, session } = await h.open(running);
+    fakeClock();
     const p = capture(
       session.request('sampling/createMessage', {}, { timeoutMs: 300, onProgress: () => {}, resetTimeoutOnProgress: true, maxTotalTimeoutMs: 500 }),
     );
     await client.nextMessage('sampling/createMessage');
-    const sent = await keepSending(p, 100, 30, (i) => client.notify('notifications/progress', { progressToken: 0, progress: i }));
-    expect(sent).toBeLessThan(30);
+    // Progress every 100 ms: each one would extend the wait to 300 ms after it, but not past 500 ms in all.
+    for (let i = 1; i <= 4; i++) {
+      vi.advanceTimersByTime(100);
+      await progressOnRequestZero(client, i);
+    }
+    expectAtDeadline(100, () => session.pendingRequests, { before: 1, at: 0 });
     expectMcpError(errorOf(await p.outcome), RequestTimeoutError, {
       code: -32001,
       message: 'sampling/createMessage timed out after 300 ms without a reply; raise timeoutMs if a person has to answer it',

@@ -3,15 +3,16 @@
  * it never reached the client, so nothing is left pending (no timeout, no notifications/cancelled later)
  * and the session goes on as before.
  */
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { McpError, type McpSession } from '../../src/index.js';
 import { useHttpHarness } from '../helpers/http-streams.js';
 import { expectQuietAndAlive, useHarness } from '../helpers/session-harness.js';
-import { capture, sleep, tick, useCleanups } from '../helpers/util.js';
+import { capture, tick, useCleanups, useFakeClock } from '../helpers/util.js';
 
 const cleanups = useCleanups();
 const h = useHarness(cleanups);
 const web = useHttpHarness();
+const fakeClock = useFakeClock();
 
 const BIGINT_MESSAGE = (() => {
   try {
@@ -54,10 +55,11 @@ describe('a server-to-client request that cannot be serialised (WebSocket)', () 
     const running = await h.start();
     const { client, session } = await h.open(running);
     const controller = new AbortController();
+    fakeClock();
     const outcome = capture(session.request('x/custom', { nested: { big: 2n ** 70n } }, { timeoutMs: 30, signal: controller.signal }));
     const settled = await outcome.outcome;
     expectSendFailure(settled.ok ? undefined : settled.error, 'x/custom');
-    await sleep(80); // past the 30 ms timeout the request would have had
+    vi.advanceTimersByTime(30); // to the timeout the request would have had
     controller.abort('too late');
     await expectQuietAndAlive(client);
     expect(running.server.stats).toMatchObject({ unknownResponses: 0, lateResponses: 0 });
@@ -86,9 +88,10 @@ describe('a server-to-client request that cannot be serialised (WebSocket)', () 
       }),
     );
     const { client } = await h.open(running);
+    fakeClock();
     const reply = await client.request('tools/call', { name: 'asks-badly' }, 'c');
     expect(reply).toEqual({ jsonrpc: '2.0', id: 'c', result: { content: [{ type: 'text', text: `-32603: x/custom could not be sent: ${BIGINT_MESSAGE}` }] } });
-    await sleep(60);
+    vi.advanceTimersByTime(30); // to the timeout the request would have had
     await expectQuietAndAlive(client);
   });
 });
@@ -101,6 +104,7 @@ describe('a server-to-client request that cannot be serialised (Streamable HTTP)
     cleanups.push(() => get.abort());
     expect(get.status).toBe(200);
     await get.nextEvent(() => true); // priming
+    fakeClock();
     const settled = await capture(session.request('x/custom', { n: 1n }, { timeoutMs: 30 })).outcome;
     expectSendFailure(settled.ok ? undefined : settled.error, 'x/custom');
     const next = session.request('x/echo', {});
@@ -108,7 +112,10 @@ describe('a server-to-client request that cannot be serialised (Streamable HTTP)
     expect(sent).toEqual({ jsonrpc: '2.0', id: 1, method: 'x/echo', params: {} });
     await (await client.reply(1, { echoed: true })).ended;
     await expect(next).resolves.toEqual({ echoed: true });
-    await sleep(60);
+    vi.advanceTimersByTime(30); // to the timeout the unsendable request would have had
+    // Events on one stream arrive in order: once the marker is here, anything sent before it is too.
+    session.notify('notifications/test/marker');
+    await get.nextMessage({ method: 'notifications/test/marker' });
     expect(get.events.filter((e) => e.message?.method === 'notifications/cancelled')).toEqual([]);
   });
 
