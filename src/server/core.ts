@@ -29,7 +29,7 @@ export class ServerCore implements InboundHost, ServerPort, RoundsContext, KindC
   readonly schemas = new SchemaCompiler();
   readonly codec: RequestStateCodec;
   readonly catalog = new Catalog((kind) => this.listChanged(kind));
-  readonly deadlines = new Deadlines();
+  readonly deadlines = new Deadlines((error) => this.reportError(error));
   readonly subscriptions = new Set<Subscription>();
   /** Initialized sessions, by id. */
   readonly sessions = new Map<string, Session>();

@@ -2,12 +2,18 @@
  * Timeouts of many requests on one timer. A request that waits on a person holds a 10-minute timeout,
  * and a Node Timeout object per request (made, unref'd, cleared) was the costliest part of sending one.
  * Deadlines of one duration mostly come due in the order they were set, so each duration keeps a list
- * ordered by due time, and one timer waits for the earliest head of all.
+ * ordered by due time, and one timer waits for the earliest head of all. Time is the monotonic clock
+ * (`performance.now()`), as Node's timers keep it: setting the wall clock moves no deadline.
  */
+
+/** Milliseconds on the monotonic clock. */
+export function monotonicNow(): number {
+  return performance.now();
+}
 
 /** Something with a deadline: `due()` runs when it comes, unless it was cleared first. */
 export abstract class Deadline {
-  /** When it comes due (epoch ms); undefined while not set. */
+  /** When it comes due (monotonic ms); undefined while not set. */
   at: number | undefined = undefined;
   prev: Deadline | undefined = undefined;
   next: Deadline | undefined = undefined;
@@ -24,13 +30,16 @@ class DeadlineList {
 export class Deadlines {
   private readonly lists = new Map<number, DeadlineList>();
   private timer: NodeJS.Timeout | undefined;
-  /** When the timer fires (epoch ms). */
+  /** When the timer fires (monotonic ms). */
   private timerAt = Number.POSITIVE_INFINITY;
+
+  /** @param onError where a `due()` that throws is reported: the others due with it still run. */
+  constructor(private readonly onError: (error: unknown) => void = (error) => console.error('[switchboard]', error)) {}
 
   /** Set `deadline` to come due `ms` from now; `duration` names its list (the request's own timeout). */
   set(deadline: Deadline, ms: number, duration = ms): void {
     if (deadline.list) this.unlink(deadline);
-    const at = Date.now() + ms;
+    const at = monotonicNow() + ms;
     deadline.at = at;
     let list = this.lists.get(duration);
     if (!list) this.lists.set(duration, (list = new DeadlineList()));
@@ -64,13 +73,13 @@ export class Deadlines {
   private arm(at: number): void {
     if (this.timer) clearTimeout(this.timer);
     this.timerAt = at;
-    this.timer = setTimeout(() => this.fire(), Math.max(0, at - Date.now()));
+    this.timer = setTimeout(() => this.fire(), Math.max(0, at - monotonicNow()));
     this.timer.unref();
   }
 
   private fire(): void {
-    // A timer never fires before its time, but the clocks differ by a millisecond (and tests may fake only one).
-    const now = Math.max(Date.now(), this.timerAt);
+    // A timer never fires before its time, though its clock and ours may differ by a millisecond.
+    const now = Math.max(monotonicNow(), this.timerAt);
     this.timer = undefined;
     this.timerAt = Number.POSITIVE_INFINITY;
     const due: Deadline[] = [];
@@ -87,6 +96,12 @@ export class Deadlines {
     }
     // Re-armed before the callbacks run, so a deadline they set finds the timer in place.
     if (next !== Number.POSITIVE_INFINITY) this.arm(next);
-    for (const deadline of due) deadline.due();
+    for (const deadline of due) {
+      try {
+        deadline.due();
+      } catch (error) {
+        this.onError(error);
+      }
+    }
   }
 }

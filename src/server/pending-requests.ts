@@ -5,7 +5,7 @@
  */
 import { ConnectionClosedError, type McpError, RequestCancelledError, RequestTimeoutError } from '../protocol/errors.js';
 import type { RequestId } from '../protocol/types.js';
-import { Deadline, Deadlines } from './deadlines.js';
+import { Deadline, Deadlines, monotonicNow } from './deadlines.js';
 
 export type RequestOutcome = { ok: true; result: Record<string, unknown> } | { ok: false; error: McpError };
 
@@ -23,7 +23,9 @@ export interface PendingEntryOptions {
 }
 
 class Entry extends Deadline {
-  readonly startedAt = Date.now();
+  readonly startedAt = monotonicNow();
+  /** The deadline set last is the overall cap (`maxTotalTimeoutMs`), not the timeout. */
+  capped = false;
   abortListener: (() => void) | undefined = undefined;
 
   constructor(
@@ -104,8 +106,9 @@ export class PendingRequests {
     const entry = this.entries.get(id);
     if (!entry?.options.resetTimeoutOnProgress) return;
     const { timeoutMs, maxTotalTimeoutMs: cap } = entry.options;
-    const remaining = cap === undefined ? timeoutMs : Math.min(timeoutMs, cap - (Date.now() - entry.startedAt));
-    this.deadlines.set(entry, Math.max(0, remaining), timeoutMs);
+    const left = cap === undefined ? timeoutMs : cap - (monotonicNow() - entry.startedAt);
+    entry.capped = left < timeoutMs;
+    this.deadlines.set(entry, Math.max(0, Math.min(timeoutMs, left)), timeoutMs);
   }
 
   /** Cancel one request from our side; the peer is told with `notifications/cancelled`. */
@@ -131,9 +134,11 @@ export class PendingRequests {
 
   /** The entry's deadline came (it calls this). */
   timedOut(entry: Entry): void {
-    const { method, timeoutMs } = entry.options;
-    if (this.finish(entry.id, 'abandoned', { ok: false, error: new RequestTimeoutError(method, timeoutMs) })) {
-      this.onAbandon(entry.id, `timed out after ${timeoutMs} ms`, entry.options);
+    const { method, timeoutMs, maxTotalTimeoutMs } = entry.options;
+    // Ended by the overall cap while progress kept extending it: the time it waited is the cap.
+    const waited = entry.capped && maxTotalTimeoutMs !== undefined ? maxTotalTimeoutMs : timeoutMs;
+    if (this.finish(entry.id, 'abandoned', { ok: false, error: new RequestTimeoutError(method, waited) })) {
+      this.onAbandon(entry.id, `timed out after ${waited} ms`, entry.options);
     }
   }
 

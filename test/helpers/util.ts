@@ -50,7 +50,7 @@ export function tick(): Promise<void> {
 
 /**
  * Call once at the top level of a test file, after its harness: returns `fake()`, which fakes the clocks
- * request deadlines run on (setTimeout, clearTimeout and Date) until the end of the test, so time moves
+ * request deadlines run on (setTimeout, clearTimeout, Date and performance) until the end of the test, so time moves
  * only with `vi.advanceTimersByTime`. Fake them once the sockets are connected and before the request
  * whose deadline the test follows. Socket I/O, setImmediate and microtasks keep running.
  */
@@ -59,7 +59,7 @@ export function useFakeClock(): () => void {
     vi.useRealTimers();
   });
   return () => {
-    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'] });
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date', 'performance'] });
   };
 }
 

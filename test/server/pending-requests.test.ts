@@ -365,8 +365,11 @@ describe('PendingRequests: progress and the timeout', () => {
     vi.advanceTimersByTime(99);
     expect(onSettle).not.toHaveBeenCalled();
     vi.advanceTimersByTime(1);
-    expect(onlyError(onSettle)).toBeInstanceOf(RequestTimeoutError);
-    expect(onAbandon).toHaveBeenCalledWith(1, 'timed out after 1000 ms');
+    const error = onlyError(onSettle);
+    expect(error).toBeInstanceOf(RequestTimeoutError);
+    // The cap ended it: the error names the whole wait, not the timeout progress kept restarting.
+    expect(error.data).toEqual({ timeoutMs: 1500 });
+    expect(onAbandon).toHaveBeenCalledWith(1, 'timed out after 1500 ms');
   });
 
   it('repeated progress keeps a request alive well past timeoutMs when there is no cap', () => {

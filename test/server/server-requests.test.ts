@@ -513,10 +513,10 @@ describe('progress', () => {
     expectAtDeadline(100, () => session.pendingRequests, { before: 1, at: 0 });
     expectMcpError(errorOf(await p.outcome), RequestTimeoutError, {
       code: -32001,
-      message: 'sampling/createMessage timed out after 300 ms without a reply; raise timeoutMs if a person has to answer it',
-      data: { timeoutMs: 300 },
+      message: 'sampling/createMessage timed out after 500 ms without a reply; raise timeoutMs if a person has to answer it',
+      data: { timeoutMs: 500 },
     });
-    expect((await client.nextMessage('notifications/cancelled')).params).toEqual({ requestId: 0, reason: 'timed out after 300 ms' });
+    expect((await client.nextMessage('notifications/cancelled')).params).toEqual({ requestId: 0, reason: 'timed out after 500 ms' });
     expect(session.pendingRequests).toBe(0);
   });
 });
