@@ -52,7 +52,11 @@ export function median(values: number[]): number {
   return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
 }
 
-/** Busy time of all CPUs together in µs, from the first line of /proc/stat (steal included); NaN off Linux. */
+/**
+ * Busy time of all CPUs together in µs, from the first line of /proc/stat (steal included); NaN off
+ * Linux. The kernel samples it at each tick, so it is rough: a load that sleeps between short bursts
+ * can be under-counted by a tenth of a CPU or more, which per-process times are not.
+ */
 function machineBusy(): number {
   try {
     const [, user, nice, system, , , irq, softirq, steal] = readFileSync('/proc/stat', 'utf8').split('\n')[0].split(/\s+/).map(Number);

@@ -20,9 +20,11 @@ export interface Row {
   concurrency: number;
   server: string;
   role: Role;
+  /** Repetitions the medians are taken over, of `repsRun`. */
   reps: number;
+  repsRun: number;
   cpuMicrosPerOp: number;
-  /** Half the range of CPU µs/op over the repetitions, relative to the median. */
+  /** Half the range of CPU µs/op over those repetitions, relative to the median. */
   cpuSpread: number;
   p50Micros: number;
   p99Micros: number;
@@ -35,36 +37,47 @@ export interface Row {
 
 const AGAINST: Partial<Record<Role, Role>> = { switchboard: 'bare', sdk: 'switchboard' };
 
+/**
+ * On a shared machine another process can take a CPU for seconds; a window in which others used more
+ * than this (in CPUs) is left out of the medians, unless the cell has no quieter window.
+ */
+export const CONTENDED = 0.25;
+const quiet = (s: Measured) => !(s.otherBusy > CONTENDED);
+const quietest = <T>(all: T[], isQuiet: (t: T) => boolean) => (all.some(isQuiet) ? all.filter(isQuiet) : all);
+
 export function summarize(samples: Measured[], titles: Record<CaseId, string>): Row[] {
   const cells = new Map<string, Measured[]>();
   for (const s of samples) {
     const key = `${s.caseId} ${s.concurrency} ${s.role}`;
     cells.set(key, [...(cells.get(key) ?? []), s]);
   }
-  return [...cells.values()].map((group) => {
-    const { caseId, concurrency, role, server } = group[0];
-    const cpu = group.map((s) => s.cpuMicrosPerOp);
+  return [...cells.values()].map((all) => {
+    const { caseId, concurrency, role, server } = all[0];
+    const used = quietest(all, quiet);
+    const cpu = used.map((s) => s.cpuMicrosPerOp);
     const row: Row = {
       caseId,
       title: titles[caseId],
       concurrency,
       server,
       role,
-      reps: group.length,
+      reps: used.length,
+      repsRun: all.length,
       cpuMicrosPerOp: median(cpu),
       cpuSpread: (Math.max(...cpu) - Math.min(...cpu)) / 2 / median(cpu),
-      p50Micros: median(group.map((s) => s.p50Micros)),
-      p99Micros: median(group.map((s) => s.p99Micros)),
-      opsPerSecond: median(group.map((s) => s.opsPerSecond)),
-      loadGenBusy: median(group.map((s) => s.loadGenBusy)),
-      otherBusy: median(group.map((s) => s.otherBusy)),
+      p50Micros: median(used.map((s) => s.p50Micros)),
+      p99Micros: median(used.map((s) => s.p99Micros)),
+      opsPerSecond: median(used.map((s) => s.opsPerSecond)),
+      loadGenBusy: median(used.map((s) => s.loadGenBusy)),
+      otherBusy: median(used.map((s) => s.otherBusy)),
     };
     const against = AGAINST[role];
-    const paired = group.flatMap((s) => {
+    const pairs = all.flatMap((s) => {
       const base = samples.find((b) => b.role === against && b.rep === s.rep && b.caseId === caseId && b.concurrency === concurrency);
-      return base ? [s.cpuMicrosPerOp / base.cpuMicrosPerOp] : [];
+      return base ? [[s, base]] : [];
     });
-    if (against && paired.length) row.ratio = { against, value: median(paired) };
+    const paired = quietest(pairs, (pair) => pair.every(quiet));
+    if (against && paired.length) row.ratio = { against, value: median(paired.map(([s, base]) => s.cpuMicrosPerOp / base.cpuMicrosPerOp)) };
     return row;
   });
 }
@@ -74,13 +87,15 @@ export function printTable(rows: Row[]): void {
     ['case', -22, (r) => r.title],
     ['clients', 7, (r) => String(r.concurrency)],
     ['server', -14, (r) => r.server],
+    ['reps', 4, (r) => `${r.reps}/${r.repsRun}`],
     ['CPU µs/op', 9, (r) => r.cpuMicrosPerOp.toFixed(1)],
     ['±reps', 5, (r) => `${(r.cpuSpread * 100).toFixed(0)}%`],
     ['p50 µs', 7, (r) => r.p50Micros.toFixed(0)],
     ['p99 µs', 7, (r) => r.p99Micros.toFixed(0)],
     ['ops/s', 6, (r) => r.opsPerSecond.toFixed(0)],
     ['client', 6, (r) => `${(r.loadGenBusy * 100).toFixed(0)}%`],
-    ['other', 5, (r) => (Number.isNaN(r.otherBusy) ? '?' : `${(r.otherBusy * 100).toFixed(0)}%`)],
+    // Rough (see machineBusy): a small negative value is sampling error, shown as 0.
+    ['other', 5, (r) => (Number.isNaN(r.otherBusy) ? '?' : `${(Math.max(0, r.otherBusy) * 100).toFixed(0)}%`)],
     ['ratio', -18, (r) => (r.ratio ? `${r.ratio.value.toFixed(2)}× ${r.ratio.against}` : '')],
   ];
   const cell = (text: string, width: number) => (width < 0 ? text.padEnd(-width) : text.padStart(width));

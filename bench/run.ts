@@ -11,7 +11,7 @@ import { parseArgs } from 'node:util';
 import { CASES, type CaseId, type Client, type Endpoint } from './cases.js';
 import { agent } from './http-client.js';
 import { runLoad } from './load.js';
-import { type Measured, printOtherLoad, printTable, type Role, summarize, writeJson } from './report.js';
+import { CONTENDED, type Measured, printOtherLoad, printTable, type Role, summarize, writeJson } from './report.js';
 import { pinCpus, type Running, startServer, stopServers } from './servers.js';
 
 interface ServerSpec {
@@ -114,7 +114,8 @@ clearTimeout(deadline);
 
 const titles = Object.fromEntries(Object.entries(CASES).map(([id, c]) => [id, c.title])) as Record<CaseId, string>;
 const rows = summarize(samples, titles).sort((a, b) => settings.cases.indexOf(a.caseId) - settings.cases.indexOf(b.caseId) || a.concurrency - b.concurrency);
-console.log(`\nmedians over ${settings.reps} reps; ±reps: half the range of CPU µs/op over the reps; client: the load generator's share of its core;`);
+console.log(`\nmedians over the reps in which other processes took at most ${CONTENDED * 100}% of a CPU (all reps if none did);`);
+console.log("±reps: half the range of CPU µs/op over those reps; client: the load generator's share of its core;");
 console.log('other: CPU taken by other processes (100% = one CPU); ratio: median of per-rep CPU ratios, Switchboard/bare and SDK/Switchboard');
 printTable(rows);
 printOtherLoad(samples);
