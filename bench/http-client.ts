@@ -89,10 +89,12 @@ export function send(
 export const post = (endpoint: HttpEndpoint, body: Json, headers: Record<string, string>, onMessage?: (m: Json) => void) =>
   send(endpoint, 'POST', body, headers, onMessage);
 
+/** What every benchmark client says in `initialize`: a 2025-11-25 session that can answer elicitations. */
+export const INITIALIZE_PARAMS = { protocolVersion: '2025-11-25', capabilities: { elicitation: {} }, clientInfo: { name: 'bench', version: '1' } };
+
 /** A 2025-11-25 session: initialize, then notifications/initialized; resolves the headers later requests carry. */
 export async function openSession(endpoint: HttpEndpoint): Promise<Record<string, string>> {
-  const params = { protocolVersion: '2025-11-25', capabilities: { elicitation: {} }, clientInfo: { name: 'bench', version: '1' } };
-  const init = await post(endpoint, { jsonrpc: '2.0', id: 0, method: 'initialize', params }, {});
+  const init = await post(endpoint, { jsonrpc: '2.0', id: 0, method: 'initialize', params: INITIALIZE_PARAMS }, {});
   if (init.status !== 200) throw new Error(`initialize answered ${init.status}`);
   const headers = { 'mcp-session-id': String(init.headers['mcp-session-id']), 'mcp-protocol-version': '2025-11-25' };
   await post(endpoint, { jsonrpc: '2.0', method: 'notifications/initialized' }, headers);

@@ -1,6 +1,6 @@
 /** A minimal MCP WebSocket client: subprotocol `mcp`, one JSON-RPC message per text frame. */
 import WebSocket from 'ws';
-import type { Json } from './http-client.js';
+import { INITIALIZE_PARAMS, type Json } from './http-client.js';
 
 export class WsClient {
   private nextId = 1;
@@ -34,8 +34,7 @@ export class WsClient {
     const ws = new WebSocket(url, 'mcp');
     await new Promise((resolve, reject) => ws.once('open', resolve).once('error', reject));
     const client = new WsClient(ws, answer);
-    const params = { protocolVersion: '2025-11-25', capabilities: { elicitation: {} }, clientInfo: { name: 'bench', version: '1' } };
-    const init = await client.request('initialize', params);
+    const init = await client.request('initialize', INITIALIZE_PARAMS);
     if (!init.result) throw new Error(`initialize failed: ${JSON.stringify(init)}`);
     ws.send(JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }));
     return client;
