@@ -82,6 +82,8 @@ export function summarize(samples: Measured[], titles: Record<CaseId, string>): 
   });
 }
 
+const percent = (x: number) => `${(Math.max(0, x) * 100).toFixed(0)}%`;
+
 export function printTable(rows: Row[]): void {
   const columns: [string, number, (r: Row) => string][] = [
     ['case', -22, (r) => r.title],
@@ -93,9 +95,9 @@ export function printTable(rows: Row[]): void {
     ['p50 µs', 7, (r) => r.p50Micros.toFixed(0)],
     ['p99 µs', 7, (r) => r.p99Micros.toFixed(0)],
     ['ops/s', 6, (r) => r.opsPerSecond.toFixed(0)],
-    ['client', 6, (r) => `${(r.loadGenBusy * 100).toFixed(0)}%`],
+    ['client', 6, (r) => percent(r.loadGenBusy)],
     // Rough (see machineBusy): a small negative value is sampling error, shown as 0.
-    ['other', 5, (r) => (Number.isNaN(r.otherBusy) ? '?' : `${(Math.max(0, r.otherBusy) * 100).toFixed(0)}%`)],
+    ['other', 5, (r) => (Number.isNaN(r.otherBusy) ? '?' : percent(r.otherBusy))],
     ['ratio', -18, (r) => (r.ratio ? `${r.ratio.value.toFixed(2)}× ${r.ratio.against}` : '')],
   ];
   const cell = (text: string, width: number) => (width < 0 ? text.padEnd(-width) : text.padStart(width));
@@ -108,8 +110,9 @@ export function printOtherLoad(samples: Measured[]): void {
   const other = samples.map((s) => s.otherBusy).filter((x) => !Number.isNaN(x));
   if (!other.length) return console.log('other load: unknown (no /proc/stat)');
   const busiest = samples.reduce((a, b) => (b.otherBusy > a.otherBusy ? b : a));
+  const contended = other.filter((x) => x > CONTENDED).length;
   console.log(
-    `other load during windows: median ${(median(other) * 100).toFixed(0)}% of a CPU, max ${(busiest.otherBusy * 100).toFixed(0)}% ` +
+    `other load during windows: median ${percent(median(other))} of a CPU, over ${percent(CONTENDED)} in ${contended} of ${other.length}, max ${percent(busiest.otherBusy)} ` +
       `(rep ${busiest.rep}, ${busiest.caseId}, ${busiest.concurrency} clients, ${busiest.server})`,
   );
 }

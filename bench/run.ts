@@ -61,6 +61,7 @@ const settings = {
   deadlineSeconds: args.quick ? 110 : 660,
 };
 for (const id of settings.cases) if (!CASES[id]) throw new Error(`unknown case ${id}; cases: ${Object.keys(CASES).join(', ')}`);
+for (const n of [settings.reps, ...settings.concurrency]) if (!Number.isInteger(n) || n < 1) throw new Error('--reps and --concurrency take positive integers');
 const servers = SERVERS.filter((s) => !args.server || list(args.server)!.includes(s.role));
 
 const deadline = setTimeout(() => {
