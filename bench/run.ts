@@ -1,250 +1,124 @@
 /**
- * `npm run bench`: tools/call and elicitation round trips over Streamable HTTP on 127.0.0.1, for
- * Switchboard, the official SDK v1 and a bare node:http responder, each in its own process, in one run.
- * Reports round trips per second (one client, one request at a time) and server CPU per operation.
+ * `npm run bench [-- --quick]`: server CPU per operation, latency and throughput at 1, 16 and 64
+ * concurrent clients, for Switchboard, bare node:http / ws responders and the official SDK v1, over
+ * Streamable HTTP and WebSocket on 127.0.0.1. Repetitions interleave the servers so that each ratio
+ * pairs measurements taken moments apart; the report gives medians over repetitions.
+ *
+ * Options: --quick, --reps N, --concurrency 1,16, --case ws-echo,ws-elicit, --server switchboard,
+ * --profile DIR (a V8 CPU profile of each server process, written when it exits).
  */
-import { fork, type ChildProcess } from 'node:child_process';
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { Agent, request } from 'node:http';
-import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { CASES, type CaseId, type Client, type Endpoint } from './cases.js';
+import { agent } from './http-client.js';
+import { runLoad } from './load.js';
+import { CONTENDED, type Measured, printOtherLoad, printTable, type Role, summarize, writeJson } from './report.js';
+import { pinCpus, type Running, startServer, stopServers } from './servers.js';
 
-const ROUNDS = {
-  warmup: 300,
-  toolsCall: Number(process.env.BENCH_CALLS ?? 3000),
-  elicitation: Number(process.env.BENCH_ELICITATIONS ?? 1500),
-};
+interface ServerSpec {
+  role: Role;
+  name: string;
+  entry: string;
+  /** The cases it serves, with the endpoint details that differ from POST /mcp. */
+  cases: Partial<Record<CaseId, Partial<Endpoint>>>;
+}
 
-type Op = 'toolsCall' | 'elicitation' | 'statelessCall' | 'mrtrRound';
-const OPS: Record<Op, { title: string; rounds: () => number }> = {
-  toolsCall: { title: 'tools/call, session', rounds: () => ROUNDS.toolsCall },
-  elicitation: { title: 'elicitation round trip, session', rounds: () => ROUNDS.elicitation },
-  statelessCall: { title: 'tools/call, stateless', rounds: () => ROUNDS.toolsCall },
-  mrtrRound: { title: 'MRTR round (2 requests)', rounds: () => ROUNDS.elicitation },
-};
-
-const SERVERS: { name: string; entry: string; ops: Op[] }[] = [
-  { name: 'bare node:http', entry: 'servers/bare.ts', ops: ['toolsCall', 'elicitation', 'statelessCall', 'mrtrRound'] },
-  { name: 'Switchboard', entry: 'servers/switchboard.ts', ops: ['toolsCall', 'elicitation', 'statelessCall', 'mrtrRound'] },
-  { name: 'SDK v1 1.32.2', entry: 'servers/sdk-v1.ts', ops: ['toolsCall', 'elicitation'] },
-  { name: 'SDK v1 stateless', entry: 'servers/sdk-v1-stateless.ts', ops: ['statelessCall'] },
+const SERVERS: ServerSpec[] = [
+  { role: 'bare', name: 'bare node:http', entry: 'bare-http.mjs', cases: { 'http-echo': {}, 'stateless-echo': {}, 'http-elicit': {}, 'mrtr-round': {} } },
+  { role: 'bare', name: 'bare ws', entry: 'bare-ws.mjs', cases: { 'ws-echo': {}, 'ws-elicit': {} } },
+  {
+    role: 'switchboard',
+    name: 'Switchboard',
+    entry: 'switchboard.mjs',
+    cases: { 'http-echo': {}, 'stateless-echo': {}, 'http-elicit': {}, 'mrtr-round': {}, 'ws-echo': {}, 'ws-elicit': {} },
+  },
+  // SDK v1 has no 2026-07-28: its stateless mode gets sessionless 2025-11-25 calls.
+  {
+    role: 'sdk',
+    name: 'SDK v1 1.32.2',
+    entry: 'sdk-v1.mjs',
+    cases: { 'http-echo': {}, 'http-elicit': {}, 'stateless-echo': { path: '/stateless', legacy: true } },
+  },
 ];
 
-const agent = new Agent({ keepAlive: true, maxSockets: 4 });
-type Json = Record<string, any>;
+const { values: args } = parseArgs({
+  options: {
+    quick: { type: 'boolean', default: false },
+    reps: { type: 'string' },
+    concurrency: { type: 'string' },
+    case: { type: 'string' },
+    server: { type: 'string' },
+    profile: { type: 'string' },
+  },
+});
+const list = (value: string | undefined) => value?.split(',').map((s) => s.trim());
+const settings = {
+  reps: Number(args.reps ?? (args.quick ? 3 : 5)),
+  concurrency: (list(args.concurrency) ?? (args.quick ? ['16'] : ['1', '16', '64'])).map(Number),
+  cases: (list(args.case) ?? Object.keys(CASES)) as CaseId[],
+  timing: args.quick ? { warmupMs: 400, measureMs: 1000 } : { warmupMs: 500, measureMs: 1500 },
+  // Before the first repetition, every server runs every case once unmeasured, so no repetition pays for compiling.
+  primeMs: args.quick ? 600 : 1000,
+  deadlineSeconds: args.quick ? 110 : 660,
+};
+for (const id of settings.cases) if (!CASES[id]) throw new Error(`unknown case ${id}; cases: ${Object.keys(CASES).join(', ')}`);
+for (const n of [settings.reps, ...settings.concurrency]) if (!Number.isInteger(n) || n < 1) throw new Error('--reps and --concurrency take positive integers');
+const servers = SERVERS.filter((s) => !args.server || list(args.server)!.includes(s.role));
 
-interface Reply {
-  status: number;
-  headers: Record<string, string | string[] | undefined>;
-  /** JSON-RPC messages in the body (one for JSON, each event's data for SSE). */
-  messages: Json[];
-}
-
-/** POST one message; `onMessage` sees each SSE message as it arrives (to answer an elicitation mid-stream). */
-function post(port: number, body: Json, headers: Record<string, string>, onMessage?: (m: Json) => void): Promise<Reply> {
-  const payload = JSON.stringify(body);
-  return new Promise((resolve, reject) => {
-    const req = request(
-      {
-        host: '127.0.0.1',
-        port,
-        path: '/mcp',
-        method: 'POST',
-        agent,
-        headers: {
-          ...headers,
-          'content-type': 'application/json',
-          accept: 'application/json, text/event-stream',
-          'content-length': Buffer.byteLength(payload),
-        },
-      },
-      (res) => {
-        const messages: Json[] = [];
-        const sse = (res.headers['content-type'] ?? '').startsWith('text/event-stream');
-        let buffer = '';
-        res.setEncoding('utf8');
-        res.on('data', (chunk: string) => {
-          buffer += chunk;
-          if (!sse) return;
-          let end: number;
-          while ((end = buffer.indexOf('\n\n')) !== -1) {
-            const block = buffer.slice(0, end);
-            buffer = buffer.slice(end + 2);
-            const data = block
-              .split('\n')
-              .filter((l) => l.startsWith('data:'))
-              .map((l) => l.slice(5).trim())
-              .join('');
-            if (!data) continue;
-            const message = JSON.parse(data);
-            messages.push(message);
-            onMessage?.(message);
-          }
-        });
-        res.on('end', () => {
-          if (!sse && buffer) messages.push(JSON.parse(buffer));
-          resolve({ status: res.statusCode ?? 0, headers: res.headers, messages });
-        });
-        res.on('error', reject);
-      },
-    );
-    req.on('error', reject);
-    req.end(payload);
-  });
-}
-
-async function openSession(port: number): Promise<Record<string, string>> {
-  const init = await post(
-    port,
-    {
-      jsonrpc: '2.0',
-      id: 0,
-      method: 'initialize',
-      params: { protocolVersion: '2025-11-25', capabilities: { elicitation: {} }, clientInfo: { name: 'bench', version: '1' } },
-    },
-    {},
-  );
-  if (init.status !== 200) throw new Error(`initialize answered ${init.status}`);
-  const headers = { 'mcp-session-id': String(init.headers['mcp-session-id']), 'mcp-protocol-version': '2025-11-25' };
-  await post(port, { jsonrpc: '2.0', method: 'notifications/initialized' }, headers);
-  return headers;
-}
-
-let nextId = 1;
-
-async function toolsCall(port: number, headers: Record<string, string>): Promise<void> {
-  const id = nextId++;
-  const reply = await post(port, { jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'echo', arguments: { text: 'hello' } } }, headers);
-  const result = reply.messages.find((m) => m.id === id)?.result;
-  if (result?.content?.[0]?.text !== 'hello') throw new Error(`unexpected tools/call reply: ${JSON.stringify(reply.messages)}`);
-}
-
-async function elicitationRoundTrip(port: number, headers: Record<string, string>): Promise<void> {
-  const id = nextId++;
-  const answered: Promise<Reply>[] = [];
-  const reply = await post(port, { jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'ask', arguments: {} } }, headers, (m) => {
-    if (m.method === 'elicitation/create')
-      answered.push(post(port, { jsonrpc: '2.0', id: m.id, result: { action: 'accept', content: { name: 'Ada', age: 36, plan: 'pro' } } }, headers));
-  });
-  const statuses = (await Promise.all(answered)).map((r) => r.status);
-  const result = reply.messages.find((m) => m.id === id && !m.method)?.result;
-  if (result?.content?.[0]?.text !== 'accept:Ada' || statuses.length !== 1 || statuses[0] >= 300) {
-    throw new Error(`unexpected elicitation round trip: ${JSON.stringify(reply.messages)} reply statuses ${statuses}`);
-  }
-}
-
-/** A 2026-07-28 request: the _meta envelope and the headers that must match it. */
-function modernPost(port: number, id: number, params: Json, name: string): Promise<Reply> {
-  const body = {
-    jsonrpc: '2.0',
-    id,
-    method: 'tools/call',
-    params: {
-      ...params,
-      name,
-      _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': { elicitation: {} } },
-    },
-  };
-  return post(port, body, { 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/call', 'mcp-name': name });
-}
-
-/** Stateless tools/call: 2026-07-28 for servers that speak it, a sessionless legacy call for the SDK's stateless mode. */
-async function statelessCall(port: number, modern: boolean): Promise<void> {
-  const id = nextId++;
-  const reply = modern
-    ? await modernPost(port, id, { arguments: { text: 'hello' } }, 'echo')
-    : await post(
-        port,
-        { jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'echo', arguments: { text: 'hello' } } },
-        { 'mcp-protocol-version': '2025-11-25' },
-      );
-  if (reply.messages[0]?.result?.content?.[0]?.text !== 'hello')
-    throw new Error(`unexpected stateless tools/call reply: ${reply.status} ${JSON.stringify(reply.messages)}`);
-}
-
-/** One MRTR round: the call answers input-required, the retry carries the answer and the requestState. */
-async function mrtrRound(port: number): Promise<void> {
-  const first = (await modernPost(port, nextId++, { arguments: {} }, 'ask_stateless')).messages[0]?.result;
-  if (first?.resultType !== 'input_required') throw new Error(`expected input_required, got ${JSON.stringify(first)}`);
-  const [key] = Object.keys(first.inputRequests);
-  const retry = {
-    arguments: {},
-    inputResponses: { [key]: { action: 'accept', content: { name: 'Ada', age: 36, plan: 'pro' } } },
-    requestState: first.requestState,
-  };
-  const done = (await modernPost(port, nextId++, retry, 'ask_stateless')).messages[0]?.result;
-  if (done?.content?.[0]?.text !== 'accept:Ada') throw new Error(`unexpected MRTR retry result: ${JSON.stringify(done)}`);
-}
-
-function cpuOf(child: ChildProcess): Promise<number> {
-  return new Promise((resolve) => {
-    child.once('message', (m: any) =>
-      resolve(process.env.BENCH_CPU === 'user' ? m.cpu.user : process.env.BENCH_CPU === 'system' ? m.cpu.system : m.cpu.user + m.cpu.system),
-    );
-    child.send('cpu');
-  });
-}
-
-async function measure(child: ChildProcess, rounds: number, op: () => Promise<void>) {
-  const cpuBefore = await cpuOf(child);
-  const start = process.hrtime.bigint();
-  for (let i = 0; i < rounds; i++) await op();
-  const seconds = Number(process.hrtime.bigint() - start) / 1e9;
-  const cpu = (await cpuOf(child)) - cpuBefore;
-  return { opsPerSecond: Math.round(rounds / seconds), serverCpuMicrosPerOp: Math.round((cpu / rounds) * 10) / 10 };
-}
-
-const here = fileURLToPath(new URL('.', import.meta.url));
-const tsx = fileURLToPath(new URL('../node_modules/tsx/dist/loader.mjs', import.meta.url));
-const results: Json[] = [];
 const deadline = setTimeout(() => {
-  console.error('bench: gave up after 10 minutes');
-  process.exit(1);
-}, 10 * 60_000);
+  console.error(`bench: not done after ${settings.deadlineSeconds} s, giving up`);
+  process.exit(2);
+}, settings.deadlineSeconds * 1000);
 
-for (const target of SERVERS) {
-  // BENCH_PROFILE=dir writes a V8 CPU profile of each server there.
-  const profile = process.env.BENCH_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : [];
-  const child = fork(here + target.entry, [], { execArgv: [...profile, '--import', tsx], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
-  const port = await new Promise<number>((resolve, reject) => {
-    child.once('message', (m: any) => resolve(m.port));
-    child.once('exit', (code) => reject(new Error(`${target.name} exited with ${code}`)));
-  });
+const pinning = pinCpus();
+console.log(`Node ${process.version}; ${pinning.note}`);
+const started = new Map<ServerSpec, Running>();
+for (const spec of servers) started.set(spec, await startServer(spec.entry, pinning.serverCpu, args.profile));
+const cpuSource = [...started.values()][0].cpu.source;
+console.log(`server CPU: ${cpuSource}; ${settings.reps} reps, warm-up ${settings.timing.warmupMs} ms + window ${settings.timing.measureMs} ms per measurement`);
+
+/** Open the clients, load the server through warm-up and window, close the clients. */
+async function measure(spec: ServerSpec, caseId: CaseId, concurrency: number, timing = settings.timing) {
+  const server = started.get(spec)!;
+  const endpoint: Endpoint = { port: server.port, path: '/mcp', ...spec.cases[caseId] };
+  const clients: Client[] = await Promise.all(Array.from({ length: concurrency }, () => CASES[caseId].connect(endpoint)));
   try {
-    const headers = target.ops.includes('toolsCall') ? await openSession(port) : {};
-    const modern = target.name !== 'SDK v1 stateless';
-    const run: Record<Op, () => Promise<void>> = {
-      toolsCall: () => toolsCall(port, headers),
-      elicitation: () => elicitationRoundTrip(port, headers),
-      statelessCall: () => statelessCall(port, modern),
-      mrtrRound: () => mrtrRound(port),
-    };
-    const row: Json = { server: target.name };
-    for (const op of target.ops) {
-      for (let i = 0; i < ROUNDS.warmup; i++) await run[op]();
-      row[op] = await measure(child, OPS[op].rounds(), run[op]);
-    }
-    results.push(row);
+    return await runLoad(clients, timing, server.cpu.read);
   } finally {
-    child.send('stop');
-    await new Promise((resolve) => child.once('exit', resolve));
+    await Promise.all(clients.map((c) => c.close()));
   }
 }
-clearTimeout(deadline);
-agent.destroy();
 
-const pad = (s: string | number, n: number) => String(s).padStart(n);
-console.log(
-  `\nStreamable HTTP on 127.0.0.1, one client, one request at a time (Node ${process.version}); server CPU is user + system time of the server process`,
-);
-console.log(`${'operation'.padEnd(34)}${'server'.padEnd(20)}${pad('ops/s', 8)}${pad('CPU µs/op', 12)}`);
-for (const op of Object.keys(OPS) as Op[]) {
-  for (const r of results) {
-    if (!r[op]) continue;
-    console.log(`${OPS[op].title.padEnd(34)}${r.server.padEnd(20)}${pad(r[op].opsPerSecond, 8)}${pad(r[op].serverCpuMicrosPerOp, 12)}`);
-  }
+const begun = performance.now();
+const elapsed = () => `${((performance.now() - begun) / 1000).toFixed(0)} s`;
+for (const caseId of settings.cases) {
+  for (const spec of servers.filter((s) => s.cases[caseId])) await measure(spec, caseId, 16, { warmupMs: settings.primeMs, measureMs: 100 });
 }
-mkdirSync(new URL('results/', import.meta.url), { recursive: true });
-writeFileSync(
-  new URL(`results/http-${new Date().toISOString().replace(/[:.]/g, '-')}.json`, import.meta.url),
-  JSON.stringify({ node: process.version, rounds: ROUNDS, results }, null, 2),
-);
+console.log(`primed at ${elapsed()}`);
+const samples: Measured[] = [];
+for (let rep = 1; rep <= settings.reps; rep++) {
+  for (const caseId of settings.cases) {
+    const serving = servers.filter((s) => s.cases[caseId]);
+    // Each repetition starts with another server, so no server always runs first or last.
+    const order = serving.map((_, i) => serving[(i + rep - 1) % serving.length]);
+    for (const concurrency of settings.concurrency) {
+      for (const spec of order) {
+        const sample = await measure(spec, caseId, concurrency);
+        samples.push({ rep, caseId, concurrency, role: spec.role, server: spec.name, ...sample });
+      }
+    }
+  }
+  console.log(`rep ${rep}/${settings.reps} done at ${elapsed()}`);
+}
+await stopServers();
+agent.destroy();
+clearTimeout(deadline);
+
+const titles = Object.fromEntries(Object.entries(CASES).map(([id, c]) => [id, c.title])) as Record<CaseId, string>;
+const rows = summarize(samples, titles).sort((a, b) => settings.cases.indexOf(a.caseId) - settings.cases.indexOf(b.caseId) || a.concurrency - b.concurrency);
+console.log(`\nmedians over the reps in which other processes took at most ${CONTENDED * 100}% of a CPU (all reps if none did);`);
+console.log("±reps: half the range of CPU µs/op over those reps; client: the load generator's share of its core;");
+console.log('other: CPU taken by other processes (100% = one CPU); ratio: median of per-rep CPU ratios, Switchboard/bare and SDK/Switchboard');
+printTable(rows);
+printOtherLoad(samples);
+const file = writeJson({ node: process.version, pinning: pinning.note, cpuSource, settings, rows, samples });
+console.log(`\nwrote ${file}`);

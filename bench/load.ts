@@ -1,0 +1,61 @@
+/**
+ * Closed-loop load: every client runs its operation back to back, one at a time. Clients run through
+ * the warm-up into the measured window and past it, so the window sees steady state, not ramps.
+ */
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { Client } from './cases.js';
+import { cpuTimes, percentile } from './measure.js';
+
+export interface Sample {
+  ops: number;
+  opsPerSecond: number;
+  cpuMicrosPerOp: number;
+  p50Micros: number;
+  p99Micros: number;
+  /** Share of its core the load generator used: near 1, throughput and latency are the client's limit. */
+  loadGenBusy: number;
+  /** CPUs' worth of time used by everything but the server and the load generator (other processes, steal). */
+  otherBusy: number;
+}
+
+export async function runLoad(clients: Client[], timing: { warmupMs: number; measureMs: number }, serverCpu: () => Promise<number>): Promise<Sample> {
+  let measuring = false;
+  let stopped = false;
+  const latencies: number[] = [];
+  const loops = Promise.all(
+    clients.map(async (client) => {
+      while (!stopped) {
+        const start = performance.now();
+        await client.op();
+        // Only operations that end inside the window count, and each of them once.
+        if (measuring && !stopped) latencies.push(performance.now() - start);
+      }
+    }),
+  );
+  try {
+    // The loops end only when stopped, or early when an operation fails: then the race throws.
+    await Promise.race([sleep(timing.warmupMs), loops]);
+    const before = await cpuTimes(serverCpu);
+    const start = performance.now();
+    measuring = true;
+    await Promise.race([sleep(timing.measureMs), loops]);
+    stopped = true;
+    const micros = (performance.now() - start) * 1000;
+    const after = await cpuTimes(serverCpu);
+    await loops;
+    const server = after.server - before.server;
+    const self = after.self - before.self;
+    const sorted = Float64Array.from(latencies).sort();
+    return {
+      ops: latencies.length,
+      opsPerSecond: (latencies.length * 1e6) / micros,
+      cpuMicrosPerOp: server / latencies.length,
+      p50Micros: percentile(sorted, 50) * 1000,
+      p99Micros: percentile(sorted, 99) * 1000,
+      loadGenBusy: self / micros,
+      otherBusy: (after.machine - before.machine - server - self) / micros,
+    };
+  } finally {
+    stopped = true;
+  }
+}

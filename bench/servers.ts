@@ -1,0 +1,76 @@
+/**
+ * Server processes: plain `node` on the built JavaScript, pinned to one CPU while the load generator
+ * (this process) is pinned to another, so neither steals the other's core.
+ */
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { availableParallelism } from 'node:os';
+import { fileURLToPath } from 'node:url';
+import { cpuReader } from './measure.js';
+
+export interface Running {
+  child: ChildProcess;
+  port: number;
+  cpu: { source: string; read: () => Promise<number> };
+}
+
+const running = new Set<ChildProcess>();
+// Whatever way the driver ends (deadline, failure), no server outlives it.
+process.on('exit', () => {
+  for (const child of running) child.kill('SIGKILL');
+});
+
+/** CPUs this process may run on, from `taskset -p` ("0,1" or "0-3"). */
+function allowedCpus(): number[] {
+  const list = execFileSync('taskset', ['-c', '-p', String(process.pid)], { encoding: 'utf8' })
+    .split(':')
+    .pop()!
+    .trim();
+  return list.split(',').flatMap((part) => {
+    const [from, to = from] = part.split('-').map(Number);
+    return Array.from({ length: to - from + 1 }, (_, i) => from + i);
+  });
+}
+
+/** Pin this process (all its threads) to one CPU and pick another for the servers; a note says what was done. */
+export function pinCpus(): { serverCpu?: number; note: string } {
+  if (availableParallelism() < 2) return { note: 'not pinned: fewer than 2 CPUs' };
+  try {
+    const [serverCpu, loadCpu] = allowedCpus();
+    execFileSync('taskset', ['-a', '-c', '-p', String(loadCpu), String(process.pid)], { stdio: 'ignore' });
+    return { serverCpu, note: `server pinned to CPU ${serverCpu}, load generator to CPU ${loadCpu} (taskset)` };
+  } catch {
+    return { note: 'not pinned: taskset is not available' };
+  }
+}
+
+export async function startServer(entry: string, serverCpu: number | undefined, profileDir?: string): Promise<Running> {
+  const file = fileURLToPath(new URL(`servers/${entry}`, import.meta.url));
+  const nodeArgs = [...(profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : []), file];
+  const [command, args] = serverCpu === undefined ? [process.execPath, nodeArgs] : ['taskset', ['-c', String(serverCpu), process.execPath, ...nodeArgs]];
+  // taskset execs node in place, so the pid, the IPC channel and /proc/PID/stat are the server's own.
+  const child = spawn(command, args, { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  running.add(child);
+  child.once('exit', () => running.delete(child));
+  const port = await new Promise<number>((resolve, reject) => {
+    child.once('message', (m: any) => resolve(m.port));
+    child.once('exit', (code) => reject(new Error(`${entry} exited with ${code} before listening`)));
+  });
+  return { child, port, cpu: cpuReader(child) };
+}
+
+/** Ask every server to exit; a server that has not within 5 s is killed. */
+export async function stopServers(): Promise<void> {
+  await Promise.all(
+    [...running].map(
+      (child) =>
+        new Promise<void>((resolve) => {
+          const kill = setTimeout(() => child.kill('SIGKILL'), 5000);
+          child.once('exit', () => {
+            clearTimeout(kill);
+            resolve();
+          });
+          child.send('stop');
+        }),
+    ),
+  );
+}

@@ -1,0 +1,16 @@
+/** Loaded by every benchmarked server: the elicitation schema, and the IPC the driver uses to find and stop the server. */
+export const ELICIT_SCHEMA = {
+  type: 'object',
+  properties: { name: { type: 'string', minLength: 1 }, age: { type: 'integer', minimum: 0 }, plan: { type: 'string', enum: ['free', 'pro'] } },
+  required: ['name'],
+};
+
+/** Tell the driver the port; answer CPU reads (used where /proc is missing) and stop on request or when the driver goes away. */
+export function serveBenchControl(port) {
+  process.on('message', (message) => {
+    if (message === 'cpu') process.send({ cpu: process.cpuUsage() });
+    if (message === 'stop') process.exit(0);
+  });
+  process.on('disconnect', () => process.exit(0));
+  process.send({ port });
+}
