@@ -8,13 +8,13 @@ import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { ElicitResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
-import { ELICIT_SCHEMA, serveBenchControl } from './shared.mjs';
+import { elicitSchema, serveBenchControl } from './shared.mjs';
 
 function createSdkServer() {
   const server = new McpServer({ name: 'bench-sdk', version: '1.0.0' });
   server.registerTool('echo', { inputSchema: { text: z.string() } }, async ({ text }) => ({ content: [{ type: 'text', text }] }));
   server.registerTool('ask', {}, async (extra) => {
-    const params = { message: 'Who are you?', requestedSchema: structuredClone(ELICIT_SCHEMA) };
+    const params = { message: 'Who are you?', requestedSchema: elicitSchema() };
     const answer = await extra.sendRequest({ method: 'elicitation/create', params }, ElicitResultSchema);
     return { content: [{ type: 'text', text: `${answer.action}:${answer.content?.name}` }] };
   });

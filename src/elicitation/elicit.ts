@@ -6,6 +6,7 @@ import { isObject } from '../protocol/is-object.js';
 import type { ElicitParams, ElicitResult, ElicitValue } from '../protocol/types.js';
 import type { SchemaCompiler, Validator } from '../schema/compiler.js';
 import type { ClientRequestKind } from './kind.js';
+import { recentJson, rememberJson } from './schema-keys.js';
 import { checkRequestedSchema } from './schema-subset.js';
 
 /** Schemas (by their JSON) already found to lie in the subset: the check is a pure function of the content. */
@@ -19,12 +20,15 @@ const validators = new WeakMap<object, Validator>();
  * JSON: one serialisation per call keys both the subset-check and the validator caches.
  */
 export function checkFormSchema(schemas: SchemaCompiler, schema: unknown): string {
+  const known = recentJson(schema);
+  if (known !== undefined) return known;
   const key = JSON.stringify(schema);
   if (!checkedSchemas.has(key)) {
     checkRequestedSchema(schema, schemas);
     if (checkedSchemas.size >= CHECKED_SCHEMAS_LIMIT) checkedSchemas.clear();
     checkedSchemas.add(key);
   }
+  rememberJson(key);
   return key;
 }
 

@@ -25,6 +25,8 @@ const KINDS: Record<InputMethod, ClientRequestKind<never, unknown>> = {
 
 const KEY_PREFIX: Record<InputMethod, string> = { 'elicitation/create': 'elicit', 'sampling/createMessage': 'sample', 'roots/list': 'roots' };
 
+const NOTHING: Record<string, never> = Object.freeze({});
+
 /** What the rounds need from the server. */
 export interface RoundsContext {
   readonly kinds: KindContext;
@@ -60,9 +62,11 @@ export class InputRound {
    * next automatic key; otherwise the question joins this round's input-required, and the handler unwinds.
    */
   require(capabilities: ClientCapabilities, request: InputRequest, key: string | undefined): unknown {
-    checkInputRequest(this.kinds, capabilities, request);
+    const kind = KINDS[request.method];
+    // The same checks as a pushed request; what they give back also reads the answer (a form's compiled schema).
+    const prepared = kind.prepare(this.kinds, capabilities, (request.params ?? {}) as never);
     const k = key ?? `${KEY_PREFIX[request.method]}-${++this.counter}`;
-    const answer = this.answer(k, request);
+    const answer = this.answer(k, request, kind, prepared);
     if (answer !== undefined) return answer;
     this.ask(k, request);
     throw new InputRequiredSignal(k);
@@ -72,13 +76,18 @@ export class InputRound {
    * The answer to `request` under `key`: from earlier rounds, or from this retry's inputResponses if it
    * fits the question being asked now (a client may answer without echoing requestState).
    */
-  private answer(key: string, request: InputRequest): unknown {
+  private answer(key: string, request: InputRequest, kind: ClientRequestKind<never, unknown>, prepared: never): unknown {
     const known = this.answers[key];
     if (known !== undefined && sameQuestion(this.asked[key], describeRequest(request))) return known;
     const raw = this.responses?.[key];
-    if (raw === undefined) return undefined;
-    const answer = validAnswer(this.kinds, describeRequest(request), raw);
-    if (answer !== undefined) this.answers[key] = answer;
+    if (!isObject(raw)) return undefined;
+    let answer: unknown;
+    try {
+      answer = kind.interpret(this.kinds, raw, prepared);
+    } catch {
+      return undefined; // asked again
+    }
+    this.answers[key] = answer;
     return answer;
   }
 
@@ -145,8 +154,12 @@ function principalDigest(principal: unknown): string {
   const key = principalKey(principal);
   // Fail closed: a principal that serialises to {} would make every user's state interchangeable.
   if (key === undefined) throw new McpError(ErrorCode.InternalError, `Cannot bind requestState: ${UNKEYED_PRINCIPAL}`);
-  return digest(key);
+  return key === NO_PRINCIPAL ? NO_PRINCIPAL_DIGEST : digest(key);
 }
+
+/** Servers without auth have no principal: its digest is the same for every request. */
+const NO_PRINCIPAL = principalKey(undefined) as string;
+const NO_PRINCIPAL_DIGEST = digest(NO_PRINCIPAL);
 
 export interface InputTarget {
   method: 'tools/call' | 'prompts/get' | 'resources/read';
@@ -188,13 +201,15 @@ export async function runModernRound<R>(
 ): Promise<R | Record<string, unknown>> {
   const { codec, kinds } = rc;
   const { params } = request;
-  // Hashing the arguments is only needed when state comes in or goes out: most calls need neither.
-  const binding = (): StateBinding => ({
-    method: target.method,
-    target: target.target,
-    argumentsDigest: digest(target.arguments ?? {}),
-    principalDigest: principalDigest(request.principal),
-  });
+  // Hashing the arguments is only needed when state comes in or goes out (most calls need neither), and once at most.
+  let bound: StateBinding | undefined;
+  const binding = (): StateBinding =>
+    (bound ??= {
+      method: target.method,
+      target: target.target,
+      argumentsDigest: digest(target.arguments ?? {}),
+      principalDigest: principalDigest(request.principal),
+    });
   const previous = params.requestState === undefined ? undefined : await codec.open(params.requestState, binding());
   const answers: Record<string, unknown> = { ...previous?.answers };
   const responses = params.inputResponses;
@@ -260,7 +275,8 @@ export async function runPushedRounds<R>(
   invoke: () => Promise<R | InputRequired>,
   push: (request: InputRequest) => Promise<unknown>,
 ): Promise<R | Record<string, unknown>> {
-  let round = new InputRound(rc.kinds, {}, undefined, {}, 0);
+  // The first round has nothing yet, and a pushed round never adds answers of its own: share the empties.
+  let round = new InputRound(rc.kinds, NOTHING, undefined, NOTHING, 0);
   for (;;) {
     holder.input = round;
     const result = await invoke();

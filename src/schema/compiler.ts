@@ -30,6 +30,9 @@ export class SchemaCompiler {
   /** Least recently used first; bounded, since schemas may be built from client input (a default, a file name). */
   private readonly cache = new Map<string, { validator: Validator; schema: object; ajv: Ajv | Ajv2020 }>();
 
+  /** The key at the end of the cache's order. */
+  private newest: string | undefined;
+
   constructor(private readonly limit = 1000) {}
 
   /**
@@ -39,13 +42,18 @@ export class SchemaCompiler {
   compile(schema: object, key = JSON.stringify(schema)): Validator {
     const cached = this.cache.get(key);
     if (cached) {
-      this.cache.delete(key);
-      this.cache.set(key, cached);
+      // Least recently used last: moved to the end, unless it is there already (the common case of one schema in a loop).
+      if (key !== this.newest) {
+        this.cache.delete(key);
+        this.cache.set(key, cached);
+        this.newest = key;
+      }
       return cached.validator;
     }
     const ajv = this.ajvFor(schema);
     const validator = toValidator(ajv.compile(schema));
     this.cache.set(key, { validator, schema, ajv });
+    this.newest = key;
     if (this.cache.size > this.limit) {
       const [oldest, entry] = this.cache.entries().next().value as [string, { schema: object; ajv: Ajv | Ajv2020 }];
       this.cache.delete(oldest);

@@ -28,6 +28,8 @@ export interface ContextSession extends McpSession {
   notifyRelated(method: string, params: Record<string, unknown> | undefined, relatedRequestId: RequestId): boolean;
   logRelated(level: LoggingLevel, data: unknown, logger: string | undefined, relatedRequestId: RequestId): boolean;
   closeStream(requestId: RequestId): boolean;
+  /** Cancel the server-to-client requests made for `ctx` that are still pending. */
+  cancelRequestsFor(ctx: Context, reason: string): void;
 }
 
 const NO_INPUT = (method: string) =>
@@ -43,8 +45,6 @@ export class Context implements RequestContext, RoundHolder {
   aborted = false;
   /** The MRTR round of this request (tools/call, prompts/get and resources/read). */
   input: InputRound | undefined;
-  /** Server-to-client requests made for this request and still pending: cancelled with it. */
-  private outgoing: Set<RequestId> | undefined;
 
   constructor(
     readonly session: ContextSession,
@@ -67,23 +67,13 @@ export class Context implements RequestContext, RoundHolder {
     this.aborted = true;
     this.abortReason = reason;
     this.controller?.abort(reason);
-    if (this.outgoing) {
-      const why = reason instanceof Error ? reason.message : String(reason);
-      for (const id of [...this.outgoing]) this.session.cancelRequest(id, why);
-    }
+    // The requests it made are cancelled with it.
+    this.session.cancelRequestsFor(this, reason instanceof Error ? reason.message : String(reason));
   }
 
   /** A cancellable request (the port's `CancellableRequest`): the transport ends it. */
   cancel(reason: string): void {
     this.abort(new McpError(ErrorCode.RequestCancelled, reason));
-  }
-
-  track(id: RequestId): void {
-    (this.outgoing ??= new Set()).add(id);
-  }
-
-  untrack(id: RequestId): void {
-    this.outgoing?.delete(id);
   }
 
   get progressToken(): ProgressToken | undefined {

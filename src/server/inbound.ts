@@ -4,7 +4,7 @@
  * with a status) asks for them first with `refuse`; the rest goes through `receive` or `deliver`.
  */
 import { batchRefusal, INITIALIZE_IN_BATCH } from '../protocol/batches.js';
-import { classifyEra } from '../protocol/era.js';
+import { classifyEra, type Era } from '../protocol/era.js';
 import { ErrorCode, McpError, UnsupportedProtocolVersionError, type JsonRpcErrorObject } from '../protocol/errors.js';
 import { isObject } from '../protocol/is-object.js';
 import {
@@ -36,12 +36,12 @@ function invalidRequest(message: string): JsonRpcErrorObject {
 }
 
 /** Why `request` may not run on `session` now, or undefined when it may. */
-function requestRefusal(session: Session, request: JsonRpcRequest, inBatch: boolean, seen?: Set<RequestId>): JsonRpcErrorObject | undefined {
+function requestRefusal(session: Session, request: JsonRpcRequest, era: Era, inBatch: boolean, seen?: Set<RequestId>): JsonRpcErrorObject | undefined {
   const { id, method } = request;
   if (inBatch && method === 'initialize') return INITIALIZE_IN_BATCH;
   if (session.inFlight?.has(id) || seen?.has(id)) return invalidRequest(`request id ${JSON.stringify(id)} is already in flight in this session; use a new id`);
+  if (era === 'modern') return undefined;
   const served = session.host.options.eras;
-  if (classifyEra(request, served) === 'modern') return undefined;
   if (served === 'modern') {
     // A modern-only server names its versions to a handshake client, which cannot fall forward.
     const requested = method === 'initialize' ? request.params?.protocolVersion : undefined;
@@ -105,7 +105,7 @@ export function refuse(session: Session, messages: readonly Classified[], batch:
   const seen = new Set<RequestId>();
   for (const message of messages) {
     if (message.kind !== 'request') continue;
-    const error = requestRefusal(session, message.message, batch, seen);
+    const error = requestRefusal(session, message.message, classifyEra(message.message, session.host.options.eras), batch, seen);
     if (error) {
       countInvalid(session.host, error);
       return { id: message.message.id, error };
@@ -140,13 +140,14 @@ function handle(host: InboundHost, session: Session, message: Classified, inBatc
 }
 
 function handleRequest(host: InboundHost, session: Session, request: JsonRpcRequest, inBatch: boolean, answers: Answers): void {
-  const refused = requestRefusal(session, request, inBatch);
+  // Era classification, per message: a _meta protocolVersion claim means 2026-07-28 (versioning.mdx).
+  const era = classifyEra(request, host.options.eras);
+  const refused = requestRefusal(session, request, era, inBatch);
   if (refused) {
     answers.answer(request.id, refusedResponse(session, request.id, refused));
     return;
   }
-  // Era classification, per message: a _meta protocolVersion claim means 2026-07-28 (versioning.mdx).
-  if (classifyEra(request, host.options.eras) === 'modern') {
+  if (era === 'modern') {
     // Answered on this connection, but with no way to push: its session asks with input-required.
     serveStateless(host, host.inputRequired, session.relay, request, session.principal, session.incoming, answers === session ? undefined : answers);
   } else if (session.state === 'closed') {

@@ -50,28 +50,30 @@ function withInput<R>(session: Session, ctx: Context, params: Record<string, unk
   return session.backChannel.run(session, ctx, params, target, invoke);
 }
 
-const callToolMethod: MethodHandler = async (session, params, ctx) => {
+// Not async: the checks throw where the pipeline catches them, and the call saves a promise per request.
+const callToolMethod: MethodHandler = (session, params, ctx) => {
   const name = requireString(params, 'name', 'tools/call');
   const args = params.arguments ?? {};
   if (!isObject(args)) throw invalidParams('tools/call params.arguments must be an object');
   const entry = session.host.catalog.tools.get(name);
   if (!entry && !hasListeners(session, 'requestTool')) throw invalidParams(`Unknown tool: ${name}`);
   // Listeners run inside the input rounds too, so they may ask for input like handlers do.
-  return withInput(session, ctx, params, { method: 'tools/call', target: name, arguments: args }, async () => {
+  return withInput(session, ctx, params, { method: 'tools/call', target: name, arguments: args }, () => {
     const answer = emitRequest<{ name: string; arguments: Record<string, unknown> }, CallToolResult | string | InputRequired>(
       session,
       'requestTool',
       { name, arguments: args },
       ctx,
     );
-    if (answer !== undefined) {
-      const result = await answer;
-      return typeof result === 'string' ? { content: [{ type: 'text' as const, text: result }] } : result;
-    }
+    if (answer !== undefined) return Promise.resolve(answer).then(toolResult);
     if (!entry) throw invalidParams(`Unknown tool: ${name}`);
-    return callTool(entry, args, ctx, (err) => session.backChannel.isRequestError(err));
+    return callTool(entry, args, ctx, session.backChannel);
   });
 };
+
+function toolResult(result: CallToolResult | string | InputRequired): CallToolResult | InputRequired {
+  return typeof result === 'string' ? { content: [{ type: 'text', text: result }] } : result;
+}
 
 const getPromptMethod: MethodHandler = async (session, params, ctx) => {
   const name = requireString(params, 'name', 'prompts/get');

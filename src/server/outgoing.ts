@@ -120,7 +120,6 @@ export class Outgoing {
       queueMicrotask(() => this.settled(entry, { ok: false, error: new RequestCancelledError(kind.method, reason) }));
       return request;
     }
-    parent?.track(id);
     this.table.add(id, entry);
     if (session.canPush(related)) this.transmit(entry as Outbound<unknown, unknown>);
     else this.wait(entry as Outbound<unknown, unknown>);
@@ -159,6 +158,11 @@ export class Outgoing {
     return this.table.cancel(id, reason);
   }
 
+  /** Cancel what was sent for the client request `parent` (it was cancelled, or its session ended). */
+  cancelFor(parent: Context, reason: string): void {
+    for (const [id, entry] of this.table.pending()) if ((entry as Outbound<unknown, unknown>).parent === parent) this.table.cancel(id, reason);
+  }
+
   closeAll(reason: string): void {
     this.table.closeAll(reason);
   }
@@ -168,7 +172,6 @@ export class Outgoing {
     const { request, kind } = entry;
     const host = this.session.host;
     this.progressHandlers?.delete(request.id);
-    entry.parent?.untrack(request.id);
     host.stats.pendingRequests--;
     let typed: ClientOutcome<R>;
     if (outcome.ok) {

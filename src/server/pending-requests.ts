@@ -46,7 +46,9 @@ const ENDED_MEMORY = 1024;
 
 export class PendingRequests {
   private readonly entries = new Map<RequestId, Entry>();
-  private readonly ended = new Map<RequestId, 'answered' | 'abandoned'>();
+  /** Ids of ended requests, in two generations: the current one, and the one before it. */
+  private ended = new Map<RequestId, 'answered' | 'abandoned'>();
+  private endedBefore = new Map<RequestId, 'answered' | 'abandoned'>();
   private lastId = -1;
 
   /**
@@ -69,6 +71,11 @@ export class PendingRequests {
 
   method(id: RequestId): string | undefined {
     return this.entries.get(id)?.options.method;
+  }
+
+  /** The entries still pending, as [id, options] (a copy: ending one while iterating is fine). */
+  pending(): [RequestId, PendingEntryOptions][] {
+    return Array.from(this.entries, ([id, entry]) => [id, entry.options]);
   }
 
   /** The next outgoing id: integers from 0, never reused within the session. */
@@ -95,7 +102,7 @@ export class PendingRequests {
   /** Settle a request with the peer's reply. */
   reply(id: RequestId, outcome: RequestOutcome): ReplyMatch {
     if (this.finish(id, 'answered', outcome)) return 'settled';
-    const ended = this.ended.get(id);
+    const ended = this.ended.get(id) ?? this.endedBefore.get(id);
     if (ended === 'abandoned') return 'late';
     if (ended === 'answered') return 'duplicate';
     return 'unknown';
@@ -154,9 +161,12 @@ export class PendingRequests {
     return true;
   }
 
+  /** Between ENDED_MEMORY and twice that many are remembered; a full generation is dropped whole, without iterating. */
   private remember(id: RequestId, how: 'answered' | 'abandoned'): void {
     this.ended.set(id, how);
-    if (this.ended.size > ENDED_MEMORY) this.ended.delete(this.ended.keys().next().value as RequestId);
+    if (this.ended.size < ENDED_MEMORY) return;
+    this.endedBefore = this.ended;
+    this.ended = new Map();
   }
 }
 

@@ -227,6 +227,10 @@ export class Session implements McpSession, Connection, ContextSession, Outgoing
     return this.channel.closeStream?.(requestId) ?? false;
   }
 
+  cancelRequestsFor(ctx: Context, reason: string): void {
+    this.outgoingRequests?.cancelFor(ctx, reason);
+  }
+
   // --- what the transport sees (Connection)
 
   get session(): McpSession {

@@ -87,13 +87,13 @@ function compileFor(name: string, which: string, schema: object, schemas: Schema
 
 /**
  * Run a tool: argument validation and handler failures are `isError` results (SEP-1303), not protocol
- * errors, except an input round unwinding and what `isRequestError` says travels as a JSON-RPC error.
+ * errors, except an input round unwinding and what `errors.isRequestError` says travels as a JSON-RPC error.
  */
 export async function callTool(
   entry: ToolEntry,
   args: Record<string, unknown>,
   ctx: RequestContext,
-  isRequestError: (err: unknown) => boolean,
+  errors: { isRequestError(err: unknown): boolean },
 ): Promise<CallToolResult | InputRequired> {
   const name = entry.descriptor.name;
   const violations = entry.validateInput(args);
@@ -105,7 +105,7 @@ export async function callTool(
     if (out instanceof InputRequired) return out;
     result = typeof out === 'string' ? { content: [{ type: 'text', text: out }] } : out;
   } catch (err) {
-    if (err instanceof InputRequiredSignal || isRequestError(err)) throw err;
+    if (err instanceof InputRequiredSignal || errors.isRequestError(err)) throw err;
     return errorResult(err instanceof Error ? err.message : String(err));
   }
   if (typeof result !== 'object' || result === null) {

@@ -956,6 +956,19 @@ describe('validation of accepted content', () => {
     expect(server.stats.invalidResults).toBe(0);
   });
 
+  it('checks a schema object again after the caller changed it: a change that leaves the subset is refused', async () => {
+    const { server, client, session } = await formSession();
+    const schema = structuredClone(FORM);
+    server.requestElicitationCreate(session, { message: 'One', requestedSchema: schema });
+    await client.nextMessage('elicitation/create');
+    (schema.properties as Record<string, object>).name = { type: 'object' };
+    expect(() => server.requestElicitationCreate(session, { message: 'Two', requestedSchema: schema })).toThrow(
+      new TypeError(
+        'requestedSchema.properties.name: type must be one of string, number, integer, boolean, array (got "object"). Elicitation forms take a flat object of string, number, integer, boolean and enum properties',
+      ),
+    );
+  });
+
   it('compiles a requestedSchema once: an equal but distinct schema object reuses the compiled validator', async () => {
     const ajvCompile = vi.spyOn(Ajv2020.prototype, 'compile');
     const { client, session } = await formSession();

@@ -57,7 +57,11 @@ describe('RequestStateCodec: signing', () => {
     const token = codec.mint(CONTENT);
     expect(token).toMatch(/^v1\.[A-Za-z0-9_-]{8}\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]{43}$/);
     const payload = await codec.open(token, BINDING);
-    expect(payload).toEqual({ ...CONTENT, id: expect.stringMatching(/^[A-Za-z0-9_-]{16}$/), expiresAt: NOW + 600_000 });
+    expect(payload).toEqual({
+      ...CONTENT,
+      id: expect.stringMatching(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/),
+      expiresAt: NOW + 600_000,
+    });
   });
 
   it('gives every minted state a different id', async () => {

@@ -8,6 +8,7 @@ import type { RequestId } from '../../protocol/types.js';
 import { isAtLeast } from '../../protocol/versions.js';
 import type { Channel, Connection } from '../../server/port.js';
 import { eventSeq, type EventStore, type StoredEvent } from './event-store.js';
+import { sendJson } from './request-checks.js';
 import { connectionGone, primingEvent, startEventStream, writeEvent, writeEventData, writeKeepAlive } from './sse.js';
 
 export type ResponseMode = 'auto' | 'json' | 'sse';
@@ -324,7 +325,7 @@ export class HttpSession implements Channel {
   private writeJson(stream: Stream, body: string): void {
     const res = stream.res;
     if (!res || res.headersSent || res.destroyed) return;
-    res.writeHead(200, { ...stream.headers, 'content-type': 'application/json' }).end(body);
+    sendJson(res, 200, stream.headers, body);
   }
 
   private upgrade(stream: Stream): void {

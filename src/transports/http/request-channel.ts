@@ -8,6 +8,7 @@ import type { JsonRpcMessage } from '../../protocol/jsonrpc.js';
 import type { RequestId } from '../../protocol/types.js';
 import type { Channel } from '../../server/port.js';
 import type { ResponseMode } from './http-session.js';
+import { sendJson } from './request-checks.js';
 import { startEventStream, writeEventData } from './sse.js';
 import { modernErrorStatus } from './status.js';
 
@@ -37,7 +38,7 @@ export class RequestChannel implements Channel {
       this.finished = true;
       if (this.streaming) return writeEventData(res, undefined, data, true);
       const status = 'error' in message ? modernErrorStatus(message.error.code) : 200;
-      res.writeHead(status, { ...this.headers, 'content-type': 'application/json' }).end(data);
+      sendJson(res, status, this.headers, data);
       return true;
     }
     // A JSON answer cannot carry anything before the response.

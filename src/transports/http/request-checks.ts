@@ -20,8 +20,12 @@ export function sendHttpError(
     return;
   }
   const error = data === undefined ? { code, message } : { code, message, data };
-  const body = JSON.stringify({ jsonrpc: '2.0', error, id });
-  res.writeHead(status, { ...headers, 'content-type': 'application/json' }).end(body);
+  sendJson(res, status, headers, JSON.stringify({ jsonrpc: '2.0', error, id }));
+}
+
+/** Answer with a JSON body: its length up front, so headers and body go out in one write, not chunked. */
+export function sendJson(res: ServerResponse, status: number, headers: Record<string, string>, body: string): void {
+  res.writeHead(status, { ...headers, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) }).end(body);
 }
 
 /** Whether the request arrived on a loopback address: then its Host must name loopback too (DNS rebinding). */
