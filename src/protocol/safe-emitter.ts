@@ -52,6 +52,11 @@ export class SafeEmitter<Events extends EventEmitter.ValidEventTypes> extends Ev
     return super.listenerCount(this.canonical(event) as any);
   }
 
+  /** Whether `event` (by its current name) has listeners: the check before building an event nobody hears. */
+  listening(event: Names<Events>): boolean {
+    return super.listenerCount(event) > 0;
+  }
+
   /** Report a failure without ever throwing; with no `error` listener it goes to stderr. `about` is what it concerns, if anything. */
   reportError(error: unknown, about?: unknown): void {
     const err = error instanceof Error ? error : new Error(String(error));

@@ -115,7 +115,7 @@ export class ServerCore implements InboundHost, ServerPort, RoundsContext, KindC
   }
 
   trace(session: Session, direction: 'in' | 'out', message: unknown): void {
-    if (this.events.listenerCount('message') > 0) this.events.emit('message', session, direction, message);
+    if (this.events.listening('message')) this.events.emit('message', session, direction, message);
   }
 
   sessionStarted(session: Session): void {

@@ -31,7 +31,7 @@ type RequestEventName = 'requestTool' | 'requestPrompt' | 'requestResource' | 'r
 type Emit = (event: keyof McpServerEvents, ...args: unknown[]) => boolean;
 
 function hasListeners(session: Session, event: RequestEventName): boolean {
-  return session.host.events.listenerCount(event) > 0;
+  return session.host.events.listening(event);
 }
 
 /**

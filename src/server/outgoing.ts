@@ -184,7 +184,7 @@ export class Outgoing {
     } else {
       typed = outcome;
     }
-    if (kind.event !== undefined && host.events.listenerCount(kind.event) > 0) {
+    if (kind.event !== undefined && host.events.listening(kind.event)) {
       (host.events.emit as (event: string, ...args: unknown[]) => boolean)(
         kind.event,
         this.session,

@@ -130,7 +130,7 @@ export class StreamableHttpTransport extends SafeEmitter<StreamableHttpTransport
 
   /** @param ownPort the request came to this transport's own server, where only `path` is MCP. */
   private async handle(req: IncomingMessage, res: ServerResponse, ownPort: boolean): Promise<void> {
-    if (this.listenerCount('httpRequest') > 0) {
+    if (this.listening('httpRequest')) {
       const control: HttpRequestControl = { handled: false };
       this.emit('httpRequest', req, res, control);
       if (control.handled || res.headersSent || res.writableEnded) return;
@@ -138,7 +138,7 @@ export class StreamableHttpTransport extends SafeEmitter<StreamableHttpTransport
     if (ownPort && pathOf(req.url) !== this.path) {
       return sendHttpError(res, 404, HttpErrorCode.BadRequest, `Not Found: the MCP endpoint is ${this.path}`);
     }
-    if (this.listenerCount('httpResponse') > 0) res.once('close', () => this.emit('httpResponse', req, res));
+    if (this.listening('httpResponse')) res.once('close', () => this.emit('httpResponse', req, res));
     const cors = corsHeaders(req, this.options.cors);
     const allowedHosts = this.options.allowedHosts;
     const hostname = hostnameOf(req.headers.host);
