@@ -1,6 +1,4 @@
 /** `npm start`: the demo server over WebSocket and Streamable HTTP on 127.0.0.1:PORT/mcp (default port 3000). */
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { McpServer, StreamableHttpTransport, WebSocketTransport } from '../src/index.js';
 import { registerDemoCatalog } from './catalog.js';
 import { handleConnectPage, registerElicitationDemo } from './elicitation.js';
@@ -10,14 +8,13 @@ const server = new McpServer(
   { defaultLogLevel: 'info' },
 );
 
-const streamableHttp = new StreamableHttpTransport(server);
-const http = createServer((req, res) => {
-  const path = new URL(req.url ?? '/', 'http://localhost').pathname;
-  if (path === '/mcp') return streamableHttp.handler(req, res);
-  if (req.method === 'GET' && handleConnectPage(server, path, res)) return;
-  res.writeHead(404, { 'content-type': 'text/plain' }).end('The MCP endpoint is /mcp (Streamable HTTP, or WebSocket with subprotocol "mcp")\n');
+// The transport's own server: /mcp is MCP, the connect pages come first, and any other path gets 404.
+const http = new StreamableHttpTransport(server);
+http.on('httpRequest', (req, res, control) => {
+  if (req.method === 'GET' && handleConnectPage(server, (req.url ?? '/').split('?')[0], res)) control.handled = true;
 });
-const baseUrl = () => `http://127.0.0.1:${(http.address() as AddressInfo).port}`;
+let port = 0;
+const baseUrl = () => `http://127.0.0.1:${port}`;
 
 registerDemoCatalog(server);
 registerElicitationDemo(server, baseUrl);
@@ -31,14 +28,12 @@ server.on('responseElicitationCreate', (s, request, response) => {
 });
 server.on('error', (err) => console.error('error:', err.message));
 
-new WebSocketTransport(server).attach(http);
-http.listen(Number(process.env.PORT ?? 3000), '127.0.0.1', () => {
-  const { port } = http.address() as AddressInfo;
-  console.log(
-    `Switchboard demo listening on ws://127.0.0.1:${port}/mcp (WebSocket, subprotocol "mcp") and http://127.0.0.1:${port}/mcp (Streamable HTTP). Press Ctrl+C to stop.`,
-  );
-});
+({ port } = await http.listen({ host: '127.0.0.1', port: Number(process.env.PORT ?? 3000) }));
+new WebSocketTransport(server).attach(http.httpServer!);
+console.log(
+  `Switchboard demo listening on ws://127.0.0.1:${port}/mcp (WebSocket, subprotocol "mcp") and http://127.0.0.1:${port}/mcp (Streamable HTTP). Press Ctrl+C to stop.`,
+);
 
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-  process.once(signal, () => void server.close().then(() => http.close(() => process.exit(0))));
+  process.once(signal, () => void server.close().then(() => process.exit(0)));
 }

@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { supportsElicitationMode } from '../protocol/capabilities.js';
 import { ElicitationNotSupportedError, ElicitationValidationError, ErrorCode, McpError, UnexpectedElicitActionError } from '../protocol/errors.js';
 import { isObject } from '../protocol/is-object.js';
+import { checkElicitationUrl } from '../protocol/elicitation-url.js';
 import type { ElicitParams, ElicitResult, ElicitValue } from '../protocol/types.js';
 import type { SchemaCompiler, Validator } from '../schema/compiler.js';
 import type { ClientRequestKind } from './kind.js';
@@ -44,8 +45,7 @@ export const elicitationKind: ClientRequestKind<ElicitParams, ElicitResult> = {
     // client/elicitation.mdx: a server MUST NOT send a mode the client did not declare.
     if (!supportsElicitationMode(capabilities, mode)) throw new ElicitationNotSupportedError(mode);
     if (params.mode === 'url') {
-      if (typeof params.url !== 'string' || !URL.canParse(params.url))
-        throw new TypeError(`URL elicitation needs a valid absolute url; got ${JSON.stringify(params.url)}`);
+      checkElicitationUrl(params.url);
       if (params.elicitationId !== undefined && typeof params.elicitationId !== 'string') throw new TypeError('elicitationId must be a string');
       return params.elicitationId === undefined ? { ...params, elicitationId: randomUUID() } : params;
     }

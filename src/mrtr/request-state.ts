@@ -133,6 +133,8 @@ export class RequestStateCodec {
         throw new InvalidRequestStateError('failed authentication');
       }
     } else if (parts[0] === 'v1' && parts.length === 4) {
+      // A server that seals never issued a signed-only state: one is a downgrade, whoever signed it.
+      if (this.seal) throw new InvalidRequestStateError('not sealed');
       const expected = createHmac('sha256', key.mac).update(`${parts[0]}.${parts[1]}.${parts[2]}`).digest();
       const given = Buffer.from(parts[3], 'base64url');
       if (given.length !== expected.length || !timingSafeEqual(given, expected)) throw new InvalidRequestStateError('bad signature');

@@ -1,5 +1,6 @@
 /** JSON-RPC and MCP error codes, the one error class that travels on the wire, and its typed subclasses. */
 import { randomUUID } from 'node:crypto';
+import { checkElicitationUrl } from './elicitation-url.js';
 
 export const ErrorCode = {
   ParseError: -32700,
@@ -23,6 +24,8 @@ export const ErrorCode = {
   UnsupportedProtocolVersion: -32022,
   /** Local cause: there is no way to push a request to this client (Switchboard's own code). */
   NoBackChannel: -32010,
+  /** A session sent more requests than may be in flight at once (Switchboard's own code); answered, never run. */
+  TooManyRequestsInFlight: -32011,
   /** Local cause: the sender cancelled its own request (the LSP code for the same condition). */
   RequestCancelled: -32800,
 } as const;
@@ -165,6 +168,7 @@ export class UrlElicitationRequiredError extends McpError {
     elicitations: { mode?: 'url'; message: string; url: string; elicitationId?: string }[],
     message = 'This request requires more information: complete the linked page(s), then retry.',
   ) {
+    for (const e of elicitations) checkElicitationUrl(e.url);
     const complete = elicitations.map((e) => ({ mode: 'url' as const, message: e.message, url: e.url, elicitationId: e.elicitationId ?? randomUUID() }));
     super(ErrorCode.UrlElicitationRequired, message, { elicitations: complete });
     this.elicitations = complete;

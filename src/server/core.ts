@@ -83,6 +83,11 @@ export class ServerCore implements InboundHost, ServerPort, RoundsContext, KindC
     serveStateless(this, this.inputRequired, channel, request, principal, undefined, undefined, onStart);
   }
 
+  sessionLimitReached(): number | undefined {
+    const max = this.options.maxSessions;
+    return this.connections.size >= max ? max : undefined;
+  }
+
   countInvalidMessage(): void {
     this.stats.invalidMessages++;
   }

@@ -40,8 +40,14 @@ function requestRefusal(session: Session, request: JsonRpcRequest, era: Era, inB
   const { id, method } = request;
   if (inBatch && method === 'initialize') return INITIALIZE_IN_BATCH;
   if (session.inFlight?.has(id) || seen?.has(id)) return invalidRequest(`request id ${JSON.stringify(id)} is already in flight in this session; use a new id`);
+  const { maxRequestsInFlight, eras: served } = session.host.options;
+  if ((session.inFlight?.size ?? 0) + (seen?.size ?? 0) >= maxRequestsInFlight) {
+    return {
+      code: ErrorCode.TooManyRequestsInFlight,
+      message: `Too many requests in flight: this session has ${maxRequestsInFlight} unanswered; wait for answers before sending more`,
+    };
+  }
   if (era === 'modern') return undefined;
-  const served = session.host.options.eras;
   if (served === 'modern') {
     // A modern-only server names its versions to a handshake client, which cannot fall forward.
     const requested = method === 'initialize' ? request.params?.protocolVersion : undefined;
@@ -77,7 +83,7 @@ export function receive(host: InboundHost, session: Session, text: string): void
     return;
   }
   host.trace(session, 'in', decoded.values);
-  const refused = batchRefusal(session.protocolVersion, decoded.values.length);
+  const refused = batchRefusal(session.protocolVersion, decoded.values.length, host.options.maxBatchSize);
   if (refused) {
     session.answer(null, refusedResponse(session, null, refused));
     return;
@@ -97,7 +103,7 @@ export function refuse(session: Session, messages: readonly Classified[], batch:
       return { id: message.id, error: message.error };
     }
   }
-  const batchError = batch ? batchRefusal(session.protocolVersion, messages.length) : undefined;
+  const batchError = batch ? batchRefusal(session.protocolVersion, messages.length, session.host.options.maxBatchSize) : undefined;
   if (batchError) {
     countInvalid(session.host, batchError);
     return { id: null, error: batchError };

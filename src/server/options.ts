@@ -31,6 +31,17 @@ export interface McpServerOptions {
    * a resource or template may set its own for its reads.
    */
   cache?: CacheHint;
+  /** Most messages in one JSON-RPC batch (2025-03-26); a larger batch is refused whole with -32600. Default 100. */
+  maxBatchSize?: number;
+  /** Most client requests one session may have in flight; more are answered -32011 (HTTP 429) and never run. Default 100. */
+  maxRequestsInFlight?: number;
+  /** Most sessions at once, over every transport (WebSocket and stdio connections, Streamable HTTP sessions). Default 10 000. */
+  maxSessions?: number;
+  /**
+   * Send the messages of unexpected handler errors to the client in its -32603 answers. Default false: the
+   * client gets "Internal error", the `error` event gets the error (tool errors stay `isError` results).
+   */
+  exposeErrors?: boolean;
 }
 
 export interface CacheHint {
@@ -54,6 +65,10 @@ export function resolveServerOptions(options: McpServerOptions = {}): ResolvedSe
     eras: options.eras ?? 'dual',
     requestState: options.requestState,
     cache: options.cache ?? { ttlMs: 0, scope: 'private' },
+    maxBatchSize: options.maxBatchSize ?? 100,
+    maxRequestsInFlight: options.maxRequestsInFlight ?? 100,
+    maxSessions: options.maxSessions ?? 10_000,
+    exposeErrors: options.exposeErrors ?? false,
   };
   if (!['dual', 'legacy', 'modern'].includes(resolved.eras))
     throw new TypeError(`McpServer option eras must be dual, legacy or modern; got ${JSON.stringify(resolved.eras)}`);
@@ -62,6 +77,12 @@ export function resolveServerOptions(options: McpServerOptions = {}): ResolvedSe
     positiveInteger(key, resolved[key], MAX_TIMER_MS);
   }
   positiveInteger('pageSize', resolved.pageSize);
+  positiveInteger('maxBatchSize', resolved.maxBatchSize);
+  positiveInteger('maxRequestsInFlight', resolved.maxRequestsInFlight);
+  positiveInteger('maxSessions', resolved.maxSessions);
+  if (typeof resolved.exposeErrors !== 'boolean') {
+    throw new TypeError(`McpServer option exposeErrors must be a boolean; got ${JSON.stringify(resolved.exposeErrors)}`);
+  }
   if (typeof resolved.validateElicitationResponses !== 'boolean') {
     throw new TypeError(`McpServer option validateElicitationResponses must be a boolean; got ${JSON.stringify(resolved.validateElicitationResponses)}`);
   }

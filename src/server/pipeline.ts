@@ -73,11 +73,15 @@ async function run(
   answers.answer(id, ctx.aborted ? undefined : response);
 }
 
+/**
+ * An McpError is the handler's answer. Anything else is a failure the client is not told about (a path, a
+ * query, a stack may be in it): it goes to the `error` event, and the client gets "Internal error".
+ */
 function errorObject(session: Session, dispatch: Dispatch, method: string, err: unknown): JsonRpcErrorObject {
   if (err instanceof McpError) return dispatch.error(err).toJSON();
   const error = err instanceof Error ? err : new Error(String(err));
   session.host.reportError(new Error(`${method} handler failed: ${error.message}`, { cause: error }), session);
-  return { code: ErrorCode.InternalError, message: `Internal error: ${error.message}` };
+  return { code: ErrorCode.InternalError, message: session.host.options.exposeErrors ? `Internal error: ${error.message}` : 'Internal error' };
 }
 
 /** The answers of one batch (2025-03-26), sent as one array, in the members' order, once every member has ended. */

@@ -100,6 +100,8 @@ export interface ServerPort {
    * cancel it before its handler runs; it is not called when the request was answered at once.
    */
   serveStateless(channel: Channel, request: JsonRpcRequest, principal: unknown, onStart: (request: CancellableRequest) => void): void;
+  /** The server's `maxSessions` when it holds that many sessions over every transport; otherwise undefined. */
+  sessionLimitReached(): number | undefined;
   /** A message the transport answered with -32700 or -32600 itself (a binary frame, an unparseable body). */
   countInvalidMessage(): void;
   /** The arguments of tool `name` mirrored in Mcp-Param-* headers (SEP-2243), as [property, header name]. */

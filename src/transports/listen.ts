@@ -1,14 +1,63 @@
 /** Listening on a host and port, shared by the transports that can open a port of their own. */
-import type { Server as HttpServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { createServer, type Server as HttpServer, type IncomingMessage, STATUS_CODES, type ServerResponse } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
-import { STATUS_CODES } from 'node:http';
+import { MAX_TIMER_MS, positiveInteger } from '../protocol/option-checks.js';
 
 export interface ListenOptions {
   /** Default `127.0.0.1`: local servers SHOULD bind to loopback (transports.mdx). */
   host?: string;
   /** Default 0: the OS picks a free port. */
   port?: number;
+  /** Most connections open at once (WebSocket ones included); more are closed as they arrive. Default 1024. */
+  maxConnections?: number;
+  /** Time a connection has to send a request's headers. Default 10 000 ms. */
+  headersTimeoutMs?: number;
+  /** Time a connection has to send a whole request, body included. Default 30 000 ms. */
+  requestTimeoutMs?: number;
+  /** How long a kept-alive connection may wait for its next request. Default 5 000 ms. */
+  keepAliveTimeoutMs?: number;
+  /** A new connection that sends nothing for this long, before its first request, is closed. Default 30 000 ms. */
+  idleTimeoutMs?: number;
+}
+
+type Handler = (req: IncomingMessage, res: ServerResponse) => void;
+
+/**
+ * The node:http server a transport's `listen()` opens, with limits that hold without configuration. Node
+ * keeps a connection that never sends a byte open forever (its header and request timeouts start with the
+ * first byte), so a new connection gets an inactivity timeout until its first request begins.
+ */
+export function createLimitedServer(options: ListenOptions, handler: Handler): HttpServer {
+  const limits = {
+    maxConnections: options.maxConnections ?? 1024,
+    headersTimeoutMs: options.headersTimeoutMs ?? 10_000,
+    requestTimeoutMs: options.requestTimeoutMs ?? 30_000,
+    keepAliveTimeoutMs: options.keepAliveTimeoutMs ?? 5_000,
+    idleTimeoutMs: options.idleTimeoutMs ?? 30_000,
+  };
+  for (const [name, value] of Object.entries(limits)) positiveInteger(name, value, MAX_TIMER_MS);
+  if (limits.headersTimeoutMs > limits.requestTimeoutMs) {
+    throw new TypeError(`Option headersTimeoutMs (${limits.headersTimeoutMs}) must not exceed requestTimeoutMs (${limits.requestTimeoutMs})`);
+  }
+  const http = createServer(
+    {
+      headersTimeout: limits.headersTimeoutMs,
+      requestTimeout: limits.requestTimeoutMs,
+      keepAliveTimeout: limits.keepAliveTimeoutMs,
+      // Node checks the two timeouts above this often (30 s by default).
+      connectionsCheckingInterval: Math.max(Math.floor(limits.headersTimeoutMs / 2), 10),
+    },
+    handler,
+  );
+  http.maxConnections = limits.maxConnections;
+  const idleTimeoutMs = limits.idleTimeoutMs;
+  // Node closes a socket that times out with no request under way; once a request begins, the request's own timeouts apply.
+  http.on('connection', (socket: Socket) => socket.setTimeout(idleTimeoutMs));
+  http.on('request', (req: IncomingMessage) => {
+    if (req.socket.timeout) req.socket.setTimeout(0);
+  });
+  return http;
 }
 
 export interface ListeningAddress {

@@ -6,12 +6,15 @@ import type { McpSession } from '../server/port.js';
 import { positiveInteger } from '../protocol/option-checks.js';
 import { type Channel, type Closable, type Connection, type PortOwner, portOf, type ServerPort } from '../server/port.js';
 
+const NEWLINE = 0x0a;
+const CARRIAGE_RETURN = 0x0d;
+
 export interface StdioTransportOptions {
   /** Default `process.stdin`. */
   input?: Readable;
   /** Default `process.stdout`. */
   output?: Writable;
-  /** Longest accepted line, in bytes (UTF-16 code units, near enough); longer lines are discarded with an error. Default 4 MiB. */
+  /** Longest accepted line, in bytes of UTF-8; longer lines are discarded unread, with an error. Default 4 MiB. */
   maxMessageSize?: number;
 }
 
@@ -22,9 +25,11 @@ export class StdioTransport implements Closable {
   private readonly port: ServerPort;
   private connection: Connection | undefined;
   private unregister: (() => void) | undefined;
-  private buffer = '';
+  /** The bytes of the line being read, in the chunks they came in. */
+  private pending: Buffer[] = [];
+  private pendingBytes = 0;
   private discarding = false;
-  private readonly onData = (chunk: string) => this.read(chunk);
+  private readonly onData = (chunk: Buffer | string) => this.read(typeof chunk === 'string' ? Buffer.from(chunk) : chunk);
   private readonly onEnd = () => this.connection?.closed('stdin closed');
   private readonly onOutputError = (err: Error) => this.connection?.closed(`stdout failed: ${err.message}`);
 
@@ -52,7 +57,6 @@ export class StdioTransport implements Closable {
     };
     this.connection = this.port.connect(channel);
     this.unregister = this.port.register(this);
-    this.input.setEncoding('utf8');
     this.input.on('data', this.onData);
     this.input.on('end', this.onEnd);
     this.input.on('close', this.onEnd);
@@ -74,34 +78,48 @@ export class StdioTransport implements Closable {
     this.unregister?.();
   }
 
-  private read(chunk: string): void {
+  /**
+   * Split on newlines as bytes, not characters: the limit is in bytes, and a UTF-8 sequence never holds
+   * the byte 0x0A, so a line is decoded only once it is whole.
+   */
+  private read(chunk: Buffer): void {
     let start = 0;
-    let newline = chunk.indexOf('\n');
+    let newline = chunk.indexOf(NEWLINE);
     while (newline !== -1) {
-      const line = this.buffer + chunk.slice(start, newline);
-      this.buffer = '';
+      const tail = chunk.subarray(start, newline);
+      const bytes = this.pendingBytes === 0 ? tail : Buffer.concat([...this.pending, tail]);
+      // The CR of a CRLF ending is not part of the message.
+      const size = bytes.length > 0 && bytes[bytes.length - 1] === CARRIAGE_RETURN ? bytes.length - 1 : bytes.length;
       if (this.discarding) this.discarding = false;
-      else this.line(line);
+      else if (size > this.maxMessageSize) this.rejectTooLong();
+      else this.line(bytes);
+      this.pending = [];
+      this.pendingBytes = 0;
       start = newline + 1;
-      newline = chunk.indexOf('\n', start);
+      newline = chunk.indexOf(NEWLINE, start);
     }
-    if (this.discarding) return;
-    this.buffer += chunk.slice(start);
-    if (this.buffer.length > this.maxMessageSize) {
-      this.buffer = '';
+    if (this.discarding || start === chunk.length) return;
+    const rest = chunk.subarray(start);
+    if (this.pendingBytes + rest.length > this.maxMessageSize + 1) {
+      this.pending = [];
+      this.pendingBytes = 0;
       this.discarding = true;
       this.rejectTooLong();
+      return;
     }
+    this.pending.push(rest);
+    this.pendingBytes += rest.length;
   }
 
-  private line(raw: string): void {
+  private line(bytes: Buffer): void {
+    const raw = bytes.toString('utf8');
     const line = raw.endsWith('\r') ? raw.slice(0, -1) : raw;
     if (line.trim().length === 0) return;
-    if (line.length > this.maxMessageSize) return this.rejectTooLong();
     this.connection!.receive(line);
   }
 
   private rejectTooLong(): void {
+    // The line is dropped unread: nothing of it reaches the session.
     this.port.countInvalidMessage();
     const message = `Invalid Request: message longer than maxMessageSize (${this.maxMessageSize} bytes); it was discarded`;
     this.output.write(`${JSON.stringify(errorResponse(null, { code: ErrorCode.InvalidRequest, message }))}\n`);

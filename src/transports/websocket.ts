@@ -2,16 +2,15 @@
  * WebSocket transport: subprotocol `mcp`, one JSON-RPC message per UTF-8 text frame, one session per
  * socket (the convention of both official SDKs' WebSocket transports; no MCP revision defines one).
  */
-import { createServer, type IncomingMessage, type Server as HttpServer } from 'node:http';
+import type { IncomingMessage, Server as HttpServer } from 'node:http';
 import type { Duplex } from 'node:stream';
-import { WebSocketServer, WebSocket, type RawData } from 'ws';
-import { ErrorCode } from '../protocol/errors.js';
-import { errorResponse, type JsonRpcMessage } from '../protocol/jsonrpc.js';
-import { positiveInteger } from '../protocol/option-checks.js';
+import { type WebSocket, WebSocketServer } from 'ws';
+import { MAX_TIMER_MS, positiveInteger } from '../protocol/option-checks.js';
 import { isPrincipal } from '../protocol/principal.js';
-import { type Channel, type Closable, type PortOwner, portOf, type ServerPort } from '../server/port.js';
-import { closeHttpServer, type ListeningAddress, type ListenOptions, listenOn, pathOf, rejectUpgrade } from './listen.js';
-import { type AllowedOrigins, checkAllowedOrigins, isOriginAllowed } from './origin.js';
+import { type Closable, type PortOwner, portOf, type ServerPort } from '../server/port.js';
+import { closeHttpServer, createLimitedServer, type ListeningAddress, type ListenOptions, listenOn, pathOf, rejectUpgrade } from './listen.js';
+import { type AllowedOrigins, checkAllowedHosts, checkAllowedOrigins, isHostAllowed, isOriginAllowed } from './origin.js';
+import { WsPeer } from './ws-peer.js';
 
 export interface WebSocketTransportOptions {
   /** The path upgrades are accepted on. Default `/mcp`, the same path Streamable HTTP uses. */
@@ -22,24 +21,33 @@ export interface WebSocketTransportOptions {
   keepAliveIntervalMs?: number;
   /** Origins allowed to connect. Default: requests without Origin, and loopback origins. */
   allowedOrigins?: AllowedOrigins;
+  /** Host names allowed (403 otherwise). Default: on a loopback address, only loopback names (DNS rebinding). */
+  allowedHosts?: readonly string[];
   /** Authenticate the upgrade request: return a principal (kept on the session), or nothing for 401. */
   auth?: (req: IncomingMessage) => unknown | Promise<unknown>;
+  /** Bytes queued to one peer above which it is no longer read from, until they have gone out. Default 1 MiB. */
+  sendHighWaterMark?: number;
+  /** Bytes queued to one peer at which it is closed (1008): it does not read what it is sent. Default 16 MiB. */
+  maxBufferedBytes?: number;
+  /** A connection must send its first message within this long, or it is closed (1008). Default 10 000; 0 turns it off. */
+  firstMessageTimeoutMs?: number;
+  /** A connection with no message either way and nothing under way for this long is closed (1001). Default 30 minutes; 0 turns it off. */
+  idleTimeoutMs?: number;
 }
 
 const SUBPROTOCOL = 'mcp';
-const BINARY_FRAME_ERROR = errorResponse(null, {
-  code: ErrorCode.InvalidRequest,
-  message: 'Invalid Request: binary frames are not accepted; send each JSON-RPC message as one UTF-8 text frame',
-});
+
+type ResolvedOptions = Required<Omit<WebSocketTransportOptions, 'allowedOrigins' | 'allowedHosts' | 'auth'>> &
+  Pick<WebSocketTransportOptions, 'allowedOrigins' | 'allowedHosts' | 'auth'>;
 
 export class WebSocketTransport implements Closable {
   readonly path: string;
   private readonly wss: WebSocketServer;
-  private readonly options: Required<Omit<WebSocketTransportOptions, 'allowedOrigins' | 'auth'>> & Pick<WebSocketTransportOptions, 'allowedOrigins' | 'auth'>;
-  private readonly awaitingPong = new WeakSet<WebSocket>();
+  private readonly options: ResolvedOptions;
+  private readonly peers = new Set<WsPeer>();
   private readonly attached = new Map<HttpServer, (req: IncomingMessage, socket: Duplex, head: Buffer) => void>();
   private ownServer: HttpServer | undefined;
-  private keepAlive: NodeJS.Timeout | undefined;
+  private timers: NodeJS.Timeout[] = [];
   private closing: Promise<void> | undefined;
   private readonly port: ServerPort;
   private unregister: (() => void) | undefined;
@@ -52,13 +60,26 @@ export class WebSocketTransport implements Closable {
       maxPayload: options.maxPayload ?? 4 * 1024 * 1024,
       keepAliveIntervalMs: options.keepAliveIntervalMs ?? 30_000,
       allowedOrigins: options.allowedOrigins,
+      allowedHosts: options.allowedHosts,
       auth: options.auth,
+      sendHighWaterMark: options.sendHighWaterMark ?? 1024 * 1024,
+      maxBufferedBytes: options.maxBufferedBytes ?? 16 * 1024 * 1024,
+      firstMessageTimeoutMs: options.firstMessageTimeoutMs ?? 10_000,
+      idleTimeoutMs: options.idleTimeoutMs ?? 30 * 60_000,
     };
     if (options.auth !== undefined && typeof options.auth !== 'function') throw new TypeError('Option auth must be a function (req) => principal');
     if (!this.options.path.startsWith('/')) throw new TypeError(`WebSocketTransport option path must start with '/'; got ${JSON.stringify(this.options.path)}`);
     positiveInteger('maxPayload', this.options.maxPayload);
+    positiveInteger('sendHighWaterMark', this.options.sendHighWaterMark);
+    positiveInteger('maxBufferedBytes', this.options.maxBufferedBytes);
+    if (this.options.maxBufferedBytes < this.options.sendHighWaterMark) {
+      throw new TypeError(`Option maxBufferedBytes (${this.options.maxBufferedBytes}) must be at least sendHighWaterMark (${this.options.sendHighWaterMark})`);
+    }
+    for (const key of ['keepAliveIntervalMs', 'firstMessageTimeoutMs', 'idleTimeoutMs'] as const) {
+      if (this.options[key] !== 0) positiveInteger(key, this.options[key], MAX_TIMER_MS);
+    }
     checkAllowedOrigins('allowedOrigins', this.options.allowedOrigins);
-    if (this.options.keepAliveIntervalMs !== 0) positiveInteger('keepAliveIntervalMs', this.options.keepAliveIntervalMs);
+    checkAllowedHosts('allowedHosts', this.options.allowedHosts);
     this.path = this.options.path;
     this.wss = new WebSocketServer({
       noServer: true,
@@ -70,7 +91,7 @@ export class WebSocketTransport implements Closable {
   /** Listen on a port of its own. Plain HTTP requests there get 426; other paths get 404. */
   async listen(options: ListenOptions = {}): Promise<ListeningAddress> {
     if (this.ownServer) throw new Error('WebSocketTransport is already listening; create another transport for another port');
-    const http = createServer((_req, res) => {
+    const http = createLimitedServer(options, (_req, res) => {
       res
         .writeHead(426, { 'content-type': 'text/plain', upgrade: 'websocket' })
         .end(`Upgrade to WebSocket at ${this.path} with subprotocol '${SUBPROTOCOL}'\n`);
@@ -96,14 +117,14 @@ export class WebSocketTransport implements Closable {
     http.on('upgrade', onUpgrade);
     this.attached.set(http, onUpgrade);
     this.unregister ??= this.port.register(this);
-    this.startKeepAlive();
+    this.startTimers();
     return this;
   }
 
   /** Stop accepting, close every socket (1001), and close the port if this transport opened it. */
   close(): Promise<void> {
     this.closing ??= (async () => {
-      if (this.keepAlive) clearInterval(this.keepAlive);
+      for (const timer of this.timers) clearInterval(timer);
       for (const [http, onUpgrade] of this.attached) http.off('upgrade', onUpgrade);
       this.attached.clear();
       // Give peers a moment to answer the closing handshake, then drop the ones that do not.
@@ -120,11 +141,14 @@ export class WebSocketTransport implements Closable {
 
   private upgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void {
     if (this.closing) return rejectUpgrade(socket, 503, 'Server is shutting down');
+    if (!isHostAllowed(req, this.options.allowedHosts)) return rejectUpgrade(socket, 403, `Forbidden: Host ${req.headers.host ?? '(none)'} is not allowed`);
     if (!isOriginAllowed(req, this.options.allowedOrigins)) return rejectUpgrade(socket, 403, `Origin ${req.headers.origin} is not allowed`);
     const offered = req.headers['sec-websocket-protocol'];
     if (offered !== undefined && !offered.split(',').some((p) => p.trim() === SUBPROTOCOL)) {
       return rejectUpgrade(socket, 400, `Unsupported WebSocket subprotocol; offer '${SUBPROTOCOL}'`);
     }
+    const limit = this.port.sessionLimitReached();
+    if (limit !== undefined) return rejectUpgrade(socket, 503, `Service Unavailable: the server is at its limit of ${limit} sessions; try again later`);
     if (!this.options.auth) return this.accept(req, socket, head, undefined);
     Promise.resolve()
       .then(() => this.options.auth!(req))
@@ -145,68 +169,46 @@ export class WebSocketTransport implements Closable {
   }
 
   private onConnection(ws: WebSocket, req: IncomingMessage, principal: unknown): void {
-    const channel: Channel = {
-      kind: 'websocket',
-      remoteAddress: req.socket.remoteAddress,
-      send(message: JsonRpcMessage | JsonRpcMessage[]) {
-        if (ws.readyState !== WebSocket.OPEN) return false;
-        ws.send(JSON.stringify(message));
-        return true;
-      },
-      close(reason: string) {
-        ws.close(1000, truncateUtf8(reason, MAX_CLOSE_REASON_BYTES));
-      },
-    };
-    const connection = this.port.connect(channel, principal);
-    ws.on('message', (data: RawData, isBinary: boolean) => {
-      this.awaitingPong.delete(ws);
-      if (isBinary) {
-        this.port.countInvalidMessage();
-        channel.send(BINARY_FRAME_ERROR);
-        return;
-      }
-      connection.receive(rawToString(data));
-    });
-    ws.on('pong', () => this.awaitingPong.delete(ws));
+    const peer = new WsPeer(ws, req.socket.remoteAddress, this.port, this.options);
+    this.peers.add(peer);
+    peer.start(principal);
     let tooBig = false;
     ws.on('error', (err: Error & { code?: string }) => {
       // ws closes with 1009 itself, then never reads the peer's close frame, so the close event says 1006.
       if (err.code === 'WS_ERR_UNSUPPORTED_MESSAGE_LENGTH') tooBig = true;
-      this.port.reportError(err, connection);
+      this.port.reportError(err, peer.connection);
     });
     ws.on('close', (code: number, reason: Buffer) => {
+      this.peers.delete(peer);
+      peer.ended();
       const why = tooBig ? `1009: a frame exceeded maxPayload (${this.options.maxPayload} bytes)` : `${code}${reason.length ? `: ${reason.toString()}` : ''}`;
-      connection.closed(`websocket closed (${why})`);
+      peer.connection.closed(`websocket closed (${why})`);
     });
   }
 
-  private startKeepAlive(): void {
-    if (this.keepAlive || this.options.keepAliveIntervalMs === 0) return;
-    this.keepAlive = setInterval(() => {
-      for (const ws of this.wss.clients) {
-        if (this.awaitingPong.has(ws)) {
-          ws.terminate();
-          continue;
-        }
-        this.awaitingPong.add(ws);
-        ws.ping();
-      }
-    }, this.options.keepAliveIntervalMs);
-    this.keepAlive.unref();
+  private startTimers(): void {
+    if (this.timers.length > 0) return;
+    const { keepAliveIntervalMs, idleTimeoutMs } = this.options;
+    if (keepAliveIntervalMs > 0) this.timers.push(setInterval(() => this.forEachPeer((peer) => peer.ping()), keepAliveIntervalMs));
+    if (idleTimeoutMs > 0) this.timers.push(setInterval(() => this.sweepIdle(), Math.min(Math.max(Math.floor(idleTimeoutMs / 2), 10), 60_000)));
+    for (const timer of this.timers) timer.unref();
+  }
+
+  private forEachPeer(fn: (peer: WsPeer) => void): void {
+    for (const peer of [...this.peers]) fn(peer);
+  }
+
+  /** Idle: nothing went either way for idleTimeoutMs, and no request is under way in either direction. */
+  private sweepIdle(): void {
+    const cutoff = Date.now() - this.options.idleTimeoutMs;
+    this.forEachPeer((peer) => {
+      const { connection } = peer;
+      if (peer.lastActivityMs < cutoff && !connection.busy && connection.session.pendingRequests === 0) peer.close('idle timeout');
+    });
   }
 }
 
-/** RFC 6455: a close reason is at most 123 bytes; cut on a UTF-8 character boundary. */
-const MAX_CLOSE_REASON_BYTES = 123;
 const CLOSE_GRACE_MS = 1000;
-
-function truncateUtf8(text: string, maxBytes: number): string {
-  const bytes = Buffer.from(text);
-  if (bytes.length <= maxBytes) return text;
-  let end = maxBytes;
-  while (end > 0 && (bytes[end] & 0xc0) === 0x80) end--;
-  return bytes.subarray(0, end).toString();
-}
 
 function settleWithin(promise: Promise<unknown>, ms: number): Promise<void> {
   return new Promise((resolve) => {
@@ -216,9 +218,4 @@ function settleWithin(promise: Promise<unknown>, ms: number): Promise<void> {
       resolve();
     });
   });
-}
-
-function rawToString(data: RawData): string {
-  if (Array.isArray(data)) return Buffer.concat(data).toString('utf8');
-  return Buffer.isBuffer(data) ? data.toString('utf8') : Buffer.from(data).toString('utf8');
 }

@@ -164,6 +164,11 @@ export async function standaloneOpen(running: RunningHttpServer, session: McpSes
   );
 }
 
+/** An event as the transport stores it: its id, its message, and the message's JSON exactly as it was sent. */
+export function stored(eventId: string, message: Json): StoredEvent {
+  return { eventId, message: message as unknown as JsonRpcMessage, data: JSON.stringify(message) };
+}
+
 /** An EventStore that records every call and keeps the events in an InMemoryEventStore. */
 export class RecordingEventStore implements EventStore {
   readonly appended: { sessionId: string; streamId: string; event: StoredEvent }[] = [];

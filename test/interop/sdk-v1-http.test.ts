@@ -4,7 +4,7 @@ import { SEP1034_SCHEMA, SEP1330_SCHEMA } from '../../conformance/fixture-catalo
 import { ElicitationNotSupportedError, type ElicitParams, type McpServer, type McpSession } from '../../src/index.js';
 import { expectMcpError, thrownBy, toolText as text } from '../helpers/client-requests.js';
 import { send } from '../helpers/http-client.js';
-import { RecordingEventStore, standaloneOpen, useHttpHarness, type RunningHttpServer } from '../helpers/http-streams.js';
+import { RecordingEventStore, standaloneOpen, stored, useHttpHarness, type RunningHttpServer } from '../helpers/http-streams.js';
 import { answerElicitations, elicitingTool, NO_ARGS } from '../helpers/sdk-peer.js';
 import { nextEvent, recordEvents } from '../helpers/servers.js';
 import { deferred } from '../helpers/util.js';
@@ -55,8 +55,8 @@ describe('form elicitation', () => {
     expect(events).toEqual([[session, elicitRequest(0, ASK_CONTACT), { isError: false, action: 'accept', content }]]);
     // initialize was POST stream 1; the call is stream 2, and it carried the elicitation, then the result.
     expect(running.store.eventsOf(session.id, '2')).toEqual([
-      { eventId: '2_1', message: elicitRequest(0, ASK_CONTACT) },
-      { eventId: '2_2', message: { jsonrpc: '2.0', id: 1, result: expected } },
+      stored('2_1', elicitRequest(0, ASK_CONTACT)),
+      stored('2_2', { jsonrpc: '2.0', id: 1, result: expected }),
     ]);
     expect(running.store.eventsOf(session.id, '0')).toEqual([]);
   });
@@ -159,7 +159,7 @@ describe('URL elicitation', () => {
     expect(running.server.notifyElicitationComplete(session, 'connect-1')).toBe(true);
     expect(await completed.promise).toEqual({ method: 'notifications/elicitation/complete', params: { elicitationId: 'connect-1' } });
     expect(running.store.eventsOf(session.id, '0')).toEqual([
-      { eventId: '0_1', message: { jsonrpc: '2.0', method: 'notifications/elicitation/complete', params: { elicitationId: 'connect-1' } } },
+      stored('0_1', { jsonrpc: '2.0', method: 'notifications/elicitation/complete', params: { elicitationId: 'connect-1' } }),
     ]);
   });
 });
@@ -177,7 +177,7 @@ describe('a server request unrelated to any call', () => {
     expect(id).toBe(0);
     expect(await ended).toEqual([session, elicitRequest(0, ASK_CONTACT), { isError: false, action: 'accept', content }]);
     expect(seen).toEqual([ASK_CONTACT]);
-    expect(running.store.eventsOf(session.id, '0')).toEqual([{ eventId: '0_1', message: elicitRequest(0, ASK_CONTACT) }]);
+    expect(running.store.eventsOf(session.id, '0')).toEqual([stored('0_1', elicitRequest(0, ASK_CONTACT))]);
     expect(session.pendingRequests).toBe(0);
   });
 });
@@ -250,8 +250,8 @@ describe('streams and sessions', () => {
     expect(seen).toEqual([ASK_CONTACT]);
     expect(running.store.replays).toEqual([[session.id, '2', '2_0']]);
     expect(running.store.eventsOf(session.id, '2')).toEqual([
-      { eventId: '2_1', message: elicitRequest(0, ASK_CONTACT) },
-      { eventId: '2_2', message: { jsonrpc: '2.0', id: 1, result: text('action=decline') } },
+      stored('2_1', elicitRequest(0, ASK_CONTACT)),
+      stored('2_2', { jsonrpc: '2.0', id: 1, result: text('action=decline') }),
     ]);
   });
 

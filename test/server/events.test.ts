@@ -468,8 +468,8 @@ describe('message', () => {
 });
 
 describe('error', () => {
-  it('a handler that throws a non-McpError answers -32603 "Internal error: ..." and fires error with the session', async () => {
-    const thrown = new Error('database is down');
+  it('a handler that throws a non-McpError answers -32603 "Internal error" without its message and fires error with the session', async () => {
+    const thrown = new Error('database is down at 10.0.0.7');
     const running = await h.start((server) =>
       server.registerPrompt('broken', {}, () => {
         throw thrown;
@@ -480,14 +480,32 @@ describe('error', () => {
     expect(await client.request('prompts/get', { name: 'broken' }, 1)).toEqual({
       jsonrpc: '2.0',
       id: 1,
-      error: { code: -32603, message: 'Internal error: database is down' },
+      error: { code: -32603, message: 'Internal error' },
     });
     expect(errors).toHaveLength(1);
     const [error, errorSession] = errors[0];
     expect(errorSession).toBe(session);
-    expect(error.message).toBe('prompts/get handler failed: database is down');
+    expect(error.message).toBe('prompts/get handler failed: database is down at 10.0.0.7');
     expect(error.cause).toBe(thrown);
     expect(await client.request('ping', undefined, 2)).toEqual({ jsonrpc: '2.0', id: 2, result: {} });
+  });
+
+  it('with exposeErrors the -32603 answer carries the message of what the handler threw', async () => {
+    const running = await h.start(
+      (server) =>
+        server.registerPrompt('broken', {}, () => {
+          throw new Error('database is down');
+        }),
+      { server: { exposeErrors: true } },
+    );
+    const errors = recordEvents(running.server, 'error');
+    const { client } = await ready(running);
+    expect(await client.request('prompts/get', { name: 'broken' }, 1)).toEqual({
+      jsonrpc: '2.0',
+      id: 1,
+      error: { code: -32603, message: 'Internal error: database is down' },
+    });
+    expect(errors).toHaveLength(1);
   });
 
   it('a handler that throws an McpError answers with that error and fires no error event', async () => {

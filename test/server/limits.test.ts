@@ -111,10 +111,12 @@ describe('URI template matching of long URIs', () => {
 
 describe('resources/subscribe limit', () => {
   const uri = (n: number) => `file:///watched/${n}.txt`;
+  // These tests pipeline a thousand requests at once: more than a session may have in flight by default.
+  const PIPELINED = { server: { maxRequestsInFlight: 2000 } };
   const TOO_MANY = { code: -32602, message: 'Too many subscriptions: a session may watch 1000 resources; unsubscribe from some first' };
 
   it('accepts 1000 distinct URIs, refuses the 1001st with -32602, and still accepts re-subscribing to a known one', async () => {
-    const running = await h.start();
+    const running = await h.start(undefined, PIPELINED);
     const { client, session } = await h.open(running);
     const replies = await Promise.all(Array.from({ length: 1000 }, (_, n) => client.request('resources/subscribe', { uri: uri(n) }, `s${n}`)));
     expect(replies.every((r, n) => r.id === `s${n}` && JSON.stringify(r.result) === '{}')).toBe(true);
@@ -128,7 +130,7 @@ describe('resources/subscribe limit', () => {
   });
 
   it('accepts a new URI again once the session unsubscribed from one', async () => {
-    const running = await h.start();
+    const running = await h.start(undefined, PIPELINED);
     const { client, session } = await h.open(running);
     await Promise.all(Array.from({ length: 1000 }, (_, n) => client.request('resources/subscribe', { uri: uri(n) }, `s${n}`)));
     expect(await client.request('resources/unsubscribe', { uri: uri(0) }, 'un')).toEqual({ jsonrpc: '2.0', id: 'un', result: {} });
@@ -139,7 +141,7 @@ describe('resources/subscribe limit', () => {
   });
 
   it('counts per session: another session may watch its own 1000', async () => {
-    const running = await h.start();
+    const running = await h.start(undefined, PIPELINED);
     const { client: first } = await h.open(running);
     const { client: second } = await h.open(running);
     await Promise.all(Array.from({ length: 1000 }, (_, n) => first.request('resources/subscribe', { uri: uri(n) }, `s${n}`)));

@@ -15,6 +15,10 @@ const DEFAULTS = {
   eras: 'dual',
   requestState: undefined,
   cache: { ttlMs: 0, scope: 'private' },
+  maxBatchSize: 100,
+  maxRequestsInFlight: 100,
+  maxSessions: 10_000,
+  exposeErrors: false,
 };
 
 describe('resolveServerOptions', () => {
@@ -37,6 +41,10 @@ describe('resolveServerOptions', () => {
       eras: 'modern',
       requestState: { maxRounds: 3 },
       cache: { ttlMs: 60_000, scope: 'public' },
+      maxBatchSize: 10,
+      maxRequestsInFlight: 20,
+      maxSessions: 30,
+      exposeErrors: true,
     } as const;
     expect(resolveServerOptions(given)).toStrictEqual({
       capabilities: { experimental: { x: {} } },
@@ -50,6 +58,10 @@ describe('resolveServerOptions', () => {
       eras: 'modern',
       requestState: { maxRounds: 3 },
       cache: { ttlMs: 60_000, scope: 'public' },
+      maxBatchSize: 10,
+      maxRequestsInFlight: 20,
+      maxSessions: 30,
+      exposeErrors: true,
     });
   });
 
@@ -64,12 +76,21 @@ describe('resolveServerOptions', () => {
     expect(resolveServerOptions({ defaultLogLevel: level }).defaultLogLevel).toBe(level);
   });
 
-  const integerOptions = ['requestTimeoutMs', 'elicitationTimeoutMs', 'samplingTimeoutMs', 'maxRequestTimeoutMs', 'pageSize'] as const;
+  const integerOptions = [
+    'requestTimeoutMs',
+    'elicitationTimeoutMs',
+    'samplingTimeoutMs',
+    'maxRequestTimeoutMs',
+    'pageSize',
+    'maxBatchSize',
+    'maxRequestsInFlight',
+    'maxSessions',
+  ] as const;
   const badIntegers: unknown[] = [0, -1, 1.5, '1000', NaN, Infinity, true, {}];
   it.each(integerOptions.flatMap((name) => badIntegers.map((value) => [name, value] as const)))('throws a TypeError naming %s for %j', (name, value) => {
     const options = { [name]: value } as unknown as McpServerOptions;
     expect(() => resolveServerOptions(options)).toThrow(TypeError);
-    const bound = name === 'pageSize' ? '' : ' up to 2147483647';
+    const bound = name.endsWith('TimeoutMs') ? ' up to 2147483647' : '';
     expect(() => resolveServerOptions(options)).toThrow(`Option ${name} must be a positive integer${bound}; got ${JSON.stringify(value)}`);
   });
 
@@ -85,6 +106,11 @@ describe('resolveServerOptions', () => {
     const options = { validateElicitationResponses: value } as unknown as McpServerOptions;
     expect(() => resolveServerOptions(options)).toThrow(TypeError);
     expect(() => resolveServerOptions(options)).toThrow(`McpServer option validateElicitationResponses must be a boolean; got ${JSON.stringify(value)}`);
+  });
+
+  it.each([['yes'], [1], [0], ['false']])('throws a TypeError naming exposeErrors for %j', (value) => {
+    const options = { exposeErrors: value } as unknown as McpServerOptions;
+    expect(() => resolveServerOptions(options)).toThrow(`McpServer option exposeErrors must be a boolean; got ${JSON.stringify(value)}`);
   });
 
   it.each([['verbose'], ['INFO'], ['warn'], [3], ['']])('throws a TypeError naming defaultLogLevel for %j', (value) => {

@@ -189,7 +189,7 @@ describe('prompts/get', () => {
     });
   });
 
-  it('answers -32603 with the message of an Error thrown by the handler', async () => {
+  it('answers -32603 "Internal error" to an Error thrown by the handler, without its message', async () => {
     const { url } = await h.start((server) =>
       server.registerPrompt('boom', {}, () => {
         throw new Error('template missing');
@@ -200,7 +200,7 @@ describe('prompts/get', () => {
     expect(await client.request('prompts/get', { name: 'boom' }, 'b')).toEqual({
       jsonrpc: '2.0',
       id: 'b',
-      error: { code: -32603, message: 'Internal error: template missing' },
+      error: { code: -32603, message: 'Internal error' },
     });
   });
 });

@@ -15,7 +15,18 @@ import {
 } from '../../src/index.js';
 import { textResult, toolText } from '../helpers/client-requests.js';
 import { HttpTestClient, type OpenResponse } from '../helpers/http-client.js';
-import { dropNoticed, nextSse, priming, readSse, RecordingEventStore, sentByServer, sseMessage, useHttpHarness, wire } from '../helpers/http-streams.js';
+import {
+  dropNoticed,
+  nextSse,
+  priming,
+  readSse,
+  RecordingEventStore,
+  sentByServer,
+  sseMessage,
+  stored,
+  useHttpHarness,
+  wire,
+} from '../helpers/http-streams.js';
 import { nextEvent, recordEvents, startWsServer } from '../helpers/servers.js';
 import { deferred, type Deferred } from '../helpers/util.js';
 import { WsTestClient, type Json } from '../helpers/ws-client.js';
@@ -671,8 +682,8 @@ describe('resumability', () => {
     await resumed.ended;
     expect(resumed.body).toBe(wire(sseMessage('2_2', textResult(2, 'decline'))));
     expect(store.appended).toEqual([
-      { sessionId: session.id, streamId: '2', event: { eventId: '2_1', message: elicitRequest(0) } },
-      { sessionId: session.id, streamId: '2', event: { eventId: '2_2', message: textResult(2, 'decline') } },
+      { sessionId: session.id, streamId: '2', event: stored('2_1', elicitRequest(0)) },
+      { sessionId: session.id, streamId: '2', event: stored('2_2', textResult(2, 'decline')) },
     ]);
     expect(store.replays).toEqual([[session.id, '2', '2_1']]);
     expect(store.dropped).toEqual([]);

@@ -9,7 +9,7 @@ import { isAtLeast } from '../../protocol/versions.js';
 import type { Channel, Connection } from '../../server/port.js';
 import { eventSeq, type EventStore, type StoredEvent } from './event-store.js';
 import { sendJson } from './request-checks.js';
-import { connectionGone, primingEvent, startEventStream, writeEvent, writeEventData, writeKeepAlive } from './sse.js';
+import { connectionGone, primingEvent, startEventStream, writeEventData, writeKeepAlive } from './sse.js';
 
 export type ResponseMode = 'auto' | 'json' | 'sse';
 
@@ -191,13 +191,13 @@ export class HttpSession implements Channel {
     startEventStream(res, headers);
     let seen = lastSeq;
     for (const event of replayed) {
-      writeEvent(res, event.eventId, event.message);
+      writeEventData(res, event.eventId, event.data ?? JSON.stringify(event.message));
       seen = Math.max(seen, eventSeq(event.eventId));
     }
     if (stream) {
       const held = stream.held ?? [];
       stream.held = undefined;
-      for (const event of held) if (eventSeq(event.eventId) > seen) writeEvent(res, event.eventId, event.message);
+      for (const event of held) if (eventSeq(event.eventId) > seen) writeEventData(res, event.eventId, event.data ?? JSON.stringify(event.message));
     }
     if (!stream || stream.done || this.closed) {
       if (stream) this.release(stream);
@@ -297,9 +297,9 @@ export class HttpSession implements Channel {
     let eventId: string | undefined;
     if (this.resumable) {
       eventId = `${stream.id}_${++stream.seq}`;
-      this.store(stream.id, eventId, message as JsonRpcMessage);
+      this.store(stream.id, { eventId, message: message as JsonRpcMessage, data });
     }
-    if (stream.held && eventId !== undefined) stream.held.push({ eventId, message: message as JsonRpcMessage });
+    if (stream.held && eventId !== undefined) stream.held.push({ eventId, message: message as JsonRpcMessage, data });
     else if (stream.res) writeEventData(stream.res, eventId, data, last);
   }
 
@@ -337,9 +337,9 @@ export class HttpSession implements Channel {
     for (const response of buffered) this.deliver(stream, response, JSON.stringify(response));
   }
 
-  private store(streamId: string, eventId: string, message: JsonRpcMessage): void {
+  private store(streamId: string, event: StoredEvent): void {
     try {
-      const stored = this.host.eventStore.append(this.id, streamId, { eventId, message });
+      const stored = this.host.eventStore.append(this.id, streamId, event);
       if (stored instanceof Promise) stored.catch((err) => this.host.reportError(err, this.connection));
     } catch (err) {
       this.host.reportError(err, this.connection);

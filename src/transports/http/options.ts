@@ -2,7 +2,7 @@
 import type { IncomingMessage } from 'node:http';
 import { MAX_TIMER_MS, positiveInteger } from '../../protocol/option-checks.js';
 import type { McpSession } from '../../server/port.js';
-import { checkAllowedOrigins, type AllowedOrigins } from '../origin.js';
+import { type AllowedOrigins, checkAllowedHosts, checkAllowedOrigins } from '../origin.js';
 import type { EventStore } from './event-store.js';
 import type { ResponseMode } from './http-session.js';
 
@@ -20,9 +20,12 @@ export interface StreamableHttpTransportOptions {
   maxBodyBytes?: number;
   /** End sessions with no open stream and nothing in flight after this long. Default 30 minutes. */
   sessionIdleTimeoutMs?: number;
-  /** At most this many sessions at once. Default 10 000. */
+  /** At most this many sessions on this transport. Default: only the server's `maxSessions`, over every transport. */
   maxSessions?: number;
-  /** At the limit: evict the longest-idle session (default), or refuse new ones with 503. */
+  /**
+   * At a limit: evict the longest-idle session of the same principal (or, without auth, the same remote
+   * address), else refuse with 503 (default `evict-idle`); or always refuse new ones (`reject`).
+   */
   onSessionLimit?: 'evict-idle' | 'reject';
   /** Origins allowed (403 otherwise). Default: requests without Origin, and loopback origins. */
   allowedOrigins?: AllowedOrigins;
@@ -47,7 +50,7 @@ export interface StreamableHttpTransportOptions {
 export type ReplyStatus = 202 | 204;
 
 export type ResolvedHttpOptions = StreamableHttpTransportOptions &
-  Required<Pick<StreamableHttpTransportOptions, 'responseMode' | 'replyStatus' | 'maxBodyBytes' | 'sessionIdleTimeoutMs' | 'maxSessions' | 'onSessionLimit'>>;
+  Required<Pick<StreamableHttpTransportOptions, 'responseMode' | 'replyStatus' | 'maxBodyBytes' | 'sessionIdleTimeoutMs' | 'onSessionLimit'>>;
 
 export function validateHttpOptions(options: ResolvedHttpOptions): void {
   if (options.path !== undefined && !options.path.startsWith('/'))
@@ -62,15 +65,13 @@ export function validateHttpOptions(options: ResolvedHttpOptions): void {
   }
   positiveInteger('maxBodyBytes', options.maxBodyBytes);
   positiveInteger('sessionIdleTimeoutMs', options.sessionIdleTimeoutMs, MAX_TIMER_MS);
-  positiveInteger('maxSessions', options.maxSessions);
+  if (options.maxSessions !== undefined) positiveInteger('maxSessions', options.maxSessions);
   if (options.retryMs !== undefined) positiveInteger('retryMs', options.retryMs, MAX_TIMER_MS);
   if (options.keepAliveIntervalMs !== undefined && options.keepAliveIntervalMs !== 0)
     positiveInteger('keepAliveIntervalMs', options.keepAliveIntervalMs, MAX_TIMER_MS);
   if (options.auth !== undefined && typeof options.auth !== 'function') throw new TypeError('Option auth must be a function (req) => principal');
   checkAllowedOrigins('allowedOrigins', options.allowedOrigins);
-  if (options.allowedHosts !== undefined && (!Array.isArray(options.allowedHosts) || !options.allowedHosts.every((h) => typeof h === 'string'))) {
-    throw new TypeError(`Option allowedHosts must be an array of host names like ['mcp.example.com']; got ${JSON.stringify(options.allowedHosts)}`);
-  }
+  checkAllowedHosts('allowedHosts', options.allowedHosts);
   if (options.cors !== undefined) {
     if (typeof options.cors !== 'object' || options.cors === null)
       throw new TypeError(`Option cors must be { origins, maxAgeSeconds? }; got ${JSON.stringify(options.cors)}`);

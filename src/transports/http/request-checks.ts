@@ -2,9 +2,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ErrorCode } from '../../protocol/errors.js';
 
-const LOOPBACK_ADDRESSES = new Set(['127.0.0.1', '::1', '::ffff:127.0.0.1']);
-const LOOPBACK_HOSTNAMES = new Set(['localhost', '127.0.0.1', '[::1]']);
-
 /** Send a transport-level error: an HTTP status with a JSON-RPC error body whose id is null (the SDKs' shape). */
 export function sendHttpError(
   res: ServerResponse,
@@ -26,26 +23,6 @@ export function sendHttpError(
 /** Answer with a JSON body: its length up front, so headers and body go out in one write, not chunked. */
 export function sendJson(res: ServerResponse, status: number, headers: Record<string, string>, body: string): void {
   res.writeHead(status, { ...headers, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) }).end(body);
-}
-
-/** Whether the request arrived on a loopback address: then its Host must name loopback too (DNS rebinding). */
-export function arrivedOnLoopback(req: IncomingMessage): boolean {
-  return LOOPBACK_ADDRESSES.has(req.socket.localAddress ?? '');
-}
-
-/** The host name of a Host header, without its port; IPv6 keeps its brackets (`[::1]`). */
-export function hostnameOf(hostHeader: string | undefined): string | undefined {
-  if (!hostHeader) return undefined;
-  if (hostHeader.startsWith('[')) {
-    const end = hostHeader.indexOf(']');
-    return end === -1 ? undefined : hostHeader.slice(0, end + 1).toLowerCase();
-  }
-  const colon = hostHeader.indexOf(':');
-  return (colon === -1 ? hostHeader : hostHeader.slice(0, colon)).toLowerCase();
-}
-
-export function isLoopbackHostname(hostname: string | undefined): boolean {
-  return hostname !== undefined && LOOPBACK_HOSTNAMES.has(hostname);
 }
 
 /** `Accept` lists what a POST must accept (both types) or a GET must (text/event-stream); `*\/*` accepts all. */

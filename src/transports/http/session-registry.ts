@@ -82,16 +82,25 @@ export class SessionRegistry {
     return http;
   }
 
-  /** Room for one more session: at the limit, the longest-idle one is evicted, unless the option says reject. */
-  makeRoom(): boolean {
-    if (this.sessions.size < this.options.maxSessions) return true;
-    if (this.options.onSessionLimit === 'reject') return false;
+  /**
+   * Room for one more session, for `principal` (or, without auth, whoever is at `remoteAddress`). At the
+   * limit (this transport's `maxSessions`, or the server's over every transport) its own longest-idle
+   * session makes way, unless the option says reject: nobody can evict anybody else's sessions.
+   * Returns the limit that left no room, or undefined when there is room.
+   */
+  makeRoom(principal: unknown, remoteAddress: string | undefined): number | undefined {
+    const { maxSessions, onSessionLimit, auth } = this.options;
+    const limit = maxSessions !== undefined && this.sessions.size >= maxSessions ? maxSessions : this.port.sessionLimitReached();
+    if (limit === undefined) return undefined;
+    if (onSessionLimit === 'reject') return limit;
     let oldest: HttpSession | undefined;
     for (const http of this.sessions.values()) {
-      if (http.idle && (!oldest || http.connection.lastActivityMs < oldest.connection.lastActivityMs)) oldest = http;
+      if (!http.idle || (oldest && http.connection.lastActivityMs >= oldest.connection.lastActivityMs)) continue;
+      if (auth ? samePrincipal(principal, http.principal) === true : http.remoteAddress === remoteAddress) oldest = http;
     }
-    oldest?.connection.close('evicted: the server reached its session limit');
-    return oldest !== undefined;
+    if (!oldest) return limit;
+    oldest.connection.close('evicted: the server reached its session limit');
+    return undefined;
   }
 
   close(): void {

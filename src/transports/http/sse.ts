@@ -1,6 +1,5 @@
 /** Server-sent events on a node:http response: one JSON-RPC message per `message` event. */
 import type { ServerResponse } from 'node:http';
-import type { JsonRpcMessage } from '../../protocol/jsonrpc.js';
 
 /** Answer with an event stream; `first` (a priming event) goes out in the same write as the headers. */
 export function startEventStream(res: ServerResponse, headers: Record<string, string>, first?: string): void {
@@ -16,10 +15,6 @@ export function writeEventData(res: ServerResponse, eventId: string | undefined,
   if (last) res.end(event);
   else res.write(event);
   return true;
-}
-
-export function writeEvent(res: ServerResponse, eventId: string | undefined, message: JsonRpcMessage | JsonRpcMessage[], last = false): boolean {
-  return writeEventData(res, eventId, JSON.stringify(message), last);
 }
 
 /** 2025-11-25: an event id with empty data lets the client resume even before the first message; `retry` paces its reconnects. */

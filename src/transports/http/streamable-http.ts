@@ -3,7 +3,7 @@
  * stream per request, resumable SSE, the security checks on by default, and the stateless 2026-07-28
  * requests beside the sessions. It works straight on node:http objects: no Web Streams on the hot path.
  */
-import { createServer, type IncomingMessage, type Server as HttpServer, type ServerResponse } from 'node:http';
+import type { IncomingMessage, Server as HttpServer, ServerResponse } from 'node:http';
 import { classifyEra } from '../../protocol/era.js';
 import { batchRefusal, INITIALIZE_IN_BATCH } from '../../protocol/batches.js';
 import { ErrorCode, type JsonRpcErrorObject, McpError, UnsupportedProtocolVersionError } from '../../protocol/errors.js';
@@ -14,26 +14,15 @@ import { SafeEmitter } from '../../protocol/safe-emitter.js';
 import type { RequestId } from '../../protocol/types.js';
 import { MODERN_PROTOCOL_VERSIONS, negotiateProtocolVersion } from '../../protocol/versions.js';
 import { type Closable, type PortOwner, portOf, type ServerPort } from '../../server/port.js';
-import { closeHttpServer, type ListeningAddress, type ListenOptions, listenOn, pathOf } from '../listen.js';
-import { isOriginAllowed } from '../origin.js';
+import { closeHttpServer, createLimitedServer, type ListeningAddress, type ListenOptions, listenOn, pathOf } from '../listen.js';
+import { isHostAllowed, isOriginAllowed } from '../origin.js';
 import { ALLOW, ALLOW_WITHOUT_CORS, corsHeaders, preflight } from './cors.js';
 import { type EventStore, InMemoryEventStore } from './event-store.js';
 import { HttpSession, type HttpSessionHost } from './http-session.js';
 import { checkModernHeaders } from './modern-headers.js';
 import { type ResolvedHttpOptions, type StreamableHttpTransportOptions, validateHttpOptions } from './options.js';
 import { RequestChannel } from './request-channel.js';
-import {
-  accepts,
-  arrivedOnLoopback,
-  BodyTooLargeError,
-  HttpErrorCode,
-  header,
-  hostnameOf,
-  isJsonContentType,
-  isLoopbackHostname,
-  readBody,
-  sendHttpError,
-} from './request-checks.js';
+import { accepts, BodyTooLargeError, HttpErrorCode, header, isJsonContentType, readBody, sendHttpError } from './request-checks.js';
 import { SessionRegistry } from './session-registry.js';
 import { connectionGone } from './sse.js';
 
@@ -79,7 +68,6 @@ export class StreamableHttpTransport extends SafeEmitter<StreamableHttpTransport
       replyStatus: options.replyStatus ?? 204,
       maxBodyBytes: options.maxBodyBytes ?? 4 * 1024 * 1024,
       sessionIdleTimeoutMs: options.sessionIdleTimeoutMs ?? 30 * 60_000,
-      maxSessions: options.maxSessions ?? 10_000,
       onSessionLimit: options.onSessionLimit ?? 'evict-idle',
     };
     validateHttpOptions(this.options);
@@ -99,7 +87,7 @@ export class StreamableHttpTransport extends SafeEmitter<StreamableHttpTransport
   /** Listen on a port of its own; requests to other paths get 404 (after `httpRequest` listeners had their say). */
   async listen(options: ListenOptions = {}): Promise<ListeningAddress> {
     if (this.ownServer) throw new Error('StreamableHttpTransport is already listening; create another transport for another port');
-    this.ownServer = createServer((req, res) => this.handle(req, res, true).catch((err) => this.failed(err, res)));
+    this.ownServer = createLimitedServer(options, (req, res) => void this.handle(req, res, true).catch((err) => this.failed(err, res)));
     return listenOn(this.ownServer, options, 'http', this.path);
   }
 
@@ -140,9 +128,7 @@ export class StreamableHttpTransport extends SafeEmitter<StreamableHttpTransport
     }
     if (this.listening('httpResponse')) res.once('close', () => this.emit('httpResponse', req, res));
     const cors = corsHeaders(req, this.options.cors);
-    const allowedHosts = this.options.allowedHosts;
-    const hostname = hostnameOf(req.headers.host);
-    if (allowedHosts ? !hostname || !allowedHosts.includes(hostname) : arrivedOnLoopback(req) && !isLoopbackHostname(hostname)) {
+    if (!isHostAllowed(req, this.options.allowedHosts)) {
       return sendHttpError(res, 403, HttpErrorCode.BadRequest, `Forbidden: Host ${req.headers.host ?? '(none)'} is not allowed`, cors);
     }
     if (!isOriginAllowed(req, this.options.allowedOrigins ?? this.options.cors?.origins)) {
@@ -214,7 +200,10 @@ export class StreamableHttpTransport extends SafeEmitter<StreamableHttpTransport
     if (!http) return;
     const connection = http.connection;
     const refused = connection.refuse(classified, batch);
-    if (refused) return sendHttpError(res, 400, refused.error.code, refused.error.message, cors);
+    if (refused) {
+      const status = refused.error.code === ErrorCode.TooManyRequestsInFlight ? 429 : 400;
+      return sendHttpError(res, status, refused.error.code, refused.error.message, cors);
+    }
     const requestIds: RequestId[] = [];
     for (const message of classified) if (message.kind === 'request') requestIds.push(message.message.id);
     if (requestIds.length === 0) {
@@ -248,14 +237,12 @@ export class StreamableHttpTransport extends SafeEmitter<StreamableHttpTransport
     cors: Record<string, string>,
     principal: unknown,
   ): void {
-    if (!this.sessions.makeRoom()) {
-      return sendHttpError(
-        res,
-        503,
-        HttpErrorCode.BadRequest,
-        `Service Unavailable: the server is at its limit of ${this.options.maxSessions} sessions; try again later`,
-        { ...cors, 'retry-after': '5' },
-      );
+    const limit = this.sessions.makeRoom(principal, req.socket.remoteAddress);
+    if (limit !== undefined) {
+      return sendHttpError(res, 503, HttpErrorCode.BadRequest, `Service Unavailable: the server is at its limit of ${limit} sessions; try again later`, {
+        ...cors,
+        'retry-after': '5',
+      });
     }
     const request = (classified[0] as { message: JsonRpcRequest }).message;
     const http = new HttpSession(this.sessionHost, req.socket.remoteAddress, principal);
