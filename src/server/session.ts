@@ -311,7 +311,9 @@ export class Session implements McpSession, Connection, ContextSession, Outgoing
     } catch (err) {
       this.host.reportError(err, this);
       if ('result' in response) {
-        const message = `Internal error: the result could not be serialised (${(err as Error).message})`;
+        // The error's message may come from the handler's own data (a toJSON, a getter): told only on request.
+        const why = this.host.options.exposeErrors ? ` (${(err as Error).message})` : '';
+        const message = `Internal error: the result could not be serialised${why}`;
         this.send(errorResponse(response.id, { code: ErrorCode.InternalError, message }), related);
       }
     }

@@ -26,7 +26,7 @@ describe('an unserialisable result', () => {
     expect(await client.request('tools/call', { name: 'big', arguments: {} }, 'big')).toEqual({
       jsonrpc: '2.0',
       id: 'big',
-      error: { code: -32603, message: 'Internal error: the result could not be serialised (Do not know how to serialize a BigInt)' },
+      error: { code: -32603, message: 'Internal error: the result could not be serialised' },
     });
     expect(errors).toEqual(['Do not know how to serialize a BigInt']);
     expect((await client.request('ping', undefined, 'after')).result).toEqual({});
@@ -43,7 +43,7 @@ describe('an unserialisable result', () => {
     expect(await client.call('tools/call', { name: 'big', arguments: {} }, 7)).toEqual({
       jsonrpc: '2.0',
       id: 7,
-      error: { code: -32603, message: 'Internal error: the result could not be serialised (Do not know how to serialize a BigInt)' },
+      error: { code: -32603, message: 'Internal error: the result could not be serialised' },
     });
   });
 
@@ -56,7 +56,33 @@ describe('an unserialisable result', () => {
     expect(reply).toEqual({
       jsonrpc: '2.0',
       id: 8,
-      error: { code: -32603, message: 'Internal error: the result could not be serialised (Do not know how to serialize a BigInt)' },
+      error: { code: -32603, message: 'Internal error: the result could not be serialised' },
     });
+  });
+
+  it('says why only with exposeErrors: a toJSON of the handler may throw anything', async () => {
+    const secret = {
+      toJSON: () => {
+        throw new Error("ENOENT: open '/srv/secret/x'");
+      },
+    };
+    const tool = (server: McpServer) => server.registerTool('leaky', {}, () => ({ content: [{ type: 'text', text: 'x' }], _meta: { secret } }));
+    running = await startWsServer(tool);
+    const { client } = await WsTestClient.initialized(running.url);
+    expect(await client.request('tools/call', { name: 'leaky', arguments: {} }, 1)).toEqual({
+      jsonrpc: '2.0',
+      id: 1,
+      error: { code: -32603, message: 'Internal error: the result could not be serialised' },
+    });
+    await client.close();
+    await running.close();
+    running = await startWsServer(tool, { server: { exposeErrors: true } });
+    const exposed = await WsTestClient.initialized(running.url);
+    expect(await exposed.client.request('tools/call', { name: 'leaky', arguments: {} }, 2)).toEqual({
+      jsonrpc: '2.0',
+      id: 2,
+      error: { code: -32603, message: "Internal error: the result could not be serialised (ENOENT: open '/srv/secret/x')" },
+    });
+    await exposed.client.close();
   });
 });
