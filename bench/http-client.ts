@@ -35,13 +35,17 @@ function takeEvents(buffer: string): { events: Json[]; rest: string } {
   return { events, rest: buffer };
 }
 
-/** Send one request; `onMessage` sees each SSE message as it arrives (to answer an elicitation mid-stream). */
+/**
+ * Send one request; `onMessage` sees each SSE message as it arrives (to answer an elicitation mid-stream).
+ * Aborting `signal` drops the connection, as a client that goes away does.
+ */
 export function send(
   { port, path }: HttpEndpoint,
-  method: 'POST' | 'DELETE',
+  method: 'POST' | 'DELETE' | 'GET',
   body: Json | undefined,
   headers: Record<string, string>,
   onMessage?: (m: Json) => void,
+  signal?: AbortSignal,
 ): Promise<Reply> {
   const payload = body === undefined ? '' : JSON.stringify(body);
   return new Promise((resolve, reject) => {
@@ -52,6 +56,7 @@ export function send(
         path,
         method,
         agent,
+        signal,
         headers: {
           ...headers,
           'content-type': 'application/json',

@@ -117,10 +117,10 @@ export function printOtherLoad(samples: Measured[]): void {
   );
 }
 
-export function writeJson(report: object): string {
-  const dir = new URL('results/', import.meta.url);
+/** Write `report` to `dir` (bench/results/ by default) as `<prefix>-<time>.json`; returns the path. */
+export function writeJson(report: object, { dir = new URL('results/', import.meta.url), prefix = 'load' }: { dir?: URL; prefix?: string } = {}): string {
   mkdirSync(dir, { recursive: true });
-  const file = new URL(`load-${new Date().toISOString().replace(/[:.]/g, '-')}.json`, dir);
+  const file = new URL(`${prefix}-${new Date().toISOString().replace(/[:.]/g, '-')}.json`, dir);
   writeFileSync(file, `${JSON.stringify(report, null, 2)}\n`);
   return file.pathname;
 }

@@ -43,8 +43,9 @@ export function pinCpus(): { serverCpu?: number; note: string } {
   }
 }
 
-export async function startServer(entry: string, serverCpu: number | undefined, profileDir?: string): Promise<Running> {
-  const file = fileURLToPath(new URL(`servers/${entry}`, import.meta.url));
+/** `entry` names a file in bench/servers/, or is the URL of a server script elsewhere. */
+export async function startServer(entry: string | URL, serverCpu: number | undefined, profileDir?: string): Promise<Running> {
+  const file = fileURLToPath(typeof entry === 'string' ? new URL(`servers/${entry}`, import.meta.url) : entry);
   const nodeArgs = [...(profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : []), file];
   const [command, args] = serverCpu === undefined ? [process.execPath, nodeArgs] : ['taskset', ['-c', String(serverCpu), process.execPath, ...nodeArgs]];
   // taskset execs node in place, so the pid, the IPC channel and /proc/PID/stat are the server's own.

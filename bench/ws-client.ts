@@ -8,13 +8,18 @@ export class WsClient {
 
   private constructor(
     private readonly ws: WebSocket,
-    /** Answers the server's requests (elicitation/create). */
-    answer: (request: Json) => Json,
+    /** Answers the server's requests (elicitation/create); undefined leaves one unanswered. */
+    answer: (request: Json) => Json | undefined,
+    onNotification?: (notification: Json) => void,
   ) {
     ws.on('message', (data) => {
       const message = JSON.parse(data.toString());
       if (message.method !== undefined) {
-        if (message.id !== undefined) ws.send(JSON.stringify({ jsonrpc: '2.0', id: message.id, result: answer(message) }));
+        if (message.id === undefined) onNotification?.(message);
+        else {
+          const result = answer(message);
+          if (result !== undefined) ws.send(JSON.stringify({ jsonrpc: '2.0', id: message.id, result }));
+        }
         return;
       }
       const waiter = this.pending.get(message.id);
@@ -30,10 +35,10 @@ export class WsClient {
   }
 
   /** Connect and start a 2025-11-25 session. */
-  static async open(url: string, answer: (request: Json) => Json): Promise<WsClient> {
+  static async open(url: string, answer: (request: Json) => Json | undefined, onNotification?: (notification: Json) => void): Promise<WsClient> {
     const ws = new WebSocket(url, 'mcp');
     await new Promise((resolve, reject) => ws.once('open', resolve).once('error', reject));
-    const client = new WsClient(ws, answer);
+    const client = new WsClient(ws, answer, onNotification);
     const init = await client.request('initialize', INITIALIZE_PARAMS);
     if (!init.result) throw new Error(`initialize failed: ${JSON.stringify(init)}`);
     ws.send(JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }));
@@ -47,6 +52,15 @@ export class WsClient {
       this.pending.set(id, { resolve, reject });
       this.ws.send(JSON.stringify({ jsonrpc: '2.0', id, method, params }));
     });
+  }
+
+  notify(method: string, params: Json): void {
+    this.ws.send(JSON.stringify({ jsonrpc: '2.0', method, params }));
+  }
+
+  /** Drop the connection without a closing handshake, as a client that goes away does. */
+  terminate(): void {
+    this.ws.terminate();
   }
 
   close(): Promise<void> {
