@@ -17,16 +17,20 @@ export interface ListenOptions {
   requestTimeoutMs?: number;
   /** How long a kept-alive connection may wait for its next request. Default 5 000 ms. */
   keepAliveTimeoutMs?: number;
-  /** A new connection that sends nothing for this long, before its first request, is closed. Default 30 000 ms. */
+  /**
+   * A new connection that sends nothing for this long, before its first request, is closed without an
+   * answer. Default 30 000 ms: a backstop, since Node answers such a connection 408 after `headersTimeoutMs`.
+   */
   idleTimeoutMs?: number;
 }
 
 type Handler = (req: IncomingMessage, res: ServerResponse) => void;
 
 /**
- * The node:http server a transport's `listen()` opens, with limits that hold without configuration. Node
- * keeps a connection that never sends a byte open forever (its header and request timeouts start with the
- * first byte), so a new connection gets an inactivity timeout until its first request begins.
+ * The node:http server a transport's `listen()` opens, with limits that hold without configuration:
+ * Node's own defaults allow a minute for headers, five for a request, and any number of connections.
+ * A new connection also gets an inactivity timeout until its first request begins, so one that never
+ * sends a byte goes even where the header timeout would not reach it.
  */
 export function createLimitedServer(options: ListenOptions, handler: Handler): HttpServer {
   const limits = {

@@ -96,7 +96,7 @@ export class SessionRegistry {
     let oldest: HttpSession | undefined;
     for (const http of this.sessions.values()) {
       if (!http.idle || (oldest && http.connection.lastActivityMs >= oldest.connection.lastActivityMs)) continue;
-      if (auth ? samePrincipal(principal, http.principal) === true : http.remoteAddress === remoteAddress) oldest = http;
+      if (auth ? this.samePrincipal(principal, http.principal) : http.remoteAddress === remoteAddress) oldest = http;
     }
     if (!oldest) return limit;
     oldest.connection.close('evicted: the server reached its session limit');

@@ -345,6 +345,8 @@ export class StreamableHttpTransport extends SafeEmitter<StreamableHttpTransport
     try {
       text = typeof parsed === 'string' ? parsed : Buffer.isBuffer(parsed) ? parsed.toString('utf8') : await readBody(req, this.options.maxBodyBytes);
     } catch (err) {
+      // The client went away (or timed out) mid-body: nobody to answer, and nothing wrong with the server.
+      if (req.destroyed && !(err instanceof BodyTooLargeError)) return NO_BODY;
       if (!(err instanceof BodyTooLargeError)) throw err;
       sendHttpError(res, 413, HttpErrorCode.BadRequest, `Payload Too Large: the body exceeds ${this.options.maxBodyBytes} bytes`, {
         ...cors,

@@ -1,0 +1,719 @@
+/**
+ * What a hostile Streamable HTTP client could do before the limits held by default: batches that make
+ * the server build an answer of any size, requests in flight without end, a request target that killed
+ * the demo, silent and half-sent connections kept forever by listen() servers, an SSE event store that
+ * grew without bound, and a newcomer at the session limit evicting somebody else's sessions.
+ * Real sockets on loopback; every wait is bounded, so a regression fails instead of hanging.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import type { IncomingMessage } from 'node:http';
+import { connect, type Socket } from 'node:net';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it, vi } from 'vitest';
+import {
+  InMemoryEventStore,
+  type ListenOptions,
+  McpServer,
+  type McpServerOptions,
+  type StoredEvent,
+  StreamableHttpTransport,
+  type StreamableHttpTransportOptions,
+  WebSocketTransport,
+} from '../../src/index.js';
+import { textResult } from '../helpers/client-requests.js';
+import { ACCEPT_BOTH, HttpTestClient, type OpenResponse, type SseEvent, send } from '../helpers/http-client.js';
+import { nextEvent } from '../helpers/servers.js';
+import { deferred, useCleanups } from '../helpers/util.js';
+import { type Json, WsTestClient } from '../helpers/ws-client.js';
+
+const cleanups = useCleanups();
+
+const MiB = 1024 * 1024;
+/** How long a test waits for what the fixed server does at once (or after a timeout of a few hundred ms). */
+const BOUND_MS = 3000;
+
+// ---------------------------------------------------------------------------------------------------------
+// Fixtures
+
+/** `promise`, or a rejection naming what did not happen: the old code hung here. */
+function within<T>(promise: Promise<T>, what: string, ms = BOUND_MS): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const bound = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what}: not within ${ms} ms`)), ms);
+  });
+  return Promise.race([promise, bound]).finally(() => clearTimeout(timer));
+}
+
+interface Running {
+  server: McpServer;
+  transport: StreamableHttpTransport;
+  port: number;
+  /** The endpoint on 127.0.0.1. */
+  url: string;
+}
+
+/** An McpServer on its own StreamableHttpTransport (keep-alive comments off), closed after the test. */
+async function start(
+  options: { server?: McpServerOptions; transport?: StreamableHttpTransportOptions; listen?: ListenOptions } = {},
+  setup: (server: McpServer) => void = () => {},
+): Promise<Running> {
+  const server = new McpServer({ name: 'http-limits', version: '1.0.0' }, options.server);
+  server.on('error', () => {});
+  cleanups.push(() => server.close());
+  setup(server);
+  const transport = new StreamableHttpTransport(server, { keepAliveIntervalMs: 0, ...options.transport });
+  const { port } = await transport.listen({ host: '127.0.0.1', port: 0, ...options.listen });
+  return { server, transport, port, url: `http://127.0.0.1:${port}/mcp` };
+}
+
+function errorBody(code: number, message: string): Json {
+  return { jsonrpc: '2.0', error: { code, message }, id: null };
+}
+
+/** Status and JSON body of a whole response. */
+async function reply(res: OpenResponse | Promise<OpenResponse>): Promise<{ status: number; body: Json }> {
+  const r = await res;
+  return { status: r.status, body: await r.json() };
+}
+
+const PONG = (id: string | number) => ({ status: 200, body: { jsonrpc: '2.0', id, result: {} } });
+
+async function ping(client: HttpTestClient, id: string | number, headers: Record<string, string> = {}): Promise<{ status: number; body: Json }> {
+  return reply(client.request('ping', undefined, id, headers));
+}
+
+/** A client at `url` that completed initialize (at `protocolVersion`), sending `headers` with it. */
+async function initialized(url: string, protocolVersion = '2025-11-25', headers: Record<string, string> = {}): Promise<HttpTestClient> {
+  const client = new HttpTestClient(url);
+  await client.initialize({ protocolVersion }, headers);
+  return client;
+}
+
+function initializeMessage(): Json {
+  return {
+    jsonrpc: '2.0',
+    id: 1,
+    method: 'initialize',
+    params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1.0.0' } },
+  };
+}
+
+const POST_HEADERS = { accept: ACCEPT_BOTH, 'content-type': 'application/json' };
+
+const AT_LIMIT = (n: number) => errorBody(-32000, `Service Unavailable: the server is at its limit of ${n} sessions; try again later`);
+const EVICTED = 'evicted: the server reached its session limit';
+
+/** Every sessionEnd from now on, as [session id, reason]. */
+function recordEnds(server: McpServer): [string, string][] {
+  const ends: [string, string][] = [];
+  server.on('sessionEnd', (session, reason) => void ends.push([session.id, reason]));
+  return ends;
+}
+
+/** A raw TCP connection: what it received, and when the server closed it. */
+interface RawConnection {
+  readonly socket: Socket;
+  /** Resolves with what arrives from now on, once it ends with `tail`. */
+  receive(tail: string): Promise<string>;
+  /** Resolves with everything received once the server closed the connection. */
+  readonly closed: Promise<string>;
+}
+
+function rawConnect(port: number, host = '127.0.0.1'): Promise<RawConnection> {
+  return new Promise((resolve, reject) => {
+    const socket = connect(port, host);
+    cleanups.push(() => socket.destroy());
+    socket.setEncoding('utf8');
+    let text = '';
+    let waiters: { from: number; tail: string; resolve: (received: string) => void }[] = [];
+    socket.on('data', (chunk: string) => {
+      text += chunk;
+      const done = waiters.filter((w) => text.slice(w.from).endsWith(w.tail));
+      waiters = waiters.filter((w) => !done.includes(w));
+      for (const w of done) w.resolve(text.slice(w.from));
+    });
+    // A reset after the server's close is a close too: the test asserts what arrived before it.
+    socket.on('error', () => {});
+    const closed = new Promise<string>((done) => socket.on('close', () => done(text)));
+    socket.once('connect', () =>
+      resolve({
+        socket,
+        receive: (tail) => new Promise((r) => void waiters.push({ from: text.length, tail, resolve: r })),
+        closed,
+      }),
+    );
+    socket.once('error', reject);
+  });
+}
+
+/** The status line, the headers (lower-cased names) and the body of one raw HTTP/1.1 answer. */
+function parseAnswer(raw: string): { statusLine: string; headers: Record<string, string>; body: string } {
+  const end = raw.indexOf('\r\n\r\n');
+  const [statusLine, ...lines] = raw.slice(0, end).split('\r\n');
+  const headers: Record<string, string> = {};
+  for (const line of lines) {
+    const colon = line.indexOf(':');
+    headers[line.slice(0, colon).toLowerCase()] = line.slice(colon + 1).trim();
+  }
+  return { statusLine, headers, body: raw.slice(end + 4) };
+}
+
+const NOT_FOUND_BODY = JSON.stringify(errorBody(-32000, 'Not Found: the MCP endpoint is /mcp'));
+
+// ---------------------------------------------------------------------------------------------------------
+// 1. Batches
+
+describe('batches on a 2025-03-26 session', () => {
+  const batchOf = (n: number) =>
+    Array.from({ length: n }, (_, i) => ({ jsonrpc: '2.0', id: i + 1, method: 'tools/call', params: { name: 'count', arguments: {} } }));
+
+  it('refuse a batch over maxBatchSize (default 100) whole with 400 and -32600, running none of it; a batch of 100 gets 100 answers', async () => {
+    let calls = 0;
+    const { url } = await start({}, (server) => server.registerTool('count', {}, () => (calls++, 'counted')));
+    const client = await initialized(url, '2025-03-26');
+
+    expect(await reply(client.post(batchOf(101)))).toEqual({
+      status: 400,
+      body: errorBody(-32600, 'Invalid Request: a batch of 101 messages is over the limit of 100; send smaller batches'),
+    });
+    expect(calls).toBe(0);
+
+    expect(await reply(client.post(batchOf(100)))).toEqual({ status: 200, body: batchOf(100).map(({ id }) => textResult(id, 'counted')) });
+    expect(calls).toBe(100);
+  });
+
+  it('take their limit from the McpServer option maxBatchSize', async () => {
+    let calls = 0;
+    const { url } = await start({ server: { maxBatchSize: 3 } }, (server) => server.registerTool('count', {}, () => (calls++, 'counted')));
+    const client = await initialized(url, '2025-03-26');
+
+    expect(await reply(client.post(batchOf(4)))).toEqual({
+      status: 400,
+      body: errorBody(-32600, 'Invalid Request: a batch of 4 messages is over the limit of 3; send smaller batches'),
+    });
+    expect(calls).toBe(0);
+    expect(await reply(client.post(batchOf(3)))).toEqual({ status: 200, body: batchOf(3).map(({ id }) => textResult(id, 'counted')) });
+  });
+});
+
+// ---------------------------------------------------------------------------------------------------------
+// 2. Requests in flight
+
+describe('requests in flight on one session', () => {
+  const TOO_MANY = (max: number) => errorBody(-32011, `Too many requests in flight: this session has ${max} unanswered; wait for answers before sending more`);
+
+  /** A server whose `block` tool waits for `release()`; `started()` counts the calls that began. */
+  async function blocking(server: McpServerOptions = {}) {
+    const release = deferred();
+    let started = 0;
+    const running = await start({ server }, (s) =>
+      s.registerTool('block', {}, async () => {
+        started++;
+        await release.promise;
+        return 'released';
+      }),
+    );
+    cleanups.push(() => release.resolve());
+    const startedAll = (n: number) => vi.waitFor(() => expect(started).toBe(n), { timeout: BOUND_MS, interval: 5 });
+    return { ...running, release: () => release.resolve(), started: () => started, startedAll };
+  }
+
+  const block = (client: HttpTestClient, id: number) => client.request('tools/call', { name: 'block', arguments: {} }, id);
+
+  it('answer the 101st with HTTP 429 and -32011 without running it, and answer again once the others end', async () => {
+    const { url, release, started, startedAll } = await blocking();
+    const client = await initialized(url);
+    const calls = Array.from({ length: 100 }, (_, i) => block(client, i + 1));
+    await startedAll(100);
+
+    expect(await within(reply(block(client, 101)), 'an answer to the 101st request')).toEqual({ status: 429, body: TOO_MANY(100) });
+    expect(started()).toBe(100);
+
+    release();
+    expect(await Promise.all(calls.map((c) => reply(c)))).toEqual(
+      Array.from({ length: 100 }, (_, i) => ({ status: 200, body: textResult(i + 1, 'released') })),
+    );
+    expect(await ping(client, 'after')).toEqual(PONG('after'));
+  });
+
+  it('take their limit from the McpServer option maxRequestsInFlight, counting every request and a batch as its members', async () => {
+    const { url, release, started, startedAll } = await blocking({ maxRequestsInFlight: 2 });
+    const client = await initialized(url, '2025-03-26');
+    const batch = [1, 2, 3].map((id) => ({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'block', arguments: {} } }));
+    expect(await within(reply(client.post(batch)), 'an answer to a batch of 3')).toEqual({ status: 429, body: TOO_MANY(2) });
+    expect(started()).toBe(0);
+
+    const calls = [block(client, 4), block(client, 5)];
+    await startedAll(2);
+    expect(await within(ping(client, 'over'), 'an answer to the ping')).toEqual({ status: 429, body: TOO_MANY(2) });
+
+    release();
+    expect(await Promise.all(calls.map((c) => reply(c)))).toEqual([
+      { status: 200, body: textResult(4, 'released') },
+      { status: 200, body: textResult(5, 'released') },
+    ]);
+    expect(await ping(client, 'after')).toEqual(PONG('after'));
+  });
+});
+
+// ---------------------------------------------------------------------------------------------------------
+// 3. The demo
+
+describe('the demo server (npm start)', () => {
+  const root = fileURLToPath(new URL('../..', import.meta.url));
+
+  /** `demo/server.ts` in a child process on a free port, stopped after the test. */
+  async function startDemo(): Promise<{ demo: ChildProcess; port: number }> {
+    const demo = spawn(fileURLToPath(new URL('../../node_modules/.bin/tsx', import.meta.url)), ['demo/server.ts'], {
+      cwd: root,
+      env: { ...process.env, PORT: '0' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    const exited = new Promise((resolve) => demo.once('exit', resolve));
+    cleanups.push(async () => {
+      if (demo.exitCode !== null || demo.signalCode !== null) return;
+      demo.kill('SIGTERM');
+      await exited;
+    });
+    const port = await within(
+      new Promise<number>((resolve, reject) => {
+        let out = '';
+        demo.stdout!.setEncoding('utf8').on('data', (chunk: string) => {
+          out += chunk;
+          const match = /listening on ws:\/\/127\.0\.0\.1:(\d+)\/mcp/.exec(out);
+          if (match) resolve(Number(match[1]));
+        });
+        demo.once('exit', (code) => reject(new Error(`the demo exited with ${code}: ${out}`)));
+      }),
+      'the demo to listen',
+      10_000,
+    );
+    return { demo, port };
+  }
+
+  it("answers the request target '//[' with 404, stays up, and serves an initialize afterwards", async () => {
+    const { demo, port } = await startDemo();
+    const raw = await rawConnect(port);
+    raw.socket.write(`GET //[ HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nConnection: close\r\n\r\n`);
+    const answer = parseAnswer(await within(raw.closed, 'the answer to GET //['));
+    expect({ statusLine: answer.statusLine, contentType: answer.headers['content-type'], body: answer.body }).toEqual({
+      statusLine: 'HTTP/1.1 404 Not Found',
+      contentType: 'application/json',
+      body: NOT_FOUND_BODY,
+    });
+    expect({ exitCode: demo.exitCode, signal: demo.signalCode }).toEqual({ exitCode: null, signal: null });
+
+    const client = new HttpTestClient(`http://127.0.0.1:${port}/mcp`);
+    expect((await within(client.initialize(), 'initialize after GET //[')).serverInfo).toEqual({
+      name: 'switchboard-demo',
+      version: '0.1.0',
+      title: 'Switchboard demo',
+    });
+  });
+});
+
+// ---------------------------------------------------------------------------------------------------------
+// 4. Connections to servers from listen()
+
+describe('servers from StreamableHttpTransport.listen()', () => {
+  const absentRequest = (port: number) => `GET /elsewhere HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\n\r\n`;
+
+  it('hold limits without options: 1024 connections, headers in 10 s, a request in 30 s, keep-alive 5 s, a silent socket 30 s', async () => {
+    const { transport, port } = await start();
+    const http = transport.httpServer!;
+    const accepted = new Promise<Socket>((resolve) => http.once('connection', resolve));
+    await rawConnect(port);
+    const socket = await accepted;
+    expect({
+      maxConnections: http.maxConnections,
+      headersTimeout: http.headersTimeout,
+      requestTimeout: http.requestTimeout,
+      keepAliveTimeout: http.keepAliveTimeout,
+      idleTimeout: socket.timeout,
+    }).toEqual({ maxConnections: 1024, headersTimeout: 10_000, requestTimeout: 30_000, keepAliveTimeout: 5_000, idleTimeout: 30_000 });
+  });
+
+  it('close a connection that sends nothing after idleTimeoutMs, but not one whose request is under way', async () => {
+    const { server, url, port } = await start({ listen: { idleTimeoutMs: 100 } });
+    const client = await initialized(url);
+    const stream = await client.get();
+    expect(stream.status).toBe(200);
+
+    const silent = await rawConnect(port);
+    expect(await within(silent.closed, 'the server to close the silent connection')).toBe('');
+
+    // The GET stream has been open longer than idleTimeoutMs by now: it still carries what the server sends.
+    server.registerTool('late', {}, () => 'late');
+    expect((await stream.nextEvent()).message).toEqual({ jsonrpc: '2.0', method: 'notifications/tools/list_changed' });
+    stream.abort();
+  });
+
+  it('answer a connection whose headers stop coming with 408 once headersTimeoutMs has passed, and close it', async () => {
+    const { port } = await start({ listen: { headersTimeoutMs: 200, requestTimeoutMs: 400 } });
+    const raw = await rawConnect(port);
+    raw.socket.write(`POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nContent-Type: application/json\r\n`);
+    expect(await within(raw.closed, 'the server to give up on the headers')).toBe('HTTP/1.1 408 Request Timeout\r\nConnection: close\r\n\r\n');
+  });
+
+  it('answer a request whose body stops coming with 408 once requestTimeoutMs has passed, and close it', async () => {
+    const { port } = await start({ listen: { headersTimeoutMs: 200, requestTimeoutMs: 400 } });
+    const raw = await rawConnect(port);
+    raw.socket.write(
+      `POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nAccept: application/json, text/event-stream\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"jsonrpc":`,
+    );
+    expect(await within(raw.closed, 'the server to give up on the body')).toBe('HTTP/1.1 408 Request Timeout\r\nConnection: close\r\n\r\n');
+  });
+
+  it('fire no error event for a client that goes away in the middle of its body', async () => {
+    const { server, transport, port } = await start();
+    const errors: unknown[] = [];
+    server.on('error', (err) => void errors.push(err));
+    const done = new Promise<void>((resolve) => transport.once('httpResponse', () => setTimeout(resolve, 10)));
+    const raw = await rawConnect(port);
+    raw.socket.write(
+      `POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nAccept: application/json, text/event-stream\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"jsonrpc":`,
+    );
+    raw.socket.destroy();
+    await within(done, 'the request to end');
+    expect(errors).toEqual([]);
+  });
+
+  it("close a kept-alive connection that sends no next request once keepAliveTimeoutMs (and Node's 1 s grace) has passed", async () => {
+    const { port } = await start({ listen: { keepAliveTimeoutMs: 100 } });
+    const raw = await rawConnect(port);
+    raw.socket.write(absentRequest(port));
+    const answer = parseAnswer(await within(raw.closed, 'the server to close the kept-alive connection'));
+    expect({ statusLine: answer.statusLine, connection: answer.headers.connection, keepAlive: answer.headers['keep-alive'], body: answer.body }).toEqual({
+      statusLine: 'HTTP/1.1 404 Not Found',
+      connection: 'keep-alive',
+      keepAlive: 'timeout=0',
+      body: NOT_FOUND_BODY,
+    });
+  });
+
+  it('at maxConnections close the next connection at once, while the open ones keep being served', async () => {
+    const { port } = await start({ listen: { maxConnections: 2 } });
+    const open = [await rawConnect(port), await rawConnect(port)];
+    // An answer on each proves the server counted both before the third arrives.
+    for (const raw of open) {
+      const answer = raw.receive(NOT_FOUND_BODY);
+      raw.socket.write(absentRequest(port));
+      await within(answer, 'an answer on an open connection');
+    }
+
+    const third = await rawConnect(port);
+    expect(await within(third.closed, 'the server to close the connection over the limit')).toBe('');
+
+    for (const raw of open) {
+      const answer = raw.receive(NOT_FOUND_BODY);
+      raw.socket.write(absentRequest(port));
+      expect(parseAnswer(await within(answer, 'a second answer on an open connection')).statusLine).toBe('HTTP/1.1 404 Not Found');
+    }
+  });
+});
+
+// ---------------------------------------------------------------------------------------------------------
+// 5. The SSE event store
+
+describe('InMemoryEventStore, bounded by size', () => {
+  const MESSAGE = { jsonrpc: '2.0', method: 'notifications/message', params: {} } as StoredEvent['message'];
+
+  /** An event whose JSON is `size` characters long. */
+  function event(eventId: string, size: number): StoredEvent {
+    return { eventId, message: MESSAGE, data: 'x'.repeat(size) };
+  }
+
+  const ids = (events: StoredEvent[]) => events.map((e) => e.eventId);
+
+  it('drops the oldest events of a session first, across its streams, once it is over maxBytesPerSession', () => {
+    const store = new InMemoryEventStore({ maxBytesPerSession: 100 });
+    const sizes: number[] = [];
+    store.append('s', '1', event('1_1', 40));
+    store.append('s', '2', event('2_1', 40));
+    sizes.push(store.keptSize);
+    store.append('s', '1', event('1_2', 40));
+    sizes.push(store.keptSize);
+    store.append('s', '2', event('2_2', 30));
+    sizes.push(store.keptSize);
+    expect(sizes).toEqual([80, 80, 70]);
+    expect({ one: ids(store.replayAfter('s', '1', '1_0')), two: ids(store.replayAfter('s', '2', '2_0')) }).toEqual({ one: ['1_2'], two: ['2_2'] });
+  });
+
+  it("drops only the session's own events for its budget: another session keeps all of its", () => {
+    const store = new InMemoryEventStore({ maxBytesPerSession: 100 });
+    store.append('quiet', '1', event('1_1', 60));
+    for (let n = 1; n <= 10; n++) store.append('loud', '1', event(`1_${n}`, 45));
+    expect(store.keptSize).toBe(60 + 90);
+    expect({ quiet: ids(store.replayAfter('quiet', '1', '1_0')), loud: ids(store.replayAfter('loud', '1', '1_0')) }).toEqual({
+      quiet: ['1_1'],
+      loud: ['1_9', '1_10'],
+    });
+  });
+
+  it('drops the oldest events of any session once the store is over maxBytes', () => {
+    const store = new InMemoryEventStore({ maxBytes: 100, maxBytesPerSession: 1000 });
+    store.append('a', '1', event('1_1', 40));
+    store.append('b', '1', event('1_1', 40));
+    store.append('c', '1', event('1_1', 40));
+    expect(store.keptSize).toBe(80);
+    expect(['a', 'b', 'c'].map((s) => ids(store.replayAfter(s, '1', '1_0')))).toEqual([[], ['1_1'], ['1_1']]);
+  });
+
+  it('keeps none of an event larger than the budget', () => {
+    const store = new InMemoryEventStore({ maxBytesPerSession: 100 });
+    store.append('s', '1', event('1_1', 50));
+    store.append('s', '1', event('1_2', 101));
+    expect({ kept: store.keptSize, replay: store.replayAfter('s', '1', '1_0') }).toEqual({ kept: 0, replay: [] });
+    store.append('s', '1', event('1_3', 100));
+    expect({ kept: store.keptSize, replay: ids(store.replayAfter('s', '1', '1_0')) }).toEqual({ kept: 100, replay: ['1_3'] });
+  });
+
+  it('keeps exactly the newest events that fit, over thousands of appends to several streams and sessions', () => {
+    const store = new InMemoryEventStore({ maxBytesPerSession: 100, maxBytes: 250 });
+    const appended: { session: string; stream: string; id: string }[] = [];
+    for (let n = 1; n <= 3000; n++) {
+      const session = `s${n % 3}`;
+      const stream = String(n % 2);
+      const id = `${stream}_${n}`;
+      store.append(session, stream, event(id, 10));
+      appended.push({ session, stream, id });
+      if (store.keptSize > 250) throw new Error(`keptSize ${store.keptSize} after ${n} appends`);
+    }
+    // 25 events fit the store (each session's 10 would, but the store's 250 bind first): the newest 25.
+    const newest = appended.slice(-25);
+    expect(store.keptSize).toBe(250);
+    for (const session of ['s0', 's1', 's2']) {
+      for (const stream of ['0', '1']) {
+        const expected = newest.filter((e) => e.session === session && e.stream === stream).map((e) => e.id);
+        expect(ids(store.replayAfter(session, stream, `${stream}_0`))).toEqual(expected);
+      }
+    }
+  });
+
+  it('frees what a session kept when it is dropped', () => {
+    const store = new InMemoryEventStore({ maxBytes: 100 });
+    store.append('a', '1', event('1_1', 60));
+    store.append('b', '1', event('1_1', 30));
+    store.dropSession('a');
+    expect({ kept: store.keptSize, a: store.replayAfter('a', '1', '1_0') }).toEqual({ kept: 30, a: [] });
+    // The freed room is usable: 70 more fit beside b's 30 without dropping b's event.
+    store.append('c', '1', event('1_1', 70));
+    expect({ kept: store.keptSize, b: ids(store.replayAfter('b', '1', '1_0')) }).toEqual({ kept: 100, b: ['1_1'] });
+  });
+
+  it('defaults to 4 MiB per session and 64 MiB in all', () => {
+    const store = new InMemoryEventStore();
+    for (let n = 1; n <= 5; n++) store.append('one', '1', event(`1_${n}`, MiB));
+    expect({ kept: store.keptSize, replay: ids(store.replayAfter('one', '1', '1_0')) }).toEqual({ kept: 4 * MiB, replay: ['1_2', '1_3', '1_4', '1_5'] });
+    store.dropSession('one');
+    for (let n = 1; n <= 65; n++) store.append(`s${n}`, '1', event('1_1', MiB));
+    expect(store.keptSize).toBe(64 * MiB);
+    expect([ids(store.replayAfter('s1', '1', '1_0')), ids(store.replayAfter('s2', '1', '1_0'))]).toEqual([[], ['1_1']]);
+  });
+});
+
+describe('the SSE event store behind a transport', () => {
+  const TEXT = 'y'.repeat(256 * 1024);
+
+  async function echoServer(transport: StreamableHttpTransportOptions): Promise<Running> {
+    return start({ transport: { responseMode: 'sse', ...transport } }, (server) =>
+      server.registerTool('echo', { inputSchema: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] } }, ({ text }) =>
+        String(text),
+      ),
+    );
+  }
+
+  /** initialize and notifications/initialized where every POST is answered with an event stream. */
+  async function initializedOverSse(url: string): Promise<HttpTestClient> {
+    const client = new HttpTestClient(url);
+    const res = await client.request('initialize', { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'sse', version: '1.0.0' } }, 0);
+    const answer = await res.nextMessage({ id: 0 });
+    client.sessionId = res.headers['mcp-session-id'] as string;
+    client.protocolVersion = answer.result.protocolVersion;
+    await (await client.notify('notifications/initialized')).ended;
+    return client;
+  }
+
+  /** Call echo with TEXT; resolves with the response's event (id and data as sent). */
+  async function echo(client: HttpTestClient, id: number): Promise<SseEvent> {
+    const res = await client.request('tools/call', { name: 'echo', arguments: { text: TEXT } }, id);
+    await within(res.ended, `the answer to call ${id}`);
+    const events = res.events.filter((e) => e.message !== undefined);
+    if (events.length !== 1 || events[0].message?.id !== id) throw new Error(`call ${id} answered ${res.body.slice(0, 200)}`);
+    return events[0];
+  }
+
+  /** How many of the newest events fit `budget`: what a store that drops the oldest first keeps. */
+  function newestThatFit(sizes: number[], budget: number): { count: number; size: number } {
+    let size = 0;
+    let count = 0;
+    while (count < sizes.length && size + sizes[sizes.length - 1 - count] <= budget) size += sizes[sizes.length - 1 - count++];
+    return { count, size };
+  }
+
+  it('keeps at most maxBytesPerSession of 40 answers of 256 KiB, and a resumption replays only what is kept', async () => {
+    const store = new InMemoryEventStore({ maxBytesPerSession: MiB });
+    const { url } = await echoServer({ eventStore: store });
+    const client = await initializedOverSse(url);
+    const answers: SseEvent[] = [];
+    const keptSizes: number[] = [];
+    for (let id = 1; id <= 40; id++) {
+      answers.push(await echo(client, id));
+      keptSizes.push(store.keptSize);
+    }
+    // Written so that a store without keptSize fails too.
+    expect(keptSizes.filter((size) => !(size <= MiB))).toEqual([]);
+    const kept = newestThatFit(
+      answers.map((a) => a.data.length),
+      MiB,
+    );
+    expect({ count: kept.count, keptSize: store.keptSize }).toEqual({ count: 3, keptSize: kept.size });
+
+    // Resume every call's stream from its start: only the newest answers come back, within the budget.
+    const replays: string[] = [];
+    for (const answer of answers) {
+      const stream = answer.id!.slice(0, answer.id!.lastIndexOf('_'));
+      const res = await client.get({ 'last-event-id': `${stream}_0` });
+      await within(res.ended, `the resumption of stream ${stream}`);
+      expect({ status: res.status, contentType: res.headers['content-type'] }).toEqual({ status: 200, contentType: 'text/event-stream' });
+      replays.push(res.body);
+    }
+    expect(replays).toEqual(answers.map((a, i) => (i >= answers.length - kept.count ? `event: message\nid: ${a.id}\ndata: ${a.data}\n\n` : '')));
+  });
+
+  it('is an InMemoryEventStore of 4 MiB per session by default', async () => {
+    const { transport, url } = await echoServer({});
+    expect(transport.eventStore).toBeInstanceOf(InMemoryEventStore);
+    const store = transport.eventStore as InMemoryEventStore;
+    const client = await initializedOverSse(url);
+    const sizes: number[] = [];
+    for (let id = 1; id <= 20; id++) sizes.push((await echo(client, id)).data.length);
+    expect({ count: newestThatFit(sizes, 4 * MiB).count, keptSize: store.keptSize }).toEqual({ count: 15, keptSize: newestThatFit(sizes, 4 * MiB).size });
+  });
+});
+
+// ---------------------------------------------------------------------------------------------------------
+// 6. Eviction at the session limit
+
+describe("eviction at the session limit takes only the newcomer's own idle sessions", () => {
+  /** A server on `::` (dual stack): 127.0.0.1 and ::1 reach it from two remote addresses. */
+  async function dualStack(options: StreamableHttpTransportOptions) {
+    const running = await start({ transport: options, listen: { host: '::' } });
+    return { ...running, v4: `http://127.0.0.1:${running.port}/mcp`, v6: `http://[::1]:${running.port}/mcp` };
+  }
+
+  async function refusedInitialize(url: string, headers: Record<string, string> = {}): Promise<{ status: number; retryAfter: unknown; body: Json }> {
+    const res = await send(url, 'POST', { ...POST_HEADERS, ...headers }, initializeMessage());
+    return { status: res.status, retryAfter: res.headers['retry-after'], body: await res.json() };
+  }
+
+  it('without auth: a newcomer from another address is refused 503, and the sessions of the address that filled the limit survive', async () => {
+    const { server, v4, v6 } = await dualStack({ maxSessions: 2 });
+    const ends = recordEnds(server);
+    const a1 = await initialized(v4);
+    const a2 = await initialized(v4);
+
+    expect(await refusedInitialize(v6)).toEqual({ status: 503, retryAfter: '5', body: AT_LIMIT(2) });
+    expect(ends).toEqual([]);
+    expect([await ping(a1, 1), await ping(a2, 2)]).toEqual([PONG(1), PONG(2)]);
+
+    // The address's own newcomer evicts its longest-idle session.
+    const a3 = await initialized(v4);
+    expect(ends).toEqual([[a1.sessionId, EVICTED]]);
+    expect([...server.sessions.keys()].sort()).toEqual([a2.sessionId, a3.sessionId].sort());
+  });
+
+  it("without auth: a newcomer evicts its own address's idle session, not an older one of another address", async () => {
+    const { server, v4, v6 } = await dualStack({ maxSessions: 2 });
+    const ends = recordEnds(server);
+    const b1 = await initialized(v6);
+    const a1 = await initialized(v4);
+    const a2 = await initialized(v4);
+    expect(ends).toEqual([[a1.sessionId, EVICTED]]);
+    expect([await ping(b1, 'b'), await ping(a2, 'a')]).toEqual([PONG('b'), PONG('a')]);
+  });
+
+  /** A server whose auth hook takes the principal from the x-user header. */
+  async function withAuth() {
+    const running = await start({ transport: { auth: (req: IncomingMessage) => req.headers['x-user'], maxSessions: 2 } });
+    return { ...running, ends: recordEnds(running.server) };
+  }
+
+  const as = (name: string) => ({ 'x-user': name });
+
+  it("with auth: principal y is refused 503 and cannot evict x's idle sessions; x's newcomer evicts x's oldest", async () => {
+    const { url, ends } = await withAuth();
+    const x1 = await initialized(url, '2025-11-25', as('x'));
+    const x2 = await initialized(url, '2025-11-25', as('x'));
+
+    expect(await refusedInitialize(url, as('y'))).toEqual({ status: 503, retryAfter: '5', body: AT_LIMIT(2) });
+    expect(ends).toEqual([]);
+    expect([await ping(x1, 1, as('x')), await ping(x2, 2, as('x'))]).toEqual([PONG(1), PONG(2)]);
+
+    const x3 = await initialized(url, '2025-11-25', as('x'));
+    expect(ends).toEqual([[x1.sessionId, EVICTED]]);
+    expect([await ping(x2, 3, as('x')), await ping(x3, 4, as('x'))]).toEqual([PONG(3), PONG(4)]);
+  });
+
+  it('with auth and samePrincipal: the same comparison decides eviction as decides access', async () => {
+    // One user id in two tenants: different principals by this server's rule, the same by the default one.
+    const byTenant = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
+    const running = await start({
+      transport: { auth: (req: IncomingMessage) => ({ id: 'u1', tenant: req.headers['x-tenant'] }), samePrincipal: byTenant, maxSessions: 1 },
+    });
+    const ends = recordEnds(running.server);
+    const a = await initialized(running.url, '2025-11-25', { 'x-tenant': 'a' });
+    expect(await refusedInitialize(running.url, { 'x-tenant': 'b' })).toEqual({ status: 503, retryAfter: '5', body: AT_LIMIT(1) });
+    expect(ends).toEqual([]);
+    expect(await ping(a, 1, { 'x-tenant': 'a' })).toEqual(PONG(1));
+    await initialized(running.url, '2025-11-25', { 'x-tenant': 'a' });
+    expect(ends).toEqual([[a.sessionId, EVICTED]]);
+  });
+
+  it("with auth: x's newcomer evicts x's idle session, not an older one of y", async () => {
+    const { url, ends } = await withAuth();
+    const y1 = await initialized(url, '2025-11-25', as('y'));
+    const x1 = await initialized(url, '2025-11-25', as('x'));
+    const x2 = await initialized(url, '2025-11-25', as('x'));
+    expect(ends).toEqual([[x1.sessionId, EVICTED]]);
+    expect([await ping(y1, 'y', as('y')), await ping(x2, 'x', as('x'))]).toEqual([PONG('y'), PONG('x')]);
+  });
+});
+
+// ---------------------------------------------------------------------------------------------------------
+// 7. The server-wide session limit
+
+describe('the McpServer option maxSessions over Streamable HTTP', () => {
+  it("refuses an initialize past it with 503 (onSessionLimit 'reject')", async () => {
+    const { url } = await start({ server: { maxSessions: 2 }, transport: { onSessionLimit: 'reject' } });
+    const first = await initialized(url);
+    await initialized(url);
+    expect(await reply(send(url, 'POST', POST_HEADERS, initializeMessage()))).toEqual({ status: 503, body: AT_LIMIT(2) });
+    expect(await ping(first, 'still')).toEqual(PONG('still'));
+  });
+
+  it('evicts an idle HTTP session of the same address at it (the default)', async () => {
+    const { server, url } = await start({ server: { maxSessions: 1 } });
+    const ends = recordEnds(server);
+    const first = await initialized(url);
+    const second = await initialized(url);
+    expect(ends).toEqual([[first.sessionId, EVICTED]]);
+    expect([...server.sessions.keys()]).toEqual([second.sessionId]);
+  });
+
+  it('counts WebSocket sessions too: with the limit held by one, an HTTP initialize gets 503 until it ends', async () => {
+    const { server, transport, url, port } = await start({ server: { maxSessions: 1 } });
+    new WebSocketTransport(server).attach(transport.httpServer!);
+    const { client: ws } = await WsTestClient.initialized(`ws://127.0.0.1:${port}/mcp`);
+    cleanups.push(() => ws.socket.terminate());
+
+    expect(await reply(send(url, 'POST', POST_HEADERS, initializeMessage()))).toEqual({ status: 503, body: AT_LIMIT(1) });
+    expect((await ws.request('ping', undefined, 'ws')).result).toEqual({});
+
+    const ended = nextEvent(server, 'sessionEnd');
+    ws.socket.close();
+    await ended;
+    const client = await initialized(url);
+    expect(await ping(client, 'http')).toEqual(PONG('http'));
+  });
+});
