@@ -425,6 +425,16 @@ describe('InMemoryEventStore, bounded by size', () => {
 
   const ids = (events: StoredEvent[]) => events.map((e) => e.eventId);
 
+  it('counts bytes of UTF-8, not characters: 40 euro signs are 120 bytes', () => {
+    const store = new InMemoryEventStore({ maxBytesPerSession: 200 });
+    const euros = (eventId: string): StoredEvent => ({ eventId, message: MESSAGE, data: '€'.repeat(40) });
+    store.append('s', '1', euros('1_1'));
+    expect(store.keptSize).toBe(120);
+    store.append('s', '1', euros('1_2'));
+    expect(store.keptSize).toBe(120);
+    expect(ids(store.replayAfter('s', '1', '1_0'))).toEqual(['1_2']);
+  });
+
   it('drops the oldest events of a session first, across its streams, once it is over maxBytesPerSession', () => {
     const store = new InMemoryEventStore({ maxBytesPerSession: 100 });
     const sizes: number[] = [];

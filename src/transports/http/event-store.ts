@@ -25,9 +25,9 @@ export interface InMemoryEventStoreOptions {
   maxEventsPerStream?: number;
   /** Streams kept per session; the oldest is dropped first. Default 100. */
   maxStreamsPerSession?: number;
-  /** Size of the events one session keeps (characters of their JSON, about bytes); its oldest go first. Default 4 MiB. */
+  /** Bytes of the events one session keeps (their JSON, as UTF-8); its oldest go first. Default 4 MiB. */
   maxBytesPerSession?: number;
-  /** Size of all the events kept; the oldest go first, whoever they belong to. Default 64 MiB. */
+  /** Bytes of all the events kept; the oldest go first, whoever they belong to. Default 64 MiB. */
   maxBytes?: number;
 }
 
@@ -98,13 +98,13 @@ export class InMemoryEventStore implements EventStore {
     }
   }
 
-  /** Size of the events kept, in all. */
+  /** Bytes of the events kept, in all (their JSON, as UTF-8). */
   get keptSize(): number {
     return this.size;
   }
 
   append(sessionId: string, streamId: string, event: StoredEvent): void {
-    const size = (event.data ?? JSON.stringify(event.message)).length;
+    const size = Buffer.byteLength(event.data ?? JSON.stringify(event.message));
     let session = this.sessions.get(sessionId);
     if (!session) this.sessions.set(sessionId, (session = { streams: new Map(), arrivals: new Arrivals(), size: 0 }));
     let events = session.streams.get(streamId);
