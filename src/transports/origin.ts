@@ -62,4 +62,9 @@ export function checkAllowedHosts(option: string, value: unknown): void {
   if (value !== undefined && (!Array.isArray(value) || !value.every((h) => typeof h === 'string'))) {
     throw new TypeError(`Option ${option} must be an array of host names like ['mcp.example.com']; got ${JSON.stringify(value)}`);
   }
+  // Requests are matched by host name in lower case, without the port: an entry of another shape would never match.
+  const unmatchable = (value as string[] | undefined)?.find((h) => h !== hostnameOf(h));
+  if (unmatchable !== undefined) {
+    throw new TypeError(`Option ${option} lists host names in lower case and without a port, like 'mcp.example.com' or '[::1]'; got ${JSON.stringify(unmatchable)}`);
+  }
 }

@@ -31,7 +31,7 @@ export interface WebSocketTransportOptions {
   maxBufferedBytes?: number;
   /** A connection must send its first message within this long, or it is closed (1008). Default 10 000; 0 turns it off. */
   firstMessageTimeoutMs?: number;
-  /** A connection with no message either way and nothing under way for this long is closed (1001). Default 30 minutes; 0 turns it off. */
+  /** A connection with no message either way and nothing under way for this long is closed (1000, `idle timeout`). Default 30 minutes; 0 turns it off. */
   idleTimeoutMs?: number;
 }
 
@@ -147,8 +147,7 @@ export class WebSocketTransport implements Closable {
     if (offered !== undefined && !offered.split(',').some((p) => p.trim() === SUBPROTOCOL)) {
       return rejectUpgrade(socket, 400, `Unsupported WebSocket subprotocol; offer '${SUBPROTOCOL}'`);
     }
-    const limit = this.port.sessionLimitReached();
-    if (limit !== undefined) return rejectUpgrade(socket, 503, `Service Unavailable: the server is at its limit of ${limit} sessions; try again later`);
+    if (this.atSessionLimit(socket)) return;
     if (!this.options.auth) return this.accept(req, socket, head, undefined);
     Promise.resolve()
       .then(() => this.options.auth!(req))
@@ -164,7 +163,16 @@ export class WebSocketTransport implements Closable {
       );
   }
 
+  /** At the server's session limit the upgrade gets 503 (checked again after an async `auth`: others may have come meanwhile). */
+  private atSessionLimit(socket: Duplex): boolean {
+    const limit = this.port.sessionLimitReached();
+    if (limit === undefined) return false;
+    rejectUpgrade(socket, 503, `Service Unavailable: the server is at its limit of ${limit} sessions; try again later`);
+    return true;
+  }
+
   private accept(req: IncomingMessage, socket: Duplex, head: Buffer, principal: unknown): void {
+    if (this.options.auth && this.atSessionLimit(socket)) return;
     this.wss.handleUpgrade(req, socket, head, (ws) => this.onConnection(ws, req, principal));
   }
 

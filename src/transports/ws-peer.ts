@@ -56,6 +56,7 @@ export class WsPeer implements Channel {
       this.firstMessage.unref();
     }
     ws.on('message', (data: Buffer | ArrayBuffer | Buffer[], isBinary: boolean) => {
+      if (ws.readyState !== OPEN) return; // Closing: what it sends now goes unanswered.
       this.awaitingPong = false;
       this.lastActivityMs = Date.now();
       if (this.firstMessage) {
@@ -105,6 +106,11 @@ export class WsPeer implements Channel {
   /** Close for a broken rule (1008), saying which. */
   closeFor(reason: string): void {
     this.ws.close(POLICY_VIOLATION, truncateUtf8(reason, MAX_CLOSE_REASON_BYTES));
+    // Read again, for the peer's close frame: a paused socket would wait out ws's 30 s close timeout.
+    if (this.paused) {
+      this.paused = false;
+      this.ws.resume();
+    }
   }
 
   /**
