@@ -65,6 +65,8 @@ export function checkAllowedHosts(option: string, value: unknown): void {
   // Requests are matched by host name in lower case, without the port: an entry of another shape would never match.
   const unmatchable = (value as string[] | undefined)?.find((h) => h !== hostnameOf(h));
   if (unmatchable !== undefined) {
-    throw new TypeError(`Option ${option} lists host names in lower case and without a port, like 'mcp.example.com' or '[::1]'; got ${JSON.stringify(unmatchable)}`);
+    throw new TypeError(
+      `Option ${option} lists host names in lower case and without a port, like 'mcp.example.com' or '[::1]'; got ${JSON.stringify(unmatchable)}`,
+    );
   }
 }
