@@ -120,9 +120,9 @@ export class OpenResponse {
   }
 }
 
-/** Send one HTTP request; resolves once status and headers are in (the body keeps streaming). */
-export function send(url: string, method: string, headers: Record<string, string> = {}, body?: string | object): Promise<OpenResponse> {
-  const payload = body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body);
+/** Send one HTTP request (a string or bytes body as is, anything else as JSON); resolves once status and headers are in (the body keeps streaming). */
+export function send(url: string, method: string, headers: Record<string, string> = {}, body?: string | Uint8Array | object): Promise<OpenResponse> {
+  const payload = body === undefined ? undefined : typeof body === 'string' || body instanceof Uint8Array ? body : JSON.stringify(body);
   return new Promise((resolve, reject) => {
     const req = httpRequest(
       url,
