@@ -1,6 +1,7 @@
 /** JSON-RPC and MCP error codes, the one error class that travels on the wire, and its typed subclasses. */
 import { randomUUID } from 'node:crypto';
 import { checkElicitationUrl } from './elicitation-url.js';
+import { quote } from './quote.js';
 
 export const ErrorCode = {
   ParseError: -32700,
@@ -153,7 +154,7 @@ export class ElicitationValidationError extends McpError {
 export class UnexpectedElicitActionError extends McpError {
   override name = 'UnexpectedElicitActionError';
   constructor(readonly action: unknown) {
-    super(ErrorCode.InvalidParams, `The client answered elicitation/create with action ${JSON.stringify(action)}; expected accept, decline or cancel`, {
+    super(ErrorCode.InvalidParams, `The client answered elicitation/create with action ${quote(action)}; expected accept, decline or cancel`, {
       action,
     });
   }
@@ -189,7 +190,9 @@ export class LegacyOnlyRequestError extends NoBackChannelError {
 export class UnsupportedProtocolVersionError extends McpError {
   override name = 'UnsupportedProtocolVersionError';
   constructor(requested: unknown, supported: readonly string[]) {
-    super(ErrorCode.UnsupportedProtocolVersion, 'Unsupported protocol version', { supported: [...supported], requested });
+    // What was asked is echoed when it is a version-like value; anything else is no version, and may not even serialise.
+    const echoed = typeof requested === 'string' || typeof requested === 'number' ? requested : requested === undefined ? undefined : quote(requested);
+    super(ErrorCode.UnsupportedProtocolVersion, 'Unsupported protocol version', { supported: [...supported], requested: echoed });
   }
 }
 

@@ -25,6 +25,7 @@ import { type Answers, BatchAnswers, serve } from './pipeline.js';
 import type { Refusal } from './port.js';
 import type { BackChannel, Session, SessionHost } from './session.js';
 import { serveStateless } from './stateless.js';
+import { quote } from '../protocol/quote.js';
 
 /** What routing needs of the server beyond a session's host: how 2026-07-28 requests talk back. */
 export interface InboundHost extends SessionHost {
@@ -128,6 +129,18 @@ export function deliver(host: InboundHost, session: Session, messages: readonly 
 
 /** Handle one message; its answer (if it gets one) goes to `answers`, exactly once. */
 function handle(host: InboundHost, session: Session, message: Classified, inBatch: boolean, answers: Answers): void {
+  try {
+    handleMessage(host, session, message, inBatch, answers);
+  } catch (err) {
+    // A bug of ours must not take the connection (or, from a socket's listener, the process) with it.
+    host.reportError(err, session);
+    if (message.kind === 'request') {
+      answers.answer(message.message.id, errorResponse(message.message.id, { code: ErrorCode.InternalError, message: 'Internal error' }));
+    }
+  }
+}
+
+function handleMessage(host: InboundHost, session: Session, message: Classified, inBatch: boolean, answers: Answers): void {
   switch (message.kind) {
     case 'invalid':
       answers.answer(message.id, refusedResponse(session, message.id, message.error));
@@ -175,7 +188,8 @@ function handleNotification(host: SessionHost, session: Session, notification: J
     case 'notifications/cancelled': {
       const requestId = params?.requestId as RequestId | undefined;
       if (requestId !== undefined) {
-        const why = `cancelled by the client${params?.reason ? `: ${String(params.reason)}` : ''}`;
+        const reason = params?.reason;
+        const why = `cancelled by the client${reason ? `: ${typeof reason === 'string' ? reason : quote(reason)}` : ''}`;
         session.inFlight?.cancel(requestId, new McpError(ErrorCode.RequestCancelled, why));
       }
       host.events.emit('cancelled', session, { requestId, reason: params?.reason as string | undefined });

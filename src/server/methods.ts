@@ -16,6 +16,7 @@ import { ListenerRequest } from './request-event.js';
 import { normalizeReadOutput, type ReadOutput, resourceNotFound } from './resources.js';
 import type { Session } from './session.js';
 import { callTool } from './tools.js';
+import { quote } from '../protocol/quote.js';
 
 function invalidParams(message: string, data?: unknown): McpError {
   return new McpError(ErrorCode.InvalidParams, message, data);
@@ -136,7 +137,7 @@ function findCompleter(session: Session, ref: CompleteParams['ref'], argument: s
     }
     return template.complete?.[argument];
   }
-  throw invalidParams(`Unknown completion reference type: ${String((ref as { type?: unknown }).type)}`);
+  throw invalidParams(`Unknown completion reference type: ${quote((ref as { type?: unknown }).type)}`);
 }
 
 function list(kind: 'tools' | 'prompts' | 'resources' | 'resourceTemplates'): MethodHandler {
@@ -177,12 +178,17 @@ const initialize: MethodHandler = (session, params) => {
 };
 
 const MAX_SUBSCRIPTIONS = 1000;
+/** The longest URI a session may subscribe to: with MAX_SUBSCRIPTIONS, a session holds at most ~8 MiB of them. */
+const MAX_SUBSCRIBED_URI_LENGTH = 8192;
 
 function subscription(subscribe: boolean): MethodHandler {
   return (session, params) => {
     const uri = requireString(params, 'uri', subscribe ? 'resources/subscribe' : 'resources/unsubscribe');
     const { subscriptions } = session;
     if (subscribe) {
+      if (uri.length > MAX_SUBSCRIBED_URI_LENGTH) {
+        throw invalidParams(`URI too long: a subscribed URI is at most ${MAX_SUBSCRIBED_URI_LENGTH} characters`);
+      }
       if (!subscriptions.has(uri) && subscriptions.size >= MAX_SUBSCRIPTIONS) {
         throw invalidParams(`Too many subscriptions: a session may watch ${MAX_SUBSCRIPTIONS} resources; unsubscribe from some first`);
       }
@@ -210,7 +216,7 @@ export const legacyDispatch: Dispatch = {
     'logging/setLevel': (session, params) => {
       const level = params.level;
       if (!isLoggingLevel(level)) {
-        throw invalidParams(`Invalid log level ${JSON.stringify(level)}: use debug, info, notice, warning, error, critical, alert or emergency`);
+        throw invalidParams(`Invalid log level ${quote(level)}: use debug, info, notice, warning, error, critical, alert or emergency`);
       }
       session.logLevel = level;
       session.host.events.emit('loggingSetLevel', session, level);

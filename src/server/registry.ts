@@ -1,5 +1,6 @@
 /** An ordered registry of named entries whose wire descriptors are listed page by page. */
 import { ErrorCode, McpError } from '../protocol/errors.js';
+import { quote } from '../protocol/quote.js';
 
 export interface Registration {
   /** Remove the entry; later calls do nothing. */
@@ -70,5 +71,5 @@ function decodeCursor(cursor: unknown): number {
     const match = /^o:(\d{1,9})$/.exec(Buffer.from(cursor, 'base64url').toString());
     if (match) return Number(match[1]);
   }
-  throw new McpError(ErrorCode.InvalidParams, `Invalid cursor: ${JSON.stringify(cursor)}; pass back a nextCursor from an earlier page`);
+  throw new McpError(ErrorCode.InvalidParams, `Invalid cursor: ${quote(cursor)}; pass back a nextCursor from an earlier page`);
 }

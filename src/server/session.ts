@@ -310,12 +310,14 @@ export class Session implements McpSession, Connection, ContextSession, Outgoing
       this.send(response, related);
     } catch (err) {
       this.host.reportError(err, this);
-      if ('result' in response) {
-        // The error's message may come from the handler's own data (a toJSON, a getter): told only on request.
-        const why = this.host.options.exposeErrors ? ` (${(err as Error).message})` : '';
-        const message = `Internal error: the result could not be serialised${why}`;
-        this.send(errorResponse(response.id, { code: ErrorCode.InternalError, message }), related);
-      }
+      // The error's message may come from the handler's own data (a toJSON, a getter): told only on request.
+      const why = this.host.options.exposeErrors ? ` (${(err as Error).message})` : '';
+      // An error whose data cannot be serialised goes without its data.
+      const error =
+        'result' in response
+          ? { code: ErrorCode.InternalError, message: `Internal error: the result could not be serialised${why}` }
+          : { code: response.error.code, message: response.error.message };
+      this.send(errorResponse(response.id, error), related);
     }
     // sessionNew fires once the initialize result is on its way, so listeners may talk to the client.
     if (!this.announced && this.state !== 'new' && this.state !== 'closed') this.start();

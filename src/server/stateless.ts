@@ -19,6 +19,7 @@ import { type Answers, type Dispatch, type MethodHandler, serve } from './pipeli
 import type { Channel } from './port.js';
 import { type BackChannel, Session, type SessionHost } from './session.js';
 import { honoured, Subscription } from './subscriptions.js';
+import { quote } from '../protocol/quote.js';
 
 /** Results that carry caching hints (SEP-2549). */
 const CACHEABLE = new Set(['server/discover', 'tools/list', 'prompts/list', 'resources/list', 'resources/templates/list', 'resources/read']);
@@ -95,7 +96,7 @@ function envelopeError(meta: Record<string, unknown>): JsonRpcErrorObject | unde
   }
   const logLevel = meta[META.logLevel];
   if (logLevel !== undefined && !isLoggingLevel(logLevel)) {
-    return { code: ErrorCode.InvalidParams, message: `Invalid params: _meta["${META.logLevel}"] ${JSON.stringify(logLevel)} is not a log level` };
+    return { code: ErrorCode.InvalidParams, message: `Invalid params: _meta["${META.logLevel}"] ${quote(logLevel)} is not a log level` };
   }
   return undefined;
 }

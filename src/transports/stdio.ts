@@ -115,7 +115,11 @@ export class StdioTransport implements Closable {
     const raw = bytes.toString('utf8');
     const line = raw.endsWith('\r') ? raw.slice(0, -1) : raw;
     if (line.trim().length === 0) return;
-    this.connection!.receive(line);
+    try {
+      this.connection!.receive(line);
+    } catch (err) {
+      this.port.reportError(err, this.connection); // Thrown from a stream listener, it would end the process.
+    }
   }
 
   private rejectTooLong(): void {

@@ -68,7 +68,11 @@ export class WsPeer implements Channel {
         this.send(BINARY_FRAME_ERROR);
         return;
       }
-      this.connection.receive(rawToString(data));
+      try {
+        this.connection.receive(rawToString(data));
+      } catch (err) {
+        this.port.reportError(err, this.connection); // Thrown from a socket listener, it would end the process.
+      }
     });
     ws.on('pong', () => {
       this.awaitingPong = false;

@@ -12,7 +12,7 @@ import { brief, checkProperty } from '../helpers/fuzz.js';
 import { asDecoded, batchArb, messageArb, textArb, toJsonText } from '../helpers/jsonrpc-arbitraries.js';
 import { errorProblem, INVALID_REQUEST, isWireId, modelKind, PARSE_ERROR } from '../helpers/jsonrpc-model.js';
 
-const ALL_METHODS = { initialize: true, listen: true, knownDefects: true };
+const ALL_METHODS = { initialize: true, listen: true, deepValues: true };
 
 /** Decoded values of every sort: messages valid and mutated, batches, any JSON. */
 const decodedValue = fc

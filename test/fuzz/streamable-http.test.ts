@@ -19,7 +19,7 @@ describe('the Streamable HTTP request checks, fuzzed', () => {
   it('answers every request with a documented status and a well-formed body, and keeps serving', async () => {
     const running = await startHttpFuzzServer();
     cleanups.push(() => running.close());
-    const cases = fc.array(httpCaseArb({ initialize: true, listen: true, knownDefects: false }), { minLength: 5, maxLength: 40, size: 'max' });
+    const cases = fc.array(httpCaseArb({ initialize: true, listen: true, deepValues: true }), { minLength: 5, maxLength: 40, size: 'max' });
     await checkProperty(
       cases,
       async (requests) => {

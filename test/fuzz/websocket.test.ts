@@ -27,7 +27,7 @@ const VERSIONS = ['2025-03-26', '2025-11-25', '2024-11-05', undefined] as const;
 const runArb: fc.Arbitrary<[number, Frame][]> = fc.array(
   fc.oneof(
     ...VERSIONS.map((version, index) =>
-      wsFrameArb({ initialize: version !== undefined, listen: false, knownDefects: false }).map((frame): [number, Frame] => [index, frame]),
+      wsFrameArb({ initialize: version !== undefined, listen: false, deepValues: true }).map((frame): [number, Frame] => [index, frame]),
     ),
   ),
   { minLength: 20, maxLength: 120, size: 'max' },

@@ -438,3 +438,59 @@ describe('the stdio line limit', () => {
     expect(await io.until(4)).toStrictEqual([pong('crlf'), pong('split'), TOO_LONG, pong('next')]);
   });
 });
+
+describe('client values the server cannot turn into text', () => {
+  const deepArray = (depth: number): string => `${'['.repeat(depth)}${']'.repeat(depth)}`;
+
+  it('takes a cancellation whose reason has a toString that is no function, before and after initialize, and lives on', async () => {
+    const running = await ws.start();
+    const errors = recordEvents(running.server, 'error');
+    const cancelled = recordEvents(running.server, 'cancelled');
+    const early = await ws.connectUrl(running.url);
+    early.sendRaw('{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1,"reason":{"toString":0}}}');
+    await pingOk(early);
+    const { client } = await ws.open(running);
+    client.sendRaw(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":2,"reason":${deepArray(10_000)}}}`);
+    await pingOk(client);
+    expect(cancelled.map(([, event]) => event.requestId)).toEqual([1, 2]);
+    expect(errors).toEqual([]);
+  });
+
+  it('answers a cursor and a log level nested 10,000 deep with -32602 naming their kind', async () => {
+    const running = await ws.start();
+    const { client } = await ws.open(running);
+    client.sendRaw(`{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"cursor":${deepArray(10_000)}}}`);
+    expect(await client.waitFor((m) => m.id === 1)).toEqual({
+      jsonrpc: '2.0',
+      id: 1,
+      error: { code: -32602, message: 'Invalid cursor: an array; pass back a nextCursor from an earlier page' },
+    });
+    client.sendRaw(`{"jsonrpc":"2.0","id":2,"method":"logging/setLevel","params":{"level":${deepArray(10_000)}}}`);
+    expect((await client.waitFor((m) => m.id === 2)).error).toEqual({
+      code: -32602,
+      message: 'Invalid log level an array: use debug, info, notice, warning, error, critical, alert or emergency',
+    });
+  });
+
+  it('answers a 2026-07-28 request whose _meta protocol version is nested 10,000 deep with -32022, naming what it got', async () => {
+    const running = await ws.start();
+    const { client } = await ws.open(running);
+    client.sendRaw(
+      `{"jsonrpc":"2.0","id":3,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":${deepArray(10_000)},"io.modelcontextprotocol/clientCapabilities":{}}}}`,
+    );
+    const answer = await client.waitFor((m) => m.id === 3);
+    expect(answer.error).toMatchObject({ code: -32022, message: 'Unsupported protocol version', data: { requested: 'an array' } });
+    await pingOk(client);
+  });
+
+  it('refuses to subscribe to a URI over 8192 characters with -32602', async () => {
+    const running = await ws.start();
+    const { client } = await ws.open(running);
+    expect(await client.request('resources/subscribe', { uri: `test://${'x'.repeat(8186)}` }, 'long')).toEqual({
+      jsonrpc: '2.0',
+      id: 'long',
+      error: { code: -32602, message: 'URI too long: a subscribed URI is at most 8192 characters' },
+    });
+    expect(await client.request('resources/subscribe', { uri: `test://${'x'.repeat(8185)}` }, 'fits')).toEqual({ jsonrpc: '2.0', id: 'fits', result: {} });
+  });
+});

@@ -165,9 +165,9 @@ export const unprintableObject: fc.Arbitrary<Record<string, unknown>> = fc.recor
   { requiredKeys: ['toString'] },
 );
 
-/** Any JSON value; nested deep only where `traffic` lets known defects be reached. */
+/** Any JSON value; nested deep only where `traffic` asks for it. */
 function oddValue(traffic: Traffic): fc.Arbitrary<unknown> {
-  return traffic.knownDefects ? anyValue : shallowValue;
+  return traffic.deepValues ? anyValue : shallowValue;
 }
 
 /** A 2026-07-28 `_meta` envelope, whole or broken. */
@@ -311,11 +311,11 @@ export interface Traffic {
   /** 2026-07-28 `subscriptions/listen` requests: only where an answer that comes when the listen ends is read. */
   listen: boolean;
   /**
-   * Values that set off the known fatal defects (server-errors.ts): nested deep as a 2026-07-28 `_meta`
-   * envelope's version or log level, or as an argument mirrored in a header; as the reason of
-   * notifications/cancelled, nested deep or an object whose toString is no function.
+   * Values the server must quote without turning them into text whole: nested some thousands deep (a
+   * 2026-07-28 `_meta` version or log level, an argument mirrored in a header, a cancellation's reason),
+   * or an object whose toString is no function. Off where memory is measured: they are large.
    */
-  knownDefects: boolean;
+  deepValues: boolean;
 }
 
 function messageWith(fields: Record<string, unknown>): Record<string, unknown> {
@@ -357,7 +357,7 @@ export function notificationArb(traffic: Traffic): fc.Arbitrary<Record<string, u
           ),
           reason: fc.oneof(
             { weight: 3, arbitrary: fc.string() },
-            { weight: 1, arbitrary: traffic.knownDefects ? fc.oneof(anyValue, unprintableObject) : shallowValue.filter(printable) },
+            { weight: 1, arbitrary: traffic.deepValues ? fc.oneof(anyValue, unprintableObject) : shallowValue.filter(printable) },
           ),
         },
         { requiredKeys: [] },

@@ -77,10 +77,14 @@ function answerOf(value: unknown): { answer?: ExpectedAnswer; response: boolean 
   }
 }
 
+/** The McpServer option maxBatchSize by default: a larger batch is refused whole. */
+export const MAX_BATCH_SIZE = 100;
+
 /**
  * What one text frame (WebSocket) must bring back on a session that does or does not take batches:
- * unparseable text gets -32700, a refused batch one -32600, an accepted batch one array with an answer
- * per request and per invalid member, a single message its answer (or none).
+ * unparseable text gets -32700, a refused batch (empty, too large, or on a session without batches) one
+ * -32600, an accepted batch one array with an answer per request and per invalid member, a single message
+ * its answer (or none).
  */
 export function expectedForText(text: string, batches: boolean): ExpectedFrame {
   let value: unknown;
@@ -93,7 +97,7 @@ export function expectedForText(text: string, batches: boolean): ExpectedFrame {
     const { answer, response } = answerOf(value);
     return { answers: answer ? [answer] : [], array: false, responses: response ? 1 : 0 };
   }
-  if (value.length === 0 || !batches) return { answers: [{ id: null, code: INVALID_REQUEST }], array: false, responses: 0 };
+  if (value.length === 0 || value.length > MAX_BATCH_SIZE || !batches) return { answers: [{ id: null, code: INVALID_REQUEST }], array: false, responses: 0 };
   const members = value.map(answerOf);
   const answers = members.flatMap((m) => (m.answer ? [m.answer] : []));
   return { answers, array: answers.length > 0, responses: members.filter((m) => m.response).length };

@@ -8,7 +8,7 @@ import { type McpServer, WebSocketTransport } from '../../src/index.js';
 import { brief, watchProcessErrors, within } from './fuzz.js';
 import { type Frame, frameArb, frameText, RESERVED_ID_PREFIX, catalogServer, type Traffic } from './jsonrpc-arbitraries.js';
 import { answerProblem, expectedForText, idKey, INVALID_REQUEST, PARSE_ERROR } from './jsonrpc-model.js';
-import { knownDefectErrors, unexpectedErrors } from './server-errors.js';
+import { unexpectedErrors } from './server-errors.js';
 import { WsTestClient } from './ws-client.js';
 
 /** The transport's maxPayload: a larger frame would close the socket with 1009, as documented. */
@@ -264,7 +264,7 @@ export async function startWsFuzzServer(): Promise<WsFuzzServer> {
         const reported = errors.slice(errorsBefore);
         problems.push(...unexpectedErrors(reported).map((e) => `the server reported ${e}`));
         const responses = sockets.reduce((n, [s]) => n + s.responses, 0);
-        const forReplies = reported.length - knownDefectErrors(reported).length;
+        const forReplies = reported.length;
         if (forReplies !== responses) problems.push(`${forReplies} errors reported for ${responses} replies to nothing`);
         const refusals = sockets.reduce((n, [s]) => n + s.refusals(), 0);
         const invalid = server.stats.invalidMessages - invalidBefore;

@@ -173,7 +173,7 @@ describe('completion/complete', () => {
       { ref: { type: 'ref/prompt', name: 'code_review' }, argument: { name: 'language', value: 1 } },
       'completion/complete needs params.argument with a name and a value',
     ],
-    ['an unknown ref type', { ref: { type: 'ref/tool', name: 'x' }, argument: { name: 'a', value: '' } }, 'Unknown completion reference type: ref/tool'],
+    ['an unknown ref type', { ref: { type: 'ref/tool', name: 'x' }, argument: { name: 'a', value: '' } }, 'Unknown completion reference type: "ref/tool"'],
   ])('answers -32602 for params with %s', async (_what, params, message) => {
     const { url } = await h.start((server) => setup(server));
     const client = await h.ready(url);

@@ -8,6 +8,7 @@ import { HeaderMismatchError } from '../../protocol/errors.js';
 import { isObject } from '../../protocol/is-object.js';
 import type { JsonRpcRequest } from '../../protocol/jsonrpc.js';
 import type { ServerPort } from '../../server/port.js';
+import { tryJson } from '../../protocol/quote.js';
 
 const BASE64_VALUE = /^=\?base64\?([A-Za-z0-9+/]*={0,2})\?=$/;
 
@@ -53,6 +54,8 @@ function checkParamHeaders(port: ServerPort, req: IncomingMessage, tool: string,
       if (headerValue(req, name) !== undefined) throw new HeaderMismatchError(`Header Mcp-Param-${headerName} is set but argument ${property} is absent`);
       continue;
     }
-    expect(req, name, typeof value === 'string' ? value : JSON.stringify(value), `argument ${property}`);
+    const wanted = typeof value === 'string' ? value : tryJson(value);
+    if (wanted === undefined) throw new HeaderMismatchError(`Argument ${property} cannot be mirrored in header Mcp-Param-${headerName}: it has no JSON form`);
+    expect(req, name, wanted, `argument ${property}`);
   }
 }

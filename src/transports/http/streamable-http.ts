@@ -25,6 +25,7 @@ import { RequestChannel } from './request-channel.js';
 import { accepts, BodyTooLargeError, HttpErrorCode, header, isJsonContentType, readBody, sendHttpError } from './request-checks.js';
 import { SessionRegistry } from './session-registry.js';
 import { connectionGone } from './sse.js';
+import { quote } from '../../protocol/quote.js';
 
 export type { StreamableHttpTransportOptions } from './options.js';
 
@@ -288,7 +289,7 @@ export class StreamableHttpTransport extends SafeEmitter<StreamableHttpTransport
     }
     // Headers first: a header that disagrees with the body is -32020 whatever the version (SEP-2243).
     try {
-      checkModernHeaders(this.port, req, request, String(claim));
+      checkModernHeaders(this.port, req, request, typeof claim === 'string' ? claim : quote(claim));
     } catch (err) {
       if (!(err instanceof McpError)) throw err;
       return sendHttpError(res, 400, err.code, err.message, cors, undefined, request.id);
