@@ -30,6 +30,18 @@ export type { SchemaViolation } from './schema/compiler.js';
 export type { TransportKind } from './server/port.js';
 export type { Era, ServedEras } from './protocol/era.js';
 
+export { McpClient } from './client/mcp-client.js';
+export type { ConnectOptions, ListToolsResult, ListPromptsResult, ListResourcesResult, ListResourceTemplatesResult } from './client/mcp-client.js';
+export type { McpClientOptions, ClientEra } from './client/options.js';
+export type { CallOptions, HandlerContext, ElicitationHandler, SamplingHandler, RootsHandler, LogMessage, McpClientEvents } from './client/api.js';
+export type { ClientTransport, ClientSink, SendContext, ModernHeaders } from './client/transport.js';
+export { StreamableHttpClientTransport } from './client/transports/streamable-http.js';
+export type { StreamableHttpClientTransportOptions } from './client/transports/streamable-http.js';
+export { WebSocketClientTransport } from './client/transports/websocket.js';
+export type { WebSocketClientTransportOptions } from './client/transports/websocket.js';
+export { StdioClientTransport } from './client/transports/stdio.js';
+export type { StdioClientTransportOptions } from './client/transports/stdio.js';
+
 export { WebSocketTransport } from './transports/websocket.js';
 export type { WebSocketTransportOptions } from './transports/websocket.js';
 export { StreamableHttpTransport } from './transports/http/streamable-http.js';

@@ -52,6 +52,8 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
   elicitation: ['protocol', 'schema'],
   mrtr: ['protocol', 'schema', 'elicitation'],
   server: ['protocol', 'schema', 'elicitation', 'mrtr'],
+  // The client stands beside the server, on the same ground: it shares the wire, never the server.
+  client: ['protocol', 'schema'],
 };
 
 describe('the layout of src/', () => {
@@ -61,7 +63,7 @@ describe('the layout of src/', () => {
     expect(unresolved).toEqual([]);
   });
 
-  it('has floors that only import downwards: protocol <- schema <- elicitation <- mrtr <- server', () => {
+  it('has floors that only import downwards: protocol <- schema <- elicitation <- mrtr <- server, and protocol <- schema <- client', () => {
     const upward: string[] = [];
     for (const [file, imports] of graph) {
       const allowed = MAY_IMPORT[floor(file)];
@@ -115,6 +117,22 @@ describe('the layout of src/', () => {
     };
     for (const file of files) if (!index.has(file)) visit(file);
     expect(circles).toEqual([]);
+  });
+
+  it("keeps the client's core free of Node-only modules (it also runs in a browser): only its transports reach node: and ws", () => {
+    const nodeOnly = (file: string) =>
+      [...readFileSync(join(src, file), 'utf8').matchAll(SPECIFIER)].map((m) => m[1] ?? m[2]).filter((specifier) => /^node:|^ws$/.test(specifier));
+    const core = files.filter((file) => floor(file) === 'client' && !file.startsWith('client/transports/'));
+    const reached = new Set<string>();
+    const visit = (file: string) => {
+      if (reached.has(file)) return;
+      reached.add(file);
+      for (const target of graph.get(file) ?? []) visit(target);
+    };
+    for (const file of core) visit(file);
+    const offending = [...reached].flatMap((file) => nodeOnly(file).map((specifier) => `${file} -> ${specifier}`));
+    expect(core).toContain('client/mcp-client.ts');
+    expect(offending).toEqual([]);
   });
 
   it('decides the era in one classifier: only protocol/era.ts reads the _meta protocol-version claim', () => {

@@ -35,7 +35,7 @@ function startListening(file: string, pattern: RegExp) {
 describe('README examples', () => {
   const blocks = [...readme.matchAll(/```ts\n\/\/ (examples\/[\w-]+\.ts)\n([\s\S]*?)```/g)];
 
-  it('shows seven examples, each exactly as its file in examples/', () => {
+  it('shows eight examples, each exactly as its file in examples/', () => {
     expect(blocks.map((b) => b[1])).toEqual([
       'examples/quickstart.ts',
       'examples/stdio-server.ts',
@@ -44,6 +44,7 @@ describe('README examples', () => {
       'examples/elicitation.ts',
       'examples/both-eras.ts',
       'examples/http-server.ts',
+      'examples/client.ts',
     ]);
     for (const [, file, code] of blocks) expect(code, file).toBe(readFileSync(new URL(`../${file}`, import.meta.url), 'utf8'));
   });
@@ -98,6 +99,29 @@ describe('README examples', () => {
     });
     expect((await client.request('tools/call', { name: 'nothing' })).error).toEqual({ code: -32602, message: 'Unknown tool: nothing' });
     await client.end();
+  });
+
+  it('client plans a trip with the elicitation example: it answers the form, and the defaults fill the rest', async () => {
+    const server = startListening('examples/elicitation.ts', /listening on (ws:\/\/\S+)/);
+    try {
+      const [, url] = await server.line;
+      const child = spawn(tsx, ['examples/client.ts', url], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
+      let out = '';
+      child.stdout.setEncoding('utf8').on('data', (chunk: string) => void (out += chunk));
+      const code = await new Promise((resolve) => child.once('exit', resolve));
+      expect({ code, out }).toEqual({
+        code: 0,
+        out: [
+          'connected to travel over protocol 2026-07-28',
+          'tools: plan_trip, cancel_booking',
+          'the server asks: Where to?',
+          'Planned 3 nights in Lisbon.',
+          '',
+        ].join('\n'),
+      });
+    } finally {
+      await server.stop();
+    }
   });
 
   it('elicitation asks on initialized, plans a trip with a form, and gates cancel_booking', async () => {

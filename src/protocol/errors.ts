@@ -1,5 +1,4 @@
 /** JSON-RPC and MCP error codes, the one error class that travels on the wire, and its typed subclasses. */
-import { randomUUID } from 'node:crypto';
 import { checkElicitationUrl } from './elicitation-url.js';
 import { quote } from './quote.js';
 
@@ -170,7 +169,12 @@ export class UrlElicitationRequiredError extends McpError {
     message = 'This request requires more information: complete the linked page(s), then retry.',
   ) {
     for (const e of elicitations) checkElicitationUrl(e.url);
-    const complete = elicitations.map((e) => ({ mode: 'url' as const, message: e.message, url: e.url, elicitationId: e.elicitationId ?? randomUUID() }));
+    const complete = elicitations.map((e) => ({
+      mode: 'url' as const,
+      message: e.message,
+      url: e.url,
+      elicitationId: e.elicitationId ?? globalThis.crypto.randomUUID(),
+    }));
     super(ErrorCode.UrlElicitationRequired, message, { elicitations: complete });
     this.elicitations = complete;
   }

@@ -7,9 +7,6 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import { Ajv } from 'ajv';
 import type { ErrorObject, ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
-import { createRequire } from 'node:module';
-
-const draft06MetaSchema = createRequire(import.meta.url)('ajv/dist/refs/json-schema-draft-06.json') as object;
 
 export interface SchemaViolation {
   /** The property at fault, as a JSON pointer into the value (`""` for the value itself). */
@@ -23,6 +20,8 @@ export type Validator = (value: unknown) => SchemaViolation[] | null;
 
 /** 2020-12 is the default dialect (2025-11-25); draft-06 and draft-07 `$schema` values get a draft-07 validator. */
 const DRAFT_07_SCHEMAS = /json-schema\.org\/draft-0[67]\/schema/;
+const DRAFT_06_SCHEMA = /json-schema\.org\/draft-06\/schema/;
+const DRAFT_07_URI = 'http://json-schema.org/draft-07/schema#';
 
 export class SchemaCompiler {
   private modern: Ajv2020 | undefined;
@@ -51,8 +50,10 @@ export class SchemaCompiler {
       return cached.validator;
     }
     const ajv = this.ajvFor(schema);
-    const validator = toValidator(ajv.compile(schema));
-    this.cache.set(key, { validator, schema, ajv });
+    // Draft-06 is validated as draft-07 (a superset: it adds if/then/else), without loading the draft-06 meta-schema.
+    const compiled = DRAFT_06_SCHEMA.test(String((schema as { $schema?: unknown }).$schema)) ? { ...schema, $schema: DRAFT_07_URI } : schema;
+    const validator = toValidator(ajv.compile(compiled));
+    this.cache.set(key, { validator, schema: compiled, ajv });
     this.newest = key;
     if (this.cache.size > this.limit) {
       const [oldest, entry] = this.cache.entries().next().value as [string, { schema: object; ajv: Ajv | Ajv2020 }];
@@ -70,7 +71,7 @@ export class SchemaCompiler {
   private ajvFor(schema: object): Ajv | Ajv2020 {
     const dialect = (schema as { $schema?: unknown }).$schema;
     if (typeof dialect === 'string' && DRAFT_07_SCHEMAS.test(dialect)) {
-      return (this.draft07 ??= configure(new Ajv(AJV_OPTIONS)).addMetaSchema(draft06MetaSchema) as Ajv);
+      return (this.draft07 ??= configure(new Ajv(AJV_OPTIONS)));
     }
     return (this.modern ??= configure(new Ajv2020(AJV_OPTIONS)));
   }

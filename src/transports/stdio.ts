@@ -5,9 +5,7 @@ import { errorResponse, type JsonRpcMessage } from '../protocol/jsonrpc.js';
 import type { McpSession } from '../server/port.js';
 import { positiveInteger } from '../protocol/option-checks.js';
 import { type Channel, type Closable, type Connection, type PortOwner, portOf, type ServerPort } from '../server/port.js';
-
-const NEWLINE = 0x0a;
-const CARRIAGE_RETURN = 0x0d;
+import { LineSplitter } from '../protocol/lines.js';
 
 export interface StdioTransportOptions {
   /** Default `process.stdin`. */
@@ -25,11 +23,8 @@ export class StdioTransport implements Closable {
   private readonly port: ServerPort;
   private connection: Connection | undefined;
   private unregister: (() => void) | undefined;
-  /** The bytes of the line being read, in the chunks they came in. */
-  private pending: Buffer[] = [];
-  private pendingBytes = 0;
-  private discarding = false;
-  private readonly onData = (chunk: Buffer | string) => this.read(typeof chunk === 'string' ? Buffer.from(chunk) : chunk);
+  private readonly lines: LineSplitter;
+  private readonly onData = (chunk: Buffer | string) => this.lines.push(typeof chunk === 'string' ? Buffer.from(chunk) : chunk);
   private readonly onEnd = () => this.connection?.closed('stdin closed');
   private readonly onOutputError = (err: Error) => this.connection?.closed(`stdout failed: ${err.message}`);
 
@@ -40,6 +35,11 @@ export class StdioTransport implements Closable {
     this.output = options.output ?? process.stdout;
     this.maxMessageSize = options.maxMessageSize ?? 4 * 1024 * 1024;
     positiveInteger('maxMessageSize', this.maxMessageSize);
+    this.lines = new LineSplitter(
+      this.maxMessageSize,
+      (bytes) => this.line(bytes),
+      () => this.rejectTooLong(),
+    );
   }
 
   /** Start reading; returns the one session this transport carries. */
@@ -78,42 +78,8 @@ export class StdioTransport implements Closable {
     this.unregister?.();
   }
 
-  /**
-   * Split on newlines as bytes, not characters: the limit is in bytes, and a UTF-8 sequence never holds
-   * the byte 0x0A, so a line is decoded only once it is whole.
-   */
-  private read(chunk: Buffer): void {
-    let start = 0;
-    let newline = chunk.indexOf(NEWLINE);
-    while (newline !== -1) {
-      const tail = chunk.subarray(start, newline);
-      const bytes = this.pendingBytes === 0 ? tail : Buffer.concat([...this.pending, tail]);
-      // The CR of a CRLF ending is not part of the message.
-      const size = bytes.length > 0 && bytes[bytes.length - 1] === CARRIAGE_RETURN ? bytes.length - 1 : bytes.length;
-      if (this.discarding) this.discarding = false;
-      else if (size > this.maxMessageSize) this.rejectTooLong();
-      else this.line(bytes);
-      this.pending = [];
-      this.pendingBytes = 0;
-      start = newline + 1;
-      newline = chunk.indexOf(NEWLINE, start);
-    }
-    if (this.discarding || start === chunk.length) return;
-    const rest = chunk.subarray(start);
-    if (this.pendingBytes + rest.length > this.maxMessageSize + 1) {
-      this.pending = [];
-      this.pendingBytes = 0;
-      this.discarding = true;
-      this.rejectTooLong();
-      return;
-    }
-    this.pending.push(rest);
-    this.pendingBytes += rest.length;
-  }
-
-  private line(bytes: Buffer): void {
-    const raw = bytes.toString('utf8');
-    const line = raw.endsWith('\r') ? raw.slice(0, -1) : raw;
+  private line(bytes: Uint8Array): void {
+    const line = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length).toString('utf8');
     if (line.trim().length === 0) return;
     try {
       this.connection!.receive(line);

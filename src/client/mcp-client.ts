@@ -1,0 +1,549 @@
+/**
+ * McpClient: the client component. It connects over WebSocket, Streamable HTTP or stdio, speaks either
+ * era (initialize and a session, or 2026-07-28 requests that each carry their own `_meta`), answers what
+ * the server asks for (elicitation, sampling, roots) through the application's handlers, whether the
+ * server pushes a request or returns `input_required`, and reports what happens as events.
+ */
+import { ErrorCode, McpError } from '../protocol/errors.js';
+import { isObject } from '../protocol/is-object.js';
+import { classify, type JsonRpcNotification, type JsonRpcRequest, type JsonRpcResponse } from '../protocol/jsonrpc.js';
+import { SafeEmitter } from '../protocol/safe-emitter.js';
+import type {
+  CallToolResult,
+  ClientCapabilities,
+  CompleteParams,
+  CompleteResult,
+  GetPromptResult,
+  Implementation,
+  LoggingLevel,
+  ProgressParams,
+  Prompt,
+  ReadResourceResult,
+  RequestId,
+  Resource,
+  ResourceTemplate,
+  ServerCapabilities,
+  Tool,
+} from '../protocol/types.js';
+import { isLegacyProtocolVersion, isModernProtocolVersion, LEGACY_PROTOCOL_VERSIONS } from '../protocol/versions.js';
+import type { CallOptions, ElicitationHandler, HandlerContext, McpClientEvents, RootsHandler, SamplingHandler } from './api.js';
+import { ClientHandlers } from './handlers.js';
+import { MODERN_VERSION } from './modern.js';
+import { type McpClientOptions, type ResolvedClientOptions, resolveClientOptions } from './options.js';
+import { PendingRequests } from './pending.js';
+import type { ClientSink, ClientTransport } from './transport.js';
+import { type EraWire, LegacyWire, ModernWire } from './wire.js';
+
+export interface ListToolsResult {
+  tools: Tool[];
+  nextCursor?: string;
+  [key: string]: unknown;
+}
+export interface ListPromptsResult {
+  prompts: Prompt[];
+  nextCursor?: string;
+  [key: string]: unknown;
+}
+export interface ListResourcesResult {
+  resources: Resource[];
+  nextCursor?: string;
+  [key: string]: unknown;
+}
+export interface ListResourceTemplatesResult {
+  resourceTemplates: ResourceTemplate[];
+  nextCursor?: string;
+  [key: string]: unknown;
+}
+
+/** Options of `connect`. */
+export interface ConnectOptions {
+  /** Give up connecting (and negotiating the era) after this long. Default: the client's `requestTimeoutMs`. */
+  timeoutMs?: number;
+  signal?: AbortSignal;
+}
+
+type State = 'new' | 'connecting' | 'connected' | 'closed';
+
+/** Error codes that mark a modern server's answer to `server/discover` (versioning.mdx, client-side detection). */
+const MODERN_ERROR_CODES: ReadonlySet<number> = new Set([
+  ErrorCode.UnsupportedProtocolVersion,
+  ErrorCode.MissingRequiredClientCapability,
+  ErrorCode.HeaderMismatch,
+]);
+
+/** How long `auto` waits for the answer to its `server/discover` probe before it tries `initialize` (stdio: a timeout means legacy). */
+const PROBE_TIMEOUT_MS = 10_000;
+
+export class McpClient extends SafeEmitter<McpClientEvents> {
+  readonly info: Readonly<Implementation>;
+  readonly options: ResolvedClientOptions;
+
+  private transport: ClientTransport | undefined;
+  private state: State = 'new';
+  private closeReason: string | undefined;
+  /** How requests go out in the era settled at connect (before that, the probe's or the handshake's). */
+  private wire: EraWire | undefined;
+  private nextId = 1;
+  private nextProgressToken = 1;
+  private readonly pending = new PendingRequests();
+  private readonly progressListeners = new Map<string | number, (progress: ProgressParams) => void>();
+  /** Requests the server sent that a handler is still answering, by id: the server may cancel them. */
+  private readonly serving = new Map<RequestId, AbortController>();
+  private readonly handlers: ClientHandlers;
+  private server: { info?: Implementation; capabilities?: ServerCapabilities; instructions?: string } = {};
+
+  constructor(info: Implementation, options: McpClientOptions = {}) {
+    super();
+    if (!isObject(info) || typeof info.name !== 'string' || !info.name || typeof info.version !== 'string' || !info.version) {
+      throw new TypeError('McpClient needs client info with a name and a version, e.g. new McpClient({ name: "my-app", version: "1.0.0" })');
+    }
+    this.info = { ...info };
+    this.options = resolveClientOptions(options);
+    this.handlers = new ClientHandlers(this, this.options.validateElicitation);
+  }
+
+  // ---- handlers --------------------------------------------------------------------------------------
+
+  /** Answer the server's elicitation requests (form, and URL when declared). Without one they get -32601. */
+  onElicitation(handler: ElicitationHandler): this {
+    this.handlers.elicitation = checkHandler('onElicitation', handler);
+    return this;
+  }
+
+  /** Answer the server's sampling/createMessage requests. Without one they get -32601. */
+  onSampling(handler: SamplingHandler): this {
+    this.handlers.sampling = checkHandler('onSampling', handler);
+    return this;
+  }
+
+  /** Answer the server's roots/list requests. Without one they get -32601. */
+  onRoots(handler: RootsHandler): this {
+    this.handlers.roots = checkHandler('onRoots', handler);
+    return this;
+  }
+
+  // ---- what was negotiated -----------------------------------------------------------------------------
+
+  /** `legacy` (initialize) or `modern` (2026-07-28), once connected. */
+  get era(): 'legacy' | 'modern' | undefined {
+    return this.wire?.era;
+  }
+
+  /** The protocol version settled at connect. */
+  get protocolVersion(): string | undefined {
+    return this.wire?.protocolVersion;
+  }
+
+  get serverInfo(): Implementation | undefined {
+    return this.server.info;
+  }
+
+  get serverCapabilities(): ServerCapabilities | undefined {
+    return this.server.capabilities;
+  }
+
+  get instructions(): string | undefined {
+    return this.server.instructions;
+  }
+
+  /** What the client declared at connect. */
+  get capabilities(): ClientCapabilities {
+    return this.handlers.declared;
+  }
+
+  get connected(): boolean {
+    return this.state === 'connected';
+  }
+
+  // ---- connection ------------------------------------------------------------------------------------
+
+  /**
+   * Connect: an `http(s)` URL speaks Streamable HTTP, a `ws(s)` URL WebSocket; or pass a transport
+   * (`new StdioClientTransport({ command, args })` spawns a server). Then the era is settled: `auto`
+   * asks `server/discover` and falls back to `initialize`.
+   */
+  async connect(target: string | URL | ClientTransport, options: ConnectOptions = {}): Promise<void> {
+    if (this.state !== 'new') throw new Error('McpClient.connect may be called once; create another McpClient to connect again');
+    this.state = 'connecting';
+    const declared = this.options.capabilities;
+    this.handlers.declared = declared ? normalizeCapabilities(declared) : this.handlers.derivedCapabilities();
+    try {
+      this.transport = typeof target === 'string' || target instanceof URL ? await transportFor(target) : target;
+      await this.transport.start(this.sink());
+      await this.negotiate(options);
+    } catch (err) {
+      await this.close();
+      throw err;
+    }
+    if (this.state === 'connecting') this.state = 'connected';
+  }
+
+  /** Close the connection; pending calls fail with ConnectionClosedError. Idempotent. */
+  async close(): Promise<void> {
+    if (this.state === 'closed') return;
+    this.ended('closed by the client');
+    await this.transport?.close();
+  }
+
+  // ---- calls -------------------------------------------------------------------------------------------
+
+  async listTools(cursor?: string, options?: CallOptions): Promise<ListToolsResult> {
+    const result = (await this.request('tools/list', cursor === undefined ? {} : { cursor }, options)) as ListToolsResult;
+    if (!Array.isArray(result.tools)) return result;
+    const unusable = this.wire!.learnTools(result.tools, cursor === undefined);
+    if (unusable.size === 0) return result;
+    // SEP-2243: a tool whose x-mcp-header markings cannot be honoured is left out, and said why.
+    for (const [name, why] of unusable) this.reportError(new Error(`Tool ${name} is left out of tools/list: ${why}`));
+    return { ...result, tools: result.tools.filter((tool) => !unusable.has(tool.name)) };
+  }
+
+  /** Call a tool. On 2026-07-28 an `input_required` answer is fulfilled through the handlers and retried. */
+  callTool(name: string, args: Record<string, unknown> = {}, options?: CallOptions): Promise<CallToolResult> {
+    return this.request('tools/call', { name, arguments: args }, options) as Promise<CallToolResult>;
+  }
+
+  listPrompts(cursor?: string, options?: CallOptions): Promise<ListPromptsResult> {
+    return this.request('prompts/list', cursor === undefined ? {} : { cursor }, options) as Promise<ListPromptsResult>;
+  }
+
+  getPrompt(name: string, args: Record<string, string> = {}, options?: CallOptions): Promise<GetPromptResult> {
+    return this.request('prompts/get', { name, arguments: args }, options) as Promise<GetPromptResult>;
+  }
+
+  listResources(cursor?: string, options?: CallOptions): Promise<ListResourcesResult> {
+    return this.request('resources/list', cursor === undefined ? {} : { cursor }, options) as Promise<ListResourcesResult>;
+  }
+
+  listResourceTemplates(cursor?: string, options?: CallOptions): Promise<ListResourceTemplatesResult> {
+    return this.request('resources/templates/list', cursor === undefined ? {} : { cursor }, options) as Promise<ListResourceTemplatesResult>;
+  }
+
+  readResource(uri: string, options?: CallOptions): Promise<ReadResourceResult> {
+    return this.request('resources/read', { uri }, options) as Promise<ReadResourceResult>;
+  }
+
+  /** Watch a resource for notifications/resources/updated (legacy era: a session to send them on). */
+  async subscribe(uri: string, options?: CallOptions): Promise<void> {
+    await this.request('resources/subscribe', { uri }, options);
+  }
+
+  async unsubscribe(uri: string, options?: CallOptions): Promise<void> {
+    await this.request('resources/unsubscribe', { uri }, options);
+  }
+
+  complete(params: CompleteParams, options?: CallOptions): Promise<CompleteResult> {
+    return this.request('completion/complete', params as unknown as Record<string, unknown>, options) as Promise<CompleteResult>;
+  }
+
+  /**
+   * The least severe log messages the server should send. Legacy: logging/setLevel. 2026-07-28: sent in
+   * every request's `_meta` from now on (without it, a modern server sends none).
+   */
+  async setLogLevel(level: LoggingLevel, options?: CallOptions): Promise<void> {
+    this.requireConnected('logging/setLevel');
+    const request = this.wire!.setLogLevel(level);
+    if (request) await this.request(request.method, request.params, options);
+  }
+
+  /** Check the server answers: ping (legacy), server/discover (2026-07-28, where ping is gone). */
+  async ping(options?: CallOptions): Promise<void> {
+    this.requireConnected('ping');
+    await this.request(this.wire!.pingMethod, {}, options);
+  }
+
+  /** Tell the server the roots changed (legacy; a 2026-07-28 server asks for roots each time it needs them). */
+  async sendRootsListChanged(): Promise<void> {
+    await this.notify('notifications/roots/list_changed');
+  }
+
+  /**
+   * Any request. On 2026-07-28 it carries the `_meta` envelope, and tools/call, prompts/get and
+   * resources/read follow `input_required` to the end: each round's answers come from the handlers, and
+   * the retry is a new request with the original params, those answers and the `requestState` as sent.
+   */
+  async request(method: string, params: Record<string, unknown> = {}, options: CallOptions = {}): Promise<Record<string, unknown>> {
+    this.requireConnected(method);
+    const wire = this.wire!;
+    const refusal = wire.refusal(method, params);
+    if (refusal) throw new Error(refusal);
+    if (method === 'tools/call' && wire.wantsToolList) await this.learnToolHeaders(options);
+    let retry = params;
+    for (let round = 0; ; round++) {
+      const result = await this.send(wire, method, retry, options);
+      const next = wire.inputRound(method, result);
+      if (!next) return result;
+      if (round >= this.options.maxRounds) {
+        throw new McpError(
+          ErrorCode.InternalError,
+          `${method} still asked for input after ${this.options.maxRounds} rounds; raise maxRounds if the server needs more`,
+          { maxRounds: this.options.maxRounds },
+        );
+      }
+      retry = { ...params };
+      if (next.inputRequests) retry.inputResponses = await this.handlers.fulfil(next.inputRequests, options.signal);
+      if (next.requestState !== undefined) retry.requestState = next.requestState;
+    }
+  }
+
+  /** Send a notification. */
+  async notify(method: string, params?: Record<string, unknown>): Promise<void> {
+    this.requireConnected(method);
+    const refusal = this.wire!.refusal(method);
+    if (refusal) throw new Error(refusal);
+    await this.transport!.send(params === undefined ? { jsonrpc: '2.0', method } : { jsonrpc: '2.0', method, params }, this.wire!.context());
+  }
+
+  // ---- negotiation ---------------------------------------------------------------------------------------
+
+  private async negotiate(options: ConnectOptions): Promise<void> {
+    const timeoutMs = options.timeoutMs ?? this.options.requestTimeoutMs;
+    const signal = options.signal;
+    const era = this.options.era;
+    if (era === 'legacy') return this.initialize(timeoutMs, signal);
+    const transport = this.transport!;
+    const modern = new ModernWire({ capabilities: this.handlers.declared, clientInfo: this.info }, transport.cancelsByClosingStream, transport.kind === 'http');
+    const probe = { timeoutMs: era === 'auto' ? Math.min(timeoutMs, PROBE_TIMEOUT_MS) : timeoutMs, signal };
+    for (let attempt = 1; ; attempt++) {
+      try {
+        this.adoptDiscover(await this.send(modern, 'server/discover', {}, probe));
+        this.wire = modern;
+        return;
+      } catch (err) {
+        // versioning.mdx: -32022 lists what the server supports, and the client retries with one of them (once).
+        if (attempt === 1 && offersModernVersion(err) && !signal?.aborted) continue;
+        if (era === 'modern' || !fallsBackToLegacy(err) || signal?.aborted) throw discoverFailed(err);
+        return this.initialize(timeoutMs, signal);
+      }
+    }
+  }
+
+  private adoptDiscover(result: Record<string, unknown>): void {
+    const versions = Array.isArray(result.supportedVersions) ? result.supportedVersions : [];
+    if (!versions.includes(MODERN_VERSION)) {
+      throw new McpError(
+        ErrorCode.UnsupportedProtocolVersion,
+        `The server's server/discover lists ${JSON.stringify(versions)}, not ${MODERN_VERSION}; connect with era 'legacy' if it speaks one of ${LEGACY_PROTOCOL_VERSIONS.join(', ')}`,
+      );
+    }
+    const meta = isObject(result._meta) ? result._meta : {};
+    const info = meta['io.modelcontextprotocol/serverInfo'];
+    this.server = {
+      ...(isObject(info) ? { info: info as unknown as Implementation } : {}),
+      capabilities: isObject(result.capabilities) ? (result.capabilities as ServerCapabilities) : {},
+      ...(typeof result.instructions === 'string' ? { instructions: result.instructions } : {}),
+    };
+  }
+
+  private async initialize(timeoutMs: number, signal: AbortSignal | undefined): Promise<void> {
+    const params = { protocolVersion: this.options.protocolVersion, capabilities: this.handlers.declared, clientInfo: this.info };
+    const result = await this.send(new LegacyWire(undefined), 'initialize', params, { timeoutMs, signal });
+    const version = result.protocolVersion;
+    if (!isLegacyProtocolVersion(version)) {
+      throw new McpError(
+        ErrorCode.UnsupportedProtocolVersion,
+        `The server answered initialize with protocol version ${JSON.stringify(version)}; this client speaks ${LEGACY_PROTOCOL_VERSIONS.join(', ')}`,
+      );
+    }
+    this.server = {
+      ...(isObject(result.serverInfo) ? { info: result.serverInfo as unknown as Implementation } : {}),
+      capabilities: isObject(result.capabilities) ? (result.capabilities as ServerCapabilities) : {},
+      ...(typeof result.instructions === 'string' ? { instructions: result.instructions } : {}),
+    };
+    this.wire = new LegacyWire(version);
+    await this.transport!.send({ jsonrpc: '2.0', method: 'notifications/initialized' }, this.wire.context());
+    this.transport!.sessionReady?.(version);
+  }
+
+  // ---- sending -------------------------------------------------------------------------------------------
+
+  /** One request on the wire, ended exactly once: its response, its timeout, the caller's signal, or the connection closing. */
+  private send(
+    wire: EraWire,
+    method: string,
+    params: Record<string, unknown>,
+    options: { timeoutMs?: number | undefined; signal?: AbortSignal | undefined; onProgress?: ((progress: ProgressParams) => void) | undefined },
+  ): Promise<Record<string, unknown>> {
+    const transport = this.transport;
+    if (!transport || this.state === 'closed') return Promise.reject(new Error(`McpClient is closed; cannot send ${method}`));
+    const id = this.nextId++;
+    let token: number | undefined;
+    let withToken = params;
+    if (options.onProgress) {
+      token = this.nextProgressToken++;
+      this.progressListeners.set(token, options.onProgress);
+      withToken = { ...params, _meta: { ...(isObject(params._meta) ? params._meta : {}), progressToken: token } };
+    }
+    const { params: sent, context } = wire.outgoing(method, withToken);
+    // Aborted when the client gives up: the transport stops waiting for (or resuming) the answer.
+    const givenUp = new AbortController();
+    context.signal = givenUp.signal;
+    const answer = this.pending.add(id, {
+      method,
+      timeoutMs: options.timeoutMs ?? this.options.requestTimeoutMs,
+      ...(options.signal ? { signal: options.signal } : {}),
+      onGiveUp: (reason) => {
+        givenUp.abort();
+        // Closing the stream was the cancellation (2026-07-28 HTTP); initialize is never cancelled (basic/utilities/cancellation).
+        if (wire.cancelsByClosingStream || method === 'initialize') return;
+        transport.send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: id, reason } }, wire.context()).catch(() => {});
+      },
+    });
+    const message: JsonRpcRequest = { jsonrpc: '2.0', id, method, params: sent };
+    transport
+      .send(message, context)
+      .catch((err: Error) => this.pending.fail(id, new McpError(ErrorCode.ConnectionClosed, `${method} could not be sent: ${err.message}`)));
+    return token === undefined ? answer : answer.finally(() => this.progressListeners.delete(token));
+  }
+
+  // ---- what the server sends -------------------------------------------------------------------------------
+
+  private sink(): ClientSink {
+    return {
+      message: (message) => this.receive(message),
+      error: (error) => this.reportError(error),
+      closed: (reason) => this.ended(reason),
+    };
+  }
+
+  private receive(value: unknown): void {
+    const classified = classify(value);
+    switch (classified.kind) {
+      case 'response':
+        this.onResponse(classified.message);
+        return;
+      case 'notification':
+        this.onNotification(classified.message);
+        return;
+      case 'request':
+        void this.serve(classified.message);
+        return;
+      case 'invalid':
+        this.reportError(new Error(`The server sent a message that is not JSON-RPC: ${classified.error.message}`));
+    }
+  }
+
+  private onResponse(response: JsonRpcResponse): void {
+    if ('result' in response) this.pending.settle(response.id, response);
+    else if (response.id !== null) this.pending.settle(response.id, { error: response.error });
+    else this.reportError(new McpError(response.error.code, `The server reported an error about no request: ${response.error.message}`, response.error.data));
+  }
+
+  private onNotification(notification: JsonRpcNotification): void {
+    const params = notification.params ?? {};
+    switch (notification.method) {
+      case 'notifications/progress':
+        this.progressListeners.get(params.progressToken as string | number)?.(params as unknown as ProgressParams);
+        this.emit('progress', params as unknown as ProgressParams);
+        break;
+      case 'notifications/message':
+        this.emit('log', { level: params.level as LoggingLevel, ...(typeof params.logger === 'string' ? { logger: params.logger } : {}), data: params.data });
+        break;
+      case 'notifications/cancelled':
+        this.serving.get(params.requestId as RequestId)?.abort(typeof params.reason === 'string' ? params.reason : 'cancelled by the server');
+        break;
+      case 'notifications/elicitation/complete':
+        if (typeof params.elicitationId === 'string') this.emit('elicitationComplete', params.elicitationId, this.handlers.completed(params.elicitationId));
+        break;
+    }
+    this.emit('notification', notification);
+  }
+
+  /** A request the server pushed (legacy era): answered exactly once, unless the server cancels it first. */
+  private async serve(request: JsonRpcRequest): Promise<void> {
+    const control = new AbortController();
+    this.serving.set(request.id, control);
+    const ctx: HandlerContext = { signal: control.signal, era: 'legacy', requestId: request.id };
+    let response: JsonRpcResponse;
+    try {
+      response = { jsonrpc: '2.0', id: request.id, result: await this.handlers.answer(request.method, request.params ?? {}, ctx) };
+    } catch (err) {
+      response = { jsonrpc: '2.0', id: request.id, error: this.handlers.errorFor(request.method, err) };
+    } finally {
+      this.serving.delete(request.id);
+    }
+    // basic/utilities/cancellation: a cancelled request gets no response.
+    if (control.signal.aborted || this.state === 'closed' || !this.transport || !this.wire) return;
+    this.transport.send(response, this.wire.context()).catch((err: Error) => this.reportError(err));
+  }
+
+  // ---- bookkeeping ---------------------------------------------------------------------------------------------
+
+  private ended(reason: string): void {
+    if (this.state === 'closed') return;
+    this.state = 'closed';
+    this.closeReason = reason;
+    this.pending.closeAll(reason);
+    for (const control of this.serving.values()) control.abort(reason);
+    this.serving.clear();
+    this.progressListeners.clear();
+    this.emit('close', reason);
+  }
+
+  private requireConnected(method: string): void {
+    if (this.state === 'closed') throw new Error(`McpClient is closed (${this.closeReason}); cannot send ${method}`);
+    if (this.state !== 'connected') throw new Error(`McpClient is not connected; await client.connect(url) before ${method}`);
+  }
+
+  /** Before the first tools/call over 2026-07-28 HTTP: which arguments go in headers comes from tools/list. */
+  private async learnToolHeaders(options: CallOptions): Promise<void> {
+    let cursor: string | undefined;
+    do {
+      const page = await this.listTools(cursor, options.signal ? { signal: options.signal } : {});
+      cursor = typeof page.nextCursor === 'string' ? page.nextCursor : undefined;
+    } while (cursor !== undefined);
+  }
+}
+
+/**
+ * After a failed `server/discover`: a modern answer (-32022 naming 2026-07-28, -32021, -32020) means
+ * stay modern and fail; anything else (a legacy server's error, HTTP 400/404/405, a timeout) means try
+ * `initialize`. A -32022 naming only legacy versions is a dual-era server that does not serve 2026-07-28.
+ */
+function offersModernVersion(err: unknown): boolean {
+  return err instanceof McpError && err.code === ErrorCode.UnsupportedProtocolVersion && supportedVersions(err).includes(MODERN_VERSION);
+}
+
+function supportedVersions(err: McpError): unknown[] {
+  return isObject(err.data) && Array.isArray(err.data.supported) ? err.data.supported : [];
+}
+
+function fallsBackToLegacy(err: unknown): boolean {
+  if (!(err instanceof McpError)) return false;
+  if (!MODERN_ERROR_CODES.has(err.code)) return true;
+  if (err.code !== ErrorCode.UnsupportedProtocolVersion) return false;
+  const supported = supportedVersions(err);
+  return !supported.some(isModernProtocolVersion) && supported.some(isLegacyProtocolVersion);
+}
+
+/** The transport for a URL. Loaded on demand: the client's core imports no Node-only module. */
+async function transportFor(target: string | URL): Promise<ClientTransport> {
+  const url = new URL(target);
+  if (url.protocol === 'http:' || url.protocol === 'https:') {
+    const { StreamableHttpClientTransport } = await import('./transports/streamable-http.js');
+    return new StreamableHttpClientTransport(url);
+  }
+  if (url.protocol === 'ws:' || url.protocol === 'wss:') {
+    const { WebSocketClientTransport } = await import('./transports/websocket.js');
+    return new WebSocketClientTransport(url);
+  }
+  throw new TypeError(
+    `McpClient.connect takes an http(s) or ws(s) URL, or a transport (new StdioClientTransport({ command }) spawns a server); got ${url.protocol}`,
+  );
+}
+
+/** `elicitation: {}` means form (client/elicitation.mdx); other capabilities are copied as given. */
+function normalizeCapabilities(capabilities: ClientCapabilities): ClientCapabilities {
+  const copy: ClientCapabilities = { ...capabilities };
+  if (isObject(copy.elicitation) && copy.elicitation.form === undefined && copy.elicitation.url === undefined) copy.elicitation = { form: {} };
+  return copy;
+}
+
+function checkHandler<T>(name: string, handler: T): T {
+  if (typeof handler !== 'function') throw new TypeError(`McpClient.${name} takes a function`);
+  return handler;
+}
+
+function discoverFailed(err: unknown): Error {
+  if (!(err instanceof McpError)) return err instanceof Error ? err : new Error(String(err));
+  return new McpError(err.code, `The server did not accept server/discover at 2026-07-28: ${err.message}`, err.data, { cause: err });
+}

@@ -1,0 +1,64 @@
+/** McpClient options, and their checks at construction. */
+import { MAX_TIMER_MS, positiveInteger } from '../protocol/option-checks.js';
+import type { ClientCapabilities } from '../protocol/types.js';
+import { isLegacyProtocolVersion, LATEST_LEGACY_PROTOCOL_VERSION, LEGACY_PROTOCOL_VERSIONS } from '../protocol/versions.js';
+
+/** Which protocol era to speak: `auto` probes `server/discover` and falls back to `initialize`. */
+export type ClientEra = 'auto' | 'legacy' | 'modern';
+
+export interface McpClientOptions {
+  /**
+   * What the client declares. Default: what its handlers can answer, decided at `connect`: form-mode
+   * elicitation with `onElicitation` (URL mode only when declared here), sampling with `onSampling`,
+   * roots with `onRoots`.
+   */
+  capabilities?: ClientCapabilities;
+  /** `auto` (default), `legacy` (initialize) or `modern` (2026-07-28, per-request `_meta`). */
+  era?: ClientEra;
+  /** Merge SEP-1034 defaults and validate an accepted form against `requestedSchema` before sending it. Default true. */
+  validateElicitation?: boolean;
+  /** Timeout of each request, unless a call gives its own `timeoutMs`. Default 60 000. */
+  requestTimeoutMs?: number;
+  /** Most input rounds (2026-07-28 `input_required`) one call may take before it fails. Default 10. */
+  maxRounds?: number;
+  /** The version `initialize` asks for on the legacy era. Default 2025-11-25. */
+  protocolVersion?: string;
+}
+
+export interface ResolvedClientOptions {
+  readonly capabilities: ClientCapabilities | undefined;
+  readonly era: ClientEra;
+  readonly validateElicitation: boolean;
+  readonly requestTimeoutMs: number;
+  readonly maxRounds: number;
+  readonly protocolVersion: string;
+}
+
+export function resolveClientOptions(options: McpClientOptions = {}): ResolvedClientOptions {
+  if (typeof options !== 'object' || options === null) throw new TypeError('McpClient options must be an object');
+  const resolved: ResolvedClientOptions = {
+    capabilities: options.capabilities,
+    era: options.era ?? 'auto',
+    validateElicitation: options.validateElicitation ?? true,
+    requestTimeoutMs: options.requestTimeoutMs ?? 60_000,
+    maxRounds: options.maxRounds ?? 10,
+    protocolVersion: options.protocolVersion ?? LATEST_LEGACY_PROTOCOL_VERSION,
+  };
+  if (!['auto', 'legacy', 'modern'].includes(resolved.era)) {
+    throw new TypeError(`McpClient option era must be auto, legacy or modern; got ${JSON.stringify(resolved.era)}`);
+  }
+  if (typeof resolved.validateElicitation !== 'boolean') {
+    throw new TypeError(`McpClient option validateElicitation must be a boolean; got ${JSON.stringify(resolved.validateElicitation)}`);
+  }
+  positiveInteger('requestTimeoutMs', resolved.requestTimeoutMs, MAX_TIMER_MS);
+  positiveInteger('maxRounds', resolved.maxRounds);
+  if (!isLegacyProtocolVersion(resolved.protocolVersion)) {
+    throw new TypeError(
+      `McpClient option protocolVersion must be one of ${LEGACY_PROTOCOL_VERSIONS.join(', ')}; got ${JSON.stringify(resolved.protocolVersion)}`,
+    );
+  }
+  if (resolved.capabilities !== undefined && (typeof resolved.capabilities !== 'object' || resolved.capabilities === null)) {
+    throw new TypeError('McpClient option capabilities must be an object');
+  }
+  return resolved;
+}
