@@ -687,6 +687,68 @@ describe('StreamableHttpClientTransport: the standalone GET stream', () => {
   });
 });
 
+describe('StreamableHttpClientTransport: maxMessageSize', () => {
+  const LIMIT = 1024;
+  /** A tools/list answer of exactly `bytes` bytes of JSON. */
+  const answerOf = (bytes: number) => {
+    const empty = JSON.stringify({ jsonrpc: '2.0', id: 2, result: { pad: '' } });
+    return JSON.stringify({ jsonrpc: '2.0', id: 2, result: { pad: 'x'.repeat(bytes - empty.length) } });
+  };
+
+  it('reads a JSON answer of maxMessageSize bytes, and answers a request whose JSON body is one byte longer itself, unread', async () => {
+    const bodies = [answerOf(LIMIT), answerOf(LIMIT + 1)];
+    const server = await rawServer((seen) => seen.res.writeHead(200, { 'content-type': 'application/json' }).end(bodies.shift()));
+    const { transport, sink } = await connect(server.url, { maxMessageSize: LIMIT });
+    await transport.send(request(2, 'tools/list'));
+    await sink.messageCount(1);
+    expect(Buffer.byteLength(JSON.stringify(sink.messages[0]))).toBe(LIMIT);
+    await transport.send(request(3, 'tools/list'));
+    await sink.messageCount(2);
+    expect(sink.messages[1]).toEqual(transportError(3, `the server's answer is larger than maxMessageSize (${LIMIT} bytes); it was not read`, 200));
+  });
+
+  it('closes a POST stream whose event grows past maxMessageSize, answers its request, and does not resume it', async () => {
+    const serverSawClose = deferred();
+    const server = await rawServer((seen) => {
+      sse(seen.res);
+      seen.res.on('close', () => serverSawClose.resolve());
+      seen.res.write(event(progress('p', 1), '2_1'));
+      // One event that never ends: data lines without the blank line that would dispatch it.
+      const line = `data: ${'y'.repeat(200)}\n`;
+      for (let i = 0; i < 10; i++) seen.res.write(line);
+    });
+    const { transport, sink } = await connect(server.url, { maxMessageSize: LIMIT, reconnect: { delayMs: 0 } });
+    await initialize(transport, sink);
+    await transport.send(request(2, 'tools/call'), { protocolVersion: VERSION });
+    await sink.messageCount(3);
+    expect(sink.messages.slice(1)).toEqual([
+      progress('p', 1),
+      transportError(2, `the server sent an SSE event larger than maxMessageSize (${LIMIT} characters); it was not read`),
+    ]);
+    await serverSawClose.promise;
+    await new Promise((resolve) => setTimeout(resolve, 30));
+    expect(server.seen.map((s) => s.method)).toEqual(['POST', 'POST', 'POST']);
+    expect(sink.errors).toEqual([]);
+  });
+
+  it('gives up the standalone GET stream when an event there grows past maxMessageSize: reported once, not reopened', async () => {
+    const server = await rawServer((seen) => {
+      sse(seen.res);
+      seen.res.write(`id: g1\ndata: ${'z'.repeat(LIMIT + 1)}`);
+    });
+    const { transport, sink } = await connect(server.url, { maxMessageSize: LIMIT, reconnect: { delayMs: 0 } });
+    await initialize(transport, sink);
+    transport.sessionReady(VERSION);
+    await sink.until(() => sink.errors.length === 1);
+    expect(sink.errors[0].message).toBe(
+      `The standalone GET stream for server messages was closed: the server sent an SSE event larger than maxMessageSize (${LIMIT} characters)`,
+    );
+    await new Promise((resolve) => setTimeout(resolve, 30));
+    expect(server.seen.map((s) => s.method)).toEqual(['POST', 'POST', 'GET']);
+    expect(sink.errors).toHaveLength(1);
+  });
+});
+
 describe('StreamableHttpClientTransport: options, start and close', () => {
   it('sends the headers option on every request', async () => {
     const server = await rawServer((seen) => {
@@ -713,6 +775,9 @@ describe('StreamableHttpClientTransport: options, start and close', () => {
       'Option reconnect.maxRetries must be a non-negative integer; got -1',
     );
     expect(() => new StreamableHttpClientTransport('http://127.0.0.1/mcp', { reconnect: { delayMs: 1.5 } })).toThrow(TypeError);
+    expect(() => new StreamableHttpClientTransport('http://127.0.0.1/mcp', { maxMessageSize: 0 })).toThrow(
+      new TypeError('Option maxMessageSize must be a positive integer; got 0'),
+    );
     expect(new StreamableHttpClientTransport('https://example.com/mcp', { reconnect: { maxRetries: 0, delayMs: 0 } }).kind).toBe('http');
   });
 

@@ -9,6 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { McpClient, McpError, StdioClientTransport, type ElicitParams, type ElicitResult, type McpClientOptions } from '../../src/index.js';
 import { NOTE, PEER_TOOLS } from '../fixtures/sdk-peer-servers.js';
+import { rpcError } from '../helpers/mcp-clients.js';
 import { useSdkServers } from '../helpers/sdk-servers.js';
 import { useCleanups } from '../helpers/util.js';
 
@@ -98,9 +99,11 @@ describe('era choice', () => {
 
   it('modern against SDK v1 fails to connect, saying the server does not speak 2026-07-28', async () => {
     const { client } = newClient({ era: 'modern' });
-    await expect(client.connect(await V1.start())).rejects.toThrow(
-      new Error('The server did not accept server/discover at 2026-07-28: Bad Request: Server not initialized'),
-    );
+    // SDK v1 answers HTTP 400 with a JSON-RPC error: no session, so no 2026-07-28 either.
+    expect(await rpcError(client.connect(await V1.start()))).toEqual({
+      code: -32000,
+      message: 'The server did not accept server/discover at 2026-07-28: Bad Request: Server not initialized',
+    });
   });
 });
 

@@ -46,6 +46,14 @@ export class SseReader {
     this.idBuffer = lastEventId;
   }
 
+  /**
+   * Characters held for the event being read (its fields so far and the unfinished line), which a
+   * reader bounds to keep a server from growing one event without end.
+   */
+  get pendingLength(): number {
+    return this.partial.length + this.data.length + this.type.length + this.idBuffer.length;
+  }
+
   /** Read the next chunk of decoded text. */
   push(chunk: string): void {
     let text = chunk;

@@ -9,7 +9,7 @@ import { Agent as HttpAgent, type ClientRequest, request as httpRequest, type In
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { isObject } from '../../protocol/is-object.js';
 import { decode, errorResponse, isRequestId, type JsonRpcMessage } from '../../protocol/jsonrpc.js';
-import { MAX_TIMER_MS } from '../../protocol/option-checks.js';
+import { MAX_TIMER_MS, positiveInteger } from '../../protocol/option-checks.js';
 import { quote } from '../../protocol/quote.js';
 import type { RequestId } from '../../protocol/types.js';
 import { type ClientSink, type ClientTransport, type SendContext, TRANSPORT_ERROR_CODE } from '../transport.js';
@@ -32,6 +32,11 @@ export interface StreamableHttpClientTransportOptions {
     /** How long to wait before a reconnection when the server sent no `retry:`, in ms. Default 1000. */
     delayMs?: number;
   };
+  /**
+   * The largest answer read: a JSON body, in bytes, or one SSE event, in characters. A larger one is not
+   * read: its request fails (or a standalone stream is given up) with an error saying so. Default 4 MiB.
+   */
+  maxMessageSize?: number;
 }
 
 /** How long `close()` waits for the server to answer its DELETE. */
@@ -40,6 +45,7 @@ const DELETE_TIMEOUT_MS = 2000;
 const QUOTED_BODY_CHARS = 200;
 /** transports.mdx §Session Management: a session id is visible ASCII only. */
 const SESSION_ID = /^[\x21-\x7e]+$/;
+const DEFAULT_MAX_MESSAGE_SIZE = 4 * 1024 * 1024;
 
 /**
  * One response the client reads for a request or for the server's pushes: a legacy POST stream and the
@@ -82,6 +88,7 @@ export class StreamableHttpClientTransport implements ClientTransport {
   private readonly headers: Record<string, string>;
   private readonly maxRetries: number;
   private readonly delayMs: number;
+  private readonly maxMessageSize: number;
   /** Its own pool, so `close()` leaves no keep-alive socket behind. */
   private readonly agent: HttpAgent;
   private sink: ClientSink | undefined;
@@ -105,6 +112,8 @@ export class StreamableHttpClientTransport implements ClientTransport {
     this.delayMs = reconnect.delayMs ?? 1000;
     nonNegativeInteger('reconnect.maxRetries', this.maxRetries);
     nonNegativeInteger('reconnect.delayMs', this.delayMs, MAX_TIMER_MS);
+    this.maxMessageSize = options.maxMessageSize ?? DEFAULT_MAX_MESSAGE_SIZE;
+    positiveInteger('maxMessageSize', this.maxMessageSize);
     this.agent = this.url.protocol === 'https:' ? new HttpsAgent({ keepAlive: true }) : new HttpAgent({ keepAlive: true });
   }
 
@@ -174,7 +183,7 @@ export class StreamableHttpClientTransport implements ClientTransport {
             res.resume();
             return resolve();
           }
-          void readText(res).then(({ text }) => {
+          void readText(res, this.maxMessageSize).then(({ text }) => {
             if (status === 404 && headers['mcp-session-id'] !== undefined) this.sessionEnded();
             else this.sink?.error(new Error(`The server refused the POST of ${what}: ${describeStatus(res, text)}`));
             resolve();
@@ -196,7 +205,7 @@ export class StreamableHttpClientTransport implements ClientTransport {
             // streamable-http.mdx (2026-07-28): no sessions; a stray Mcp-Session-Id is ignored.
             if (stream.kind !== 'modern') this.rememberSession(res);
             if (isEventStream(res) && isOk(res)) return this.readEvents(stream, res);
-            void readText(res).then(({ text, complete }) => this.readAnswer(stream, res, text, complete, headers['mcp-session-id'] !== undefined));
+            void readText(res, this.maxMessageSize).then((body) => this.readAnswer(stream, res, body, headers['mcp-session-id'] !== undefined));
           },
           failed: (err) => {
             this.answer(stream, `could not reach the server at ${this.where()}: ${err.message}`);
@@ -212,7 +221,9 @@ export class StreamableHttpClientTransport implements ClientTransport {
   }
 
   /** A whole body answered the request: JSON-RPC to deliver, or an HTTP failure to turn into its answer. */
-  private readAnswer(stream: Stream, res: IncomingMessage, text: string, complete: boolean, hadSession: boolean): void {
+  private readAnswer(stream: Stream, res: IncomingMessage, { text, complete, tooLarge }: Body, hadSession: boolean): void {
+    if (tooLarge)
+      return this.answer(stream, `the server's answer is larger than maxMessageSize (${this.maxMessageSize} bytes); it was not read`, res.statusCode);
     const decoded = complete ? decode(text) : undefined;
     const values = decoded?.kind === 'single' ? [decoded.value] : decoded?.kind === 'batch' ? decoded.values : [];
     const sessionEnded = res.statusCode === 404 && hadSession;
@@ -241,7 +252,10 @@ export class StreamableHttpClientTransport implements ClientTransport {
       }
       for (const value of decoded.kind === 'batch' ? decoded.values : [decoded.value]) this.deliver(stream, value);
     }, stream.lastEventId);
-    res.on('data', (chunk: string) => reader.push(chunk));
+    res.on('data', (chunk: string) => {
+      reader.push(chunk);
+      if (reader.pendingLength > this.maxMessageSize && !res.destroyed) this.dropOversized(stream, res);
+    });
     // 'close' follows every 'error' and says all that matters: whether the stream was complete.
     res.on('error', () => {});
     res.on('close', () => {
@@ -249,6 +263,19 @@ export class StreamableHttpClientTransport implements ClientTransport {
       if (reader.retryMs !== undefined) stream.retryMs = Math.min(reader.retryMs, MAX_TIMER_MS);
       this.streamEnded(stream, res.complete ? 'ended' : 'broke off');
     });
+  }
+
+  /**
+   * An event grew past maxMessageSize: the stream is closed and not resumed (the server would send the
+   * same event again). Its request gets that as its answer; a standalone stream is given up.
+   */
+  private dropOversized(stream: Stream, res: IncomingMessage): void {
+    const why = `the server sent an SSE event larger than maxMessageSize (${this.maxMessageSize} characters)`;
+    if (stream.kind === 'standalone') {
+      if (!stream.cancelled && this.state === 'open') this.sink?.error(new Error(`The standalone GET stream for server messages was closed: ${why}`));
+    } else this.answer(stream, `${why}; it was not read`);
+    stream.cancelled = true;
+    res.destroy();
   }
 
   private streamEnded(stream: Stream, how: 'ended' | 'broke off'): void {
@@ -307,7 +334,7 @@ export class StreamableHttpClientTransport implements ClientTransport {
     this.rememberSession(res);
     const status = res.statusCode ?? 0;
     if (status === 200 && isEventStream(res)) return this.readEvents(stream, res);
-    void readText(res).then(({ text }) => {
+    void readText(res, this.maxMessageSize).then(({ text }) => {
       if (stream.cancelled || this.state !== 'open') return;
       // transports.mdx §Listening for Messages: 405 means the server offers no standalone stream; so does a
       // 404 to a GET without a session id (a server without sessions has no such endpoint).
@@ -490,14 +517,29 @@ function describeStatus(res: IncomingMessage, body: string): string {
   return `${status}: ${text.length > QUOTED_BODY_CHARS ? `${text.slice(0, QUOTED_BODY_CHARS)}…` : text}`;
 }
 
-/** The whole body as text, and whether it arrived whole. */
-function readText(res: IncomingMessage): Promise<{ text: string; complete: boolean }> {
+interface Body {
+  text: string;
+  /** It arrived whole. */
+  complete: boolean;
+  /** It was longer than the limit, and left unread ('' as text). */
+  tooLarge: boolean;
+}
+
+/** The whole body as text, unless it is longer than `limit` bytes: then the response is closed unread. */
+function readText(res: IncomingMessage, limit: number): Promise<Body> {
   return new Promise((resolve) => {
-    let text = '';
-    res.setEncoding('utf8');
-    res.on('data', (chunk: string) => (text += chunk));
+    const chunks: Buffer[] = [];
+    let size = 0;
+    res.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size <= limit) chunks.push(chunk);
+      else if (!res.destroyed) {
+        chunks.length = 0;
+        res.destroy();
+      }
+    });
     res.on('error', () => {});
-    res.on('close', () => resolve({ text, complete: res.complete }));
+    res.on('close', () => resolve({ text: Buffer.concat(chunks).toString('utf8'), complete: res.complete, tooLarge: size > limit }));
   });
 }
 
