@@ -74,7 +74,11 @@ export interface McpServerEvents {
   responseElicitationCreate: [session: McpSession, request: OutgoingRequest, response: ElicitationResponse];
   responseSamplingCreateMessage: [session: McpSession, request: OutgoingRequest, response: SamplingResponse];
   responseRootsList: [session: McpSession, request: OutgoingRequest, response: RootsResponse];
-  /** Every message in and out, for tracing. Parse failures arrive as the raw text. */
+  /**
+   * Every message in and out, once each, for tracing. Parse failures arrive as the raw text. What arrives
+   * on a WebSocket or stdio connection comes with the connection's session; a 2026-07-28 request's answer
+   * goes out with the request's own session.
+   */
   message: [session: McpSession, direction: 'in' | 'out', message: JsonRpcMessage | JsonRpcMessage[] | unknown];
   /** Something worth knowing that is no failure (a client's second reply to a request, already answered). */
   debug: [message: string, session?: McpSession];

@@ -137,6 +137,7 @@ export function serveStateless(
     clientCapabilities: normalizeClientCapabilities(meta[META.clientCapabilities]),
     logLevel: meta[META.logLevel] as Session['logLevel'],
   });
-  host.trace(session, 'in', request);
+  // A request that came on a connection (WebSocket, stdio) was traced there, as it arrived.
+  if (!table) host.trace(session, 'in', request);
   return serve(session, request, statelessDispatch, table, answers, onStart);
 }
