@@ -1,8 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import type { McpServer } from '../../src/index.js';
+import type { CompleteParams, McpServer } from '../../src/index.js';
+import { rpcError, useMcpClients } from '../helpers/mcp-clients.js';
 import { useHarness } from '../helpers/session-harness.js';
+import { useCleanups } from '../helpers/util.js';
 
-const h = useHarness();
+const cleanups = useCleanups();
+const h = useHarness(cleanups);
+const clients = useMcpClients(cleanups);
 
 const LANGUAGES = ['python', 'perl', 'php', 'rust', 'ruby'];
 const REPOS: Record<string, string[]> = { acme: ['anvil', 'rocket', 'roadrunner'], other: ['x'] };
@@ -48,117 +52,94 @@ function setup(server: McpServer, seen: Seen[] = []): void {
 describe('completion/complete', () => {
   it('completes a prompt argument with its completer', async () => {
     const seen: Seen[] = [];
-    const { url } = await h.start((server) => setup(server, seen));
-    const client = await h.ready(url);
+    const { client } = await clients.connect(await h.start((server) => setup(server, seen)));
 
-    const reply = await client.request(
-      'completion/complete',
-      { ref: { type: 'ref/prompt', name: 'code_review' }, argument: { name: 'language', value: 'p' } },
-      'c',
-    );
+    const result = await client.complete({ ref: { type: 'ref/prompt', name: 'code_review' }, argument: { name: 'language', value: 'p' } });
 
-    expect(reply).toEqual({ jsonrpc: '2.0', id: 'c', result: { completion: { values: ['python', 'perl', 'php'], total: 3, hasMore: false } } });
+    expect(result).toEqual({ completion: { values: ['python', 'perl', 'php'], total: 3, hasMore: false } });
     expect(seen).toEqual([{ value: 'p', arguments: {}, method: 'completion/complete' }]);
   });
 
   it('passes context.arguments to a prompt argument completer', async () => {
     const seen: Seen[] = [];
-    const { url } = await h.start((server) => setup(server, seen));
-    const client = await h.ready(url);
+    const { client } = await clients.connect(await h.start((server) => setup(server, seen)));
 
-    const reply = await client.request('completion/complete', {
+    const result = await client.complete({
       ref: { type: 'ref/prompt', name: 'code_review' },
       argument: { name: 'language', value: 'ru' },
       context: { arguments: { style: 'strict' } },
     });
 
-    expect(reply.result).toEqual({ completion: { values: ['rust', 'ruby'], total: 2, hasMore: false } });
+    expect(result).toEqual({ completion: { values: ['rust', 'ruby'], total: 2, hasMore: false } });
     expect(seen).toEqual([{ value: 'ru', arguments: { style: 'strict' }, method: 'completion/complete' }]);
   });
 
   it('completes a resource template variable, passing context.arguments through', async () => {
     const seen: Seen[] = [];
-    const { url } = await h.start((server) => setup(server, seen));
-    const client = await h.ready(url);
+    const { client } = await clients.connect(await h.start((server) => setup(server, seen)));
 
-    const reply = await client.request(
-      'completion/complete',
-      {
-        ref: { type: 'ref/resource', uri: 'test://repos/{owner}/{repo}' },
-        argument: { name: 'repo', value: 'r' },
-        context: { arguments: { owner: 'acme' } },
-      },
-      'rt',
-    );
+    const result = await client.complete({
+      ref: { type: 'ref/resource', uri: 'test://repos/{owner}/{repo}' },
+      argument: { name: 'repo', value: 'r' },
+      context: { arguments: { owner: 'acme' } },
+    });
 
-    expect(reply).toEqual({ jsonrpc: '2.0', id: 'rt', result: { completion: { values: ['rocket', 'roadrunner'], total: 2, hasMore: false } } });
+    expect(result).toEqual({ completion: { values: ['rocket', 'roadrunner'], total: 2, hasMore: false } });
     expect(seen).toEqual([{ value: 'r', arguments: { owner: 'acme' }, method: 'completion/complete' }]);
   });
 
   it('truncates more than 100 values to the first 100, with the total and hasMore: true', async () => {
-    const { url } = await h.start((server) => setup(server));
-    const client = await h.ready(url);
+    const { client } = await clients.connect(await h.start((server) => setup(server)));
 
-    const reply = await client.request('completion/complete', { ref: { type: 'ref/prompt', name: 'code_review' }, argument: { name: 'many', value: '' } });
+    const result = await client.complete({ ref: { type: 'ref/prompt', name: 'code_review' }, argument: { name: 'many', value: '' } });
 
-    expect(reply.result).toEqual({
+    expect(result).toEqual({
       completion: { values: Array.from({ length: 100 }, (_, i) => `v${i}`), total: 150, hasMore: true },
     });
   });
 
   it('answers exactly 100 values whole, with hasMore: false', async () => {
-    const { url } = await h.start((server) => setup(server));
-    const client = await h.ready(url);
+    const { client } = await clients.connect(await h.start((server) => setup(server)));
 
-    const reply = await client.request('completion/complete', {
+    const result = await client.complete({
       ref: { type: 'ref/prompt', name: 'code_review' },
       argument: { name: 'exactly100', value: '' },
     });
 
-    expect(reply.result).toEqual({
+    expect(result).toEqual({
       completion: { values: Array.from({ length: 100 }, (_, i) => `w${i}`), total: 100, hasMore: false },
     });
   });
 
-  it.each([
+  it.each<[string, CompleteParams['ref'], string]>([
     ['a prompt argument without a completer', { type: 'ref/prompt', name: 'code_review' }, 'style'],
     ['a template variable without a completer', { type: 'ref/resource', uri: 'test://repos/{owner}/{repo}' }, 'owner'],
     ['a static resource', { type: 'ref/resource', uri: 'test://static' }, 'anything'],
   ])('answers an empty completion for %s', async (_what, ref, name) => {
-    const { url } = await h.start((server) => setup(server));
-    const client = await h.ready(url);
+    const { client } = await clients.connect(await h.start((server) => setup(server)));
 
-    expect(await client.request('completion/complete', { ref, argument: { name, value: 'a' } }, 'e')).toEqual({
-      jsonrpc: '2.0',
-      id: 'e',
-      result: { completion: { values: [], hasMore: false } },
-    });
+    expect(await client.complete({ ref, argument: { name, value: 'a' } })).toEqual({ completion: { values: [], hasMore: false } });
   });
 
   it('answers -32602 for an unknown prompt ref', async () => {
-    const { url } = await h.start((server) => setup(server));
-    const client = await h.ready(url);
+    const { client } = await clients.connect(await h.start((server) => setup(server)));
 
-    expect(await client.request('completion/complete', { ref: { type: 'ref/prompt', name: 'nope' }, argument: { name: 'a', value: '' } }, 'u')).toEqual({
-      jsonrpc: '2.0',
-      id: 'u',
-      error: { code: -32602, message: 'Unknown prompt: nope' },
+    expect(await rpcError(client.complete({ ref: { type: 'ref/prompt', name: 'nope' }, argument: { name: 'a', value: '' } }))).toEqual({
+      code: -32602,
+      message: 'Unknown prompt: nope',
     });
   });
 
   it('answers -32602 for an unknown resource ref', async () => {
-    const { url } = await h.start((server) => setup(server));
-    const client = await h.ready(url);
+    const { client } = await clients.connect(await h.start((server) => setup(server)));
 
-    expect(
-      await client.request('completion/complete', { ref: { type: 'ref/resource', uri: 'test://nope/{x}' }, argument: { name: 'x', value: '' } }, 'u'),
-    ).toEqual({
-      jsonrpc: '2.0',
-      id: 'u',
-      error: { code: -32602, message: 'Unknown resource or resource template: test://nope/{x}' },
+    expect(await rpcError(client.complete({ ref: { type: 'ref/resource', uri: 'test://nope/{x}' }, argument: { name: 'x', value: '' } }))).toEqual({
+      code: -32602,
+      message: 'Unknown resource or resource template: test://nope/{x}',
     });
   });
 
+  // Malformed params McpClient never sends (complete() takes a CompleteParams): raw peer.
   it.each([
     ['no ref', { argument: { name: 'language', value: 'p' } }, 'completion/complete needs params.ref'],
     ['a ref that is not an object', { ref: 'ref/prompt', argument: { name: 'language', value: 'p' } }, 'completion/complete needs params.ref'],

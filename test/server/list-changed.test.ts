@@ -1,19 +1,44 @@
 import { describe, expect, it } from 'vitest';
-import type { McpServer, Registration } from '../../src/index.js';
+import type { JsonRpcNotification, McpClient, McpServer, Registration } from '../../src/index.js';
+import { useMcpClients } from '../helpers/mcp-clients.js';
+import type { RunningServer } from '../helpers/servers.js';
 import { flush, useHarness } from '../helpers/session-harness.js';
-import { tick } from '../helpers/util.js';
+import { tick, useCleanups } from '../helpers/util.js';
 import type { WsTestClient } from '../helpers/ws-client.js';
 
-const h = useHarness();
+const cleanups = useCleanups();
+const h = useHarness(cleanups);
+const clients = useMcpClients(cleanups);
 
 const TOOLS_CHANGED = { jsonrpc: '2.0', method: 'notifications/tools/list_changed' };
 const PROMPTS_CHANGED = { jsonrpc: '2.0', method: 'notifications/prompts/list_changed' };
 const RESOURCES_CHANGED = { jsonrpc: '2.0', method: 'notifications/resources/list_changed' };
 
-/** Every list_changed notification the client has received so far (after a round trip), in order. */
-async function listChanges(client: WsTestClient) {
+const isListChanged = (m: { method?: unknown }) => typeof m.method === 'string' && m.method.endsWith('/list_changed');
+
+interface Listener {
+  client: McpClient;
+  /** Every notification the client received since it connected, in order. */
+  notifications: JsonRpcNotification[];
+}
+
+/** An McpClient on `running` that records every notification it receives from the start. */
+async function listener(running: RunningServer): Promise<Listener> {
+  const notifications: JsonRpcNotification[] = [];
+  const { client } = await clients.connect(running, {}, (c) => c.on('notification', (n) => void notifications.push(n)));
+  return { client, notifications };
+}
+
+/** Every list_changed notification the client has received so far (after a ping round trip), in order. */
+async function listChanges({ client, notifications }: Listener) {
+  await client.ping();
+  return notifications.filter(isListChanged);
+}
+
+/** The same for a raw peer. */
+async function rawListChanges(client: WsTestClient) {
   await flush(client);
-  return client.received.filter((m) => typeof m.method === 'string' && m.method.endsWith('/list_changed'));
+  return client.received.filter(isListChanged);
 }
 
 const addTool = (server: McpServer, name = 'tool') => server.registerTool(name, {}, () => 'ok');
@@ -28,11 +53,11 @@ describe('list_changed notifications', () => {
     ['a resource', addResource, RESOURCES_CHANGED],
     ['a resource template', addTemplate, RESOURCES_CHANGED],
   ])('registering %s sends its list_changed to every ready session', async (_what, add, expected) => {
-    const { url, server } = await h.start();
-    const a = await h.ready(url);
-    const b = await h.ready(url);
+    const running = await h.start();
+    const a = await listener(running);
+    const b = await listener(running);
 
-    add(server);
+    add(running.server);
 
     expect(await listChanges(a)).toEqual([expected]);
     expect(await listChanges(b)).toEqual([expected]);
@@ -45,11 +70,11 @@ describe('list_changed notifications', () => {
     ['a resource template', addTemplate, RESOURCES_CHANGED],
   ])('removing %s sends its list_changed to every ready session, and a second remove() sends nothing', async (_what, add, expected) => {
     let registration: Registration | undefined;
-    const { url } = await h.start((server) => {
+    const running = await h.start((server) => {
       registration = add(server);
     });
-    const a = await h.ready(url);
-    const b = await h.ready(url);
+    const a = await listener(running);
+    const b = await listener(running);
 
     registration!.remove();
     expect(await listChanges(a)).toEqual([expected]);
@@ -61,9 +86,10 @@ describe('list_changed notifications', () => {
   });
 
   it('coalesces registrations in one tick into one notification per list per session', async () => {
-    const { url, server } = await h.start();
-    const a = await h.ready(url);
-    const b = await h.ready(url);
+    const running = await h.start();
+    const { server } = running;
+    const a = await listener(running);
+    const b = await listener(running);
 
     addTool(server, 't1');
     addTool(server, 't2');
@@ -82,16 +108,17 @@ describe('list_changed notifications', () => {
   });
 
   it('sends one notification per tick for changes in separate ticks', async () => {
-    const { url, server } = await h.start();
-    const client = await h.ready(url);
+    const running = await h.start();
+    const client = await listener(running);
 
-    addTool(server, 't1');
-    await flush(client);
-    addTool(server, 't2');
+    addTool(running.server, 't1');
+    await client.client.ping();
+    addTool(running.server, 't2');
 
     expect(await listChanges(client)).toEqual([TOOLS_CHANGED, TOOLS_CHANGED]);
   });
 
+  // The subject is a session stopped between initialize and notifications/initialized, which McpClient never is: raw peers.
   it('sends nothing to a session that has not sent notifications/initialized', async () => {
     const { url, server } = await h.start();
     const ready = await h.ready(url);
@@ -108,10 +135,11 @@ describe('list_changed notifications', () => {
     addPrompt(server);
     addResource(server);
 
-    expect(await listChanges(ready)).toHaveLength(3);
-    expect(await listChanges(initializing)).toEqual([]);
+    expect(await rawListChanges(ready)).toHaveLength(3);
+    expect(await rawListChanges(initializing)).toEqual([]);
   });
 
+  // The subject is a socket that has sent nothing, which McpClient never is: raw peers.
   it('sends nothing to a session that has only connected', async () => {
     const { url, server } = await h.start();
     const connected = await h.connectUrl(url);
@@ -119,12 +147,13 @@ describe('list_changed notifications', () => {
 
     addTool(server);
 
-    expect(await listChanges(ready)).toEqual([TOOLS_CHANGED]);
-    expect(await listChanges(connected)).toEqual([]);
+    expect(await rawListChanges(ready)).toEqual([TOOLS_CHANGED]);
+    expect(await rawListChanges(connected)).toEqual([]);
   });
 
   it('sends nothing when no session exists, and does not replay those changes to sessions that start later', async () => {
-    const { url, server } = await h.start();
+    const running = await h.start();
+    const { server } = running;
     const sent: unknown[] = [];
     server.on('message', (_session, direction, message) => {
       if (direction === 'out') sent.push(message);
@@ -137,8 +166,8 @@ describe('list_changed notifications', () => {
     await tick();
     expect(sent).toEqual([]);
 
-    const client = await h.ready(url);
+    const client = await listener(running);
     expect(await listChanges(client)).toEqual([]);
-    expect((await client.request('tools/list')).result.tools.map((t: { name: string }) => t.name)).toEqual(['tool']);
+    expect((await client.client.listTools()).tools.map((t) => t.name)).toEqual(['tool']);
   });
 });

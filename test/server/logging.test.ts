@@ -1,34 +1,47 @@
 import { describe, expect, it } from 'vitest';
-import type { LoggingLevel, McpServer, McpSession } from '../../src/index.js';
-import { nextEvent } from '../helpers/servers.js';
-import { flush, recordMessages, useHarness } from '../helpers/session-harness.js';
-import type { WsTestClient } from '../helpers/ws-client.js';
+import type { JsonRpcNotification, LoggingLevel, McpClient, McpSession } from '../../src/index.js';
+import { useMcpClients } from '../helpers/mcp-clients.js';
+import { nextEvent, type RunningServer } from '../helpers/servers.js';
+import { recordMessages, useHarness } from '../helpers/session-harness.js';
+import { useCleanups } from '../helpers/util.js';
 
-const h = useHarness();
-
-/** The server-side session of the client that connected `index`-th (sessions are kept in connection order). */
-function sessionAt(server: McpServer, index: number): McpSession {
-  return [...server.sessions.values()][index];
-}
+const cleanups = useCleanups();
+const h = useHarness(cleanups);
+const clients = useMcpClients(cleanups);
 
 function logMessage(level: LoggingLevel, data: unknown, logger?: string) {
   return { jsonrpc: '2.0', method: 'notifications/message', params: logger === undefined ? { level, data } : { level, logger, data } };
 }
 
-async function logsOf(client: WsTestClient) {
-  await flush(client);
-  return client.messages('notifications/message');
+interface Listener {
+  client: McpClient;
+  session: McpSession;
+  /** Every notification the client received since it connected, in order. */
+  notifications: JsonRpcNotification[];
+}
+
+/** An McpClient on `running` that records every notification it receives from the start. */
+async function listener(running: RunningServer): Promise<Listener> {
+  const notifications: JsonRpcNotification[] = [];
+  const { client, session } = await clients.connect(running, {}, (c) => c.on('notification', (n) => void notifications.push(n)));
+  return { client, session, notifications };
+}
+
+/** The log messages the client has received, once everything the server sent before a ping round trip is in. */
+async function logsOf({ client, notifications }: Listener) {
+  await client.ping();
+  return notifications.filter((n) => n.method === 'notifications/message');
 }
 
 describe('logging/setLevel', () => {
   it('sets the session log level, answers {} and emits loggingSetLevel', async () => {
-    const { url, server } = await h.start();
-    const client = await h.ready(url);
-    const session = sessionAt(server, 0);
+    const running = await h.start();
+    const { client, session } = await clients.connect(running);
     expect(session.logLevel).toBeUndefined();
-    const event = nextEvent<[McpSession, LoggingLevel]>(server, 'loggingSetLevel');
+    const event = nextEvent<[McpSession, LoggingLevel]>(running.server, 'loggingSetLevel');
 
-    expect(await client.request('logging/setLevel', { level: 'warning' }, 'l')).toEqual({ jsonrpc: '2.0', id: 'l', result: {} });
+    // request() rather than setLogLevel(), which drops the result: it must be exactly {}.
+    expect(await client.request('logging/setLevel', { level: 'warning' })).toEqual({});
 
     const [eventSession, level] = await event;
     expect(eventSession).toBe(session);
@@ -36,6 +49,7 @@ describe('logging/setLevel', () => {
     expect(session.logLevel).toBe('warning');
   });
 
+  // Levels that are no LoggingLevel are malformed input McpClient never sends: raw peer.
   it.each([['loud'], ['WARNING'], [3], [undefined]])('answers -32602 for the invalid level %j and keeps the old one', async (level) => {
     const { url, server } = await h.start();
     const client = await h.ready(url);
@@ -51,19 +65,20 @@ describe('logging/setLevel', () => {
         message: `Invalid log level ${JSON.stringify(level)}: use debug, info, notice, warning, error, critical, alert or emergency`,
       },
     });
-    expect(sessionAt(server, 0).logLevel).toBe('error');
+    expect([...server.sessions.values()][0].logLevel).toBe('error');
     expect(fired).toBe(0);
   });
 });
 
 describe('server.sendLogMessage', () => {
   it('reaches only the sessions whose level lets it through, with the exact notification', async () => {
-    const { url, server } = await h.start();
-    const byDefault = await h.ready(url); // threshold: info (the default)
-    const strict = await h.ready(url);
-    await strict.request('logging/setLevel', { level: 'error' });
-    const verbose = await h.ready(url);
-    await verbose.request('logging/setLevel', { level: 'debug' });
+    const running = await h.start();
+    const { server } = running;
+    const byDefault = await listener(running); // threshold: info (the default)
+    const strict = await listener(running);
+    await strict.client.setLogLevel('error');
+    const verbose = await listener(running);
+    await verbose.client.setLogLevel('debug');
 
     expect(server.sendLogMessage('warning', { disk: '91%' }, { logger: 'storage' })).toBe(2);
     expect(server.sendLogMessage('debug', 'cache miss', { logger: 'cache' })).toBe(1);
@@ -79,38 +94,38 @@ describe('server.sendLogMessage', () => {
   });
 
   it('lets info through by default and holds debug back', async () => {
-    const { url, server } = await h.start();
-    const client = await h.ready(url);
+    const running = await h.start();
+    const client = await listener(running);
 
-    expect(server.sendLogMessage('debug', 'hidden')).toBe(0);
-    expect(server.sendLogMessage('info', 'shown')).toBe(1);
+    expect(running.server.sendLogMessage('debug', 'hidden')).toBe(0);
+    expect(running.server.sendLogMessage('info', 'shown')).toBe(1);
 
     expect(await logsOf(client)).toEqual([logMessage('info', 'shown')]);
   });
 
   it('uses options.defaultLogLevel for sessions that never set a level', async () => {
-    const { url, server } = await h.start(undefined, { server: { defaultLogLevel: 'error' } });
-    const unset = await h.ready(url);
-    const lowered = await h.ready(url);
-    await lowered.request('logging/setLevel', { level: 'info' });
+    const running = await h.start(undefined, { server: { defaultLogLevel: 'error' } });
+    const unset = await listener(running);
+    const lowered = await listener(running);
+    await lowered.client.setLogLevel('info');
 
-    expect(server.sendLogMessage('warning', 'w')).toBe(1);
-    expect(server.sendLogMessage('error', 'e')).toBe(2);
+    expect(running.server.sendLogMessage('warning', 'w')).toBe(1);
+    expect(running.server.sendLogMessage('error', 'e')).toBe(2);
 
     expect(await logsOf(unset)).toEqual([logMessage('error', 'e')]);
     expect(await logsOf(lowered)).toEqual([logMessage('warning', 'w'), logMessage('error', 'e')]);
   });
 
   it('sends to one session given as an object or by id, and to no one for an unknown id', async () => {
-    const { url, server } = await h.start();
-    const first = await h.ready(url);
-    const second = await h.ready(url);
-    const [firstSession, secondSession] = [sessionAt(server, 0), sessionAt(server, 1)];
+    const running = await h.start();
+    const { server } = running;
+    const first = await listener(running);
+    const second = await listener(running);
 
-    expect(server.sendLogMessage('info', 'to first', { session: firstSession, logger: 'direct' })).toBe(1);
-    expect(server.sendLogMessage('notice', 'to second', { session: secondSession.id })).toBe(1);
+    expect(server.sendLogMessage('info', 'to first', { session: first.session, logger: 'direct' })).toBe(1);
+    expect(server.sendLogMessage('notice', 'to second', { session: second.session.id })).toBe(1);
     expect(server.sendLogMessage('info', 'to nobody', { session: 'no-such-session' })).toBe(0);
-    expect(server.sendLogMessage('debug', 'below the level', { session: firstSession })).toBe(0);
+    expect(server.sendLogMessage('debug', 'below the level', { session: first.session })).toBe(0);
 
     expect(await logsOf(first)).toEqual([logMessage('info', 'to first', 'direct')]);
     expect(await logsOf(second)).toEqual([logMessage('notice', 'to second')]);
@@ -124,6 +139,7 @@ describe('server.sendLogMessage', () => {
 });
 
 describe('ctx.log', () => {
+  // The subject is the order of frames on the socket (log messages before the result): raw peer.
   it('sends notifications/message from inside a tool before the tool result, filtered by the session level', async () => {
     const { url } = await h.start((server) =>
       server.registerTool('work', {}, (_args, ctx) => {
@@ -147,18 +163,16 @@ describe('ctx.log', () => {
   });
 
   it('follows a level set with logging/setLevel', async () => {
-    const { url } = await h.start((server) =>
+    const running = await h.start((server) =>
       server.registerTool('work', {}, (_args, ctx) => {
         ctx.log('debug', 'detail');
         return 'done';
       }),
     );
-    const client = await h.ready(url);
-    await client.request('logging/setLevel', { level: 'debug' });
-    const log = recordMessages(client);
+    const client = await listener(running);
+    await client.client.setLogLevel('debug');
 
-    await client.request('tools/call', { name: 'work' }, 'w');
-
-    expect(log).toEqual([logMessage('debug', 'detail'), { jsonrpc: '2.0', id: 'w', result: { content: [{ type: 'text', text: 'done' }] } }]);
+    expect(await client.client.callTool('work')).toEqual({ content: [{ type: 'text', text: 'done' }] });
+    expect(client.notifications).toEqual([logMessage('debug', 'detail')]);
   });
 });
