@@ -33,7 +33,18 @@ export type { Era, ServedEras } from './protocol/era.js';
 export { McpClient } from './client/mcp-client.js';
 export type { ConnectOptions, ListToolsResult, ListPromptsResult, ListResourcesResult, ListResourceTemplatesResult } from './client/mcp-client.js';
 export type { McpClientOptions, ClientEra } from './client/options.js';
-export type { CallOptions, HandlerContext, ElicitationHandler, SamplingHandler, RootsHandler, LogMessage, McpClientEvents } from './client/api.js';
+export type {
+  CallOptions,
+  HandlerContext,
+  ElicitationHandler,
+  SamplingHandler,
+  RootsHandler,
+  LogMessage,
+  McpClientEvents,
+  ListenNotifications,
+  SubscriptionOptions,
+  Subscription,
+} from './client/api.js';
 export type { ClientTransport, ClientSink, SendContext, ModernHeaders } from './client/transport.js';
 export { StreamableHttpClientTransport } from './client/transports/streamable-http.js';
 export type { StreamableHttpClientTransportOptions } from './client/transports/streamable-http.js';

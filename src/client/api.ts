@@ -22,6 +22,36 @@ export interface CallOptions {
   onProgress?: (progress: ProgressParams) => void;
 }
 
+/** The change notifications a `subscriptions/listen` stream asks for (2026-07-28), and those the server honours. */
+export interface ListenNotifications {
+  toolsListChanged?: boolean;
+  promptsListChanged?: boolean;
+  resourcesListChanged?: boolean;
+  /** Resources whose notifications/resources/updated the client wants. */
+  resourceSubscriptions?: string[];
+}
+
+export interface SubscriptionOptions {
+  /** Ends the subscription (before or after it is acknowledged). */
+  signal?: AbortSignal;
+  /** How long to wait for the acknowledgement. Default: the client's `requestTimeoutMs`. */
+  timeoutMs?: number;
+  /** Each notification of this subscription (they also reach the `notification` event). */
+  onNotification?: (notification: JsonRpcNotification) => void;
+}
+
+/** An acknowledged `subscriptions/listen` stream. */
+export interface Subscription {
+  /** Its id: the request id every notification of it carries in `_meta["io.modelcontextprotocol/subscriptionId"]`. */
+  readonly id: RequestId;
+  /** What the server honours, as its acknowledgement said. */
+  readonly notifications: ListenNotifications;
+  /** Resolves, never rejects, when it ends, with why: the server completed it, `close()`, the signal, an error, the connection. */
+  readonly ended: Promise<string>;
+  /** End it: the stream is closed (HTTP) or the server is sent notifications/cancelled. */
+  close(): void;
+}
+
 /** Where a server's request to the client came from. */
 export interface HandlerContext {
   /** Aborted when the server cancels the request, or the connection ends. */

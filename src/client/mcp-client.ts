@@ -4,9 +4,10 @@
  * the server asks for (elicitation, sampling, roots) through the application's handlers, whether the
  * server pushes a request or returns `input_required`, and reports what happens as events.
  */
-import { ErrorCode, McpError } from '../protocol/errors.js';
+import { ErrorCode, McpError, RequestCancelledError, RequestTimeoutError } from '../protocol/errors.js';
 import { isObject } from '../protocol/is-object.js';
 import { classify, type JsonRpcNotification, type JsonRpcRequest, type JsonRpcResponse } from '../protocol/jsonrpc.js';
+import { MAX_TIMER_MS } from '../protocol/option-checks.js';
 import { SafeEmitter } from '../protocol/safe-emitter.js';
 import type {
   CallToolResult,
@@ -26,11 +27,21 @@ import type {
   Tool,
 } from '../protocol/types.js';
 import { isLegacyProtocolVersion, isModernProtocolVersion, LEGACY_PROTOCOL_VERSIONS } from '../protocol/versions.js';
-import type { CallOptions, ElicitationHandler, HandlerContext, McpClientEvents, RootsHandler, SamplingHandler } from './api.js';
+import type {
+  CallOptions,
+  ElicitationHandler,
+  HandlerContext,
+  ListenNotifications,
+  SubscriptionOptions,
+  McpClientEvents,
+  RootsHandler,
+  SamplingHandler,
+  Subscription,
+} from './api.js';
 import { ClientHandlers } from './handlers.js';
 import { MODERN_VERSION } from './modern.js';
 import { type McpClientOptions, type ResolvedClientOptions, resolveClientOptions } from './options.js';
-import { PendingRequests } from './pending.js';
+import { abortReason, PendingRequests } from './pending.js';
 import type { ClientSink, ClientTransport } from './transport.js';
 import { type EraWire, LegacyWire, ModernWire } from './wire.js';
 
@@ -64,6 +75,14 @@ export interface ConnectOptions {
 
 type State = 'new' | 'connecting' | 'connected' | 'closed';
 
+/** The `_meta` key that ties a notification to its subscriptions/listen stream. */
+const SUBSCRIPTION_ID = 'io.modelcontextprotocol/subscriptionId';
+
+interface Listening {
+  acknowledge(honoured: ListenNotifications): void;
+  onNotification: ((notification: JsonRpcNotification) => void) | undefined;
+}
+
 /** Error codes that mark a modern server's answer to `server/discover` (versioning.mdx, client-side detection). */
 const MODERN_ERROR_CODES: ReadonlySet<number> = new Set([
   ErrorCode.UnsupportedProtocolVersion,
@@ -89,6 +108,8 @@ export class McpClient extends SafeEmitter<McpClientEvents> {
   private readonly progressListeners = new Map<string | number, (progress: ProgressParams) => void>();
   /** Requests the server sent that a handler is still answering, by id: the server may cancel them. */
   private readonly serving = new Map<RequestId, AbortController>();
+  /** Open subscriptions/listen streams, by request id: their acknowledgement and notifications. */
+  private readonly subscriptions = new Map<RequestId, Listening>();
   private readonly handlers: ClientHandlers;
   private server: { info?: Implementation; capabilities?: ServerCapabilities; instructions?: string } = {};
 
@@ -231,6 +252,75 @@ export class McpClient extends SafeEmitter<McpClientEvents> {
     await this.request('resources/unsubscribe', { uri }, options);
   }
 
+  /**
+   * 2026-07-28: open a `subscriptions/listen` stream for the change notifications named. Resolves once the
+   * server acknowledges, with what it honours; its notifications then reach `onNotification` and the
+   * `notification` event until the server completes it, `close()` or the signal ends it, or the
+   * connection does. (Legacy sessions get list_changed by themselves, and use `subscribe(uri)`.)
+   */
+  async listen(notifications: ListenNotifications, options: SubscriptionOptions = {}): Promise<Subscription> {
+    this.requireConnected('subscriptions/listen');
+    const wire = this.wire!;
+    const refusal = wire.refusal('subscriptions/listen');
+    if (refusal) throw new Error(refusal);
+    const { signal, onNotification } = options;
+    const ackTimeoutMs = options.timeoutMs ?? this.options.requestTimeoutMs;
+    // Ends the request: close(), the caller's signal, or no acknowledgement in time.
+    const control = new AbortController();
+    const onAbort = () => control.abort(signal!.reason);
+    signal?.addEventListener('abort', onAbort, { once: true });
+    if (signal?.aborted) onAbort();
+
+    let id: RequestId | undefined;
+    let acknowledge!: (honoured: ListenNotifications) => void;
+    const acknowledged = new Promise<ListenNotifications>((resolve) => (acknowledge = resolve));
+    const answer = this.send(
+      wire,
+      'subscriptions/listen',
+      { notifications },
+      {
+        timeoutMs: MAX_TIMER_MS,
+        signal: control.signal,
+        onSent: (sent) => {
+          id = sent;
+          this.subscriptions.set(sent, { acknowledge, onNotification });
+        },
+      },
+    );
+    const ended = answer.then(
+      () => 'completed by the server',
+      (err: Error) => err.message,
+    );
+    void ended.finally(() => {
+      if (id !== undefined) this.subscriptions.delete(id);
+      signal?.removeEventListener('abort', onAbort);
+    });
+
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const timedOut = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => {
+        const error = new RequestTimeoutError('subscriptions/listen', ackTimeoutMs);
+        reject(error);
+        control.abort(error.message);
+      }, ackTimeoutMs);
+    });
+    // The request ending before the acknowledgement is the answer: an error, or a server that ended at once.
+    const endedFirst = answer.then(
+      (): ListenNotifications => {
+        throw new McpError(ErrorCode.InternalError, 'The server completed subscriptions/listen without acknowledging it');
+      },
+      (err: Error) => {
+        throw err;
+      },
+    );
+    try {
+      const honoured = await Promise.race([acknowledged, endedFirst, timedOut]);
+      return { id: id!, notifications: honoured, ended, close: () => control.abort('closed by the client') };
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
   complete(params: CompleteParams, options?: CallOptions): Promise<CompleteResult> {
     return this.request('completion/complete', params as unknown as Record<string, unknown>, options) as Promise<CompleteResult>;
   }
@@ -266,6 +356,7 @@ export class McpClient extends SafeEmitter<McpClientEvents> {
     const wire = this.wire!;
     const refusal = wire.refusal(method, params);
     if (refusal) throw new Error(refusal);
+    if (options.signal?.aborted) throw new RequestCancelledError(method, abortReason(options.signal));
     if (method === 'tools/call' && wire.wantsToolList) await this.learnToolHeaders(options);
     let retry = params;
     for (let round = 0; ; round++) {
@@ -361,7 +452,13 @@ export class McpClient extends SafeEmitter<McpClientEvents> {
     wire: EraWire,
     method: string,
     params: Record<string, unknown>,
-    options: { timeoutMs?: number | undefined; signal?: AbortSignal | undefined; onProgress?: ((progress: ProgressParams) => void) | undefined },
+    options: {
+      timeoutMs?: number | undefined;
+      signal?: AbortSignal | undefined;
+      onProgress?: ((progress: ProgressParams) => void) | undefined;
+      /** Told the request's id before it goes out. */
+      onSent?: (id: RequestId) => void;
+    },
   ): Promise<Record<string, unknown>> {
     const transport = this.transport;
     if (!transport || this.state === 'closed') return Promise.reject(new Error(`McpClient is closed; cannot send ${method}`));
@@ -388,6 +485,8 @@ export class McpClient extends SafeEmitter<McpClientEvents> {
         transport.send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: id, reason } }, wire.context()).catch(() => {});
       },
     });
+    if (options.signal?.aborted) return answer;
+    options.onSent?.(id);
     const message: JsonRpcRequest = { jsonrpc: '2.0', id, method, params: sent };
     transport
       .send(message, context)
@@ -444,6 +543,13 @@ export class McpClient extends SafeEmitter<McpClientEvents> {
       case 'notifications/elicitation/complete':
         if (typeof params.elicitationId === 'string') this.emit('elicitationComplete', params.elicitationId, this.handlers.completed(params.elicitationId));
         break;
+    }
+    const subscriptionId = isObject(params._meta) ? params._meta[SUBSCRIPTION_ID] : undefined;
+    const listening = subscriptionId === undefined ? undefined : this.subscriptions.get(subscriptionId as RequestId);
+    if (listening) {
+      if (notification.method === 'notifications/subscriptions/acknowledged') {
+        listening.acknowledge(isObject(params.notifications) ? (params.notifications as ListenNotifications) : {});
+      } else listening.onNotification?.(notification);
     }
     this.emit('notification', notification);
   }

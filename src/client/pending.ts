@@ -31,6 +31,8 @@ export class PendingRequests {
   add(id: RequestId, options: PendingOptions): Promise<Record<string, unknown>> {
     return new Promise((resolve, reject) => {
       const { method, timeoutMs, signal, onGiveUp } = options;
+      // Given up before it started: nothing goes out, so there is nobody to tell.
+      if (signal?.aborted) return reject(new RequestCancelledError(method, abortReason(signal)));
       const giveUp = (error: McpError, reason: string) => {
         const entry = this.end(id);
         if (!entry) return;
@@ -48,7 +50,6 @@ export class PendingRequests {
         signal?.removeEventListener('abort', onAbort);
       };
       this.entries.set(id, { method, resolve, reject, cleanup });
-      if (signal?.aborted) onAbort();
     });
   }
 
@@ -85,7 +86,8 @@ export class PendingRequests {
   }
 }
 
-function abortReason(signal: AbortSignal | undefined): string | undefined {
+/** Why `signal` aborted, as a cancellation reason: its message or string, undefined for a bare abort(). */
+export function abortReason(signal: AbortSignal | undefined): string | undefined {
   const reason: unknown = signal?.reason;
   if (reason instanceof Error) return reason.name === 'AbortError' ? undefined : reason.message;
   return typeof reason === 'string' ? reason : undefined;

@@ -65,7 +65,10 @@ export class LegacyWire implements EraWire {
     return { method: 'logging/setLevel', params: { level } };
   }
 
-  refusal(): undefined {
+  refusal(method: string): string | undefined {
+    if (method === 'subscriptions/listen') {
+      return 'subscriptions/listen belongs to 2026-07-28; on a legacy session use subscribe(uri), and the list_changed notifications come by themselves';
+    }
     return undefined;
   }
 
@@ -130,7 +133,7 @@ export class ModernWire implements EraWire {
 
   refusal(method: string, params?: Record<string, unknown>): string | undefined {
     if (method === 'resources/subscribe' || method === 'resources/unsubscribe') {
-      return `${method} belongs to the legacy era; a 2026-07-28 server streams resource updates on subscriptions/listen`;
+      return `${method} belongs to the legacy era; on 2026-07-28 use listen({ resourceSubscriptions: [uri] }), a subscriptions/listen stream`;
     }
     if (method === 'notifications/roots/list_changed') return 'a 2026-07-28 server asks for roots each time it needs them';
     const unusable = method === 'tools/call' && typeof params?.name === 'string' ? this.unusable.get(params.name) : undefined;

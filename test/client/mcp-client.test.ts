@@ -6,6 +6,7 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
+import { WebSocketServer } from 'ws';
 import {
   ConnectionClosedError,
   type ElicitResult,
@@ -242,6 +243,20 @@ describe.each(EACH)('calls over $transport on the $era era', ({ transport, era }
     const failure = await call.catch((err: Error) => err);
     expect(failure).toBeInstanceOf(RequestCancelledError);
     expect((failure as Error).message).toBe('tools/call was cancelled: the user left');
+  });
+
+  it('sends nothing for a call whose signal is already aborted, not even notifications/cancelled', async () => {
+    const { c, urls } = await connected(() => {});
+    await c.connect(urls[transport]);
+    const seen: unknown[] = [];
+    urls.server.on('message', (_session, direction, message) => {
+      const { method } = message as { method?: string };
+      if (direction === 'in' && method !== 'notifications/initialized') seen.push(method);
+    });
+    const failure = await c.callTool('anything', {}, { signal: AbortSignal.abort('too late') }).catch((err: Error) => err);
+    expect(failure).toEqual(new RequestCancelledError('tools/call', 'too late'));
+    await c.ping();
+    expect(seen).toEqual([c.era === 'modern' ? 'server/discover' : 'ping']);
   });
 
   it('answers sampling and roots through onSampling and onRoots', async () => {
@@ -525,5 +540,119 @@ describe('server/discover answered -32022', () => {
     await c.connect(raw.url);
     expect(raw.bodies.map((b) => b.method)).toEqual(['server/discover', 'initialize', 'notifications/initialized']);
     expect(c.era).toBe('legacy');
+  });
+});
+
+describe('subscriptions/listen (2026-07-28)', () => {
+  const SUBSCRIPTION_ID = 'io.modelcontextprotocol/subscriptionId';
+
+  it.each(TRANSPORTS)('over %s: resolves with what the server acknowledged, delivers what was asked for, tagged, and ends on close()', async (transport) => {
+    const urls = await serve((server) => server.registerTool('base', {}, () => 'base'));
+    const c = client({ era: 'modern' });
+    await c.connect(urls[transport]);
+    const got: unknown[] = [];
+    const everywhere: string[] = [];
+    c.on('notification', (n) => void everywhere.push(n.method));
+    const sub = await c.listen({ toolsListChanged: true, resourceSubscriptions: ['note://a'] }, { onNotification: (n) => void got.push(n) });
+    expect(sub.notifications).toEqual({ toolsListChanged: true, resourceSubscriptions: ['note://a'] });
+    expect(urls.server.stats.subscriptions).toBe(1);
+
+    urls.server.registerTool('later', {}, () => 'later');
+    await expect.poll(() => got.length).toBe(1);
+    urls.server.sendResourceUpdated('note://b');
+    urls.server.sendResourceUpdated('note://a');
+    await expect.poll(() => got.length).toBe(2);
+    expect(got).toEqual([
+      { jsonrpc: '2.0', method: 'notifications/tools/list_changed', params: { _meta: { [SUBSCRIPTION_ID]: sub.id } } },
+      { jsonrpc: '2.0', method: 'notifications/resources/updated', params: { uri: 'note://a', _meta: { [SUBSCRIPTION_ID]: sub.id } } },
+    ]);
+    expect(everywhere).toEqual(['notifications/subscriptions/acknowledged', 'notifications/tools/list_changed', 'notifications/resources/updated']);
+
+    sub.close();
+    expect(await sub.ended).toBe('subscriptions/listen was cancelled: closed by the client');
+    await expect.poll(() => urls.server.stats.subscriptions).toBe(0);
+    // The client goes on working.
+    expect((await c.callTool('later')).content).toEqual([{ type: 'text', text: 'later' }]);
+  });
+
+  it('says the server ended it when the server completes the stream (server.close() over HTTP)', async () => {
+    const urls = await serve(() => {});
+    const c = client({ era: 'modern' });
+    await c.connect(urls.http);
+    const sub = await c.listen({ promptsListChanged: true });
+    await urls.server.close();
+    expect(await sub.ended).toBe('completed by the server');
+  });
+
+  it('ends with the signal, before or after the acknowledgement', async () => {
+    const urls = await serve(() => {});
+    const c = client({ era: 'modern' });
+    await c.connect(urls.ws);
+    await expect(c.listen({ toolsListChanged: true }, { signal: AbortSignal.abort('not now') })).rejects.toThrow(
+      new RequestCancelledError('subscriptions/listen', 'not now'),
+    );
+    const control = new AbortController();
+    const sub = await c.listen({ toolsListChanged: true }, { signal: control.signal });
+    control.abort('done');
+    expect(await sub.ended).toBe('subscriptions/listen was cancelled: done');
+    await expect.poll(() => urls.server.stats.subscriptions).toBe(0);
+  });
+
+  it('fails with RequestTimeoutError when no acknowledgement comes in time, and tells the server', async () => {
+    const sockets = new WebSocketServer({ host: '127.0.0.1', port: 0, handleProtocols: () => 'mcp' });
+    running.push({ close: () => new Promise<void>((resolve) => sockets.close(() => resolve())) });
+    const received: Record<string, any>[] = [];
+    sockets.on('connection', (socket) => {
+      socket.on('message', (data) => {
+        const message = JSON.parse(String(data));
+        received.push(message);
+        if (message.method === 'server/discover') {
+          socket.send(
+            JSON.stringify({
+              jsonrpc: '2.0',
+              id: message.id,
+              result: {
+                resultType: 'complete',
+                supportedVersions: ['2026-07-28'],
+                capabilities: { tools: { listChanged: true } },
+                ttlMs: 0,
+                cacheScope: 'private',
+              },
+            }),
+          );
+        }
+        // subscriptions/listen is never acknowledged.
+      });
+    });
+    await new Promise((resolve) => sockets.once('listening', resolve));
+    const c = client({ era: 'modern' });
+    await c.connect(`ws://127.0.0.1:${(sockets.address() as AddressInfo).port}/mcp`);
+    await expect(c.listen({ toolsListChanged: true }, { timeoutMs: 50 })).rejects.toThrow(new RequestTimeoutError('subscriptions/listen', 50));
+    const listen = received.find((m) => m.method === 'subscriptions/listen')!;
+    await expect
+      .poll(() => received.at(-1))
+      .toEqual({
+        jsonrpc: '2.0',
+        method: 'notifications/cancelled',
+        params: { requestId: listen.id, reason: 'subscriptions/listen timed out after 50 ms without a reply; raise timeoutMs if a person has to answer it' },
+      });
+  });
+
+  it('is refused on a legacy session, which uses subscribe(uri)', async () => {
+    const urls = await serve(() => {});
+    const c = client({ era: 'legacy' });
+    await c.connect(urls.ws);
+    await expect(c.listen({ toolsListChanged: true })).rejects.toThrow(
+      new Error('subscriptions/listen belongs to 2026-07-28; on a legacy session use subscribe(uri), and the list_changed notifications come by themselves'),
+    );
+  });
+
+  it('tells subscribe() on 2026-07-28 to use listen()', async () => {
+    const urls = await serve(() => {});
+    const c = client({ era: 'modern' });
+    await c.connect(urls.http);
+    await expect(c.subscribe('note://a')).rejects.toThrow(
+      new Error('resources/subscribe belongs to the legacy era; on 2026-07-28 use listen({ resourceSubscriptions: [uri] }), a subscriptions/listen stream'),
+    );
   });
 });
