@@ -62,6 +62,11 @@ export interface HandlerContext {
   requestId?: RequestId;
   /** The input request's key in `inputRequests` (modern). */
   inputKey?: string;
+  /**
+   * Tell the server how far the answer has got (notifications/progress), when its request asked for
+   * progress with a token (legacy); otherwise it does nothing.
+   */
+  progress(progress: number, total?: number, message?: string): void;
 }
 
 export type ElicitationHandler = (params: ElicitParams, ctx: HandlerContext) => ElicitResult | Promise<ElicitResult>;

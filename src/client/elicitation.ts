@@ -29,12 +29,12 @@ export interface ElicitationContext {
  * `requestedSchema` object, or `'url'` with an http(s) `url`, and always a declared mode. Return `decline`
  * or `cancel` to refuse; a throw answers the server `Internal error` and is reported locally.
  */
-export type ElicitationHandler = (params: ElicitParams, ctx: ElicitationContext) => ElicitResult | Promise<ElicitResult>;
+export type ElicitationHandler<C extends ElicitationContext = ElicitationContext> = (params: ElicitParams, ctx: C) => ElicitResult | Promise<ElicitResult>;
 
 /** How this client answers elicitations, as configured on `McpClient`. */
-export interface ElicitationPolicy {
+export interface ElicitationPolicy<C extends ElicitationContext = ElicitationContext> {
   /** The application's handler; without one every elicitation is answered -32601. */
-  handler: ElicitationHandler | undefined;
+  handler: ElicitationHandler<C> | undefined;
   /** The modes this client declared in `capabilities.elicitation` (`{}` declares form only). */
   declared: { form: boolean; url: boolean };
   /** Validate an accepted form against `requestedSchema` (after defaults) before it is sent. */
@@ -59,7 +59,7 @@ export class ClientElicitation {
   constructor(private readonly compiler: SchemaCompiler = new SchemaCompiler()) {}
 
   /** Check the server's params, ask the handler, and turn its answer into what the server gets. Never throws. */
-  async answer(params: unknown, policy: ElicitationPolicy, ctx: ElicitationContext): Promise<ElicitationAnswer> {
+  async answer<C extends ElicitationContext>(params: unknown, policy: ElicitationPolicy<C>, ctx: C): Promise<ElicitationAnswer> {
     if (!policy.handler) return refuse(ErrorCode.MethodNotFound, 'Method not found: this client has no elicitation handler');
     const problem = paramsProblem(params, policy.declared);
     if (problem) return refuse(ErrorCode.InvalidParams, problem);

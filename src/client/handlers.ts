@@ -100,7 +100,7 @@ export class ClientHandlers {
     }
     const params = isObject(request.params) ? request.params : {};
     try {
-      return [key, await this.answer(request.method, params, { signal, era: 'modern', inputKey: key })];
+      return [key, await this.answer(request.method, params, { signal, era: 'modern', inputKey: key, progress: noProgress })];
     } catch (err) {
       const error = this.errorFor(request.method, err);
       throw new McpError(error.code, `Could not answer the server's ${request.method} (input ${JSON.stringify(key)}): ${error.message}`, error.data);
@@ -133,3 +133,6 @@ export class ClientHandlers {
     if (this.urlElicitations.size > MAX_REMEMBERED_URL_ELICITATIONS) this.urlElicitations.delete(this.urlElicitations.keys().next().value!);
   }
 }
+
+/** An input request of a 2026-07-28 round has no progress token: its progress goes nowhere. */
+function noProgress(): void {}

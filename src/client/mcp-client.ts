@@ -8,6 +8,7 @@ import { ErrorCode, McpError, RequestCancelledError, RequestTimeoutError } from 
 import { isObject } from '../protocol/is-object.js';
 import { classify, type JsonRpcNotification, type JsonRpcRequest, type JsonRpcResponse } from '../protocol/jsonrpc.js';
 import { MAX_TIMER_MS } from '../protocol/option-checks.js';
+import { quote } from '../protocol/quote.js';
 import { SafeEmitter } from '../protocol/safe-emitter.js';
 import type {
   CallToolResult,
@@ -482,7 +483,8 @@ export class McpClient extends SafeEmitter<McpClientEvents> {
         givenUp.abort();
         // Closing the stream was the cancellation (2026-07-28 HTTP); initialize is never cancelled (basic/utilities/cancellation).
         if (wire.cancelsByClosingStream || method === 'initialize') return;
-        transport.send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: id, reason } }, wire.context()).catch(() => {});
+        const params = reason === undefined ? { requestId: id } : { requestId: id, reason };
+        transport.send({ jsonrpc: '2.0', method: 'notifications/cancelled', params }, wire.context()).catch(() => {});
       },
     });
     if (options.signal?.aborted) return answer;
@@ -522,9 +524,17 @@ export class McpClient extends SafeEmitter<McpClientEvents> {
   }
 
   private onResponse(response: JsonRpcResponse): void {
-    if ('result' in response) this.pending.settle(response.id, response);
-    else if (response.id !== null) this.pending.settle(response.id, { error: response.error });
-    else this.reportError(new McpError(response.error.code, `The server reported an error about no request: ${response.error.message}`, response.error.data));
+    const { id } = response;
+    if (id === null) {
+      const { error } = response as { error: { code: number; message: string; data?: unknown } };
+      this.reportError(new McpError(error.code, `The server reported an error about no request: ${error.message}`, error.data));
+      return;
+    }
+    if (this.pending.settle(id, 'result' in response ? response : { error: response.error })) return;
+    // A late answer to a request the client gave up on is expected; one to a request it never sent is not.
+    if (typeof id !== 'number' || !Number.isInteger(id) || id < 1 || id >= this.nextId) {
+      this.reportError(new Error(`The server answered request ${quote(id)}, which this client never sent`));
+    }
   }
 
   private onNotification(notification: JsonRpcNotification): void {
@@ -558,7 +568,7 @@ export class McpClient extends SafeEmitter<McpClientEvents> {
   private async serve(request: JsonRpcRequest): Promise<void> {
     const control = new AbortController();
     this.serving.set(request.id, control);
-    const ctx: HandlerContext = { signal: control.signal, era: 'legacy', requestId: request.id };
+    const ctx: HandlerContext = { signal: control.signal, era: 'legacy', requestId: request.id, progress: this.progressOf(request, control.signal) };
     let response: JsonRpcResponse;
     try {
       response = { jsonrpc: '2.0', id: request.id, result: await this.handlers.answer(request.method, request.params ?? {}, ctx) };
@@ -570,6 +580,20 @@ export class McpClient extends SafeEmitter<McpClientEvents> {
     // basic/utilities/cancellation: a cancelled request gets no response.
     if (control.signal.aborted || this.state === 'closed' || !this.transport || !this.wire) return;
     this.transport.send(response, this.wire.context()).catch((err: Error) => this.reportError(err));
+  }
+
+  /** How a handler reports progress on the server's `request`: to its progressToken, while the request is still being answered. */
+  private progressOf(request: JsonRpcRequest, answered: AbortSignal): HandlerContext['progress'] {
+    const meta = request.params?._meta;
+    const token = isObject(meta) ? meta.progressToken : undefined;
+    if (typeof token !== 'string' && typeof token !== 'number') return () => {};
+    return (progress, total, message) => {
+      if (answered.aborted || !this.serving.has(request.id) || !this.transport || !this.wire) return;
+      const params: Record<string, unknown> = { progressToken: token, progress };
+      if (total !== undefined) params.total = total;
+      if (message !== undefined) params.message = message;
+      this.transport.send({ jsonrpc: '2.0', method: 'notifications/progress', params }, this.wire.context()).catch((err: Error) => this.reportError(err));
+    };
   }
 
   // ---- bookkeeping ---------------------------------------------------------------------------------------------

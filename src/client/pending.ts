@@ -9,8 +9,8 @@ export interface PendingOptions {
   method: string;
   timeoutMs: number;
   signal?: AbortSignal;
-  /** Runs once the request ended early (timeout, the caller's abort): the client tells the server. */
-  onGiveUp: (reason: string) => void;
+  /** Runs once the request ended early (timeout, the caller's abort): the client tells the server, with the reason when there is one. */
+  onGiveUp: (reason: string | undefined) => void;
 }
 
 interface Entry {
@@ -33,7 +33,7 @@ export class PendingRequests {
       const { method, timeoutMs, signal, onGiveUp } = options;
       // Given up before it started: nothing goes out, so there is nobody to tell.
       if (signal?.aborted) return reject(new RequestCancelledError(method, abortReason(signal)));
-      const giveUp = (error: McpError, reason: string) => {
+      const giveUp = (error: McpError, reason: string | undefined) => {
         const entry = this.end(id);
         if (!entry) return;
         entry.reject(error);
@@ -42,7 +42,7 @@ export class PendingRequests {
       const timer = setTimeout(() => giveUp(new RequestTimeoutError(method, timeoutMs), `timed out after ${timeoutMs} ms`), timeoutMs);
       const onAbort = () => {
         const reason = abortReason(signal);
-        giveUp(new RequestCancelledError(method, reason), reason ?? 'cancelled by the client');
+        giveUp(new RequestCancelledError(method, reason), reason);
       };
       signal?.addEventListener('abort', onAbort, { once: true });
       const cleanup = () => {
@@ -53,7 +53,7 @@ export class PendingRequests {
     });
   }
 
-  /** The server answered `id`; false when nothing waits for it (answered, timed out or never asked). */
+  /** The server answered `id`; false when nothing waits for it (answered, given up on, or never asked). */
   settle(id: RequestId, outcome: { result: Record<string, unknown> } | { error: JsonRpcErrorObject }): boolean {
     const entry = this.end(id);
     if (!entry) return false;

@@ -656,3 +656,87 @@ describe('subscriptions/listen (2026-07-28)', () => {
     );
   });
 });
+
+describe('the edges of answering and being answered (legacy)', () => {
+  it('reports an answer to a request the client never sent, and takes a late answer to one it gave up on quietly', async () => {
+    const sockets = new WebSocketServer({ host: '127.0.0.1', port: 0, handleProtocols: () => 'mcp' });
+    running.push({ close: () => new Promise<void>((resolve) => sockets.close(() => resolve())) });
+    sockets.on('connection', (socket) => {
+      socket.on('message', (data) => {
+        const message = JSON.parse(String(data));
+        const reply = (body: Record<string, unknown>) => socket.send(JSON.stringify({ jsonrpc: '2.0', ...body }));
+        if (message.method === 'initialize') {
+          reply({ id: message.id, result: { protocolVersion: '2025-11-25', capabilities: {}, serverInfo: { name: 'raw', version: '1' } } });
+        } else if (message.method === 'tools/call') {
+          setTimeout(() => reply({ id: message.id, result: { content: [] } }), 80);
+        } else if (message.method === 'ping') {
+          reply({ id: 999, result: {} });
+          reply({ id: 'x-1', error: { code: -1, message: 'stray' } });
+          reply({ id: message.id, result: {} });
+        }
+      });
+    });
+    await new Promise((resolve) => sockets.once('listening', resolve));
+    const c = client({ era: 'legacy' });
+    const errors: string[] = [];
+    c.on('error', (err) => void errors.push(err.message));
+    await c.connect(`ws://127.0.0.1:${(sockets.address() as AddressInfo).port}/mcp`);
+
+    await expect(c.callTool('slow', {}, { timeoutMs: 20 })).rejects.toThrow(RequestTimeoutError);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(errors).toEqual([]);
+    await c.ping();
+    expect(errors).toEqual([
+      'The server answered request 999, which this client never sent',
+      'The server answered request "x-1", which this client never sent',
+    ]);
+  });
+
+  it('sends notifications/cancelled without a reason when the signal aborted without one', async () => {
+    const started = deferred();
+    const reason = deferred<unknown>();
+    const urls = await serve((server) =>
+      server.registerTool('hang', {}, (_args, ctx) => {
+        started.resolve();
+        return new Promise((resolve) => ctx.signal.addEventListener('abort', () => resolve('stopped')));
+      }),
+    );
+    urls.server.on('message', (_session, direction, message) => {
+      if (direction === 'in' && (message as { method?: string }).method === 'notifications/cancelled') reason.resolve((message as { params: unknown }).params);
+    });
+    const c = client({ era: 'legacy' });
+    await c.connect(urls.ws);
+    const abort = new AbortController();
+    const call = c.callTool('hang', {}, { signal: abort.signal }).catch((err: Error) => err);
+    await started.promise;
+    abort.abort();
+    expect(await call).toEqual(new RequestCancelledError('tools/call'));
+    expect(await reason.promise).toEqual({ requestId: expect.any(Number) });
+  });
+
+  it("reports progress on the server's request through ctx.progress, to the token it asked with", async () => {
+    const seen: unknown[] = [];
+    const urls = await serve((server) =>
+      server.registerTool('draft', {}, async (_args, ctx) => {
+        const result = await ctx.session.request(
+          'sampling/createMessage',
+          { messages: [{ role: 'user', content: { type: 'text', text: 'draft it' } }], maxTokens: 5 },
+          { onProgress: (progress) => void seen.push(progress) },
+        );
+        return (result.content as { text: string }).text;
+      }),
+    );
+    const c = client({ era: 'legacy' });
+    c.onSampling((_params, ctx) => {
+      ctx.progress(1, 2, 'thinking');
+      ctx.progress(2);
+      return { role: 'assistant', content: { type: 'text', text: 'done' }, model: 'm' };
+    });
+    await c.connect(urls.ws);
+    expect((await c.callTool('draft')).content).toEqual([{ type: 'text', text: 'done' }]);
+    expect(seen).toEqual([
+      { progressToken: expect.anything(), progress: 1, total: 2, message: 'thinking' },
+      { progressToken: expect.anything(), progress: 2 },
+    ]);
+  });
+});
