@@ -1,17 +1,46 @@
+/**
+ * Progress a tool reports and cancellation of a tool call. An McpClient is the caller where it asks for
+ * progress and cancels through an AbortSignal; the raw peer stays where the test picks the token or the id
+ * (a string, 0, one shared by two sessions, one never sent, one already answered) or checks the frames'
+ * order against the response.
+ */
 import { describe, expect, it } from 'vitest';
-import { ErrorCode, McpError, type CancelledParams, type McpServer, type McpSession } from '../../src/index.js';
-import { nextEvent } from '../helpers/servers.js';
+import { ErrorCode, McpError, type CancelledParams, type McpClient, type McpSession, type ProgressParams, type RequestId } from '../../src/index.js';
+import { rpcError, useMcpClients } from '../helpers/mcp-clients.js';
+import { nextEvent, recordOutgoing, type RunningServer } from '../helpers/servers.js';
 import { flush, recordMessages, useHarness } from '../helpers/session-harness.js';
-import { deferred } from '../helpers/util.js';
-import type { WsTestClient } from '../helpers/ws-client.js';
+import { deferred, useCleanups } from '../helpers/util.js';
 
-const h = useHarness();
+const cleanups = useCleanups();
+const h = useHarness(cleanups);
+const clients = useMcpClients(cleanups);
 
 function progress(progressToken: string | number, value: number, total?: number, message?: string) {
   const params: Record<string, unknown> = { progressToken, progress: value };
   if (total !== undefined) params.total = total;
   if (message !== undefined) params.message = message;
   return { jsonrpc: '2.0', method: 'notifications/progress', params };
+}
+
+/** The server's reply to a ping of the McpClient (whose ids the client picks). */
+const PING_REPLY = { jsonrpc: '2.0', id: expect.any(Number), result: {} };
+
+/** An McpClient on `running`, with every message the server sends its session and every notification the client receives from now on. */
+async function connect(running: RunningServer) {
+  const { client, session } = await clients.connect(running);
+  const sent = recordOutgoing(running.server, session);
+  const notifications: unknown[] = [];
+  client.on('notification', (notification) => void notifications.push(notification));
+  return { client, session, sent, notifications };
+}
+
+/**
+ * Progress for one call, as its onProgress gets it: the McpClient passes it only the notifications that
+ * carry the token it sent with that call, so `token()` is that token.
+ */
+function progressOf() {
+  const seen: ProgressParams[] = [];
+  return { seen, onProgress: (params: ProgressParams) => void seen.push(params), token: () => seen[0]?.progressToken };
 }
 
 describe('progress', () => {
@@ -43,33 +72,33 @@ describe('progress', () => {
   });
 
   it('leaves total and message out when the handler gives neither, and accepts fractional progress', async () => {
-    const { url } = await h.start((server) =>
+    const running = await h.start((server) =>
       server.registerTool('frac', {}, (_args, ctx) => {
         ctx.progress(0.25);
         ctx.progress(0.5, undefined, 'half');
         return 'ok';
       }),
     );
-    const client = await h.ready(url);
-    const log = recordMessages(client);
+    const { client, notifications } = await connect(running);
+    const frac = progressOf();
 
-    await client.request('tools/call', { name: 'frac', _meta: { progressToken: 't' } }, 'f');
+    expect(await client.callTool('frac', {}, { onProgress: frac.onProgress })).toEqual({ content: [{ type: 'text', text: 'ok' }] });
 
-    expect(log).toEqual([
-      progress('t', 0.25),
-      progress('t', 0.5, undefined, 'half'),
-      { jsonrpc: '2.0', id: 'f', result: { content: [{ type: 'text', text: 'ok' }] } },
-    ]);
+    const token = frac.token();
+    expect(token).toEqual(expect.any(Number));
+    expect(frac.seen).toStrictEqual([progress(token!, 0.25).params, progress(token!, 0.5, undefined, 'half').params]);
+    await client.ping();
+    expect(notifications).toStrictEqual([progress(token!, 0.25), progress(token!, 0.5, undefined, 'half')]);
   });
 
   it('sends no progress when the request has no progressToken', async () => {
-    const { url } = await h.start(counter);
-    const client = await h.ready(url);
-    const log = recordMessages(client);
+    const running = await h.start(counter);
+    const { client, notifications } = await connect(running);
 
-    await client.request('tools/call', { name: 'count' }, 'n');
+    expect(await client.callTool('count')).toEqual({ content: [{ type: 'text', text: 'counted' }] });
 
-    expect(log).toEqual([{ jsonrpc: '2.0', id: 'n', result: { content: [{ type: 'text', text: 'counted' }] } }]);
+    await client.ping();
+    expect(notifications).toEqual([]);
   });
 
   it.each([
@@ -77,7 +106,7 @@ describe('progress', () => {
     ['decreasing', 1, 'progress must increase with each notification: got 1 after 2'],
   ])('throws a RangeError in the handler for %s progress, which becomes an isError result', async (_what, next, message) => {
     const thrown: unknown[] = [];
-    const { url } = await h.start((server) =>
+    const running = await h.start((server) =>
       server.registerTool('bad', {}, (_args, ctx) => {
         ctx.progress(2, 10);
         try {
@@ -89,30 +118,41 @@ describe('progress', () => {
         return 'unreachable';
       }),
     );
-    const client = await h.ready(url);
-    const log = recordMessages(client);
+    const { client, notifications } = await connect(running);
+    const bad = progressOf();
 
-    await client.request('tools/call', { name: 'bad', _meta: { progressToken: 'b' } }, 'b');
+    expect(await client.callTool('bad', {}, { onProgress: bad.onProgress })).toEqual({ content: [{ type: 'text', text: message }], isError: true });
 
-    expect(log).toEqual([progress('b', 2, 10), { jsonrpc: '2.0', id: 'b', result: { content: [{ type: 'text', text: message }], isError: true } }]);
+    const token = bad.token();
+    expect(token).toEqual(expect.any(Number));
+    expect(bad.seen).toStrictEqual([progress(token!, 2, 10).params]);
+    await client.ping();
+    expect(notifications).toStrictEqual([progress(token!, 2, 10)]);
     expect(thrown).toHaveLength(1);
     expect(thrown[0]).toBeInstanceOf(RangeError);
   });
 
   it('keeps the progress of concurrent requests apart, each with its own token', async () => {
-    const { url } = await h.start(counter);
-    const client = await h.ready(url);
+    const running = await h.start(counter);
+    const { client, notifications } = await connect(running);
+    const pa = progressOf();
+    const pb = progressOf();
 
     const [a, b] = await Promise.all([
-      client.request('tools/call', { name: 'count', _meta: { progressToken: 'a' } }),
-      client.request('tools/call', { name: 'count', _meta: { progressToken: 'b' } }),
+      client.callTool('count', {}, { onProgress: pa.onProgress }),
+      client.callTool('count', {}, { onProgress: pb.onProgress }),
     ]);
 
-    expect(a.result).toEqual({ content: [{ type: 'text', text: 'counted' }] });
-    expect(b.result).toEqual({ content: [{ type: 'text', text: 'counted' }] });
-    const notes = client.messages('notifications/progress');
-    expect(notes.filter((m) => m.params.progressToken === 'a')).toEqual([progress('a', 1, 3, 'one'), progress('a', 2, 3, 'two'), progress('a', 3, 3, 'three')]);
-    expect(notes.filter((m) => m.params.progressToken === 'b')).toEqual([progress('b', 1, 3, 'one'), progress('b', 2, 3, 'two'), progress('b', 3, 3, 'three')]);
+    expect(a).toEqual({ content: [{ type: 'text', text: 'counted' }] });
+    expect(b).toEqual({ content: [{ type: 'text', text: 'counted' }] });
+    const [ta, tb] = [pa.token()!, pb.token()!];
+    expect(ta).toEqual(expect.any(Number));
+    expect(tb).toEqual(expect.any(Number));
+    expect(ta).not.toBe(tb);
+    expect(pa.seen).toEqual([progress(ta, 1, 3, 'one').params, progress(ta, 2, 3, 'two').params, progress(ta, 3, 3, 'three').params]);
+    expect(pb.seen).toEqual([progress(tb, 1, 3, 'one').params, progress(tb, 2, 3, 'two').params, progress(tb, 3, 3, 'three').params]);
+    await client.ping();
+    expect(notifications).toHaveLength(6);
   });
 });
 
@@ -121,10 +161,10 @@ describe('cancellation', () => {
    * Wait until the server has ended every request of the client (the cancelled one included), then
    * round-trip a ping: whatever the server sent for those requests arrived before its reply.
    */
-  async function endedAndFlushed(client: WsTestClient, server: McpServer): Promise<void> {
-    await flush(client);
-    expect(server.stats.requestsInFlight).toBe(0);
-    await flush(client);
+  async function endedAndFlushed(client: McpClient, running: RunningServer): Promise<void> {
+    await client.ping();
+    expect(running.server.stats.requestsInFlight).toBe(0);
+    await client.ping();
   }
 
   interface Observed {
@@ -132,14 +172,14 @@ describe('cancellation', () => {
     reason: unknown;
   }
 
-  /** A tool that waits until its request is aborted, then reports what it saw and returns (or throws). */
+  /** A tool that waits until its request is aborted (`started` gives the request's id), then reports what it saw and returns (or throws). */
   function startCancellable(after: 'return' | 'throw' = 'return') {
-    const started = deferred();
+    const started = deferred<RequestId>();
     const finished = deferred<Observed>();
     const promise = h.start((server) =>
       server.registerTool('wait', {}, async (_args, ctx) => {
         const aborted = new Promise<void>((resolve) => ctx.signal.addEventListener('abort', () => resolve(), { once: true }));
-        started.resolve();
+        started.resolve(ctx.requestId);
         await aborted;
         ctx.progress(1); // context.ts: nothing related to an aborted request is sent
         ctx.log('error', 'still running after the cancel');
@@ -154,15 +194,16 @@ describe('cancellation', () => {
 
   it('aborts the handler signal, sends no response for the request, emits cancelled, and the session keeps working', async () => {
     const tool = startCancellable();
-    const { url, server } = await tool.promise;
-    const client = await h.ready(url);
-    const session = [...server.sessions.values()][0];
-    const log = recordMessages(client);
+    const running = await tool.promise;
+    const { server } = running;
+    const { client, session, sent, notifications } = await connect(running);
+    const controller = new AbortController();
 
-    client.sendRaw({ jsonrpc: '2.0', id: 'job-1', method: 'tools/call', params: { name: 'wait', _meta: { progressToken: 'pt' } } });
-    await tool.started;
+    const call = client.callTool('wait', {}, { signal: controller.signal, onProgress: () => {} });
+    const callId = await tool.started;
     const cancelled = nextEvent<[McpSession, CancelledParams]>(server, 'cancelled');
-    client.notify('notifications/cancelled', { requestId: 'job-1', reason: 'user pressed stop' });
+    controller.abort('user pressed stop');
+    expect(await rpcError(call)).toEqual({ code: -32800, message: 'tools/call was cancelled: user pressed stop', data: { reason: 'user pressed stop' } });
 
     const observed = await tool.finished;
     expect(observed.aborted).toBe(true);
@@ -172,34 +213,31 @@ describe('cancellation', () => {
 
     const [eventSession, params] = await cancelled;
     expect(eventSession).toBe(session);
-    expect(params).toEqual({ requestId: 'job-1', reason: 'user pressed stop' });
+    expect(params).toEqual({ requestId: callId, reason: 'user pressed stop' });
 
-    await endedAndFlushed(client, server);
-    expect(log.filter((m) => m.id === 'job-1')).toEqual([]);
-    expect(log.filter((m) => m.method === 'notifications/progress')).toEqual([]);
-    expect(log.filter((m) => m.method === 'notifications/message' || m.method === 'notifications/custom')).toEqual([]);
+    await endedAndFlushed(client, running);
+    // No response for the call, no progress, log message or other notification: only the pings' replies.
+    expect(sent).toEqual([PING_REPLY, PING_REPLY]);
+    expect(notifications).toEqual([]);
 
-    expect(await client.request('tools/call', { name: 'nothing-here' }, 'after')).toEqual({
-      jsonrpc: '2.0',
-      id: 'after',
-      error: { code: -32602, message: 'Unknown tool: nothing-here' },
-    });
+    expect(await rpcError(client.callTool('nothing-here'))).toEqual({ code: -32602, message: 'Unknown tool: nothing-here' });
     expect(session.state).toBe('ready');
   });
 
   it('sends no response when the cancelled handler throws its abort reason', async () => {
     const tool = startCancellable('throw');
-    const { url, server } = await tool.promise;
-    const client = await h.ready(url);
-    const log = recordMessages(client);
+    const running = await tool.promise;
+    const { client, sent } = await connect(running);
+    const controller = new AbortController();
 
-    client.sendRaw({ jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'wait' } });
+    const call = client.callTool('wait', {}, { signal: controller.signal });
     await tool.started;
-    client.notify('notifications/cancelled', { requestId: 7 });
+    controller.abort();
+    expect(await rpcError(call)).toEqual({ code: -32800, message: 'tools/call was cancelled' });
     expect((await tool.finished).aborted).toBe(true);
 
-    await endedAndFlushed(client, server);
-    expect(log.filter((m) => m.id === 7)).toEqual([]);
+    await endedAndFlushed(client, running);
+    expect(sent).toEqual([PING_REPLY, PING_REPLY]);
   });
 
   it('cancels only the named request, leaving another in flight to answer', async () => {

@@ -1,4 +1,9 @@
-/** Server-to-client requests: session.request, the per-session pending table, timeouts, cancellation, progress. */
+/**
+ * Server-to-client requests: session.request, the per-session pending table, timeouts, cancellation, progress.
+ * An McpClient is the peer where it answers (or holds its answer back) as a well-behaved client would;
+ * the raw peer stays for exact frames and ids, replies built by hand (errors, wrong shapes, unknown, late
+ * or duplicate ids, answers out of order), progress the client reports, and a session that never initializes.
+ */
 import { describe, expect, it, vi } from 'vitest';
 import {
   ConnectionClosedError,
@@ -6,16 +11,22 @@ import {
   NoBackChannelError,
   RequestCancelledError,
   RequestTimeoutError,
+  type ElicitParams,
+  type HandlerContext,
+  type McpClient,
   type McpSession,
   type ProgressParams,
   type RequestContext,
 } from '../../src/index.js';
-import { nextEvent, recordEvents } from '../helpers/servers.js';
+import { rpcError, useMcpClients } from '../helpers/mcp-clients.js';
+import { nextEvent, recordEvents, recordOutgoing, type RunningServer } from '../helpers/servers.js';
 import { expectQuietAndAlive, flush, useHarness } from '../helpers/session-harness.js';
-import { capture, expectAtDeadline, gate, tick, useFakeClock, type Outcome } from '../helpers/util.js';
+import { capture, expectAtDeadline, gate, tick, useCleanups, useFakeClock, type Outcome } from '../helpers/util.js';
 import type { WsTestClient } from '../helpers/ws-client.js';
 
-const harness = useHarness();
+const cleanups = useCleanups();
+const harness = useHarness(cleanups);
+const clients = useMcpClients(cleanups);
 const fakeClock = useFakeClock();
 /** Sessions here declare every client capability, so each request method they are sent is one they support. */
 const ALL_CLIENT_CAPABILITIES = { roots: { listChanged: true }, sampling: {}, elicitation: { form: {}, url: {} } };
@@ -38,6 +49,47 @@ function expectMcpError(error: unknown, cls: new (...args: never[]) => McpError,
   const e = error as McpError;
   expect({ code: e.code, message: e.message, data: e.data }).toEqual({ code: fields.code, message: fields.message, data: fields.data });
 }
+
+/** An answer that never comes: the client holds its reply back. */
+const never = <T>() => new Promise<T>(() => {});
+
+/**
+ * An McpClient on `running` that declares roots, sampling and elicitation and holds every answer back
+ * (until the server cancels the request), with every message the server sends its session from now on
+ * and every notification the client receives.
+ */
+async function holdingBack(running: RunningServer) {
+  const { client, session } = await clients.connect(running, {}, (c) => c.onRoots(never).onSampling(never).onElicitation(never));
+  const sent = recordOutgoing(running.server, session);
+  const notifications: unknown[] = [];
+  client.on('notification', (notification) => void notifications.push(notification));
+  return { client, session, sent, notifications };
+}
+
+/** The context of the next request the server asks the client, by the client event that reports it. */
+async function nextAsked(client: McpClient, event: 'rootsList' | 'samplingCreateMessage' | 'elicitationCreate'): Promise<HandlerContext> {
+  const args = await nextEvent<unknown[]>(client, event);
+  return args.at(-1) as HandlerContext;
+}
+
+/** The reason `signal` is aborted with, once it is. */
+function abortReason(signal: AbortSignal): Promise<unknown> {
+  if (signal.aborted) return Promise.resolve(signal.reason);
+  return new Promise((resolve) => signal.addEventListener('abort', () => resolve(signal.reason), { once: true }));
+}
+
+/** The server's reply to a ping of the McpClient (whose ids the client picks). */
+const PING_REPLY = { jsonrpc: '2.0', id: expect.any(Number), result: {} };
+const cancelledFrame = (requestId: number, reason: string) => ({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId, reason } });
+
+/** The session still answers a ping, and the server sent it nothing since `sent` began but `expected` and the ping's reply. */
+async function expectSentOnly(client: McpClient, sent: Record<string, unknown>[], expected: unknown[] = []): Promise<void> {
+  await client.ping();
+  expect(sent).toEqual([...expected, PING_REPLY]);
+}
+
+/** A form elicitation an McpClient accepts as well-formed. */
+const NAME_FORM = { message: 'name?', requestedSchema: { type: 'object', properties: {} } };
 
 /** Send progress for the request with id 0, and wait until the server has handled it. */
 async function progressOnRequestZero(client: WsTestClient, progress: number): Promise<void> {
@@ -176,36 +228,36 @@ describe('replies that match nothing', () => {
 describe('timeouts', () => {
   it('rejects with RequestTimeoutError (-32001) and sends notifications/cancelled for the request', async () => {
     const running = await h.start();
-    const { client, session } = await h.open(running);
+    const { client, session, sent, notifications } = await holdingBack(running);
+    const asked = nextAsked(client, 'rootsList');
     const p = capture(session.request('roots/list', {}, { timeoutMs: 150 }));
-    await client.nextMessage('roots/list');
+    const cancelled = abortReason((await asked).signal);
     expectMcpError(errorOf(await p.outcome), RequestTimeoutError, {
       code: -32001,
       message: 'roots/list timed out after 150 ms without a reply; raise timeoutMs if a person has to answer it',
       data: { timeoutMs: 150 },
     });
     expect(session.pendingRequests).toBe(0);
-    expect(await client.nextMessage('notifications/cancelled')).toEqual({
-      jsonrpc: '2.0',
-      method: 'notifications/cancelled',
-      params: { requestId: 0, reason: 'timed out after 150 ms' },
-    });
-    await expectQuietAndAlive(client);
+    expect(await cancelled).toBe('timed out after 150 ms');
+    expect(notifications).toEqual([cancelledFrame(0, 'timed out after 150 ms')]);
+    await expectSentOnly(client, sent, [{ jsonrpc: '2.0', id: 0, method: 'roots/list', params: {} }, cancelledFrame(0, 'timed out after 150 ms')]);
   });
 
   it('uses the server option requestTimeoutMs by default', async () => {
     const running = await h.start(undefined, { server: { requestTimeoutMs: 120 } });
-    const { client, session } = await h.open(running);
+    const { client, session, notifications } = await holdingBack(running);
     fakeClock();
+    const asked = nextAsked(client, 'rootsList');
     const p = capture(session.request('roots/list'));
-    await client.nextMessage('roots/list');
+    const cancelled = abortReason((await asked).signal);
     expectAtDeadline(120, () => session.pendingRequests, { before: 1, at: 0 });
     expectMcpError(errorOf(await p.outcome), RequestTimeoutError, {
       code: -32001,
       message: 'roots/list timed out after 120 ms without a reply; raise timeoutMs if a person has to answer it',
       data: { timeoutMs: 120 },
     });
-    expect((await client.nextMessage('notifications/cancelled')).params).toEqual({ requestId: 0, reason: 'timed out after 120 ms' });
+    expect(await cancelled).toBe('timed out after 120 ms');
+    expect(notifications).toEqual([cancelledFrame(0, 'timed out after 120 ms')]);
   });
 
   it('counts a reply after the timeout in stats.lateResponses, emits error, and settles nothing', async () => {
@@ -235,10 +287,11 @@ describe('timeouts', () => {
 describe('cancellation with an AbortSignal', () => {
   it('rejects with RequestCancelledError (-32800) and sends notifications/cancelled with the reason', async () => {
     const running = await h.start();
-    const { client, session } = await h.open(running);
+    const { client, session, sent, notifications } = await holdingBack(running);
     const controller = new AbortController();
-    const p = capture(session.request('elicitation/create', { message: 'name?' }, { signal: controller.signal }));
-    await client.nextMessage('elicitation/create');
+    const asked = nextAsked(client, 'elicitationCreate');
+    const p = capture(session.request('elicitation/create', NAME_FORM, { signal: controller.signal }));
+    const cancelled = abortReason((await asked).signal);
     controller.abort('user closed the dialog');
     expectMcpError(errorOf(await p.outcome), RequestCancelledError, {
       code: -32800,
@@ -246,12 +299,12 @@ describe('cancellation with an AbortSignal', () => {
       data: { reason: 'user closed the dialog' },
     });
     expect(session.pendingRequests).toBe(0);
-    expect(await client.nextMessage('notifications/cancelled')).toEqual({
-      jsonrpc: '2.0',
-      method: 'notifications/cancelled',
-      params: { requestId: 0, reason: 'user closed the dialog' },
-    });
-    await expectQuietAndAlive(client);
+    expect(await cancelled).toBe('user closed the dialog');
+    expect(notifications).toEqual([cancelledFrame(0, 'user closed the dialog')]);
+    await expectSentOnly(client, sent, [
+      { jsonrpc: '2.0', id: 0, method: 'elicitation/create', params: NAME_FORM },
+      cancelledFrame(0, 'user closed the dialog'),
+    ]);
   });
 
   it('counts a reply after cancellation as late', async () => {
@@ -272,7 +325,7 @@ describe('cancellation with an AbortSignal', () => {
 
   it('rejects at once with RequestCancelledError and sends nothing when the signal is already aborted', async () => {
     const running = await h.start();
-    const { client, session } = await h.open(running);
+    const { client, session, sent } = await holdingBack(running);
     const p = capture(session.request('roots/list', {}, { signal: AbortSignal.abort('too late') }));
     expectMcpError(errorOf(await p.outcome), RequestCancelledError, {
       code: -32800,
@@ -280,14 +333,15 @@ describe('cancellation with an AbortSignal', () => {
       data: { reason: 'too late' },
     });
     expect(session.pendingRequests).toBe(0);
-    await expectQuietAndAlive(client);
+    await expectSentOnly(client, sent);
   });
 
   it('session.cancelRequest(id) cancels by id and tells the client', async () => {
     const running = await h.start();
-    const { client, session } = await h.open(running);
+    const { client, session, notifications } = await holdingBack(running);
+    const asked = nextAsked(client, 'rootsList');
     const p = capture(session.request('roots/list'));
-    await client.nextMessage('roots/list');
+    const cancelled = abortReason((await asked).signal);
     expect(session.cancelRequest(0, 'changed my mind')).toBe(true);
     expect(session.cancelRequest(0)).toBe(false);
     expectMcpError(errorOf(await p.outcome), RequestCancelledError, {
@@ -295,24 +349,21 @@ describe('cancellation with an AbortSignal', () => {
       message: 'roots/list was cancelled: changed my mind',
       data: { reason: 'changed my mind' },
     });
-    expect(await client.nextMessage('notifications/cancelled')).toEqual({
-      jsonrpc: '2.0',
-      method: 'notifications/cancelled',
-      params: { requestId: 0, reason: 'changed my mind' },
-    });
+    expect(await cancelled).toBe('changed my mind');
+    expect(notifications).toEqual([cancelledFrame(0, 'changed my mind')]);
   });
 });
 
 describe('the end of a session', () => {
-  async function threePending(session: McpSession, client: WsTestClient) {
+  /** One request of each kind, pending while the client (see holdingBack) holds its answers back. */
+  async function threePending(session: McpSession, client: McpClient) {
+    const asked = Promise.all([nextAsked(client, 'rootsList'), nextAsked(client, 'samplingCreateMessage'), nextAsked(client, 'elicitationCreate')]);
     const ps = [
       capture(session.request('roots/list')),
       capture(session.request('sampling/createMessage', { maxTokens: 1, messages: [] })),
-      capture(session.request('elicitation/create', { message: 'x' })),
+      capture(session.request('elicitation/create', { message: 'x', requestedSchema: { type: 'object', properties: {} } })),
     ];
-    await client.nextMessage('roots/list');
-    await client.nextMessage('sampling/createMessage');
-    await client.nextMessage('elicitation/create');
+    await asked;
     expect(session.pendingRequests).toBe(3);
     return ps;
   }
@@ -321,8 +372,9 @@ describe('the end of a session', () => {
 
   it('session.close() rejects every pending request with ConnectionClosedError (-32000) and empties the table', async () => {
     const running = await h.start();
-    const { client, session } = await h.open(running);
+    const { client, session, notifications } = await holdingBack(running);
     const ps = await threePending(session, client);
+    const closed = nextEvent<[string]>(client, 'close');
     session.close('done here');
     for (const [i, p] of ps.entries()) {
       expectMcpError(errorOf(await p.outcome), ConnectionClosedError, {
@@ -333,20 +385,20 @@ describe('the end of a session', () => {
     }
     expect(session.pendingRequests).toBe(0);
     expect(session.state).toBe('closed');
-    expect(await client.closed).toEqual({ code: 1000, reason: 'done here' });
-    expect(client.messages('notifications/cancelled')).toEqual([]);
+    expect(await closed).toEqual(['websocket closed (1000: done here)']);
+    expect(notifications).toEqual([]);
   });
 
   it('the client closing its socket rejects every pending request with ConnectionClosedError', async () => {
     const running = await h.start();
-    const { client, session } = await h.open(running);
+    const { client, session } = await holdingBack(running);
     const ps = await threePending(session, client);
-    client.socket.close(1000, 'client leaving');
+    await client.close();
     for (const [i, p] of ps.entries()) {
       expectMcpError(errorOf(await p.outcome), ConnectionClosedError, {
         code: -32000,
-        message: `${methods[i]} could not complete: websocket closed (1000: client leaving)`,
-        data: { reason: 'websocket closed (1000: client leaving)' },
+        message: `${methods[i]} could not complete: websocket closed (1000: client closed)`,
+        data: { reason: 'websocket closed (1000: client closed)' },
       });
     }
     expect(session.pendingRequests).toBe(0);
@@ -355,11 +407,12 @@ describe('the end of a session', () => {
 
   it('server.close() rejects every pending request of every session with ConnectionClosedError', async () => {
     const running = await h.start();
-    const a = await h.open(running);
-    const b = await h.open(running);
+    const a = await holdingBack(running);
+    const b = await holdingBack(running);
     const pa = await threePending(a.session, a.client);
+    const askedB = nextAsked(b.client, 'rootsList');
     const pb = capture(b.session.request('roots/list'));
-    await b.client.nextMessage('roots/list');
+    await askedB;
     await running.server.close();
     for (const [i, p] of pa.entries()) {
       expectMcpError(errorOf(await p.outcome), ConnectionClosedError, {
@@ -380,7 +433,7 @@ describe('the end of a session', () => {
 
   it('a request on a closed session rejects with ConnectionClosedError and is never sent', async () => {
     const running = await h.start();
-    const { session } = await h.open(running);
+    const { session, sent } = await holdingBack(running);
     session.close('bye');
     const p = capture(session.request('roots/list'));
     expectMcpError(errorOf(await p.outcome), ConnectionClosedError, {
@@ -389,6 +442,7 @@ describe('the end of a session', () => {
       data: { reason: 'bye' },
     });
     expect(session.pendingRequests).toBe(0);
+    expect(sent).toEqual([]);
   });
 
   it('a request on a session that has not initialized rejects with NoBackChannelError (as session.elicit does) and is never sent', async () => {
@@ -537,22 +591,20 @@ describe('ctx.request from a tool handler', () => {
         }
       }),
     );
-    const { client, session } = await h.open(running);
-    client.sendRaw({ jsonrpc: '2.0', id: 'call-1', method: 'tools/call', params: { name: 'ask', arguments: {} } });
-    expect(await client.nextMessage('elicitation/create')).toEqual({
-      jsonrpc: '2.0',
-      id: 0,
-      method: 'elicitation/create',
-      params: { message: 'Your name?', requestedSchema: { type: 'object', properties: {} } },
-    });
+    const { client, session, sent, notifications } = await holdingBack(running);
+    const asked = nextEvent<[ElicitParams, HandlerContext]>(client, 'elicitationCreate');
+    const controller = new AbortController();
+    const call = client.callTool('ask', {}, { signal: controller.signal });
+    const [params, ctx] = await asked;
+    const elicitation = { message: 'Your name?', requestedSchema: { type: 'object', properties: {} } };
+    expect([params, ctx.requestId]).toEqual([elicitation, 0]);
     expect(session.pendingRequests).toBe(1);
 
-    client.notify('notifications/cancelled', { requestId: 'call-1', reason: 'user pressed stop' });
-    expect(await client.nextMessage('notifications/cancelled')).toEqual({
-      jsonrpc: '2.0',
-      method: 'notifications/cancelled',
-      params: { requestId: 0, reason: 'cancelled by the client: user pressed stop' },
-    });
+    const cancelled = abortReason(ctx.signal);
+    controller.abort('user pressed stop');
+    expect(await rpcError(call)).toEqual({ code: -32800, message: 'tools/call was cancelled: user pressed stop', data: { reason: 'user pressed stop' } });
+    expect(await cancelled).toBe('cancelled by the client: user pressed stop');
+    expect(notifications).toEqual([cancelledFrame(0, 'cancelled by the client: user pressed stop')]);
     await handlerError.opened;
     expectMcpError(caught, RequestCancelledError, {
       code: -32800,
@@ -561,21 +613,30 @@ describe('ctx.request from a tool handler', () => {
     });
     expect(session.pendingRequests).toBe(0);
     // The cancelled tool call gets no response at all.
-    await expectQuietAndAlive(client);
-    await expectQuietAndAlive(client);
+    await client.ping();
+    await expectSentOnly(client, sent, [
+      { jsonrpc: '2.0', id: 0, method: 'elicitation/create', params: elicitation },
+      cancelledFrame(0, 'cancelled by the client: user pressed stop'),
+      PING_REPLY,
+    ]);
   });
 
   it('resolves with the client result and the tool call then completes', async () => {
+    const form = { message: 'Your name?', requestedSchema: { type: 'object', properties: { name: { type: 'string' } } } };
     const running = await h.start((server) =>
       server.registerTool('ask', {}, async (_args, ctx) => {
-        const answer = await ctx.request('elicitation/create', { message: 'Your name?' });
+        const answer = await ctx.request('elicitation/create', form);
         return `hello ${(answer.content as { name: string }).name}`;
       }),
     );
-    const { client } = await h.open(running);
-    const call = capture(client.request('tools/call', { name: 'ask', arguments: {} }, 'c'));
-    const request = await client.nextMessage('elicitation/create');
-    client.respond(request.id, { action: 'accept', content: { name: 'Ada' } });
-    expect(await call.outcome).toEqual({ ok: true, value: { jsonrpc: '2.0', id: 'c', result: { content: [{ type: 'text', text: 'hello Ada' }] } } });
+    const asked: unknown[] = [];
+    const { client } = await clients.connect(running, {}, (c) =>
+      c.onElicitation((params) => {
+        asked.push(params);
+        return { action: 'accept', content: { name: 'Ada' } };
+      }),
+    );
+    expect(await client.callTool('ask')).toEqual({ content: [{ type: 'text', text: 'hello Ada' }] });
+    expect(asked).toEqual([form]);
   });
 });
