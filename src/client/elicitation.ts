@@ -3,7 +3,7 @@
  * on the handshake era or as an input request of an input-required result on 2026-07-28 (MRTR). Both eras
  * get the same answer: the core sends it as the JSON-RPC reply, or puts its result in `inputResponses`.
  */
-import { ElicitationValidationError, type ElicitationViolation, ErrorCode, type JsonRpcErrorObject } from '../protocol/errors.js';
+import { ElicitationValidationError, type ElicitationViolation, ErrorCode, type JsonRpcErrorObject, McpError } from '../protocol/errors.js';
 import { isObject } from '../protocol/is-object.js';
 import { quote, tryJson } from '../protocol/quote.js';
 import type { ElicitParams, ElicitResult, ElicitValue } from '../protocol/types.js';
@@ -69,7 +69,9 @@ export class ClientElicitation {
     try {
       returned = await policy.handler(request, ctx);
     } catch (thrown) {
-      // The thrown text may hold anything local (paths, other servers' replies): the server learns only that it failed.
+      // An McpError is the handler's chosen answer, as with sampling and roots.
+      if (thrown instanceof McpError) return { ok: false, error: thrown.toJSON() };
+      // Any other thrown text may hold anything local (paths, other servers' replies): the server learns only that it failed.
       const cause = thrown instanceof Error ? thrown : new Error(`The elicitation handler threw ${quote(thrown)}`, { cause: thrown });
       return { ok: false, error: { code: ErrorCode.InternalError, message: 'Internal error' }, cause };
     }

@@ -15,7 +15,10 @@ export interface McpClientOptions {
   capabilities?: ClientCapabilities;
   /** `auto` (default), `legacy` (initialize) or `modern` (2026-07-28, per-request `_meta`). */
   era?: ClientEra;
-  /** Merge SEP-1034 defaults and validate an accepted form against `requestedSchema` before sending it. Default true. */
+  /**
+   * Validate an accepted form against `requestedSchema` before sending it (after its SEP-1034 defaults are
+   * merged, which always happens). Default true.
+   */
   validateElicitation?: boolean;
   /** Timeout of each request, unless a call gives its own `timeoutMs`. Default 60 000. */
   requestTimeoutMs?: number;

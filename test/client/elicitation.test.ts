@@ -14,6 +14,7 @@ import {
   type ElicitationHandler,
   type ElicitationPolicy,
 } from '../../src/client/elicitation.js';
+import { McpError } from '../../src/protocol/errors.js';
 import { SchemaCompiler } from '../../src/schema/compiler.js';
 
 afterEach(() => {
@@ -161,6 +162,13 @@ describe("rule 4: the handler's answer", () => {
     const answer = await ask(form({}), () => Promise.reject(failure));
     expect(answer).toEqual({ ok: false, error: { code: -32603, message: 'Internal error' }, cause: failure });
     expect((answer as { cause: Error }).cause).toBe(failure);
+  });
+
+  it('answers with the McpError a handler throws, code, message and data as given (as with sampling and roots)', async () => {
+    const answer = await ask(form({}), () => {
+      throw new McpError(-32602, 'Unsupported schema', { property: 'name' });
+    });
+    expect(answer).toEqual({ ok: false, error: { code: -32602, message: 'Unsupported schema', data: { property: 'name' } } });
   });
 
   it('answers -32603 "Internal error" when the handler throws synchronously', async () => {
