@@ -1,9 +1,21 @@
-/** The confirmation gate: the `confirm` tool option and the `confirm(ctx, message)` helper. */
+/**
+ * The confirmation gate: the `confirm` tool option and the `confirm(ctx, message)` helper.
+ *
+ * The client is McpClient, answering through onElicitation. The raw WebSocket peer stays for replies
+ * McpClient never sends (an accept without content, an unknown action, content that is no object) and
+ * for a bare `elicitation: {}` declaration, which McpClient sends as `{form: {}}`.
+ */
 import { describe, expect, it } from 'vitest';
 import {
+  type CallToolResult,
   confirm,
   ConfirmationError,
   ElicitationFailedError,
+  type ElicitationHandler,
+  type ElicitResult,
+  type HandlerContext,
+  type JsonRpcNotification,
+  type McpClientOptions,
   RequestTimeoutError,
   UserCanceledError,
   UserCancelledError,
@@ -11,11 +23,16 @@ import {
   type McpServer,
   type ToolConfig,
 } from '../../src/index.js';
-import { CAPS, callTool, responseLog, textResult, succeeded } from '../helpers/client-requests.js';
+import { CAPS, callTool, responseLog, textResult, succeeded, toolText } from '../helpers/client-requests.js';
+import { type ConnectedClient, useMcpClients } from '../helpers/mcp-clients.js';
+import type { RunningServer } from '../helpers/servers.js';
 import { expectQuietAndAlive, useHarness } from '../helpers/session-harness.js';
+import { useCleanups } from '../helpers/util.js';
 import type { Json } from '../helpers/ws-client.js';
 
-const h = useHarness();
+const cleanups = useCleanups();
+const h = useHarness(cleanups);
+const clients = useMcpClients(cleanups);
 
 const YES_NO = { type: 'object', properties: {} };
 
@@ -23,29 +40,121 @@ function confirmation(id: number, message: string) {
   return { jsonrpc: '2.0', id, method: 'elicitation/create', params: { message, requestedSchema: YES_NO } };
 }
 
-/** A server with a `delete` tool guarded by `confirm`; `runs` counts handler runs and their arguments. */
-async function guarded(confirmOption: ToolConfig['confirm'], capabilities: Json = CAPS.form, serverOptions: Parameters<typeof h.start>[1] = {}) {
-  const runs: Record<string, unknown>[] = [];
-  const running = await h.start(
-    (server: McpServer) =>
-      server.registerTool(
-        'delete',
-        { inputSchema: { type: 'object', properties: { path: { type: 'string' } }, required: ['path'] }, confirm: confirmOption },
-        (args) => {
-          runs.push(args);
-          return `deleted ${String(args.path)}`;
-        },
-      ),
-    serverOptions,
+/** Items in arrival order: `all` keeps every one, `next()` hands them out one by one. */
+interface Inbox<T> {
+  readonly all: T[];
+  push(item: T): void;
+  next(): Promise<T>;
+}
+
+function inbox<T>(what: string): Inbox<T> {
+  const all: T[] = [];
+  let taken = 0;
+  const waiting: ((item: T) => void)[] = [];
+  return {
+    all,
+    push(item) {
+      all.push(item);
+      const waiter = waiting.shift();
+      if (waiter) {
+        taken++;
+        waiter(item);
+      }
+    },
+    next() {
+      if (taken < all.length) return Promise.resolve(all[taken++]);
+      return new Promise<T>((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error(`no further ${what} within 5000 ms`)), 5000);
+        waiting.push((item) => {
+          clearTimeout(timer);
+          resolve(item);
+        });
+      });
+    },
+  };
+}
+
+/** An elicitation/create the McpClient received: what its handler got, and the answer to give when the test decides. */
+interface Ask {
+  id: unknown;
+  params: unknown;
+  answer(result: ElicitResult): void;
+}
+
+interface Peer extends ConnectedClient {
+  /** Every elicitation/create the client received, in order. */
+  asks: Inbox<Ask>;
+  /** Every notification the client received, in order. */
+  notifications: Inbox<JsonRpcNotification>;
+}
+
+interface PeerOptions extends McpClientOptions {
+  /** The client's onElicitation handler. Default: one that holds its answer until the test calls `ask.answer`; `null`: none. */
+  answer?: ElicitationHandler | null;
+}
+
+async function connectPeer(running: RunningServer, { answer, ...options }: PeerOptions = {}): Promise<Peer> {
+  const asks = inbox<Ask>('elicitation/create');
+  const notifications = inbox<JsonRpcNotification>('notification');
+  const held = new WeakMap<HandlerContext, (result: ElicitResult) => void>();
+  const connected = await clients.connect(running, options, (client) => {
+    client.on('elicitationCreate', (params, ctx) => asks.push({ id: ctx.requestId, params, answer: (result) => held.get(ctx)!(result) }));
+    client.on('notification', (notification) => notifications.push(notification));
+    if (answer !== null) client.onElicitation(answer ?? ((_params, ctx) => new Promise<ElicitResult>((resolve) => held.set(ctx, resolve))));
+  });
+  return { ...connected, asks, notifications };
+}
+
+/** The elicitation/create the server sent, with its request id, as the client received it. */
+function asked(ask: Ask): Json {
+  return { jsonrpc: '2.0', id: ask.id, method: 'elicitation/create', params: ask.params };
+}
+
+/** The session still answers (a ping round trip), and since it connected the client was asked `asked` times, told nothing and reported no error. */
+async function expectPeerQuietAndAlive(peer: Peer, asked = 0): Promise<void> {
+  await peer.client.ping();
+  expect(peer.asks.all).toHaveLength(asked);
+  expect(peer.notifications.all).toEqual([]);
+  expect(peer.errors).toEqual([]);
+}
+
+function registerDelete(server: McpServer, confirmOption: ToolConfig['confirm'], runs: Record<string, unknown>[]) {
+  server.registerTool(
+    'delete',
+    { inputSchema: { type: 'object', properties: { path: { type: 'string' } }, required: ['path'] }, confirm: confirmOption },
+    (args) => {
+      runs.push(args);
+      return `deleted ${String(args.path)}`;
+    },
   );
+}
+
+/** A server with a `delete` tool guarded by `confirm`, and an McpClient; `runs` counts handler runs and their arguments. */
+async function guarded(confirmOption: ToolConfig['confirm'], peerOptions: PeerOptions = {}, serverOptions: Parameters<typeof h.start>[1] = {}) {
+  const runs: Record<string, unknown>[] = [];
+  const running = await h.start((server: McpServer) => registerDelete(server, confirmOption, runs), serverOptions);
+  const log = responseLog(running.server, 'responseElicitationCreate');
+  const peer = await connectPeer(running, peerOptions);
+  return { running, server: running.server, log, peer, session: peer.session, runs };
+}
+
+/** `guarded` with the raw WebSocket peer declaring `capabilities`: for replies McpClient never sends. */
+async function rawGuarded(confirmOption: ToolConfig['confirm'], capabilities: Json = CAPS.form) {
+  const runs: Record<string, unknown>[] = [];
+  const running = await h.start((server: McpServer) => registerDelete(server, confirmOption, runs));
   const log = responseLog(running.server, 'responseElicitationCreate');
   const { client, session } = await h.open(running, { capabilities });
   return { running, server: running.server, log, client, session, runs };
 }
 
+/** The text of a tools/call result's single content block. */
+async function callToolText(call: Promise<CallToolResult>): Promise<string> {
+  return ((await call).content[0] as { text: string }).text;
+}
+
 describe('the confirm tool option', () => {
   it('asks {message, requestedSchema: {type: "object", properties: {}}} and runs the tool on accept', async () => {
-    const { log, client, session, runs } = await guarded('Delete the file?');
+    const { log, client, session, runs } = await rawGuarded('Delete the file?');
     const call = callTool(client, 'delete', { path: '/tmp/a' });
     const sent = await client.nextMessage('elicitation/create');
     expect(sent).toStrictEqual(confirmation(0, 'Delete the file?'));
@@ -61,53 +170,46 @@ describe('the confirm tool option', () => {
   });
 
   it('runs the tool on accept with an empty content object', async () => {
-    const { client, runs } = await guarded('Delete the file?');
-    const call = callTool(client, 'delete', { path: '/tmp/b' });
-    await client.nextMessage('elicitation/create');
-    client.respond(0, { action: 'accept', content: {} });
-    expect(await call).toEqual(textResult('call-delete', 'deleted /tmp/b'));
+    const { peer, runs } = await guarded('Delete the file?');
+    const call = peer.client.callTool('delete', { path: '/tmp/b' });
+    (await peer.asks.next()).answer({ action: 'accept', content: {} });
+    expect(await call).toEqual(toolText('deleted /tmp/b'));
     expect(runs).toHaveLength(1);
   });
 
   it('answers decline with an isError result saying nothing was done, without running the handler', async () => {
-    const { client, runs } = await guarded('Delete the file?');
-    const call = callTool(client, 'delete', { path: '/tmp/a' });
-    await client.nextMessage('elicitation/create');
-    client.respond(0, { action: 'decline' });
-    expect(await call).toEqual(textResult('call-delete', 'The user declined: "Delete the file?". Nothing was done.', true));
+    const { peer, runs } = await guarded('Delete the file?');
+    const call = peer.client.callTool('delete', { path: '/tmp/a' });
+    (await peer.asks.next()).answer({ action: 'decline' });
+    expect(await call).toEqual(toolText('The user declined: "Delete the file?". Nothing was done.', true));
     expect(runs).toEqual([]);
-    await expectQuietAndAlive(client);
+    await expectPeerQuietAndAlive(peer, 1);
   });
 
   it('answers cancel with the UserCancelledError text, without running the handler', async () => {
-    const { client, runs } = await guarded('Delete the file?');
-    const call = callTool(client, 'delete', { path: '/tmp/a' });
-    await client.nextMessage('elicitation/create');
-    client.respond(0, { action: 'cancel' });
-    expect(await call).toEqual(textResult('call-delete', new UserCancelledError('Delete the file?').message, true));
+    const { peer, runs } = await guarded('Delete the file?');
+    const call = peer.client.callTool('delete', { path: '/tmp/a' });
+    (await peer.asks.next()).answer({ action: 'cancel' });
+    expect(await call).toEqual(toolText(new UserCancelledError('Delete the file?').message, true));
     expect(await callToolText(call)).toBe('The user dismissed the confirmation "Delete the file?" without answering. Nothing was done.');
     expect(runs).toEqual([]);
   });
 
   it.each([
-    ['no elicitation capability', CAPS.none],
-    ['only URL-mode elicitation', CAPS.url],
-  ])('answers a client with %s with the ElicitationNotSupportedError message and asks nothing', async (_name, capabilities) => {
-    const { log, client, runs } = await guarded('Delete the file?', capabilities);
-    expect(await callTool(client, 'delete', { path: '/tmp/a' })).toEqual(
-      textResult(
-        'call-delete',
-        'The client did not declare form-mode elicitation (capabilities.elicitation.form); ask another way, or use url mode if it declared that',
-        true,
-      ),
+    ['no elicitation capability', { answer: null }],
+    ['only URL-mode elicitation', { capabilities: CAPS.url }],
+  ] as [string, PeerOptions][])('answers a client with %s with the ElicitationNotSupportedError message and asks nothing', async (_name, peerOptions) => {
+    const { log, peer, runs } = await guarded('Delete the file?', peerOptions);
+    expect(await peer.client.callTool('delete', { path: '/tmp/a' })).toEqual(
+      toolText('The client did not declare form-mode elicitation (capabilities.elicitation.form); ask another way, or use url mode if it declared that', true),
     );
     expect(runs).toEqual([]);
     expect(log.all).toHaveLength(0);
-    await expectQuietAndAlive(client);
+    await expectPeerQuietAndAlive(peer);
   });
 
   it('works for a client that declared elicitation: {}', async () => {
-    const { client, runs } = await guarded('Delete the file?', CAPS.legacyElicitation);
+    const { client, runs } = await rawGuarded('Delete the file?', CAPS.legacyElicitation);
     const call = callTool(client, 'delete', { path: '/x' });
     expect(await client.nextMessage('elicitation/create')).toStrictEqual(confirmation(0, 'Delete the file?'));
     client.respond(0, { action: 'accept' });
@@ -116,7 +218,7 @@ describe('the confirm tool option', () => {
   });
 
   it('answers an action outside accept, decline and cancel with the UnexpectedElicitActionError message', async () => {
-    const { client, runs, server } = await guarded('Delete the file?');
+    const { client, runs, server } = await rawGuarded('Delete the file?');
     const call = callTool(client, 'delete', { path: '/tmp/a' });
     await client.nextMessage('elicitation/create');
     client.respond(0, { action: 'yes' });
@@ -126,26 +228,27 @@ describe('the confirm tool option', () => {
   });
 
   it('answers a client error reply with the ElicitationFailedError text', async () => {
-    const { client, runs } = await guarded('Delete the file?');
-    const call = callTool(client, 'delete', { path: '/tmp/a' });
-    await client.nextMessage('elicitation/create');
-    client.respondError(0, -32601, 'Method not found');
-    expect(await call).toEqual(textResult('call-delete', 'Could not get a confirmation for "Delete the file?": Method not found. Nothing was done.', true));
+    // The client declares form mode but has no elicitation handler: it answers -32601.
+    const { peer, runs } = await guarded('Delete the file?', { capabilities: CAPS.form, answer: null });
+    const call = peer.client.callTool('delete', { path: '/tmp/a' });
+    expect(await call).toEqual(
+      toolText('Could not get a confirmation for "Delete the file?": Method not found: this client has no elicitation handler. Nothing was done.', true),
+    );
+    expect(peer.asks.all.map(asked)).toEqual([confirmation(0, 'Delete the file?')]);
     expect(runs).toEqual([]);
   });
 
   it('answers a timeout with the ElicitationFailedError text, and cancels the elicitation on the client', async () => {
-    const { client, runs } = await guarded('Delete the file?', CAPS.form, { server: { elicitationTimeoutMs: 80 } });
-    const call = callTool(client, 'delete', { path: '/tmp/a' });
-    await client.nextMessage('elicitation/create');
+    const { peer, runs } = await guarded('Delete the file?', {}, { server: { elicitationTimeoutMs: 80 } });
+    const call = peer.client.callTool('delete', { path: '/tmp/a' });
+    await peer.asks.next();
     expect(await call).toEqual(
-      textResult(
-        'call-delete',
+      toolText(
         'Could not get a confirmation for "Delete the file?": elicitation/create timed out after 80 ms without a reply; raise timeoutMs if a person has to answer it. Nothing was done.',
         true,
       ),
     );
-    expect(await client.nextMessage('notifications/cancelled')).toEqual({
+    expect(await peer.notifications.next()).toEqual({
       jsonrpc: '2.0',
       method: 'notifications/cancelled',
       params: { requestId: 0, reason: 'timed out after 80 ms' },
@@ -154,7 +257,7 @@ describe('the confirm tool option', () => {
   });
 
   it('answers accept with content that is not an object with the ElicitationFailedError text', async () => {
-    const { client, runs } = await guarded('Delete the file?');
+    const { client, runs } = await rawGuarded('Delete the file?');
     const call = callTool(client, 'delete', { path: '/tmp/a' });
     await client.nextMessage('elicitation/create');
     client.respond(0, { action: 'accept', content: 'yes' });
@@ -170,45 +273,48 @@ describe('the confirm tool option', () => {
 
   it('builds the message from the arguments when confirm is a function', async () => {
     const seen: Record<string, unknown>[] = [];
-    const { client, runs } = await guarded((args) => {
+    const { peer, runs } = await guarded((args) => {
       seen.push(args);
       return `Delete ${String(args.path)}?`;
     });
-    const call = callTool(client, 'delete', { path: '/etc/hosts' });
-    expect(await client.nextMessage('elicitation/create')).toStrictEqual(confirmation(0, 'Delete /etc/hosts?'));
-    client.respond(0, { action: 'decline' });
-    expect(await call).toEqual(textResult('call-delete', 'The user declined: "Delete /etc/hosts?". Nothing was done.', true));
+    const call = peer.client.callTool('delete', { path: '/etc/hosts' });
+    const ask = await peer.asks.next();
+    expect(asked(ask)).toStrictEqual(confirmation(0, 'Delete /etc/hosts?'));
+    ask.answer({ action: 'decline' });
+    expect(await call).toEqual(toolText('The user declined: "Delete /etc/hosts?". Nothing was done.', true));
     expect(seen).toEqual([{ path: '/etc/hosts' }]);
     expect(runs).toEqual([]);
   });
 
   it('asks again on every call', async () => {
-    const { client, runs } = await guarded((args) => `Delete ${String(args.path)}?`);
-    const first = callTool(client, 'delete', { path: '/a' }, 1);
-    expect(await client.nextMessage('elicitation/create')).toStrictEqual(confirmation(0, 'Delete /a?'));
-    client.respond(0, { action: 'accept' });
-    expect(await first).toEqual(textResult(1, 'deleted /a'));
-    const second = callTool(client, 'delete', { path: '/b' }, 2);
-    expect(await client.nextMessage('elicitation/create')).toStrictEqual(confirmation(1, 'Delete /b?'));
-    client.respond(1, { action: 'accept' });
-    expect(await second).toEqual(textResult(2, 'deleted /b'));
+    const { peer, runs } = await guarded((args) => `Delete ${String(args.path)}?`);
+    const first = peer.client.callTool('delete', { path: '/a' });
+    const ask0 = await peer.asks.next();
+    expect(asked(ask0)).toStrictEqual(confirmation(0, 'Delete /a?'));
+    ask0.answer({ action: 'accept' });
+    expect(await first).toEqual(toolText('deleted /a'));
+    const second = peer.client.callTool('delete', { path: '/b' });
+    const ask1 = await peer.asks.next();
+    expect(asked(ask1)).toStrictEqual(confirmation(1, 'Delete /b?'));
+    ask1.answer({ action: 'accept' });
+    expect(await second).toEqual(toolText('deleted /b'));
     expect(runs).toEqual([{ path: '/a' }, { path: '/b' }]);
   });
 
   it('does not ask for a confirmation when the arguments are invalid', async () => {
-    const { log, client, runs } = await guarded('Delete the file?');
-    const reply = await callTool(client, 'delete', { path: 7 });
-    expect(reply.result.isError).toBe(true);
-    expect(reply.result.content[0].text).toMatch(/^Invalid arguments for tool delete: /);
+    const { log, peer, runs } = await guarded('Delete the file?');
+    const call = peer.client.callTool('delete', { path: 7 });
+    expect((await call).isError).toBe(true);
+    expect(await callToolText(call)).toMatch(/^Invalid arguments for tool delete: /);
     expect(runs).toEqual([]);
     expect(log.all).toHaveLength(0);
-    await expectQuietAndAlive(client);
+    await expectPeerQuietAndAlive(peer);
   });
 
   it('does not put confirm into the tool descriptor', async () => {
-    const { client } = await guarded('Delete the file?');
-    const listed = await client.request('tools/list', {});
-    expect(listed.result.tools).toEqual([{ name: 'delete', inputSchema: { type: 'object', properties: { path: { type: 'string' } }, required: ['path'] } }]);
+    const { peer } = await guarded('Delete the file?');
+    const listed = await peer.client.listTools();
+    expect(listed.tools).toEqual([{ name: 'delete', inputSchema: { type: 'object', properties: { path: { type: 'string' } }, required: ['path'] } }]);
   });
 
   it('rejects a confirm option that is neither a message nor a function at registration', async () => {
@@ -219,14 +325,9 @@ describe('the confirm tool option', () => {
   });
 });
 
-/** The text of a tools/call reply's single content block. */
-async function callToolText(reply: Promise<Json>): Promise<string> {
-  return (await reply).result.content[0].text as string;
-}
-
 describe('the confirm(ctx, message) helper', () => {
-  /** A tool that calls confirm() itself and reports what happened. */
-  async function helperTool(capabilities: Json = CAPS.form, timeoutMs?: number) {
+  /** A tool that calls confirm() itself and reports what happened, and an McpClient. */
+  async function helperTool(timeoutMs?: number, peerOptions: PeerOptions = {}) {
     const caught: unknown[] = [];
     let proceeded = 0;
     const running = await h.start((server) =>
@@ -241,26 +342,26 @@ describe('the confirm(ctx, message) helper', () => {
         return 'wiped';
       }),
     );
-    const { client } = await h.open(running, { capabilities });
-    return { client, caught, proceeded: () => proceeded };
+    const peer = await connectPeer(running, peerOptions);
+    return { peer, caught, proceeded: () => proceeded };
   }
 
   it('resolves on accept so the work goes ahead', async () => {
     const t = await helperTool();
-    const call = callTool(t.client, 'wipe');
-    expect(await t.client.nextMessage('elicitation/create')).toStrictEqual(confirmation(0, 'Wipe everything?'));
-    t.client.respond(0, { action: 'accept' });
-    expect(await call).toEqual(textResult('call-wipe', 'wiped'));
+    const call = t.peer.client.callTool('wipe');
+    const ask = await t.peer.asks.next();
+    expect(asked(ask)).toStrictEqual(confirmation(0, 'Wipe everything?'));
+    ask.answer({ action: 'accept' });
+    expect(await call).toEqual(toolText('wiped'));
     expect(t.proceeded()).toBe(1);
     expect(t.caught).toEqual([]);
   });
 
   it('throws UserDeclinedError (code USER_DECLINED) on decline', async () => {
     const t = await helperTool();
-    const call = callTool(t.client, 'wipe');
-    await t.client.nextMessage('elicitation/create');
-    t.client.respond(0, { action: 'decline' });
-    expect(await call).toEqual(textResult('call-wipe', 'The user declined: "Wipe everything?". Nothing was done.', true));
+    const call = t.peer.client.callTool('wipe');
+    (await t.peer.asks.next()).answer({ action: 'decline' });
+    expect(await call).toEqual(toolText('The user declined: "Wipe everything?". Nothing was done.', true));
     expect(t.caught).toHaveLength(1);
     const error = t.caught[0] as UserDeclinedError;
     expect(error).toBeInstanceOf(UserDeclinedError);
@@ -271,9 +372,8 @@ describe('the confirm(ctx, message) helper', () => {
 
   it('throws UserCancelledError (code USER_CANCELLED) on cancel; the deprecated name UserCanceledError is the same class', async () => {
     const t = await helperTool();
-    const call = callTool(t.client, 'wipe');
-    await t.client.nextMessage('elicitation/create');
-    t.client.respond(0, { action: 'cancel' });
+    const call = t.peer.client.callTool('wipe');
+    (await t.peer.asks.next()).answer({ action: 'cancel' });
     expect(await callToolText(call)).toBe('The user dismissed the confirmation "Wipe everything?" without answering. Nothing was done.');
     const error = t.caught[0] as UserCancelledError;
     expect(error).toBeInstanceOf(UserCancelledError);
@@ -284,9 +384,9 @@ describe('the confirm(ctx, message) helper', () => {
   });
 
   it('throws ElicitationFailedError (code ELICITATION_FAILED) wrapping a RequestTimeoutError as its cause', async () => {
-    const t = await helperTool(CAPS.form, 60);
-    const call = callTool(t.client, 'wipe');
-    await t.client.nextMessage('elicitation/create');
+    const t = await helperTool(60);
+    const call = t.peer.client.callTool('wipe');
+    await t.peer.asks.next();
     expect(await callToolText(call)).toBe(
       'Could not get a confirmation for "Wipe everything?": elicitation/create timed out after 60 ms without a reply; raise timeoutMs if a person has to answer it. Nothing was done.',
     );
@@ -298,11 +398,16 @@ describe('the confirm(ctx, message) helper', () => {
   });
 
   it('lets a client error reply through as ElicitationFailedError text', async () => {
-    const t = await helperTool();
-    const call = callTool(t.client, 'wipe');
-    await t.client.nextMessage('elicitation/create');
-    t.client.respondError(0, -32602, 'Bad schema');
-    expect(await callToolText(call)).toBe('Could not get a confirmation for "Wipe everything?": Bad schema. Nothing was done.');
+    // The client's handler fails: the client answers -32603 Internal error, and reports the failure locally.
+    const failure = new Error('the confirmation dialog could not be shown');
+    const t = await helperTool(undefined, {
+      answer: () => {
+        throw failure;
+      },
+    });
+    const call = t.peer.client.callTool('wipe');
+    expect(await callToolText(call)).toBe('Could not get a confirmation for "Wipe everything?": Internal error. Nothing was done.');
     expect(t.caught[0]).toBeInstanceOf(ElicitationFailedError);
+    expect(t.peer.errors).toEqual([failure]);
   });
 });

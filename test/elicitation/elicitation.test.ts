@@ -2,6 +2,11 @@
  * Form-mode elicitation over a real WebSocket: requestElicitationCreate and its one
  * responseElicitationCreate event, session.elicit and ctx.elicit with their typed errors, timeouts,
  * cancellation, closing, and validation of the accepted content.
+ *
+ * The client is McpClient, answering through onElicitation. The raw WebSocket peer stays where the wire
+ * is the subject: the exact frame, replies McpClient never sends (late, duplicate, an unknown action,
+ * content on decline or that is no object, numbers as spelled in the JSON text), a bare `elicitation: {}`
+ * declaration, and a session before initialize.
  */
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { afterEach, describe, expect, it, vi } from 'vitest';
@@ -15,17 +20,25 @@ import {
   RequestCancelledError,
   RequestTimeoutError,
   UnexpectedElicitActionError,
+  type ElicitationHandler,
   type ElicitParams,
   type ElicitRequestedSchema,
   type ElicitResult,
+  type HandlerContext,
+  type JsonRpcNotification,
+  type McpClientOptions,
 } from '../../src/index.js';
 import { SchemaCompiler } from '../../src/schema/compiler.js';
-import { CAPS, callTool, errorOf, expectMcpError, responseLog, thrownBy, succeeded } from '../helpers/client-requests.js';
+import { CAPS, errorOf, expectMcpError, responseLog, thrownBy, succeeded } from '../helpers/client-requests.js';
+import { type ConnectedClient, useMcpClients } from '../helpers/mcp-clients.js';
+import type { RunningServer } from '../helpers/servers.js';
 import { expectQuietAndAlive, pingOk, useHarness } from '../helpers/session-harness.js';
-import { capture, expectAtDeadline, gate, useFakeClock } from '../helpers/util.js';
+import { capture, expectAtDeadline, gate, useCleanups, useFakeClock } from '../helpers/util.js';
 import type { WsTestClient } from '../helpers/ws-client.js';
 
-const h = useHarness();
+const cleanups = useCleanups();
+const h = useHarness(cleanups);
+const clients = useMcpClients(cleanups);
 const fakeClock = useFakeClock();
 
 afterEach(() => {
@@ -56,7 +69,109 @@ const CLOSED = (reason: string) => ({
   errorData: { reason },
 });
 
-async function formSession(serverOptions: Parameters<typeof h.start>[1] = {}) {
+const CANCELLED = (requestId: number, reason: string): JsonRpcNotification => ({
+  jsonrpc: '2.0',
+  method: 'notifications/cancelled',
+  params: { requestId, reason },
+});
+
+/** Items in arrival order: `all` keeps every one, `next()` hands them out one by one. */
+interface Inbox<T> {
+  readonly all: T[];
+  push(item: T): void;
+  next(): Promise<T>;
+}
+
+function inbox<T>(what: string): Inbox<T> {
+  const all: T[] = [];
+  let taken = 0;
+  const waiting: ((item: T) => void)[] = [];
+  return {
+    all,
+    push(item) {
+      all.push(item);
+      const waiter = waiting.shift();
+      if (waiter) {
+        taken++;
+        waiter(item);
+      }
+    },
+    next() {
+      if (taken < all.length) return Promise.resolve(all[taken++]);
+      return new Promise<T>((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error(`no further ${what} within 5000 ms`)), 5000);
+        waiting.push((item) => {
+          clearTimeout(timer);
+          resolve(item);
+        });
+      });
+    },
+  };
+}
+
+/** An elicitation/create the McpClient received: the params and context its handler got. */
+interface Ask {
+  params: ElicitParams;
+  ctx: HandlerContext;
+  /** Let the handler return `result`: a peer without its own `answer` holds each answer back until this. */
+  answer(result: ElicitResult): void;
+}
+
+interface Peer extends ConnectedClient {
+  /** Every elicitation/create the client received (also those it refused), in order. */
+  asks: Inbox<Ask>;
+  /** Every notification the client received, in order. */
+  notifications: Inbox<JsonRpcNotification>;
+}
+
+interface PeerOptions extends McpClientOptions {
+  /** The client's onElicitation handler. Default: one that holds its answer until the test calls `ask.answer`; `null`: none. */
+  answer?: ElicitationHandler | null;
+}
+
+/** An McpClient on `running` (legacy era, WebSocket) with its server-side session. */
+async function connectPeer(running: RunningServer, { answer, ...options }: PeerOptions = {}): Promise<Peer> {
+  const asks = inbox<Ask>('elicitation/create');
+  const notifications = inbox<JsonRpcNotification>('notification');
+  const held = new WeakMap<HandlerContext, (result: ElicitResult) => void>();
+  const connected = await clients.connect(running, options, (client) => {
+    client.on('elicitationCreate', (params, ctx) => asks.push({ params, ctx, answer: (result) => held.get(ctx)!(result) }));
+    client.on('notification', (notification) => notifications.push(notification));
+    if (answer !== null) client.onElicitation(answer ?? ((_params, ctx) => new Promise<ElicitResult>((resolve) => held.set(ctx, resolve))));
+  });
+  return { ...connected, asks, notifications };
+}
+
+/** A handler that accepts with `content` as given (shapes the schema rejects too, with `validateElicitation: false`). */
+function accepting(content: unknown): ElicitationHandler {
+  return () => ({ action: 'accept', content }) as ElicitResult;
+}
+
+/** The request id the server gave an elicitation, and its params as sent. */
+function sent(ask: Ask): { id: unknown; params: ElicitParams } {
+  return { id: ask.ctx.requestId, params: ask.params };
+}
+
+/**
+ * The session still answers (a ping round trip, after everything the server sent before it), and since
+ * it connected the client was asked exactly `asked`, told exactly `notifications` and reported no error.
+ */
+async function expectPeerQuietAndAlive(peer: Peer, seen: { asked?: ElicitParams[]; notifications?: JsonRpcNotification[] } = {}): Promise<void> {
+  await peer.client.ping();
+  expect(peer.asks.all.map((ask) => ask.params)).toEqual(seen.asked ?? []);
+  expect(peer.notifications.all).toEqual(seen.notifications ?? []);
+  expect(peer.errors).toEqual([]);
+}
+
+async function formSession(serverOptions: Parameters<typeof h.start>[1] = {}, peerOptions: PeerOptions = {}) {
+  const running = await h.start(undefined, serverOptions);
+  const log = responseLog(running.server, 'responseElicitationCreate');
+  const peer = await connectPeer(running, peerOptions);
+  return { running, server: running.server, log, peer, session: peer.session };
+}
+
+/** formSession with the raw WebSocket peer: for the exact frame, and for replies McpClient never sends. */
+async function rawFormSession(serverOptions: Parameters<typeof h.start>[1] = {}) {
   const running = await h.start(undefined, serverOptions);
   const log = responseLog(running.server, 'responseElicitationCreate');
   const { client, session } = await h.open(running, { capabilities: CAPS.form });
@@ -65,7 +180,7 @@ async function formSession(serverOptions: Parameters<typeof h.start>[1] = {}) {
 
 describe('requestElicitationCreate and the responseElicitationCreate event', () => {
   it('sends exactly {jsonrpc, id, method, params}, returns that id, and emits (session, request, response) on accept', async () => {
-    const { server, log, client, session } = await formSession();
+    const { server, log, client, session } = await rawFormSession();
     const id = server.requestElicitationCreate(session, ASK_NAME);
     expect(id).toBe(0);
     const sent = await client.nextMessage('elicitation/create');
@@ -80,13 +195,16 @@ describe('requestElicitationCreate and the responseElicitationCreate event', () 
   });
 
   it('accepts the session id instead of the session and numbers its requests from 0 upwards', async () => {
-    const { server, log, client, session } = await formSession();
+    const { server, log, peer, session } = await formSession();
     expect(server.requestElicitationCreate(session.id, ASK_NAME)).toBe(0);
     expect(server.requestElicitationCreate(session.id, { ...ASK_NAME, message: 'Again?' })).toBe(1);
-    expect(await client.nextMessage('elicitation/create')).toEqual(SENT_ASK_NAME(0));
-    expect(await client.nextMessage('elicitation/create')).toEqual({ ...SENT_ASK_NAME(1), params: { message: 'Again?', requestedSchema: NAME_SCHEMA } });
-    client.respond(1, { action: 'decline' });
-    client.respond(0, { action: 'accept', content: { name: 'Bo' } });
+    const ask0 = await peer.asks.next();
+    const ask1 = await peer.asks.next();
+    expect(sent(ask0)).toEqual({ id: 0, params: ASK_NAME });
+    expect(sent(ask1)).toEqual({ id: 1, params: { message: 'Again?', requestedSchema: NAME_SCHEMA } });
+    // The client answers the second first.
+    ask1.answer({ action: 'decline' });
+    ask0.answer({ action: 'accept', content: { name: 'Bo' } });
     const first = await log.next();
     const second = await log.next();
     expect([first[1].id, first[2]]).toEqual([1, { isError: false, action: 'decline' }]);
@@ -96,20 +214,16 @@ describe('requestElicitationCreate and the responseElicitationCreate event', () 
   });
 
   it('sends an explicit mode "form" as given', async () => {
-    const { server, log, client, session } = await formSession();
+    const { server, log, peer, session } = await formSession();
     server.requestElicitationCreate(session, { mode: 'form', ...ASK_NAME });
-    expect(await client.nextMessage('elicitation/create')).toEqual({
-      jsonrpc: '2.0',
-      id: 0,
-      method: 'elicitation/create',
-      params: { mode: 'form', message: 'What is your name?', requestedSchema: NAME_SCHEMA },
-    });
-    client.respond(0, { action: 'accept', content: { name: 'Cy' } });
+    const ask = await peer.asks.next();
+    expect(sent(ask)).toEqual({ id: 0, params: { mode: 'form', message: 'What is your name?', requestedSchema: NAME_SCHEMA } });
+    ask.answer({ action: 'accept', content: { name: 'Cy' } });
     expect((await log.next())[2]).toStrictEqual(succeeded('elicitation', { action: 'accept', content: { name: 'Cy' } }));
   });
 
   it.each(['decline', 'cancel'] as const)('reports %s without content, even when the client sent some', async (action) => {
-    const { server, log, client, session } = await formSession();
+    const { server, log, client, session } = await rawFormSession();
     server.requestElicitationCreate(session, ASK_NAME);
     await client.nextMessage('elicitation/create');
     client.respond(0, { action, content: { name: 42, extra: true } });
@@ -120,48 +234,53 @@ describe('requestElicitationCreate and the responseElicitationCreate event', () 
   });
 
   it('reports a client -32601 error reply (a client without a handler) as isError with its code and message', async () => {
-    const { server, log, client, session } = await formSession();
+    // The client declares form mode but has no elicitation handler.
+    const { server, log, peer, session } = await formSession({}, { capabilities: CAPS.form, answer: null });
     server.requestElicitationCreate(session, ASK_NAME);
-    await client.nextMessage('elicitation/create');
-    client.respondError(0, -32601, 'Method not found');
+    expect(sent(await peer.asks.next())).toEqual({ id: 0, params: ASK_NAME });
     const [eventSession, request, response] = await log.next();
     expect(eventSession).toBe(session);
     expect(request).toEqual(SENT_ASK_NAME(0));
-    expect(response).toEqual({ isError: true, errorCode: -32601, errorMessage: 'Method not found' });
+    expect(response).toEqual({ isError: true, errorCode: -32601, errorMessage: 'Method not found: this client has no elicitation handler' });
     expect(response.errorData).toBeUndefined();
     expect(response.action).toBeUndefined();
   });
 
   it('reports a client -32602 error reply with its data', async () => {
-    const { server, log, client, session } = await formSession();
+    // The client checks the answer against requestedSchema before sending it, and sends -32602 with the violations instead.
+    const { server, log, peer, session } = await formSession({}, { answer: accepting({ name: 7 }) });
     server.requestElicitationCreate(session, ASK_NAME);
-    await client.nextMessage('elicitation/create');
-    client.respondError(0, -32602, 'Unsupported schema', { property: 'name' });
-    expect((await log.next())[2]).toEqual({ isError: true, errorCode: -32602, errorMessage: 'Unsupported schema', errorData: { property: 'name' } });
+    const violations = [{ property: 'name', rule: 'type', message: 'must be string' }];
+    expect((await log.next())[2]).toEqual({
+      isError: true,
+      errorCode: -32602,
+      errorMessage: 'The elicitation answer does not match requestedSchema: name must be string',
+      errorData: { violations },
+    });
+    // The client's error reply, not the server's own validation of an answer.
+    expect(server.stats.invalidResults).toBe(0);
+    expect(peer.errors).toHaveLength(1);
+    expect((peer.errors[0] as ElicitationValidationError).violations).toEqual(violations);
   });
 
   it('times out with -32001 and sends the client notifications/cancelled for the elicitation', async () => {
-    const { server, log, client, session } = await formSession();
+    const { server, log, peer, session } = await formSession();
     server.requestElicitationCreate(session, ASK_NAME, { timeoutMs: 100 });
-    await client.nextMessage('elicitation/create');
+    expect(sent(await peer.asks.next())).toEqual({ id: 0, params: ASK_NAME });
     const [eventSession, request, response] = await log.next();
     expect(eventSession).toBe(session);
     expect(request).toEqual(SENT_ASK_NAME(0));
     expect(response).toEqual(TIMEOUT(100));
-    expect(await client.nextMessage('notifications/cancelled')).toEqual({
-      jsonrpc: '2.0',
-      method: 'notifications/cancelled',
-      params: { requestId: 0, reason: 'timed out after 100 ms' },
-    });
-    await expectQuietAndAlive(client);
+    expect(await peer.notifications.next()).toEqual(CANCELLED(0, 'timed out after 100 ms'));
+    await expectPeerQuietAndAlive(peer, { asked: [ASK_NAME], notifications: [CANCELLED(0, 'timed out after 100 ms')] });
     expect(session.pendingRequests).toBe(0);
   });
 
   it('reports cancellation through the signal as -32800 and tells the client with notifications/cancelled', async () => {
-    const { server, log, client, session } = await formSession();
+    const { server, log, peer, session } = await formSession();
     const controller = new AbortController();
     server.requestElicitationCreate(session, ASK_NAME, { signal: controller.signal });
-    await client.nextMessage('elicitation/create');
+    await peer.asks.next();
     controller.abort('the user left');
     const [, request, response] = await log.next();
     expect(request).toEqual(SENT_ASK_NAME(0));
@@ -171,16 +290,12 @@ describe('requestElicitationCreate and the responseElicitationCreate event', () 
       errorMessage: 'elicitation/create was cancelled: the user left',
       errorData: { reason: 'the user left' },
     });
-    expect(await client.nextMessage('notifications/cancelled')).toEqual({
-      jsonrpc: '2.0',
-      method: 'notifications/cancelled',
-      params: { requestId: 0, reason: 'the user left' },
-    });
-    await expectQuietAndAlive(client);
+    expect(await peer.notifications.next()).toEqual(CANCELLED(0, 'the user left'));
+    await expectPeerQuietAndAlive(peer, { asked: [ASK_NAME], notifications: [CANCELLED(0, 'the user left')] });
   });
 
   it('ends a request whose signal was already aborted with one -32800 event and sends nothing', async () => {
-    const { server, log, client, session } = await formSession();
+    const { server, log, peer, session } = await formSession();
     const id = server.requestElicitationCreate(session, ASK_NAME, { signal: AbortSignal.abort('too late') });
     expect(id).toBe(0);
     const [, request, response] = await log.next();
@@ -191,43 +306,44 @@ describe('requestElicitationCreate and the responseElicitationCreate event', () 
       errorMessage: 'elicitation/create was cancelled: too late',
       errorData: { reason: 'too late' },
     });
-    await expectQuietAndAlive(client);
+    await expectPeerQuietAndAlive(peer);
     expect(log.all).toHaveLength(1);
   });
 
   it('ends a pending elicitation with -32000 when the session is closed', async () => {
-    const { server, log, client, session } = await formSession();
+    const { server, log, peer, session } = await formSession();
+    const closed = new Promise<string>((resolve) => peer.client.once('close', resolve));
     server.requestElicitationCreate(session, ASK_NAME);
-    await client.nextMessage('elicitation/create');
+    await peer.asks.next();
     session.close();
     const [eventSession, request, response] = await log.next();
     expect(eventSession).toBe(session);
     expect(request).toEqual(SENT_ASK_NAME(0));
     expect(response).toEqual(CLOSED('closed by the server'));
-    await client.closed;
+    await closed;
     expect(log.all).toHaveLength(1);
   });
 
   it('ends a pending elicitation with -32000 when the client drops the socket', async () => {
-    const { server, log, client, session } = await formSession();
+    const { server, log, peer, session } = await formSession();
     server.requestElicitationCreate(session, ASK_NAME);
-    await client.nextMessage('elicitation/create');
-    client.socket.close(4000, 'gone');
+    await peer.asks.next();
+    await peer.client.close();
     const [eventSession, request, response] = await log.next();
     expect(eventSession).toBe(session);
     expect(request).toEqual(SENT_ASK_NAME(0));
-    expect(response).toEqual(CLOSED('websocket closed (4000: gone)'));
+    expect(response).toEqual(CLOSED('websocket closed (1000: client closed)'));
   });
 
   it('ends every pending elicitation of every session with -32000 when the server closes', async () => {
-    const { running, server, log, client, session } = await formSession();
-    const other = await h.open(running, { capabilities: CAPS.form });
+    const { running, server, log, peer, session } = await formSession();
+    const other = await connectPeer(running);
     server.requestElicitationCreate(session, ASK_NAME);
     server.requestElicitationCreate(session, ASK_NAME);
     server.requestElicitationCreate(other.session, ASK_NAME);
-    await client.nextMessage('elicitation/create');
-    await client.nextMessage('elicitation/create');
-    await other.client.nextMessage('elicitation/create');
+    await peer.asks.next();
+    await peer.asks.next();
+    await other.asks.next();
     await server.close();
     expect(log.all).toHaveLength(3);
     expect(log.all.map(([s, request, response]) => [s === session ? 'a' : s === other.session ? 'b' : '?', request.id, response])).toEqual(
@@ -240,7 +356,7 @@ describe('requestElicitationCreate and the responseElicitationCreate event', () 
   });
 
   it('ends each of several concurrent requests in exactly one event, whatever arrives afterwards', async () => {
-    const { server, log, client, session } = await formSession();
+    const { server, log, client, session } = await rawFormSession();
     const controller = new AbortController();
     const accepted = server.requestElicitationCreate(session, ASK_NAME);
     const timedOut = server.requestElicitationCreate(session, ASK_NAME, { timeoutMs: 50 });
@@ -313,32 +429,32 @@ describe('programmer errors throw synchronously and send nothing', () => {
   ];
 
   it.each(badSchemas)('throws a TypeError naming the property for %s', async (_name, requestedSchema, message) => {
-    const { server, log, client, session } = await formSession();
+    const { server, log, peer, session } = await formSession();
     const error = thrownBy(() => server.requestElicitationCreate(session, { message: 'Hi', requestedSchema } as unknown as ElicitParams));
     expect(error).toBeInstanceOf(TypeError);
     expect((error as Error).message).toMatch(message);
-    await expectQuietAndAlive(client);
+    await expectPeerQuietAndAlive(peer);
     expect(log.all).toHaveLength(0);
     expect(session.pendingRequests).toBe(0);
   });
 
   it('throws a TypeError for a missing message and for an unknown mode', async () => {
-    const { server, log, client, session } = await formSession();
+    const { server, log, peer, session } = await formSession();
     const noMessage = thrownBy(() => server.requestElicitationCreate(session, { requestedSchema: NAME_SCHEMA } as unknown as ElicitParams));
     expect(noMessage).toBeInstanceOf(TypeError);
     expect((noMessage as Error).message).toBe('elicitation/create needs params.message, the text shown to the user');
     const badMode = thrownBy(() => server.requestElicitationCreate(session, { ...ASK_NAME, mode: 'voice' } as unknown as ElicitParams));
     expect(badMode).toBeInstanceOf(TypeError);
     expect((badMode as Error).message).toBe('elicitation mode must be "form" or "url"; got "voice"');
-    await expectQuietAndAlive(client);
+    await expectPeerQuietAndAlive(peer);
     expect(log.all).toHaveLength(0);
   });
 
   it('throws ElicitationNotSupportedError (-32021) for a client that declared no elicitation capability', async () => {
     const running = await h.start();
     const log = responseLog(running.server, 'responseElicitationCreate');
-    const { client, session } = await h.open(running, { capabilities: { sampling: {} } });
-    const error = thrownBy(() => running.server.requestElicitationCreate(session, ASK_NAME));
+    const peer = await connectPeer(running, { capabilities: CAPS.sampling });
+    const error = thrownBy(() => running.server.requestElicitationCreate(peer.session, ASK_NAME));
     expectMcpError(error, ElicitationNotSupportedError, {
       code: -32021,
       message: 'The client did not declare form-mode elicitation (capabilities.elicitation.form); ask another way, or use url mode if it declared that',
@@ -346,7 +462,7 @@ describe('programmer errors throw synchronously and send nothing', () => {
     });
     expect(error).toBeInstanceOf(ClientCapabilityError);
     expect((error as ElicitationNotSupportedError).mode).toBe('form');
-    await expectQuietAndAlive(client);
+    await expectPeerQuietAndAlive(peer);
     expect(log.all).toHaveLength(0);
   });
 
@@ -362,28 +478,28 @@ describe('programmer errors throw synchronously and send nothing', () => {
 
   it('throws ElicitationNotSupportedError for form mode when the client declared only url', async () => {
     const running = await h.start();
-    const { client, session } = await h.open(running, { capabilities: CAPS.url });
-    const error = thrownBy(() => running.server.requestElicitationCreate(session, ASK_NAME));
+    const peer = await connectPeer(running, { capabilities: CAPS.url });
+    const error = thrownBy(() => running.server.requestElicitationCreate(peer.session, ASK_NAME));
     expectMcpError(error, ElicitationNotSupportedError, {
       code: -32021,
       message: 'The client did not declare form-mode elicitation (capabilities.elicitation.form); ask another way, or use url mode if it declared that',
       data: { requiredCapabilities: { elicitation: { form: {} } } },
     });
-    await expectQuietAndAlive(client);
+    await expectPeerQuietAndAlive(peer);
   });
 
   it('throws for an unknown session id', async () => {
-    const { server, client } = await formSession();
+    const { server, peer } = await formSession();
     expect(() => server.requestElicitationCreate('no-such-session', ASK_NAME)).toThrow(
       'No session with id no-such-session; it may have ended (see the sessionEnd event)',
     );
-    await expectQuietAndAlive(client);
+    await expectPeerQuietAndAlive(peer);
   });
 
   it('throws for the id of a session that has ended', async () => {
-    const { server, log, client, session } = await formSession();
+    const { server, log, peer, session } = await formSession();
     const id = session.id;
-    await client.close();
+    await peer.client.close();
     await vi.waitFor(() => expect(server.sessions.has(id)).toBe(false));
     expect(() => server.requestElicitationCreate(id, ASK_NAME)).toThrow(`No session with id ${id}`);
     expect(log.all).toHaveLength(0);
@@ -404,10 +520,11 @@ describe('programmer errors throw synchronously and send nothing', () => {
 
 describe('session.elicit', () => {
   it('resolves with {action, content} on accept and also emits responseElicitationCreate', async () => {
-    const { log, client, session } = await formSession();
+    const { log, peer, session } = await formSession();
     const p = capture(session.elicit(ASK_NAME));
-    expect(await client.nextMessage('elicitation/create')).toEqual(SENT_ASK_NAME(0));
-    client.respond(0, { action: 'accept', content: { name: 'Ada' } });
+    const ask = await peer.asks.next();
+    expect(sent(ask)).toEqual({ id: 0, params: ASK_NAME });
+    ask.answer({ action: 'accept', content: { name: 'Ada' } });
     expect(await p.outcome).toEqual({ ok: true, value: { action: 'accept', content: { name: 'Ada' } } });
     expect(log.all).toHaveLength(1);
     expect(log.all[0][0]).toBe(session);
@@ -416,10 +533,8 @@ describe('session.elicit', () => {
   });
 
   it.each(['decline', 'cancel'] as const)('resolves with exactly {action: %s}', async (action) => {
-    const { client, session } = await formSession();
+    const { session } = await formSession({}, { answer: () => ({ action }) });
     const p = capture(session.elicit(ASK_NAME));
-    await client.nextMessage('elicitation/create');
-    client.respond(0, { action });
     const outcome = await p.outcome;
     expect(outcome.ok).toBe(true);
     expect(outcome.ok && outcome.value).toStrictEqual({ action });
@@ -428,11 +543,11 @@ describe('session.elicit', () => {
   it('rejects with ElicitationNotSupportedError when the client declared no elicitation', async () => {
     const running = await h.start();
     const log = responseLog(running.server, 'responseElicitationCreate');
-    const { client, session } = await h.open(running);
-    const error = errorOf(await capture(session.elicit(ASK_NAME)).outcome);
+    const peer = await connectPeer(running, { answer: null });
+    const error = errorOf(await capture(peer.session.elicit(ASK_NAME)).outcome);
     expect(error).toBeInstanceOf(ElicitationNotSupportedError);
     expect((error as McpError).code).toBe(-32021);
-    await expectQuietAndAlive(client);
+    await expectPeerQuietAndAlive(peer);
     expect(log.all).toHaveLength(0);
   });
 
@@ -461,9 +576,9 @@ describe('session.elicit', () => {
   });
 
   it('rejects with RequestTimeoutError after timeoutMs', async () => {
-    const { client, session } = await formSession();
+    const { peer, session } = await formSession();
     const p = capture(session.elicit(ASK_NAME, { timeoutMs: 80 }));
-    await client.nextMessage('elicitation/create');
+    await peer.asks.next();
     expectMcpError(errorOf(await p.outcome), RequestTimeoutError, {
       code: -32001,
       message: 'elicitation/create timed out after 80 ms without a reply; raise timeoutMs if a person has to answer it',
@@ -472,40 +587,36 @@ describe('session.elicit', () => {
   });
 
   it('rejects with RequestCancelledError when its signal aborts', async () => {
-    const { log, client, session } = await formSession();
+    const { log, peer, session } = await formSession();
     const controller = new AbortController();
     const p = capture(session.elicit(ASK_NAME, { signal: controller.signal }));
-    await client.nextMessage('elicitation/create');
+    await peer.asks.next();
     controller.abort(new Error('no longer needed'));
     expectMcpError(errorOf(await p.outcome), RequestCancelledError, {
       code: -32800,
       message: 'elicitation/create was cancelled: no longer needed',
       data: { reason: 'no longer needed' },
     });
-    expect(await client.nextMessage('notifications/cancelled')).toEqual({
-      jsonrpc: '2.0',
-      method: 'notifications/cancelled',
-      params: { requestId: 0, reason: 'no longer needed' },
-    });
+    expect(await peer.notifications.next()).toEqual(CANCELLED(0, 'no longer needed'));
     expect(log.all.map((args) => args[2].errorCode)).toEqual([-32800]);
   });
 
   it('rejects with ConnectionClosedError when the socket drops', async () => {
-    const { client, session } = await formSession();
+    const { peer, session } = await formSession();
     const p = capture(session.elicit(ASK_NAME));
-    await client.nextMessage('elicitation/create');
-    client.socket.close(4001, 'tab closed');
+    await peer.asks.next();
+    await peer.client.close();
     expectMcpError(errorOf(await p.outcome), ConnectionClosedError, {
       code: -32000,
-      message: 'elicitation/create could not complete: websocket closed (4001: tab closed)',
-      data: { reason: 'websocket closed (4001: tab closed)' },
+      message: 'elicitation/create could not complete: websocket closed (1000: client closed)',
+      data: { reason: 'websocket closed (1000: client closed)' },
     });
   });
 
   it('rejects with ConnectionClosedError when the server closes', async () => {
-    const { server, client, session } = await formSession();
+    const { server, peer, session } = await formSession();
     const p = capture(session.elicit(ASK_NAME));
-    await client.nextMessage('elicitation/create');
+    await peer.asks.next();
     await server.close();
     expectMcpError(errorOf(await p.outcome), ConnectionClosedError, {
       code: -32000,
@@ -515,10 +626,9 @@ describe('session.elicit', () => {
   });
 
   it('rejects with ElicitationValidationError carrying the violations when the content does not fit', async () => {
-    const { client, session } = await formSession();
+    // The client sends what the handler returned without checking it, so the server's own validation answers.
+    const { session } = await formSession({}, { validateElicitation: false, answer: accepting({ name: 7 }) });
     const p = capture(session.elicit(ASK_NAME));
-    await client.nextMessage('elicitation/create');
-    client.respond(0, { action: 'accept', content: { name: 7 } });
     const error = errorOf(await p.outcome);
     expectMcpError(error, ElicitationValidationError, {
       code: -32602,
@@ -529,7 +639,7 @@ describe('session.elicit', () => {
   });
 
   it('rejects with UnexpectedElicitActionError for an action outside accept, decline and cancel', async () => {
-    const { client, session } = await formSession();
+    const { client, session } = await rawFormSession();
     const p = capture(session.elicit(ASK_NAME));
     await client.nextMessage('elicitation/create');
     client.respond(0, { action: 'maybe' });
@@ -543,12 +653,12 @@ describe('session.elicit', () => {
   });
 
   it("rejects with a plain McpError carrying the client's error reply", async () => {
-    const { client, session } = await formSession();
+    // The client declares form mode but has no elicitation handler: it answers -32601.
+    const { peer, session } = await formSession({}, { capabilities: CAPS.form, answer: null });
     const p = capture(session.elicit(ASK_NAME));
-    await client.nextMessage('elicitation/create');
-    client.respondError(0, -32601, 'Method not found');
+    await peer.asks.next();
     const error = errorOf(await p.outcome);
-    expectMcpError(error, McpError, { code: -32601, message: 'Method not found' });
+    expectMcpError(error, McpError, { code: -32601, message: 'Method not found: this client has no elicitation handler' });
     for (const cls of [RequestTimeoutError, RequestCancelledError, ConnectionClosedError, ElicitationValidationError, UnexpectedElicitActionError]) {
       expect(error).not.toBeInstanceOf(cls);
     }
@@ -564,15 +674,16 @@ describe('ctx.elicit inside a tool handler', () => {
       }),
     );
     const log = responseLog(running.server, 'responseElicitationCreate');
-    const { client, session } = await h.open(running, { capabilities: CAPS.form });
-    const call = callTool(client, 'greet');
-    expect(await client.nextMessage('elicitation/create')).toEqual(SENT_ASK_NAME(0));
-    client.respond(0, { action: 'accept', content: { name: 'Ada' } });
-    expect(await call).toEqual({ jsonrpc: '2.0', id: 'call-greet', result: { content: [{ type: 'text', text: 'Hello, Ada!' }] } });
+    const peer = await connectPeer(running);
+    const call = peer.client.callTool('greet');
+    const ask = await peer.asks.next();
+    expect(sent(ask)).toEqual({ id: 0, params: ASK_NAME });
+    ask.answer({ action: 'accept', content: { name: 'Ada' } });
+    expect(await call).toEqual({ content: [{ type: 'text', text: 'Hello, Ada!' }] });
     expect(log.all).toHaveLength(1);
-    expect(log.all[0][0]).toBe(session);
+    expect(log.all[0][0]).toBe(peer.session);
     expect(log.all[0][2]).toStrictEqual(succeeded('elicitation', { action: 'accept', content: { name: 'Ada' } }));
-    await expectQuietAndAlive(client);
+    await expectPeerQuietAndAlive(peer, { asked: [ASK_NAME] });
   });
 
   it('is cancelled when the client cancels the tool call: the client gets notifications/cancelled for the elicitation id', async () => {
@@ -626,86 +737,78 @@ describe('ctx.elicit inside a tool handler', () => {
         return answer.action;
       }),
     );
-    const { client } = await h.open(running);
-    expect(await callTool(client, 'ask')).toEqual({
-      jsonrpc: '2.0',
-      id: 'call-ask',
-      result: {
-        content: [
-          {
-            type: 'text',
-            text: 'The client did not declare form-mode elicitation (capabilities.elicitation.form); ask another way, or use url mode if it declared that',
-          },
-        ],
-        isError: true,
-      },
+    const peer = await connectPeer(running, { answer: null });
+    expect(await peer.client.callTool('ask')).toEqual({
+      content: [
+        {
+          type: 'text',
+          text: 'The client did not declare form-mode elicitation (capabilities.elicitation.form); ask another way, or use url mode if it declared that',
+        },
+      ],
+      isError: true,
     });
-    await expectQuietAndAlive(client);
+    await expectPeerQuietAndAlive(peer);
   });
 });
 
 describe('timeouts', () => {
   it('waits 10 minutes by default (elicitationTimeoutMs), then times out and cancels on the client', async () => {
-    const { server, log, client, session } = await formSession();
+    const { server, log, peer, session } = await formSession();
     fakeClock();
     server.requestElicitationCreate(session, ASK_NAME);
-    await client.nextMessage('elicitation/create');
+    await peer.asks.next();
     expectAtDeadline(600_000, () => log.all.length, { before: 0, at: 1 });
     expect(log.all[0][2]).toEqual(TIMEOUT(600_000));
-    expect(await client.nextMessage('notifications/cancelled')).toEqual({
-      jsonrpc: '2.0',
-      method: 'notifications/cancelled',
-      params: { requestId: 0, reason: 'timed out after 600000 ms' },
-    });
+    expect(await peer.notifications.next()).toEqual(CANCELLED(0, 'timed out after 600000 ms'));
   });
 
   it('uses the elicitationTimeoutMs option rather than requestTimeoutMs', async () => {
-    const { server, log, client, session } = await formSession({ server: { requestTimeoutMs: 30, elicitationTimeoutMs: 120 } });
+    const { server, log, peer, session } = await formSession({ server: { requestTimeoutMs: 30, elicitationTimeoutMs: 120 } });
     fakeClock();
     server.requestElicitationCreate(session, ASK_NAME);
-    await client.nextMessage('elicitation/create');
+    await peer.asks.next();
     expectAtDeadline(120, () => log.all.length, { before: 0, at: 1 });
     expect(log.all[0][2]).toEqual(TIMEOUT(120));
   });
 
   it('lets a per-call timeoutMs override the default', async () => {
-    const { server, log, client, session } = await formSession({ server: { elicitationTimeoutMs: 60_000 } });
+    const { server, log, peer, session } = await formSession({ server: { elicitationTimeoutMs: 60_000 } });
     fakeClock();
     server.requestElicitationCreate(session, ASK_NAME, { timeoutMs: 70 });
-    await client.nextMessage('elicitation/create');
+    await peer.asks.next();
     expectAtDeadline(70, () => log.all.length, { before: 0, at: 1 });
     expect(log.all[0][2]).toEqual(TIMEOUT(70));
   });
 
   it('caps a per-call timeoutMs at maxRequestTimeoutMs', async () => {
-    const { server, log, client, session } = await formSession({ server: { maxRequestTimeoutMs: 90 } });
+    const { server, log, peer, session } = await formSession({ server: { maxRequestTimeoutMs: 90 } });
     fakeClock();
     server.requestElicitationCreate(session, ASK_NAME, { timeoutMs: 3_000_000 });
-    await client.nextMessage('elicitation/create');
+    await peer.asks.next();
     expectAtDeadline(90, () => log.all.length, { before: 0, at: 1 });
     expect(log.all[0][2]).toEqual(TIMEOUT(90));
   });
 
   it('caps the default elicitation timeout at maxRequestTimeoutMs', async () => {
-    const { server, log, client, session } = await formSession({ server: { maxRequestTimeoutMs: 60 } });
+    const { server, log, peer, session } = await formSession({ server: { maxRequestTimeoutMs: 60 } });
     fakeClock();
     server.requestElicitationCreate(session, ASK_NAME);
-    await client.nextMessage('elicitation/create');
+    await peer.asks.next();
     expectAtDeadline(60, () => log.all.length, { before: 0, at: 1 });
     expect(log.all[0][2]).toEqual(TIMEOUT(60));
   });
 
   it('does not time out an elicitation answered in time', async () => {
-    const { server, log, client, session } = await formSession();
+    const { server, log, peer, session } = await formSession();
     fakeClock();
     server.requestElicitationCreate(session, ASK_NAME, { timeoutMs: 1000 });
-    await client.nextMessage('elicitation/create');
+    const ask = await peer.asks.next();
     vi.advanceTimersByTime(999);
-    client.respond(0, { action: 'decline' });
+    ask.answer({ action: 'decline' });
     const [, , response] = await log.next();
     expect(response).toStrictEqual(succeeded('elicitation', { action: 'decline' }));
     vi.advanceTimersByTime(10_000);
-    await expectQuietAndAlive(client);
+    await expectPeerQuietAndAlive(peer, { asked: [ASK_NAME] });
     expect(log.all).toHaveLength(1);
   });
 });
@@ -762,19 +865,16 @@ describe('validation of accepted content', () => {
   const ASK = { message: 'Tell me about you', requestedSchema: FORM };
 
   it('accepts content that fits every kind of property and reports it unchanged', async () => {
-    const { server, log, client, session } = await formSession();
+    const { server, log, peer, session } = await formSession({}, { answer: accepting(VALID) });
     server.requestElicitationCreate(session, ASK);
-    expect(await client.nextMessage('elicitation/create')).toEqual({ jsonrpc: '2.0', id: 0, method: 'elicitation/create', params: ASK });
-    client.respond(0, { action: 'accept', content: VALID });
     expect((await log.next())[2]).toStrictEqual(succeeded('elicitation', { action: 'accept', content: VALID }));
+    expect(sent(peer.asks.all[0])).toEqual({ id: 0, params: ASK });
     expect(server.stats.invalidResults).toBe(0);
   });
 
   it('accepts content with only the required properties', async () => {
-    const { client, session } = await formSession();
+    const { session } = await formSession({}, { answer: accepting({ name: 'Bo', email: 'bo@example.org' }) });
     const p = capture(session.elicit(ASK));
-    await client.nextMessage('elicitation/create');
-    client.respond(0, { action: 'accept', content: { name: 'Bo', email: 'bo@example.org' } });
     expect(await p.outcome).toEqual({ ok: true, value: { action: 'accept', content: { name: 'Bo', email: 'bo@example.org' } } });
   });
 
@@ -850,10 +950,9 @@ describe('validation of accepted content', () => {
   ];
 
   it.each(invalid)('reports %s as isError -32602 with the violations, and counts it', async (_name, content, violations) => {
-    const { server, log, client, session } = await formSession();
+    // The client sends the content without checking it: the server's own validation is under test.
+    const { server, log, peer, session } = await formSession({}, { validateElicitation: false, answer: accepting(content) });
     server.requestElicitationCreate(session, ASK);
-    await client.nextMessage('elicitation/create');
-    client.respond(0, { action: 'accept', content });
     const [eventSession, request, response] = await log.next();
     expect(eventSession).toBe(session);
     expect(request.id).toBe(0);
@@ -865,25 +964,21 @@ describe('validation of accepted content', () => {
     });
     expect(response.content).toBeUndefined();
     expect(server.stats.invalidResults).toBe(1);
-    await expectQuietAndAlive(client);
+    await expectPeerQuietAndAlive(peer, { asked: [ASK] });
   });
 
   it('names every violation in the error message', async () => {
-    const { server, log, client, session } = await formSession();
+    const { server, log, session } = await formSession({}, { validateElicitation: false, answer: accepting({ name: 'Ada', age: 17 }) });
     server.requestElicitationCreate(session, ASK);
-    await client.nextMessage('elicitation/create');
-    client.respond(0, { action: 'accept', content: { name: 'Ada', age: 17 } });
     expect((await log.next())[2].errorMessage).toBe(
       "The elicitation answer does not match requestedSchema: email must have required property 'email'; age must be >= 18",
     );
   });
 
   it('names a property whose name holds a slash or a tilde as it is spelled, not as a JSON pointer', async () => {
-    const { client, session } = await formSession();
+    const { session } = await formSession({}, { validateElicitation: false, answer: accepting({ 'c~d': 'x' }) });
     const schema: ElicitRequestedSchema = { type: 'object', properties: { 'a/b': { type: 'string' }, 'c~d': { type: 'integer' } }, required: ['a/b'] };
     const p = capture(session.elicit({ message: 'Odd names', requestedSchema: schema }));
-    await client.nextMessage('elicitation/create');
-    client.respond(0, { action: 'accept', content: { 'c~d': 'x' } });
     const error = errorOf(await p.outcome) as ElicitationValidationError;
     expect(error).toBeInstanceOf(ElicitationValidationError);
     expect(error.violations).toEqual([
@@ -898,7 +993,7 @@ describe('validation of accepted content', () => {
     ['1e2', 100],
     ['100.00', 100],
   ])('accepts the integer written as %s in the raw JSON text', async (text, value) => {
-    const { client, session } = await formSession();
+    const { client, session } = await rawFormSession();
     const p = capture(session.elicit({ message: 'Age?', requestedSchema: { type: 'object', properties: { age: { type: 'integer' } }, required: ['age'] } }));
     await client.nextMessage('elicitation/create');
     client.sendRaw(`{"jsonrpc":"2.0","id":0,"result":{"action":"accept","content":{"age":${text}}}}`);
@@ -907,7 +1002,7 @@ describe('validation of accepted content', () => {
   });
 
   it('rejects 30.5 written in the raw JSON text for an integer', async () => {
-    const { client, session } = await formSession();
+    const { client, session } = await rawFormSession();
     const p = capture(session.elicit({ message: 'Age?', requestedSchema: { type: 'object', properties: { age: { type: 'integer' } } } }));
     await client.nextMessage('elicitation/create');
     client.sendRaw('{"jsonrpc":"2.0","id":0,"result":{"action":"accept","content":{"age":30.5}}}');
@@ -917,7 +1012,7 @@ describe('validation of accepted content', () => {
   });
 
   it.each(['decline', 'cancel'] as const)('ignores content that would not validate on %s', async (action) => {
-    const { server, log, client, session } = await formSession();
+    const { server, log, client, session } = await rawFormSession();
     server.requestElicitationCreate(session, ASK);
     await client.nextMessage('elicitation/create');
     client.respond(0, { action, content: { age: 'old', tags: 'x' } });
@@ -932,7 +1027,7 @@ describe('validation of accepted content', () => {
     ['true', true],
     ['null', null],
   ])('reports accept with content that is %s as isError -32602', async (_name, content) => {
-    const { server, log, client, session } = await formSession();
+    const { server, log, client, session } = await rawFormSession();
     server.requestElicitationCreate(session, { message: 'Anything?', requestedSchema: { type: 'object', properties: { note: { type: 'string' } } } });
     await client.nextMessage('elicitation/create');
     client.respond(0, { action: 'accept', content });
@@ -947,20 +1042,21 @@ describe('validation of accepted content', () => {
   });
 
   it('passes content through unchecked when validateElicitationResponses is false', async () => {
-    const { server, log, client, session } = await formSession({ server: { validateElicitationResponses: false } });
-    server.requestElicitationCreate(session, ASK);
-    await client.nextMessage('elicitation/create');
     const content = { name: 1, email: 'nope', tags: ['z', 'y', 'x'], extra: 'kept' };
-    client.respond(0, { action: 'accept', content });
+    const { server, log, session } = await formSession(
+      { server: { validateElicitationResponses: false } },
+      { validateElicitation: false, answer: accepting(content) },
+    );
+    server.requestElicitationCreate(session, ASK);
     expect((await log.next())[2]).toStrictEqual(succeeded('elicitation', { action: 'accept', content }));
     expect(server.stats.invalidResults).toBe(0);
   });
 
   it('checks a schema object again after the caller changed it: a change that leaves the subset is refused', async () => {
-    const { server, client, session } = await formSession();
+    const { server, peer, session } = await formSession();
     const schema = structuredClone(FORM);
     server.requestElicitationCreate(session, { message: 'One', requestedSchema: schema });
-    await client.nextMessage('elicitation/create');
+    await peer.asks.next();
     (schema.properties as Record<string, object>).name = { type: 'object' };
     expect(() => server.requestElicitationCreate(session, { message: 'Two', requestedSchema: schema })).toThrow(
       new TypeError(
@@ -971,17 +1067,16 @@ describe('validation of accepted content', () => {
 
   it('compiles a requestedSchema once: an equal but distinct schema object reuses the compiled validator', async () => {
     const ajvCompile = vi.spyOn(Ajv2020.prototype, 'compile');
-    const { client, session } = await formSession();
+    // The client does not validate (nor compile) the answers: only the server's compiler is counted.
+    const { peer, session } = await formSession({}, { validateElicitation: false });
     const compile = vi.spyOn(SchemaCompiler.prototype, 'compile');
     const first = capture(session.elicit({ message: 'One', requestedSchema: structuredClone(FORM) }));
-    await client.nextMessage('elicitation/create');
-    client.respond(0, { action: 'accept', content: VALID });
+    (await peer.asks.next()).answer({ action: 'accept', content: VALID });
     expect(await first.outcome).toEqual({ ok: true, value: { action: 'accept', content: VALID } });
     expect(ajvCompile).toHaveBeenCalledTimes(1);
 
     const second = capture(session.elicit({ message: 'Two', requestedSchema: structuredClone(FORM) }));
-    await client.nextMessage('elicitation/create');
-    client.respond(1, { action: 'accept', content: { name: 'Ada' } });
+    (await peer.asks.next()).answer({ action: 'accept', content: { name: 'Ada' } });
     // The cached validator still validates.
     const error = errorOf(await second.outcome);
     expect((error as ElicitationValidationError).violations).toEqual([{ property: 'email', rule: 'required', message: "must have required property 'email'" }]);

@@ -1,18 +1,129 @@
 /**
  * URL-mode elicitation (2025-11-25, SEP-1036): generated elicitationIds, capability gating,
  * notifications/elicitation/complete, and the -32042 URLElicitationRequiredError.
+ *
+ * The client is McpClient, answering through onElicitation. The raw WebSocket peer stays for replies
+ * McpClient never sends (content on a URL-mode accept) and for a bare `elicitation: {}` declaration,
+ * which McpClient sends as `{form: {}}`.
  */
 import { describe, expect, it } from 'vitest';
-import { ElicitationNotSupportedError, McpError, UrlElicitationRequiredError, type ElicitParams } from '../../src/index.js';
-import { CAPS, callTool, errorOf, expectMcpError, responseLog, thrownBy, UUID, succeeded } from '../helpers/client-requests.js';
+import {
+  ElicitationNotSupportedError,
+  type ElicitParams,
+  type ElicitResult,
+  type ElicitUrlParams,
+  type HandlerContext,
+  type JsonRpcNotification,
+  type McpClientOptions,
+  McpError,
+  UrlElicitationRequiredError,
+} from '../../src/index.js';
+import { CAPS, errorOf, expectMcpError, responseLog, thrownBy, UUID, succeeded } from '../helpers/client-requests.js';
+import { type ConnectedClient, rpcError, useMcpClients } from '../helpers/mcp-clients.js';
+import type { RunningServer } from '../helpers/servers.js';
 import { expectQuietAndAlive, useHarness } from '../helpers/session-harness.js';
-import { capture } from '../helpers/util.js';
+import { capture, useCleanups } from '../helpers/util.js';
+import type { Json } from '../helpers/ws-client.js';
 
-const h = useHarness();
+const cleanups = useCleanups();
+const h = useHarness(cleanups);
+const clients = useMcpClients(cleanups);
 
 const CONNECT: ElicitParams = { mode: 'url', message: 'Connect your Example Co account', url: 'https://auth.example.com/connect?flow=1' };
 
+/** Items in arrival order: `all` keeps every one, `next()` hands them out one by one. */
+interface Inbox<T> {
+  readonly all: T[];
+  push(item: T): void;
+  next(): Promise<T>;
+}
+
+function inbox<T>(what: string): Inbox<T> {
+  const all: T[] = [];
+  let taken = 0;
+  const waiting: ((item: T) => void)[] = [];
+  return {
+    all,
+    push(item) {
+      all.push(item);
+      const waiter = waiting.shift();
+      if (waiter) {
+        taken++;
+        waiter(item);
+      }
+    },
+    next() {
+      if (taken < all.length) return Promise.resolve(all[taken++]);
+      return new Promise<T>((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error(`no further ${what} within 5000 ms`)), 5000);
+        waiting.push((item) => {
+          clearTimeout(timer);
+          resolve(item);
+        });
+      });
+    },
+  };
+}
+
+/** An elicitation/create the McpClient received: the request id and params its handler got, and the answer to give when the test decides. */
+interface Ask {
+  id: unknown;
+  params: Json;
+  answer(result: ElicitResult): void;
+}
+
+interface Peer extends ConnectedClient {
+  /** Every elicitation/create the client received, in order. */
+  asks: Inbox<Ask>;
+  /** Every notification the client received, in order. */
+  notifications: Inbox<JsonRpcNotification>;
+  /** Every elicitationComplete event: the elicitationId, and the URL-mode request it completes when the client answered that. */
+  completions: Inbox<[string, ElicitUrlParams | undefined]>;
+}
+
+/**
+ * An McpClient on `running` (legacy era, WebSocket) declaring `capabilities`, with an elicitation handler
+ * that holds each answer until the test calls `ask.answer`.
+ */
+async function connectPeer(running: RunningServer, options: McpClientOptions = {}): Promise<Peer> {
+  const asks = inbox<Ask>('elicitation/create');
+  const notifications = inbox<JsonRpcNotification>('notification');
+  const completions = inbox<[string, ElicitUrlParams | undefined]>('elicitationComplete');
+  const held = new WeakMap<HandlerContext, (result: ElicitResult) => void>();
+  const connected = await clients.connect(running, options, (client) => {
+    client.on('elicitationCreate', (params, ctx) => asks.push({ id: ctx.requestId, params, answer: (result) => held.get(ctx)!(result) }));
+    client.on('notification', (notification) => notifications.push(notification));
+    client.on('elicitationComplete', (elicitationId, request) => completions.push([elicitationId, request]));
+    client.onElicitation((_params, ctx) => new Promise<ElicitResult>((resolve) => held.set(ctx, resolve)));
+  });
+  return { ...connected, asks, notifications, completions };
+}
+
+/** The request id the server gave an elicitation, and its params as sent. */
+function sent(ask: Ask): { id: unknown; params: Json } {
+  return { id: ask.id, params: ask.params };
+}
+
+/**
+ * The session still answers (a ping round trip, after everything the server sent before it), and since
+ * it connected the client was asked exactly `asked`, told exactly `notifications` and reported no error.
+ */
+async function expectPeerQuietAndAlive(peer: Peer, seen: { asked?: Json[]; notifications?: JsonRpcNotification[] } = {}): Promise<void> {
+  await peer.client.ping();
+  expect(peer.asks.all.map((ask) => ask.params)).toEqual(seen.asked ?? []);
+  expect(peer.notifications.all).toEqual(seen.notifications ?? []);
+  expect(peer.errors).toEqual([]);
+}
+
 async function urlSession(capabilities: Record<string, unknown> = CAPS.formAndUrl) {
+  const running = await h.start();
+  const log = responseLog(running.server, 'responseElicitationCreate');
+  const peer = await connectPeer(running, { capabilities });
+  return { running, server: running.server, log, peer, session: peer.session };
+}
+
+/** urlSession with the raw WebSocket peer: for replies McpClient never sends, and for a bare `elicitation: {}`. */
+async function rawUrlSession(capabilities: Record<string, unknown> = CAPS.formAndUrl) {
   const running = await h.start();
   const log = responseLog(running.server, 'responseElicitationCreate');
   const { client, session } = await h.open(running, { capabilities });
@@ -21,14 +132,12 @@ async function urlSession(capabilities: Record<string, unknown> = CAPS.formAndUr
 
 describe('URL-mode elicitation/create', () => {
   it('generates a UUID elicitationId, sends it, and reports it in the event request', async () => {
-    const { server, log, client, session } = await urlSession();
+    const { server, log, peer, session } = await urlSession();
     const id = server.requestElicitationCreate(session, CONNECT);
     expect(id).toBe(0);
-    const sent = await client.nextMessage('elicitation/create');
-    expect(sent).toEqual({
-      jsonrpc: '2.0',
+    const ask = await peer.asks.next();
+    expect(sent(ask)).toEqual({
       id: 0,
-      method: 'elicitation/create',
       params: {
         mode: 'url',
         message: 'Connect your Example Co account',
@@ -36,53 +145,51 @@ describe('URL-mode elicitation/create', () => {
         elicitationId: expect.stringMatching(UUID),
       },
     });
-    client.respond(0, { action: 'accept' });
+    ask.answer({ action: 'accept' });
     const [eventSession, request, response] = await log.next();
     expect(eventSession).toBe(session);
-    expect(request).toEqual(sent);
-    expect(request.params.elicitationId).toBe(sent.params.elicitationId);
+    expect(request).toEqual({ jsonrpc: '2.0', id: 0, method: 'elicitation/create', params: ask.params });
+    expect(request.params.elicitationId).toBe(ask.params.elicitationId);
     expect(response).toStrictEqual(succeeded('elicitation', { action: 'accept' }));
-    await expectQuietAndAlive(client);
+    await expectPeerQuietAndAlive(peer, { asked: [ask.params] });
   });
 
   it('does not change the params object it was given', async () => {
-    const { server, client, session } = await urlSession();
+    const { server, peer, session } = await urlSession();
     const params = { ...CONNECT };
     server.requestElicitationCreate(session, params);
-    await client.nextMessage('elicitation/create');
+    await peer.asks.next();
     expect(params).toEqual(CONNECT);
     expect('elicitationId' in params).toBe(false);
   });
 
   it('generates a different elicitationId for each request', async () => {
-    const { server, client, session } = await urlSession();
+    const { server, peer, session } = await urlSession();
     server.requestElicitationCreate(session, CONNECT);
     server.requestElicitationCreate(session, CONNECT);
-    const a = await client.nextMessage('elicitation/create');
-    const b = await client.nextMessage('elicitation/create');
+    const a = await peer.asks.next();
+    const b = await peer.asks.next();
     expect(a.params.elicitationId).toMatch(UUID);
     expect(b.params.elicitationId).toMatch(UUID);
     expect(a.params.elicitationId).not.toBe(b.params.elicitationId);
   });
 
   it('keeps an elicitationId the caller gives', async () => {
-    const { server, log, client, session } = await urlSession();
+    const { server, log, peer, session } = await urlSession();
     server.requestElicitationCreate(session, { ...CONNECT, elicitationId: 'elic-42' });
-    const sent = await client.nextMessage('elicitation/create');
-    expect(sent).toEqual({
-      jsonrpc: '2.0',
+    const ask = await peer.asks.next();
+    expect(sent(ask)).toEqual({
       id: 0,
-      method: 'elicitation/create',
       params: { mode: 'url', message: 'Connect your Example Co account', url: 'https://auth.example.com/connect?flow=1', elicitationId: 'elic-42' },
     });
-    client.respond(0, { action: 'decline' });
+    ask.answer({ action: 'decline' });
     const [, request, response] = await log.next();
     expect(request.params.elicitationId).toBe('elic-42');
     expect(response).toStrictEqual(succeeded('elicitation', { action: 'decline' }));
   });
 
   it('reports accept without content, even when the client sends content', async () => {
-    const { server, log, client, session } = await urlSession();
+    const { server, log, client, session } = await rawUrlSession();
     server.requestElicitationCreate(session, CONNECT);
     await client.nextMessage('elicitation/create');
     client.respond(0, { action: 'accept', content: { token: 'secret' } });
@@ -91,7 +198,7 @@ describe('URL-mode elicitation/create', () => {
   });
 
   it('treats content that is not an object as irrelevant in URL mode', async () => {
-    const { server, log, client, session } = await urlSession();
+    const { server, log, client, session } = await rawUrlSession();
     server.requestElicitationCreate(session, CONNECT);
     await client.nextMessage('elicitation/create');
     client.respond(0, { action: 'accept', content: 'ignored' });
@@ -99,23 +206,23 @@ describe('URL-mode elicitation/create', () => {
   });
 
   it.each(['decline', 'cancel'] as const)('reports %s', async (action) => {
-    const { server, log, client, session } = await urlSession();
+    const { server, log, peer, session } = await urlSession();
     server.requestElicitationCreate(session, CONNECT);
-    await client.nextMessage('elicitation/create');
-    client.respond(0, { action });
+    (await peer.asks.next()).answer({ action });
     expect((await log.next())[2]).toStrictEqual(succeeded('elicitation', { action }));
   });
 
   it('is sent to a client that declared only elicitation.url', async () => {
-    const { server, log, client, session } = await urlSession(CAPS.url);
+    const { server, log, peer, session } = await urlSession(CAPS.url);
     server.requestElicitationCreate(session, { ...CONNECT, elicitationId: 'only-url' });
-    expect((await client.nextMessage('elicitation/create')).params).toEqual({ ...CONNECT, elicitationId: 'only-url' });
-    client.respond(0, { action: 'cancel' });
+    const ask = await peer.asks.next();
+    expect(ask.params).toEqual({ ...CONNECT, elicitationId: 'only-url' });
+    ask.answer({ action: 'cancel' });
     expect((await log.next())[2]).toStrictEqual(succeeded('elicitation', { action: 'cancel' }));
   });
 
   it('session.elicit resolves with {action: "accept"} and no content, and fires the event', async () => {
-    const { log, client, session } = await urlSession();
+    const { log, client, session } = await rawUrlSession();
     const p = capture(session.elicit(CONNECT));
     const sent = await client.nextMessage('elicitation/create');
     client.respond(sent.id, { action: 'accept', content: { x: 1 } });
@@ -133,12 +240,12 @@ describe('URL-mode elicitation/create', () => {
         return answer.action;
       }),
     );
-    const { client } = await h.open(running, { capabilities: CAPS.url });
-    const call = callTool(client, 'link');
-    const sent = await client.nextMessage('elicitation/create');
-    expect(sent.params).toEqual({ ...CONNECT, elicitationId: expect.stringMatching(UUID) });
-    client.respond(sent.id, { action: 'accept' });
-    expect(await call).toEqual({ jsonrpc: '2.0', id: 'call-link', result: { content: [{ type: 'text', text: 'accept' }] } });
+    const peer = await connectPeer(running, { capabilities: CAPS.url });
+    const call = peer.client.callTool('link');
+    const ask = await peer.asks.next();
+    expect(ask.params).toEqual({ ...CONNECT, elicitationId: expect.stringMatching(UUID) });
+    ask.answer({ action: 'accept' });
+    expect(await call).toEqual({ content: [{ type: 'text', text: 'accept' }] });
   });
 });
 
@@ -149,21 +256,33 @@ describe('URL mode needs the client to have declared it', () => {
     data: { requiredCapabilities: { elicitation: { url: {} } } },
   };
 
+  // McpClient declares `elicitation: {}` as `{form: {}}`: the bare form needs the raw peer.
+  it.each([['elicitation: {} (form only)', CAPS.legacyElicitation]])(
+    'throws ElicitationNotSupportedError for a client with %s and sends nothing',
+    async (_name, capabilities) => {
+      const { server, log, client, session } = await rawUrlSession(capabilities);
+      const error = thrownBy(() => server.requestElicitationCreate(session, CONNECT));
+      expectMcpError(error, ElicitationNotSupportedError, URL_NOT_DECLARED);
+      expect((error as ElicitationNotSupportedError).mode).toBe('url');
+      await expectQuietAndAlive(client);
+      expect(log.all).toHaveLength(0);
+    },
+  );
+
   it.each([
-    ['elicitation: {} (form only)', CAPS.legacyElicitation],
     ['elicitation: {form: {}}', CAPS.form],
     ['no elicitation at all', CAPS.none],
   ])('throws ElicitationNotSupportedError for a client with %s and sends nothing', async (_name, capabilities) => {
-    const { server, log, client, session } = await urlSession(capabilities);
+    const { server, log, peer, session } = await urlSession(capabilities);
     const error = thrownBy(() => server.requestElicitationCreate(session, CONNECT));
     expectMcpError(error, ElicitationNotSupportedError, URL_NOT_DECLARED);
     expect((error as ElicitationNotSupportedError).mode).toBe('url');
-    await expectQuietAndAlive(client);
+    await expectPeerQuietAndAlive(peer);
     expect(log.all).toHaveLength(0);
   });
 
   it('makes session.elicit reject with ElicitationNotSupportedError for a form-only client', async () => {
-    const { client, session } = await urlSession(CAPS.legacyElicitation);
+    const { client, session } = await rawUrlSession(CAPS.legacyElicitation);
     expectMcpError(errorOf(await capture(session.elicit(CONNECT)).outcome), ElicitationNotSupportedError, URL_NOT_DECLARED);
     await expectQuietAndAlive(client);
   });
@@ -177,48 +296,48 @@ describe('invalid URL-mode params throw a TypeError and send nothing', () => {
     ['a numeric url', { url: 42 }, 'URL elicitation needs a valid absolute url; got 42'],
     ['a numeric elicitationId', { elicitationId: 7 }, 'elicitationId must be a string'],
   ])('for %s', async (_name, patch, message) => {
-    const { server, log, client, session } = await urlSession();
+    const { server, log, peer, session } = await urlSession();
     const error = thrownBy(() => server.requestElicitationCreate(session, { ...CONNECT, ...patch } as unknown as ElicitParams));
     expect(error).toBeInstanceOf(TypeError);
     expect((error as Error).message).toBe(message);
-    await expectQuietAndAlive(client);
+    await expectPeerQuietAndAlive(peer);
     expect(log.all).toHaveLength(0);
   });
 });
 
 describe('notifyElicitationComplete', () => {
   it('sends exactly notifications/elicitation/complete with the elicitationId', async () => {
-    const { server, client, session } = await urlSession();
+    const { server, peer, session } = await urlSession();
     expect(server.notifyElicitationComplete(session, '550e8400-e29b-41d4-a716-446655440000')).toBe(true);
-    expect(await client.nextMessage('notifications/elicitation/complete')).toStrictEqual({
+    const complete: JsonRpcNotification = {
       jsonrpc: '2.0',
       method: 'notifications/elicitation/complete',
       params: { elicitationId: '550e8400-e29b-41d4-a716-446655440000' },
-    });
-    await expectQuietAndAlive(client);
+    };
+    expect(await peer.notifications.next()).toStrictEqual(complete);
+    await expectPeerQuietAndAlive(peer, { notifications: [complete] });
   });
 
   it('accepts a session id and tells only that session', async () => {
-    const { running, server, client, session } = await urlSession();
-    const other = await h.open(running, { capabilities: CAPS.formAndUrl });
+    const { running, server, peer, session } = await urlSession();
+    const other = await connectPeer(running, { capabilities: CAPS.formAndUrl });
     expect(server.notifyElicitationComplete(session.id, 'e-1')).toBe(true);
-    expect(await client.nextMessage('notifications/elicitation/complete')).toStrictEqual({
-      jsonrpc: '2.0',
-      method: 'notifications/elicitation/complete',
-      params: { elicitationId: 'e-1' },
-    });
-    await expectQuietAndAlive(client);
-    await expectQuietAndAlive(other.client);
+    const complete: JsonRpcNotification = { jsonrpc: '2.0', method: 'notifications/elicitation/complete', params: { elicitationId: 'e-1' } };
+    expect(await peer.notifications.next()).toStrictEqual(complete);
+    await expectPeerQuietAndAlive(peer, { notifications: [complete] });
+    await expectPeerQuietAndAlive(other);
   });
 
   it('completes the id that was generated for an elicitation', async () => {
-    const { server, log, client, session } = await urlSession();
+    const { server, log, peer, session } = await urlSession();
     server.requestElicitationCreate(session, CONNECT);
-    const sent = await client.nextMessage('elicitation/create');
-    client.respond(sent.id, { action: 'accept' });
+    const ask = await peer.asks.next();
+    ask.answer({ action: 'accept' });
     const [, request] = await log.next();
     server.notifyElicitationComplete(session, request.params.elicitationId as string);
-    expect((await client.nextMessage('notifications/elicitation/complete')).params).toEqual({ elicitationId: sent.params.elicitationId });
+    expect((await peer.notifications.next()).params).toEqual({ elicitationId: ask.params.elicitationId });
+    // The client matches the completion to the request it answered.
+    expect(await peer.completions.next()).toEqual([ask.params.elicitationId, ask.params]);
   });
 
   it('returns false for a session that has ended and throws for an unknown session id', async () => {
@@ -239,25 +358,21 @@ describe('UrlElicitationRequiredError thrown by a tool', () => {
         ]);
       }),
     );
-    const { client } = await h.open(running, { capabilities: CAPS.url });
-    const reply = await callTool(client, 'files');
-    expect(reply).toEqual({
-      jsonrpc: '2.0',
-      id: 'call-files',
-      error: {
-        code: -32042,
-        message: 'This request requires more information: complete the linked page(s), then retry.',
-        data: {
-          elicitations: [
-            { mode: 'url', message: 'Authorize access to your files', url: 'https://auth.example.com/files', elicitationId: expect.stringMatching(UUID) },
-            { mode: 'url', message: 'Accept the terms', url: 'https://example.com/terms', elicitationId: expect.stringMatching(UUID) },
-          ],
-        },
+    const peer = await connectPeer(running, { capabilities: CAPS.url });
+    const error = await rpcError(peer.client.callTool('files'));
+    expect(error).toEqual({
+      code: -32042,
+      message: 'This request requires more information: complete the linked page(s), then retry.',
+      data: {
+        elicitations: [
+          { mode: 'url', message: 'Authorize access to your files', url: 'https://auth.example.com/files', elicitationId: expect.stringMatching(UUID) },
+          { mode: 'url', message: 'Accept the terms', url: 'https://example.com/terms', elicitationId: expect.stringMatching(UUID) },
+        ],
       },
     });
-    expect(reply.error.data.elicitations[0].elicitationId).not.toBe(reply.error.data.elicitations[1].elicitationId);
-    expect('result' in reply).toBe(false);
-    await expectQuietAndAlive(client);
+    const { elicitations } = error.data as { elicitations: { elicitationId: string }[] };
+    expect(elicitations[0].elicitationId).not.toBe(elicitations[1].elicitationId);
+    await expectPeerQuietAndAlive(peer);
   });
 
   it('keeps a given elicitationId and a custom message', async () => {
@@ -266,15 +381,11 @@ describe('UrlElicitationRequiredError thrown by a tool', () => {
         throw new UrlElicitationRequiredError([{ message: 'Pay first', url: 'https://pay.example.com/x', elicitationId: 'pay-1' }], 'Payment needed.');
       }),
     );
-    const { client } = await h.open(running, { capabilities: CAPS.url });
-    expect(await callTool(client, 'pay')).toEqual({
-      jsonrpc: '2.0',
-      id: 'call-pay',
-      error: {
-        code: -32042,
-        message: 'Payment needed.',
-        data: { elicitations: [{ mode: 'url', message: 'Pay first', url: 'https://pay.example.com/x', elicitationId: 'pay-1' }] },
-      },
+    const peer = await connectPeer(running, { capabilities: CAPS.url });
+    expect(await rpcError(peer.client.callTool('pay'))).toEqual({
+      code: -32042,
+      message: 'Payment needed.',
+      data: { elicitations: [{ mode: 'url', message: 'Pay first', url: 'https://pay.example.com/x', elicitationId: 'pay-1' }] },
     });
   });
 

@@ -4,13 +4,19 @@
  * WebSocket and stdio (answered on the connection, cancelled with notifications/cancelled, interleaved
  * with a handshake-era session on the same connection).
  */
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import {
+  type ClientTransport,
+  type Implementation,
   LegacyOnlyRequestError,
+  McpClient,
+  type McpClientOptions,
   type McpError,
   McpServer,
   type McpSession,
   NoBackChannelError,
+  StdioClientTransport,
   StreamableHttpTransport,
   WebSocketTransport,
   type McpServerOptions,
@@ -18,6 +24,7 @@ import {
 } from '../../src/index.js';
 import { toolText } from '../helpers/client-requests.js';
 import { ACCEPT_BOTH, HttpTestClient, send, type OpenResponse } from '../helpers/http-client.js';
+import { useMcpClients } from '../helpers/mcp-clients.js';
 import { META_KEYS, modernMeta, modernPost, modernRequest, TEST_CLIENT_INFO } from '../helpers/modern.js';
 import { DEFAULT_CAPABILITIES } from '../helpers/servers.js';
 import { useHarness } from '../helpers/session-harness.js';
@@ -27,6 +34,7 @@ import type { Json } from '../helpers/ws-client.js';
 
 const cleanups = useCleanups();
 const h = useHarness(cleanups);
+const mcp = useMcpClients(cleanups);
 
 const ECHO_TOOL = { name: 'echo', inputSchema: { type: 'object' as const, properties: { text: { type: 'string' } } } };
 const NO_CACHE = { ttlMs: 0, cacheScope: 'private' };
@@ -59,6 +67,20 @@ function spawnStdio(eras?: 'dual' | 'legacy' | 'modern'): StdioTestClient {
   return client;
 }
 
+/** The stdio fixture (dual eras), spawned by an McpClient's transport. */
+function stdioFixture(): StdioClientTransport {
+  const tsx = fileURLToPath(new URL('../../node_modules/.bin/tsx', import.meta.url));
+  return new StdioClientTransport({ command: tsx, args: ['test/fixtures/modern-stdio-server.ts'], cwd: fileURLToPath(new URL('../..', import.meta.url)) });
+}
+
+/** An McpClient that says it is `info` (the harness's clients are all test-client), connected to `target`, closed after the test. */
+async function connectAs(info: Implementation, options: McpClientOptions, target: string | ClientTransport): Promise<McpClient> {
+  const client = new McpClient(info, options);
+  cleanups.push(() => client.close());
+  await client.connect(target);
+  return client;
+}
+
 async function answer(res: OpenResponse): Promise<{ status: number; body: Json }> {
   return { status: res.status, body: await res.json() };
 }
@@ -68,7 +90,12 @@ const POST_HEADERS = { accept: ACCEPT_BOTH, 'content-type': 'application/json' }
 
 /** A modern tools/call of a tool whose text result is JSON: the parsed JSON. */
 function parsedText(response: Json): Json {
-  return JSON.parse(response.result.content[0].text);
+  return jsonOf(response.result);
+}
+
+/** The JSON in the text of a tool result. */
+function jsonOf(result: Json): Json {
+  return JSON.parse(result.content[0].text);
 }
 
 // ---------------------------------------------------------------------------------------------------------
@@ -86,13 +113,11 @@ describe('the eras option', () => {
 
   it('dual: serves a handshake session and 2026-07-28 requests on the same HTTP endpoint', async () => {
     const { server, url } = await httpServer();
-    const legacy = new HttpTestClient(url);
-    await legacy.initialize();
-    expect(await answer(await modernPost(url, 'tools/list'))).toEqual({
-      status: 200,
-      body: { jsonrpc: '2.0', id: 1, result: { resultType: 'complete', tools: [ECHO_TOOL], ...NO_CACHE } },
-    });
-    expect(await legacy.call('tools/list', undefined, 2)).toEqual({ jsonrpc: '2.0', id: 2, result: { tools: [ECHO_TOOL] } });
+    const { client: legacy } = await mcp.connectUrl(url, { era: 'legacy' });
+    const { client: modern } = await mcp.connectUrl(url, { era: 'modern' });
+    expect({ legacy: legacy.protocolVersion, modern: modern.protocolVersion }).toEqual({ legacy: '2025-11-25', modern: '2026-07-28' });
+    expect(await modern.listTools()).toEqual({ resultType: 'complete', tools: [ECHO_TOOL], ...NO_CACHE });
+    expect(await legacy.listTools()).toEqual({ tools: [ECHO_TOOL] });
     expect(server.sessions.size).toBe(1);
   });
 
@@ -184,9 +209,9 @@ describe('legacy only', () => {
 
   it('HTTP: still serves initialize and the session it opens', async () => {
     const { url } = await httpServer({ eras: 'legacy' });
-    const client = new HttpTestClient(url);
-    expect((await client.initialize()).protocolVersion).toBe('2025-11-25');
-    expect(await client.call('tools/list', undefined, 5)).toEqual({ jsonrpc: '2.0', id: 5, result: { tools: [ECHO_TOOL] } });
+    const { client } = await mcp.connectUrl(url, { era: 'legacy' });
+    expect(client.protocolVersion).toBe('2025-11-25');
+    expect(await client.listTools()).toEqual({ tools: [ECHO_TOOL] });
   });
 });
 
@@ -216,10 +241,8 @@ describe('modern only', () => {
 
   it('HTTP: serves 2026-07-28 requests', async () => {
     const { url } = await httpServer({ eras: 'modern' });
-    expect(await answer(await modernPost(url, 'tools/call', { name: 'echo', arguments: { text: 'm' } }))).toEqual({
-      status: 200,
-      body: { jsonrpc: '2.0', id: 1, result: { resultType: 'complete', ...toolText('m') } },
-    });
+    const { client } = await mcp.connectUrl(url, { era: 'modern' });
+    expect(await client.callTool('echo', { text: 'm' })).toEqual({ resultType: 'complete', ...toolText('m') });
   });
 
   it('WebSocket: answers initialize with -32022 naming the supported versions and the requested one', async () => {
@@ -381,6 +404,23 @@ const RICH_META = {
   [META_KEYS.logLevel]: 'warning',
 };
 
+/**
+ * A 2026-07-28 McpClient that says what RICH_META says (its log level is set once connected). McpClient sends
+ * `elicitation: {}` as `{ form: {} }` itself, so here the server is not the one reading it as form mode.
+ */
+async function richClient(target: string | ClientTransport): Promise<McpClient> {
+  const client = await connectAs(
+    { name: 'rich-client', version: '9.9.9', title: 'Rich' },
+    {
+      era: 'modern',
+      capabilities: { elicitation: {}, sampling: { tools: {} }, roots: {} },
+    },
+    target,
+  );
+  await client.setLogLevel('warning');
+  return client;
+}
+
 const RICH_FACTS = {
   era: 'modern',
   protocolVersion: '2026-07-28',
@@ -395,7 +435,8 @@ describe('the per-request session', () => {
     const seen: SeenSession[] = [];
     const sessionNew: McpSession[] = [];
     const { server, url } = await httpServer({}, (s) => recordSessions(s, seen, sessionNew));
-    expect((await answer(await modernPost(url, 'tools/call', { name: 'seen' }, { meta: RICH_META }))).status).toBe(200);
+    const client = await richClient(url);
+    expect(await client.callTool('seen')).toEqual({ resultType: 'complete', ...toolText('seen') });
     expect(seen).toHaveLength(1);
     expect(seen[0].fromListener).toBe(seen[0].fromContext);
     expect(seen[0].fromContext).toMatchObject({ era: 'modern', state: 'ready' });
@@ -444,9 +485,8 @@ describe('the per-request session', () => {
   });
 
   it('stdio: is a modern session of transport stdio, not in server.sessions, with no sessionNew', async () => {
-    const client = spawnStdio();
-    const reply = await client.request('tools/call', { name: 'whoami', _meta: modernMeta(RICH_META) }, 'w');
-    expect(parsedText(reply)).toEqual({
+    const client = await richClient(stdioFixture());
+    expect(jsonOf(await client.callTool('whoami'))).toEqual({
       era: 'modern',
       protocolVersion: '2026-07-28',
       clientInfo: { name: 'rich-client', version: '9.9.9', title: 'Rich' },
@@ -463,19 +503,16 @@ describe('the per-request session', () => {
 
 describe('WebSocket carries 2026-07-28 requests', () => {
   it('answers server/discover on a fresh connection, with no initialize', async () => {
-    const { url } = await wsServer();
-    const client = await h.connectUrl(url);
-    expect(await client.request('server/discover', { _meta: modernMeta() }, 'd')).toEqual({
-      jsonrpc: '2.0',
-      id: 'd',
-      result: {
-        resultType: 'complete',
-        supportedVersions: MODERN_ONLY,
-        capabilities: DEFAULT_CAPABILITIES,
-        _meta: { [META_KEYS.serverInfo]: { name: 'eras', version: '3.0.0' } },
-        ...NO_CACHE,
-      },
+    const { server, url } = await wsServer();
+    const { client } = await mcp.connectUrl(url, { era: 'modern' });
+    expect(await client.request('server/discover')).toEqual({
+      resultType: 'complete',
+      supportedVersions: MODERN_ONLY,
+      capabilities: DEFAULT_CAPABILITIES,
+      _meta: { [META_KEYS.serverInfo]: { name: 'eras', version: '3.0.0' } },
+      ...NO_CACHE,
     });
+    expect(server.sessions.size).toBe(0);
   });
 
   it('answers envelope errors on the connection, keeping the id', async () => {

@@ -1,21 +1,70 @@
 /**
- * The same MRTR-style handlers on a handshake-era session over a real WebSocket: ctx.elicit,
- * ctx.createMessage and ctx.listRoots push real server-to-client requests, and an explicit
+ * The same MRTR-style handlers on a handshake-era session over a real WebSocket, seen by an McpClient:
+ * ctx.elicit, ctx.createMessage and ctx.listRoots push real server-to-client requests (the client's
+ * handlers answer them, with ctx.era 'legacy' and the server's request id), and an explicit
  * input-required is fulfilled by pushing its requests and running the handler again.
  */
 import { describe, expect, it } from 'vitest';
-import { inputRequired, type ElicitParams, type McpServer } from '../../src/index.js';
+import {
+  type CreateMessageParams,
+  type CreateMessageResult,
+  type ElicitParams,
+  type ElicitResult,
+  type HandlerContext,
+  inputRequired,
+  type ListRootsResult,
+  type McpServer,
+} from '../../src/index.js';
 import { registerModernFixtures } from '../../conformance/fixture-modern.js';
-import { ADA, callTool, CAPS, NAME_Q, NAME_SCHEMA, PARIS, ROOTS, SAMPLE_Q, SEAT_Q, textOf, textResult } from '../helpers/client-requests.js';
-import { expectQuietAndAlive, useHarness } from '../helpers/session-harness.js';
+import { ADA, CAPS, NAME_Q, NAME_SCHEMA, PARIS, ROOTS, SAMPLE_Q, SEAT_Q, textOf, toolText } from '../helpers/client-requests.js';
+import { rpcError, useMcpClients } from '../helpers/mcp-clients.js';
+import type { RunningServer } from '../helpers/servers.js';
+import { useHarness } from '../helpers/session-harness.js';
+import { deferred, tick, useCleanups } from '../helpers/util.js';
 import type { Json } from '../helpers/ws-client.js';
 
-const h = useHarness();
+const cleanups = useCleanups();
+const h = useHarness(cleanups);
+const mcp = useMcpClients(cleanups);
 
 const ALL = { elicitation: { form: {} }, sampling: {}, roots: {} };
+const SEAT_12A = { action: 'accept', content: { seat: '12A' } } as ElicitResult;
 
-function pushed(id: number, method: string, params: unknown): Json {
-  return { jsonrpc: '2.0', id, method, params };
+/** A request the server pushed, as the client's handler got it (a roots handler is given no params). */
+function pushed(requestId: number, method: string, params?: unknown): Json {
+  return { era: 'legacy', requestId, method, ...(params === undefined ? {} : { params }) };
+}
+
+/** How the client's handlers answer; by default with ADA, PARIS and ROOTS. */
+interface Answers {
+  elicitation?: (params: ElicitParams, ctx: HandlerContext) => ElicitResult | Promise<ElicitResult>;
+  sampling?: (params: CreateMessageParams, ctx: HandlerContext) => CreateMessageResult | Promise<CreateMessageResult>;
+  roots?: (ctx: HandlerContext) => ListRootsResult | Promise<ListRootsResult>;
+}
+
+/**
+ * An McpClient on `running` (legacy era, over WebSocket) that declares `capabilities`. Its handlers record
+ * every request the server pushes (`asked`, in arrival order) and answer it. `expectQuietAndAlive()`: the
+ * session still answers a ping, and meanwhile nothing else arrived (no further pushed request, no
+ * notification) and the client reported no error.
+ */
+async function open(running: RunningServer, capabilities: Json, answers: Answers = {}) {
+  const asked: Json[] = [];
+  const notifications: Json[] = [];
+  const record = (method: string, ctx: HandlerContext, params?: unknown) =>
+    void asked.push({ era: ctx.era, requestId: ctx.requestId, method, ...(params === undefined ? {} : { params }) });
+  const { client, errors } = await mcp.connect(running, { capabilities }, (c) => {
+    c.onElicitation((params, ctx) => (record('elicitation/create', ctx, params), answers.elicitation?.(params, ctx) ?? (ADA as ElicitResult)));
+    c.onSampling((params, ctx) => (record('sampling/createMessage', ctx, params), answers.sampling?.(params, ctx) ?? (PARIS as CreateMessageResult)));
+    c.onRoots((ctx) => (record('roots/list', ctx), answers.roots?.(ctx) ?? ROOTS));
+    c.on('notification', (notification) => void notifications.push(notification));
+  });
+  async function expectQuietAndAlive(): Promise<void> {
+    const seen = asked.length;
+    await client.ping();
+    expect({ asked: asked.slice(seen), notifications, errors }).toEqual({ asked: [], notifications: [], errors: [] });
+  }
+  return { client, asked, expectQuietAndAlive };
 }
 
 describe('era-portable asks on a handshake session', () => {
@@ -32,23 +81,19 @@ describe('era-portable asks on a handshake session', () => {
   it('ctx.elicit pushes a real elicitation/create and resolves with the answer; the handler runs once, no replay', async () => {
     const log: string[] = [];
     const running = await h.start(greeter(log));
-    const { client } = await h.open(running, { capabilities: CAPS.form });
-    const call = callTool(client, 'greet');
-    expect(await client.nextMessage('elicitation/create')).toEqual(pushed(0, 'elicitation/create', NAME_Q));
-    client.respond(0, ADA);
-    expect(await call).toEqual(textResult('call-greet', 'Hello, Ada!'));
+    const { client, asked, expectQuietAndAlive } = await open(running, CAPS.form);
+    expect(await client.callTool('greet')).toEqual(toolText('Hello, Ada!'));
+    expect(asked).toEqual([pushed(0, 'elicitation/create', NAME_Q)]);
     expect(log).toEqual(['before', 'after:accept']);
-    await expectQuietAndAlive(client);
+    await expectQuietAndAlive();
   });
 
   it('ctx.elicit with { key } pushes the same request (keys only matter on 2026-07-28)', async () => {
     const log: string[] = [];
     const running = await h.start(greeter(log, 'user_name'));
-    const { client } = await h.open(running, { capabilities: CAPS.form });
-    const call = callTool(client, 'greet');
-    expect(await client.nextMessage('elicitation/create')).toEqual(pushed(0, 'elicitation/create', NAME_Q));
-    client.respond(0, ADA);
-    expect(await call).toEqual(textResult('call-greet', 'Hello, Ada!'));
+    const { client, asked } = await open(running, CAPS.form);
+    expect(await client.callTool('greet')).toEqual(toolText('Hello, Ada!'));
+    expect(asked).toEqual([pushed(0, 'elicitation/create', NAME_Q)]);
   });
 
   it('ctx.elicit, ctx.createMessage and ctx.listRoots push one request after another, each answered before the next', async () => {
@@ -62,41 +107,47 @@ describe('era-portable asks on a handshake session', () => {
         return `${who.content?.name} / ${textOf(reply)} / ${roots.map((r) => r.uri).join(' ')}`;
       }),
     );
-    const { client } = await h.open(running, { capabilities: ALL });
-    const call = callTool(client, 'survey');
-    expect(await client.nextMessage('elicitation/create')).toEqual(pushed(0, 'elicitation/create', NAME_Q));
-    client.respond(0, ADA);
-    expect(await client.nextMessage('sampling/createMessage')).toEqual(pushed(1, 'sampling/createMessage', SAMPLE_Q));
-    client.respond(1, PARIS);
-    expect(await client.nextMessage('roots/list')).toEqual(pushed(2, 'roots/list', {}));
-    client.respond(2, ROOTS);
-    expect(await call).toEqual(textResult('call-survey', 'Ada / Paris / file:///work file:///home'));
+    // Each handler notes how many answers the client had given when its request arrived, and answers a turn later.
+    let answers = 0;
+    const answersBefore: number[] = [];
+    const later = async <T>(answer: T): Promise<T> => {
+      answersBefore.push(answers);
+      await tick();
+      answers++;
+      return answer;
+    };
+    const { client, asked, expectQuietAndAlive } = await open(running, ALL, {
+      elicitation: () => later(ADA as ElicitResult),
+      sampling: () => later(PARIS as CreateMessageResult),
+      roots: () => later(ROOTS),
+    });
+    expect(await client.callTool('survey')).toEqual(toolText('Ada / Paris / file:///work file:///home'));
+    expect(asked).toEqual([pushed(0, 'elicitation/create', NAME_Q), pushed(1, 'sampling/createMessage', SAMPLE_Q), pushed(2, 'roots/list')]);
+    expect(answersBefore).toEqual([0, 1, 2]);
     expect(runs).toBe(1);
-    await expectQuietAndAlive(client);
+    await expectQuietAndAlive();
   });
 
   it('a missing capability for ctx.elicit is an isError result in a tool, and nothing is pushed', async () => {
     const log: string[] = [];
     const running = await h.start(greeter(log));
-    const { client } = await h.open(running, { capabilities: CAPS.sampling });
-    expect(await callTool(client, 'greet')).toEqual(
-      textResult(
-        'call-greet',
-        'The client did not declare form-mode elicitation (capabilities.elicitation.form); ask another way, or use url mode if it declared that',
-        true,
-      ),
+    const { client, asked, expectQuietAndAlive } = await open(running, CAPS.sampling);
+    expect(await client.callTool('greet')).toEqual(
+      toolText('The client did not declare form-mode elicitation (capabilities.elicitation.form); ask another way, or use url mode if it declared that', true),
     );
+    expect(asked).toEqual([]);
     expect(log).toEqual(['before']);
-    await expectQuietAndAlive(client);
+    await expectQuietAndAlive();
   });
 
   it('a missing sampling capability for ctx.createMessage is an isError result in a tool', async () => {
     const running = await h.start((server) => server.registerTool('ask', {}, async (_args, ctx) => textOf(await ctx.createMessage(SAMPLE_Q))));
-    const { client } = await h.open(running, { capabilities: CAPS.form });
-    expect(await callTool(client, 'ask')).toEqual(
-      textResult('call-ask', 'The client did not declare the sampling capability; it cannot be asked for sampling/createMessage', true),
+    const { client, asked, expectQuietAndAlive } = await open(running, CAPS.form);
+    expect(await client.callTool('ask')).toEqual(
+      toolText('The client did not declare the sampling capability; it cannot be asked for sampling/createMessage', true),
     );
-    await expectQuietAndAlive(client);
+    expect(asked).toEqual([]);
+    await expectQuietAndAlive();
   });
 });
 
@@ -111,59 +162,71 @@ describe('an explicit input-required on a handshake session', () => {
         return `Booked ${seat.content?.seat} to ${(ctx.requestState as { city: string }).city}`;
       }),
     );
-    const { client } = await h.open(running, { capabilities: CAPS.form });
-    const call = callTool(client, 'book', { city: 'Paris' });
-    expect(await client.nextMessage('elicitation/create')).toEqual(pushed(0, 'elicitation/create', SEAT_Q));
-    expect(seen).toHaveLength(1);
-    client.respond(0, { action: 'accept', content: { seat: '12A' } });
-    expect(await call).toEqual(textResult('call-book', 'Booked 12A to Paris'));
+    // The handler ran once before its request was pushed.
+    const runsWhenAsked: number[] = [];
+    const { client, asked, expectQuietAndAlive } = await open(running, CAPS.form, {
+      elicitation: () => (runsWhenAsked.push(seen.length), SEAT_12A),
+    });
+    expect(await client.callTool('book', { city: 'Paris' })).toEqual(toolText('Booked 12A to Paris'));
+    expect(asked).toEqual([pushed(0, 'elicitation/create', SEAT_Q)]);
+    expect(runsWhenAsked).toEqual([1]);
     expect(seen).toEqual([
       { inputResponses: {}, requestState: undefined },
       { inputResponses: { seat: { action: 'accept', content: { seat: '12A' } } }, requestState: { city: 'Paris' } },
     ]);
-    await expectQuietAndAlive(client);
+    await expectQuietAndAlive();
   });
 
   it('pushes every request of one round at once (elicitation, sampling and roots) and runs the handler again with all the answers', async () => {
     const running = await h.start(registerModernFixtures);
-    const { client } = await h.open(running, { capabilities: ALL });
-    const call = callTool(client, 'test_input_required_result_multiple_inputs');
-    const [elicit, sample, roots] = await Promise.all([
-      client.nextMessage('elicitation/create'),
-      client.nextMessage('sampling/createMessage'),
-      client.nextMessage('roots/list'),
-    ]);
-    expect(elicit).toEqual(pushed(elicit.id, 'elicitation/create', { message: 'What is your name?', requestedSchema: NAME_SCHEMA }));
+    // No handler answers before all three requests have arrived; then they answer in reverse order (roots,
+    // sampling, elicitation): the handler waits for all of them.
+    let arrived = 0;
+    const allArrived = deferred();
+    const onceAllArrived = async <T>(turns: number, answer: T): Promise<T> => {
+      if (++arrived === 3) allArrived.resolve();
+      let timer: NodeJS.Timeout | undefined;
+      const late = new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new Error(`only ${arrived} of the 3 requests were pushed before the first was answered`)), 2000);
+      });
+      await Promise.race([allArrived.promise, late]).finally(() => clearTimeout(timer));
+      for (let turn = 0; turn < turns; turn++) await tick();
+      return answer;
+    };
+    const { client, asked, expectQuietAndAlive } = await open(running, ALL, {
+      roots: () => onceAllArrived(0, ROOTS),
+      sampling: () => onceAllArrived(1, { ...PARIS, content: { type: 'text', text: 'Bonjour' } } as CreateMessageResult),
+      elicitation: () => onceAllArrived(2, ADA as ElicitResult),
+    });
+    expect(await client.callTool('test_input_required_result_multiple_inputs')).toEqual(toolText('Bonjour Ada; 2 root(s)'));
+    const [elicit, sample, roots] = ['elicitation/create', 'sampling/createMessage', 'roots/list'].map((method) => asked.find((r) => r.method === method)!);
+    expect(asked).toHaveLength(3);
+    expect(elicit).toEqual(pushed(elicit.requestId, 'elicitation/create', { message: 'What is your name?', requestedSchema: NAME_SCHEMA }));
     expect(sample).toEqual(
-      pushed(sample.id, 'sampling/createMessage', { messages: [{ role: 'user', content: { type: 'text', text: 'Generate a greeting' } }], maxTokens: 50 }),
+      pushed(sample.requestId, 'sampling/createMessage', {
+        messages: [{ role: 'user', content: { type: 'text', text: 'Generate a greeting' } }],
+        maxTokens: 50,
+      }),
     );
-    expect(roots).toEqual(pushed(roots.id, 'roots/list', {}));
-    expect([elicit.id, sample.id, roots.id].sort()).toEqual([0, 1, 2]);
-    // Answered in reverse order: the handler waits for all of them.
-    client.respond(roots.id, ROOTS);
-    client.respond(sample.id, { ...PARIS, content: { type: 'text', text: 'Bonjour' } });
-    client.respond(elicit.id, ADA);
-    expect(await call).toEqual(textResult('call-test_input_required_result_multiple_inputs', 'Bonjour Ada; 2 root(s)'));
-    await expectQuietAndAlive(client);
+    expect(roots).toEqual(pushed(roots.requestId, 'roots/list'));
+    expect([elicit.requestId, sample.requestId, roots.requestId].sort()).toEqual([0, 1, 2]);
+    await expectQuietAndAlive();
   });
 
   it('runs the multi-round fixture as two pushed elicitations, one after the other', async () => {
     const running = await h.start(registerModernFixtures);
-    const { client } = await h.open(running, { capabilities: CAPS.form });
-    const call = callTool(client, 'test_input_required_result_multi_round');
-    expect(await client.nextMessage('elicitation/create')).toEqual(
+    const { client, asked, expectQuietAndAlive } = await open(running, CAPS.form, {
+      elicitation: (params) => (params.message.startsWith('Step 1') ? (ADA as ElicitResult) : { action: 'accept', content: { color: 'green' } }),
+    });
+    expect(await client.callTool('test_input_required_result_multi_round')).toEqual(toolText('Ada likes green.'));
+    expect(asked).toEqual([
       pushed(0, 'elicitation/create', { message: 'Step 1: What is your name?', requestedSchema: NAME_SCHEMA }),
-    );
-    client.respond(0, ADA);
-    expect(await client.nextMessage('elicitation/create')).toEqual(
       pushed(1, 'elicitation/create', {
         message: 'Step 2: What is your favorite color?',
         requestedSchema: { type: 'object', properties: { color: { type: 'string' } }, required: ['color'] },
       }),
-    );
-    client.respond(1, { action: 'accept', content: { color: 'green' } });
-    expect(await call).toEqual(textResult('call-test_input_required_result_multi_round', 'Ada likes green.'));
-    await expectQuietAndAlive(client);
+    ]);
+    await expectQuietAndAlive();
   });
 
   it('pushes what a handler adds to ctx.inputRequired, whatever it returned', async () => {
@@ -177,11 +240,9 @@ describe('an explicit input-required on a handshake session', () => {
         return roots.roots.map((r) => r.uri).join(' ');
       }),
     );
-    const { client } = await h.open(running, { capabilities: CAPS.roots });
-    const call = callTool(client, 'where');
-    expect(await client.nextMessage('roots/list')).toEqual(pushed(0, 'roots/list', {}));
-    client.respond(0, ROOTS);
-    expect(await call).toEqual(textResult('call-where', 'file:///work file:///home'));
+    const { client, asked } = await open(running, CAPS.roots);
+    expect(await client.callTool('where')).toEqual(toolText('file:///work file:///home'));
+    expect(asked).toEqual([pushed(0, 'roots/list')]);
   });
 
   it('works for prompts/get', async () => {
@@ -196,17 +257,13 @@ describe('an explicit input-required on a handshake session', () => {
         return { messages: [{ role: 'user', content: { type: 'text', text: `${tone.content?.tone} summary of ${args.topic}` } }] };
       }),
     );
-    const { client } = await h.open(running, { capabilities: CAPS.form });
-    const call = client.request('prompts/get', { name: 'summary', arguments: { topic: 'tides' } }, 'p1');
-    expect(await client.nextMessage('elicitation/create')).toEqual(
-      pushed(0, 'elicitation/create', { message: 'Tone?', requestedSchema: { type: 'object', properties: { tone: { type: 'string' } } } }),
-    );
-    client.respond(0, { action: 'accept', content: { tone: 'calm' } });
-    expect(await call).toEqual({
-      jsonrpc: '2.0',
-      id: 'p1',
-      result: { messages: [{ role: 'user', content: { type: 'text', text: 'calm summary of tides' } }] },
+    const { client, asked } = await open(running, CAPS.form, { elicitation: () => ({ action: 'accept', content: { tone: 'calm' } }) });
+    expect(await client.getPrompt('summary', { topic: 'tides' })).toEqual({
+      messages: [{ role: 'user', content: { type: 'text', text: 'calm summary of tides' } }],
     });
+    expect(asked).toEqual([
+      pushed(0, 'elicitation/create', { message: 'Tone?', requestedSchema: { type: 'object', properties: { tone: { type: 'string' } } } }),
+    ]);
   });
 
   it('works for resources/read', async () => {
@@ -217,15 +274,11 @@ describe('an explicit input-required on a handshake session', () => {
         return `the model said ${textOf(reply)}`;
       }),
     );
-    const { client } = await h.open(running, { capabilities: CAPS.sampling });
-    const call = client.request('resources/read', { uri: 'test://locked' }, 'r1');
-    expect(await client.nextMessage('sampling/createMessage')).toEqual(pushed(0, 'sampling/createMessage', SAMPLE_Q));
-    client.respond(0, PARIS);
-    expect(await call).toEqual({
-      jsonrpc: '2.0',
-      id: 'r1',
-      result: { contents: [{ uri: 'test://locked', mimeType: 'text/plain', text: 'the model said Paris' }] },
+    const { client, asked } = await open(running, CAPS.sampling);
+    expect(await client.readResource('test://locked')).toEqual({
+      contents: [{ uri: 'test://locked', mimeType: 'text/plain', text: 'the model said Paris' }],
     });
+    expect(asked).toEqual([pushed(0, 'sampling/createMessage', SAMPLE_Q)]);
   });
 
   it('answers -32602 once a request has asked requestState.maxRounds times', async () => {
@@ -238,31 +291,22 @@ describe('an explicit input-required on a handshake session', () => {
         }),
       { server: { requestState: { keys: ['legacy-shim-request-state-key-0123456789'], maxRounds: 2 } } },
     );
-    const { client } = await h.open(running, { capabilities: CAPS.form });
-    const call = callTool(client, 'insatiable');
-    expect(await client.nextMessage('elicitation/create')).toEqual(pushed(0, 'elicitation/create', NAME_Q));
-    client.respond(0, ADA);
-    expect(await client.nextMessage('elicitation/create')).toEqual(pushed(1, 'elicitation/create', NAME_Q));
-    client.respond(1, ADA);
-    expect(await call).toEqual({
-      jsonrpc: '2.0',
-      id: 'call-insatiable',
-      error: {
-        code: -32602,
-        message: 'tools/call insatiable asked for input 2 times without finishing; answer every input request in one retry, or raise requestState.maxRounds',
-      },
+    const { client, asked, expectQuietAndAlive } = await open(running, CAPS.form);
+    expect(await rpcError(client.callTool('insatiable'))).toEqual({
+      code: -32602,
+      message: 'tools/call insatiable asked for input 2 times without finishing; answer every input request in one retry, or raise requestState.maxRounds',
     });
+    expect(asked).toEqual([pushed(0, 'elicitation/create', NAME_Q), pushed(1, 'elicitation/create', NAME_Q)]);
     expect(runs).toBe(3);
-    await expectQuietAndAlive(client);
+    await expectQuietAndAlive();
   });
 
   it('a missing capability for an explicit input request is an isError result in a tool, as for ctx.elicit', async () => {
     const running = await h.start((server) => server.registerTool('where', {}, (_args, ctx) => (ctx.inputResponses?.r ? 'ok' : inputRequired().addRoots('r'))));
-    const { client } = await h.open(running, { capabilities: CAPS.form });
-    expect(await callTool(client, 'where')).toEqual(
-      textResult('call-where', 'The client did not declare the roots capability; it cannot be asked for roots/list', true),
-    );
-    await expectQuietAndAlive(client);
+    const { client, asked, expectQuietAndAlive } = await open(running, CAPS.form);
+    expect(await client.callTool('where')).toEqual(toolText('The client did not declare the roots capability; it cannot be asked for roots/list', true));
+    expect(asked).toEqual([]);
+    await expectQuietAndAlive();
   });
 
   it('with state only (nothing to push) runs the handler again with ctx.requestState instead of sending the input-required as a result', async () => {
@@ -273,18 +317,18 @@ describe('an explicit input-required on a handshake session', () => {
         return ctx.requestState === undefined ? inputRequired({ state: { ticket: 'T-1' } }) : `ticket ${(ctx.requestState as { ticket: string }).ticket} done`;
       }),
     );
-    const { client } = await h.open(running, { capabilities: CAPS.form });
-    expect(await callTool(client, 'poll')).toEqual(textResult('call-poll', 'ticket T-1 done'));
+    const { client, asked } = await open(running, CAPS.form);
+    expect(await client.callTool('poll')).toEqual(toolText('ticket T-1 done'));
+    expect(asked).toEqual([]);
     expect(states).toEqual([undefined, { ticket: 'T-1' }]);
   });
 
   it('with neither requests nor state answers -32603, as on 2026-07-28, instead of sending the input-required as a result', async () => {
     const running = await h.start((server) => server.registerTool('empty', {}, () => inputRequired()));
-    const { client } = await h.open(running, { capabilities: CAPS.form });
-    expect(await callTool(client, 'empty')).toEqual({
-      jsonrpc: '2.0',
-      id: 'call-empty',
-      error: { code: -32603, message: 'tools/call empty returned an input-required with neither input requests nor state' },
+    const { client } = await open(running, CAPS.form);
+    expect(await rpcError(client.callTool('empty'))).toEqual({
+      code: -32603,
+      message: 'tools/call empty returned an input-required with neither input requests nor state',
     });
   });
 
@@ -296,13 +340,12 @@ describe('an explicit input-required on a handshake session', () => {
         return 'deleted';
       }),
     );
-    const { client } = await h.open(running, { capabilities: CAPS.form });
-    const call = callTool(client, 'delete');
-    expect(await client.nextMessage('elicitation/create')).toEqual(
-      pushed(0, 'elicitation/create', { message: 'Delete everything?', requestedSchema: { type: 'object', properties: {} } }),
-    );
-    client.respond(0, { action: 'accept' });
-    expect(await call).toEqual(textResult('call-delete', 'deleted'));
+    // The tool has not run when the question arrives.
+    const runsWhenAsked: number[] = [];
+    const { client, asked } = await open(running, CAPS.form, { elicitation: () => (runsWhenAsked.push(runs), { action: 'accept' }) });
+    expect(await client.callTool('delete')).toEqual(toolText('deleted'));
+    expect(asked).toEqual([pushed(0, 'elicitation/create', { message: 'Delete everything?', requestedSchema: { type: 'object', properties: {} } })]);
+    expect(runsWhenAsked).toEqual([0]);
     expect(runs).toBe(1);
   });
 });
@@ -324,12 +367,12 @@ describe('methods that cannot ask for input, on a handshake session', () => {
         () => ({ messages: [] }),
       ),
     );
-    const { client } = await h.open(running, { capabilities: CAPS.form });
-    expect(await client.request('completion/complete', { ref: { type: 'ref/prompt', name: 'p' }, argument: { name: 'city', value: 'Pa' } }, 'c1')).toEqual({
-      jsonrpc: '2.0',
-      id: 'c1',
-      error: { code: -32600, message: 'completion/complete cannot ask for input: only tools/call, prompts/get and resources/read can' },
+    const { client, asked, expectQuietAndAlive } = await open(running, CAPS.form);
+    expect(await rpcError(client.complete({ ref: { type: 'ref/prompt', name: 'p' }, argument: { name: 'city', value: 'Pa' } }))).toEqual({
+      code: -32600,
+      message: 'completion/complete cannot ask for input: only tools/call, prompts/get and resources/read can',
     });
-    await expectQuietAndAlive(client);
+    expect(asked).toEqual([]);
+    await expectQuietAndAlive();
   });
 });

@@ -9,16 +9,37 @@ import {
   inputRequired,
   UrlElicitationRequiredError,
   type ElicitParams,
+  type ElicitResult,
   type CreateMessageParams,
+  type CreateMessageResult,
+  type HandlerContext,
+  type ListRootsResult,
   type McpServer,
   type RequestContext,
 } from '../../src/index.js';
 import { registerModernFixtures } from '../../conformance/fixture-modern.js';
 import { ADA, NAME_Q, NAME_SCHEMA, PARIS, ROOTS, SAMPLE_Q, SEAT_Q, textOf } from '../helpers/client-requests.js';
-import { MODERN_CAPS, ModernClient, readSignedState, SEALED_STATE, SIGNED_STATE, TEST_STATE_KEY, useHttpServers, type Reply } from '../helpers/modern.js';
+import { rpcError, useMcpClients } from '../helpers/mcp-clients.js';
+import {
+  MODERN_CAPS,
+  ModernClient,
+  readSignedState,
+  SEALED_STATE,
+  SIGNED_STATE,
+  TEST_STATE_KEY,
+  useHttpServers,
+  type Reply,
+  type RunningHttp,
+} from '../helpers/modern.js';
 import type { Json } from '../helpers/ws-client.js';
 
 const h = useHttpServers();
+// Clients go on the servers' cleanup stack, so they close first.
+const mcp = useMcpClients({
+  push: (...cleanups) => {
+    for (const cleanup of cleanups) h.defer(cleanup);
+  },
+});
 
 afterEach(() => {
   vi.restoreAllMocks();
@@ -56,6 +77,53 @@ function stateOf(reply: Reply): string {
   return state;
 }
 
+/** How the client's handlers answer; by default with ADA, PARIS and ROOTS. */
+interface Answers {
+  elicitation?: (params: ElicitParams, ctx: HandlerContext) => ElicitResult | Promise<ElicitResult>;
+  sampling?: (params: CreateMessageParams, ctx: HandlerContext) => CreateMessageResult | Promise<CreateMessageResult>;
+  roots?: (ctx: HandlerContext) => ListRootsResult | Promise<ListRootsResult>;
+}
+
+/** The methods whose requests may answer input_required. */
+const INPUT_METHODS = new Set(['tools/call', 'prompts/get', 'resources/read']);
+
+/**
+ * An McpClient speaking 2026-07-28 to `running` over Streamable HTTP, declaring `capabilities`. It follows
+ * input_required rounds by itself; its handlers record every input request they are given (`asked`) with the
+ * round it came in (how many tools/call, prompts/get and resources/read requests the server had received),
+ * and answer it.
+ */
+async function connect(running: RunningHttp, capabilities: Json, answers: Answers = {}) {
+  let requests = 0;
+  running.server.on('message', (_session, direction, message) => {
+    if (direction === 'in' && INPUT_METHODS.has((message as { method?: string }).method ?? '')) requests++;
+  });
+  const asked: Json[] = [];
+  const record = (method: string, ctx: HandlerContext, params?: unknown) =>
+    void asked.push({ round: requests, era: ctx.era, inputKey: ctx.inputKey, method, ...(params === undefined ? {} : { params }) });
+  const { client, errors } = await mcp.connectUrl(running.url, { era: 'modern', capabilities }, (c) => {
+    c.onElicitation((params, ctx) => (record('elicitation/create', ctx, params), answers.elicitation?.(params, ctx) ?? (ADA as ElicitResult)));
+    c.onSampling((params, ctx) => (record('sampling/createMessage', ctx, params), answers.sampling?.(params, ctx) ?? (PARIS as CreateMessageResult)));
+    // A roots handler is given no params.
+    c.onRoots((ctx) => (record('roots/list', ctx), answers.roots?.(ctx) ?? ROOTS));
+  });
+  return { client, asked, errors };
+}
+
+/** An input request as the client's handler got it, in round `round`. */
+function input(round: number, inputKey: string, method: string, params?: unknown): Json {
+  return { round, era: 'modern', inputKey, method, ...(params === undefined ? {} : { params }) };
+}
+
+function elicited(round: number, inputKey: string, params: unknown): Json {
+  return input(round, inputKey, 'elicitation/create', params);
+}
+
+/** An elicitation answer by input key. */
+function byKey(answers: Record<string, unknown>) {
+  return (_params: ElicitParams, ctx: HandlerContext) => answers[ctx.inputKey!] as ElicitResult;
+}
+
 /** A tool `greet` that counts its runs (`log`) before and after asking for a name with ctx.elicit. */
 function greeter(log: string[], options: { key?: string } = {}) {
   return (server: McpServer) =>
@@ -78,26 +146,24 @@ describe('era-portable handlers: ctx.elicit, ctx.createMessage and ctx.listRoots
 
   it('replay the handler from the start on the retry, so side effects before the ask run again, and resolve the ask with the answer', async () => {
     const log: string[] = [];
-    const { url } = await h.start(greeter(log));
-    const client = new ModernClient(url, MODERN_CAPS.form);
-    const first = await client.callTool('greet');
-    const second = await client.callTool('greet', {}, { inputResponses: { 'elicit-1': ADA }, requestState: stateOf(first) });
-    expect(second).toEqual(ok(2, done('Hello, Ada!')));
+    const running = await h.start(greeter(log));
+    const { client, asked } = await connect(running, MODERN_CAPS.form);
+    expect(await client.callTool('greet')).toEqual(done('Hello, Ada!'));
+    expect(asked).toEqual([elicited(1, 'elicit-1', NAME_Q)]);
     expect(log).toEqual(['before', 'before', 'after:accept']);
   });
 
   it('use an explicit key given with { key }', async () => {
     const log: string[] = [];
-    const { url } = await h.start(greeter(log, { key: 'user_name' }));
-    const client = new ModernClient(url, MODERN_CAPS.form);
-    const first = await client.callTool('greet');
-    expect(first).toEqual(ok(1, asks({ user_name: elicitation(NAME_Q) })));
-    expect(await client.callTool('greet', {}, { inputResponses: { user_name: ADA }, requestState: stateOf(first) })).toEqual(ok(2, done('Hello, Ada!')));
+    const running = await h.start(greeter(log, { key: 'user_name' }));
+    const { client, asked } = await connect(running, MODERN_CAPS.form);
+    expect(await client.callTool('greet')).toEqual(done('Hello, Ada!'));
+    expect(asked).toEqual([elicited(1, 'user_name', NAME_Q)]);
   });
 
   it('number default keys in call order (elicit-1, sample-2, roots-3), one round per sequential ask, and accumulate the answers across rounds', async () => {
     let runs = 0;
-    const { url } = await h.start((server) =>
+    const running = await h.start((server) =>
       server.registerTool('survey', {}, async (_args, ctx) => {
         runs++;
         const who = await ctx.elicit(NAME_Q);
@@ -106,16 +172,10 @@ describe('era-portable handlers: ctx.elicit, ctx.createMessage and ctx.listRoots
         return `${who.content?.name} / ${textOf(reply)} / ${roots.map((r) => r.uri).join(' ')}`;
       }),
     );
-    const client = new ModernClient(url, MODERN_CAPS.all);
-    const round1 = await client.callTool('survey');
-    expect(round1).toEqual(ok(1, asks({ 'elicit-1': elicitation(NAME_Q) })));
-    // Each retry carries only the answers of the round before: earlier ones ride in requestState.
-    const round2 = await client.callTool('survey', {}, { inputResponses: { 'elicit-1': ADA }, requestState: stateOf(round1) });
-    expect(round2).toEqual(ok(2, asks({ 'sample-2': { method: 'sampling/createMessage', params: SAMPLE_Q } })));
-    const round3 = await client.callTool('survey', {}, { inputResponses: { 'sample-2': PARIS }, requestState: stateOf(round2) });
-    expect(round3).toEqual(ok(3, asks({ 'roots-3': { method: 'roots/list', params: {} } })));
-    const final = await client.callTool('survey', {}, { inputResponses: { 'roots-3': ROOTS }, requestState: stateOf(round3) });
-    expect(final).toEqual(ok(4, done('Ada / Paris / file:///work file:///home')));
+    const { client, asked } = await connect(running, MODERN_CAPS.all);
+    // Each retry carries only the answers of the round before (McpClient sends no others): earlier ones ride in requestState.
+    expect(await client.callTool('survey')).toEqual(done('Ada / Paris / file:///work file:///home'));
+    expect(asked).toEqual([elicited(1, 'elicit-1', NAME_Q), input(2, 'sample-2', 'sampling/createMessage', SAMPLE_Q), input(3, 'roots-3', 'roots/list')]);
     expect(runs).toBe(4);
   });
 
@@ -139,21 +199,21 @@ describe('era-portable handlers: ctx.elicit, ctx.createMessage and ctx.listRoots
   });
 
   it('ask questions made together (Promise.all) in one round', async () => {
-    const { url } = await h.start((server) =>
+    const running = await h.start((server) =>
       server.registerTool('pair', {}, async (_args, ctx) => {
         const [who, seat] = await Promise.all([ctx.elicit(NAME_Q), ctx.elicit(SEAT_Q)]);
         return `${who.content?.name} in ${seat.content?.seat}`;
       }),
     );
-    const client = new ModernClient(url, MODERN_CAPS.form);
-    const first = await client.callTool('pair');
-    expect(first).toEqual(ok(1, asks({ 'elicit-1': elicitation(NAME_Q), 'elicit-2': elicitation(SEAT_Q) })));
-    const inputResponses = { 'elicit-1': ADA, 'elicit-2': { action: 'accept', content: { seat: '12A' } } };
-    expect(await client.callTool('pair', {}, { inputResponses, requestState: stateOf(first) })).toEqual(ok(2, done('Ada in 12A')));
+    const { client, asked } = await connect(running, MODERN_CAPS.form, {
+      elicitation: byKey({ 'elicit-1': ADA, 'elicit-2': { action: 'accept', content: { seat: '12A' } } }),
+    });
+    expect(await client.callTool('pair')).toEqual(done('Ada in 12A'));
+    expect(asked).toEqual([elicited(1, 'elicit-1', NAME_Q), elicited(1, 'elicit-2', SEAT_Q)]);
   });
 
   it('still answer input_required when the handler catches the ask and returns something else', async () => {
-    const { url } = await h.start((server) =>
+    const running = await h.start((server) =>
       server.registerTool('swallow', {}, async (_args, ctx) => {
         try {
           await ctx.elicit(NAME_Q);
@@ -163,10 +223,9 @@ describe('era-portable handlers: ctx.elicit, ctx.createMessage and ctx.listRoots
         return 'answered';
       }),
     );
-    const client = new ModernClient(url, MODERN_CAPS.form);
-    const first = await client.callTool('swallow');
-    expect(first).toEqual(ok(1, asks({ 'elicit-1': elicitation(NAME_Q) })));
-    expect(await client.callTool('swallow', {}, { inputResponses: { 'elicit-1': ADA }, requestState: stateOf(first) })).toEqual(ok(2, done('answered')));
+    const { client, asked } = await connect(running, MODERN_CAPS.form);
+    expect(await client.callTool('swallow')).toEqual(done('answered'));
+    expect(asked).toEqual([elicited(1, 'elicit-1', NAME_Q)]);
   });
 
   it('accept an answer sent without requestState when it fits the question the handler asks now', async () => {
@@ -208,17 +267,16 @@ describe('era-portable handlers: ctx.elicit, ctx.createMessage and ctx.listRoots
 
   it('hand sampling and roots answers to the handler as the client sent them', async () => {
     const seen: unknown[] = [];
-    const { url } = await h.start((server) =>
+    const running = await h.start((server) =>
       server.registerTool('both', {}, async (_args, ctx) => {
         const [reply, roots] = await Promise.all([ctx.createMessage(SAMPLE_Q, { key: 'q' }), ctx.listRoots({ key: 'r' })]);
         seen.push(reply, roots);
         return 'ok';
       }),
     );
-    const client = new ModernClient(url, { sampling: {}, roots: {} });
-    const first = await client.callTool('both');
-    expect(first).toEqual(ok(1, asks({ q: { method: 'sampling/createMessage', params: SAMPLE_Q }, r: { method: 'roots/list', params: {} } })));
-    expect(await client.callTool('both', {}, { inputResponses: { q: PARIS, r: ROOTS }, requestState: stateOf(first) })).toEqual(ok(2, done('ok')));
+    const { client, asked } = await connect(running, { sampling: {}, roots: {} });
+    expect(await client.callTool('both')).toEqual(done('ok'));
+    expect(asked).toEqual([input(1, 'q', 'sampling/createMessage', SAMPLE_Q), input(1, 'r', 'roots/list')]);
     expect(seen).toEqual([PARIS, ROOTS]);
   });
 });
@@ -237,14 +295,11 @@ describe('the explicit form: inputRequired() and ctx.inputRequired', () => {
 
   it('returns input_required with the requests a handler adds; the retry gives ctx.inputResponses the answers and ctx.requestState the state', async () => {
     const seen: Json[] = [];
-    const { url } = await h.start(booking(seen));
-    const client = new ModernClient(url, MODERN_CAPS.form);
-    const first = await client.callTool('book', { city: 'Paris' });
-    expect(first).toEqual(ok(1, asks({ seat: elicitation(SEAT_Q) })));
+    const running = await h.start(booking(seen));
     const seat = { action: 'accept', content: { seat: '12A' } };
-    expect(await client.callTool('book', { city: 'Paris' }, { inputResponses: { seat }, requestState: stateOf(first) })).toEqual(
-      ok(2, done('Booked 12A to Paris')),
-    );
+    const { client, asked } = await connect(running, MODERN_CAPS.form, { elicitation: () => seat as ElicitResult });
+    expect(await client.callTool('book', { city: 'Paris' })).toEqual(done('Booked 12A to Paris'));
+    expect(asked).toEqual([elicited(1, 'seat', SEAT_Q)]);
     expect(seen).toEqual([
       { inputResponses: {}, requestState: undefined },
       { inputResponses: { seat }, requestState: { city: 'Paris', step: 'seat' } },
@@ -263,7 +318,7 @@ describe('the explicit form: inputRequired() and ctx.inputRequired', () => {
   });
 
   it('asks what a handler adds to ctx.inputRequired, whatever it returns', async () => {
-    const { url } = await h.start((server) =>
+    const running = await h.start((server) =>
       server.registerTool('greeting', {}, (_args, ctx) => {
         const greeting = ctx.inputResponses?.greeting;
         if (!greeting) {
@@ -273,12 +328,9 @@ describe('the explicit form: inputRequired() and ctx.inputRequired', () => {
         return `${textOf(greeting)} (state ${JSON.stringify(ctx.requestState)})`;
       }),
     );
-    const client = new ModernClient(url, MODERN_CAPS.sampling);
-    const first = await client.callTool('greeting');
-    expect(first).toEqual(ok(1, asks({ greeting: { method: 'sampling/createMessage', params: SAMPLE_Q } })));
-    expect(await client.callTool('greeting', {}, { inputResponses: { greeting: PARIS }, requestState: stateOf(first) })).toEqual(
-      ok(2, done('Paris (state {"attempt":1})')),
-    );
+    const { client, asked } = await connect(running, MODERN_CAPS.sampling);
+    expect(await client.callTool('greeting')).toEqual(done('Paris (state {"attempt":1})'));
+    expect(asked).toEqual([input(1, 'greeting', 'sampling/createMessage', SAMPLE_Q)]);
   });
 
   it('sends an input_required with state only (no inputRequests) when the handler returns state alone, and the retry gets the state', async () => {
@@ -297,16 +349,18 @@ describe('the explicit form: inputRequired() and ctx.inputRequired', () => {
   });
 
   it('answers -32603 when a handler returns an input-required with neither requests nor state', async () => {
-    const { url } = await h.start((server) => server.registerTool('empty', {}, () => inputRequired()));
-    const client = new ModernClient(url, MODERN_CAPS.all);
-    expect(await client.callTool('empty')).toEqual(
-      failed(1, 200, { code: -32603, message: 'tools/call empty returned an input-required with neither input requests nor state' }),
-    );
+    const running = await h.start((server) => server.registerTool('empty', {}, () => inputRequired()));
+    const { client, asked } = await connect(running, MODERN_CAPS.all);
+    expect(await rpcError(client.callTool('empty'))).toEqual({
+      code: -32603,
+      message: 'tools/call empty returned an input-required with neither input requests nor state',
+    });
+    expect(asked).toEqual([]);
   });
 
   it('keeps the earlier state when a later round adds requests without state', async () => {
     const states: unknown[] = [];
-    const { url } = await h.start((server) =>
+    const running = await h.start((server) =>
       server.registerTool('two', {}, (_args, ctx) => {
         states.push(ctx.requestState);
         if (ctx.requestState === undefined) return inputRequired({ state: { from: 'round 1' } }).addElicitation('a', NAME_Q);
@@ -314,18 +368,15 @@ describe('the explicit form: inputRequired() and ctx.inputRequired', () => {
         return 'finished';
       }),
     );
-    const client = new ModernClient(url, MODERN_CAPS.form);
-    const r1 = await client.callTool('two');
-    const r2 = await client.callTool('two', {}, { inputResponses: { a: ADA }, requestState: stateOf(r1) });
-    expect(r2).toEqual(ok(2, asks({ b: elicitation(SEAT_Q) })));
-    const r3 = await client.callTool('two', {}, { inputResponses: { b: { action: 'accept', content: { seat: '1A' } } }, requestState: stateOf(r2) });
-    expect(r3).toEqual(ok(3, done('finished')));
+    const { client, asked } = await connect(running, MODERN_CAPS.form, { elicitation: byKey({ a: ADA, b: { action: 'accept', content: { seat: '1A' } } }) });
+    expect(await client.callTool('two')).toEqual(done('finished'));
+    expect(asked).toEqual([elicited(1, 'a', NAME_Q), elicited(2, 'b', SEAT_Q)]);
     expect(states).toEqual([undefined, { from: 'round 1' }, { from: 'round 1' }]);
   });
 
   it('gives ctx.inputResponses the answers of every round so far', async () => {
     const seen: unknown[] = [];
-    const { url } = await h.start((server) =>
+    const running = await h.start((server) =>
       server.registerTool('steps', {}, (_args, ctx) => {
         seen.push(ctx.inputResponses);
         if (!ctx.inputResponses?.a) return inputRequired().addElicitation('a', NAME_Q);
@@ -333,48 +384,37 @@ describe('the explicit form: inputRequired() and ctx.inputRequired', () => {
         return 'both';
       }),
     );
-    const client = new ModernClient(url, MODERN_CAPS.form);
     const seat = { action: 'accept', content: { seat: '2B' } };
-    const r1 = await client.callTool('steps');
-    const r2 = await client.callTool('steps', {}, { inputResponses: { a: ADA }, requestState: stateOf(r1) });
-    expect(r2).toEqual(ok(2, asks({ b: elicitation(SEAT_Q) })));
-    expect(await client.callTool('steps', {}, { inputResponses: { b: seat }, requestState: stateOf(r2) })).toEqual(ok(3, done('both')));
+    const { client, asked } = await connect(running, MODERN_CAPS.form, { elicitation: byKey({ a: ADA, b: seat }) });
+    expect(await client.callTool('steps')).toEqual(done('both'));
+    expect(asked).toEqual([elicited(1, 'a', NAME_Q), elicited(2, 'b', SEAT_Q)]);
     expect(seen).toEqual([{}, { a: ADA }, { a: ADA, b: seat }]);
   });
 
   it('runs the multi-round fixture: one question per round, state carried between them', async () => {
-    const { url } = await h.start(registerModernFixtures);
-    const client = new ModernClient(url, MODERN_CAPS.form);
-    const name = 'test_input_required_result_multi_round';
-    const r1 = await client.callTool(name);
-    expect(r1).toEqual(ok(1, asks({ step1: elicitation({ message: 'Step 1: What is your name?', requestedSchema: NAME_SCHEMA }) })));
-    const r2 = await client.callTool(name, {}, { inputResponses: { step1: ADA }, requestState: stateOf(r1) });
+    const running = await h.start(registerModernFixtures);
+    const { client, asked } = await connect(running, MODERN_CAPS.form, {
+      elicitation: byKey({ step1: ADA, step2: { action: 'accept', content: { color: 'green' } } }),
+    });
+    expect(await client.callTool('test_input_required_result_multi_round')).toEqual(done('Ada likes green.'));
     const colorSchema = { type: 'object', properties: { color: { type: 'string' } }, required: ['color'] };
-    expect(r2).toEqual(ok(2, asks({ step2: elicitation({ message: 'Step 2: What is your favorite color?', requestedSchema: colorSchema }) })));
-    const r3 = await client.callTool(name, {}, { inputResponses: { step2: { action: 'accept', content: { color: 'green' } } }, requestState: stateOf(r2) });
-    expect(r3).toEqual(ok(3, done('Ada likes green.')));
+    expect(asked).toEqual([
+      elicited(1, 'step1', { message: 'Step 1: What is your name?', requestedSchema: NAME_SCHEMA }),
+      elicited(2, 'step2', { message: 'Step 2: What is your favorite color?', requestedSchema: colorSchema }),
+    ]);
   });
 
   it('runs the multiple-inputs fixture: three kinds in one round, answered in one retry', async () => {
-    const { url } = await h.start(registerModernFixtures);
-    const client = new ModernClient(url, MODERN_CAPS.all);
-    const name = 'test_input_required_result_multiple_inputs';
-    const first = await client.callTool(name);
-    expect(first).toEqual(
-      ok(
-        1,
-        asks({
-          user_name: elicitation({ message: 'What is your name?', requestedSchema: NAME_SCHEMA }),
-          greeting: {
-            method: 'sampling/createMessage',
-            params: { messages: [{ role: 'user', content: { type: 'text', text: 'Generate a greeting' } }], maxTokens: 50 },
-          },
-          client_roots: { method: 'roots/list', params: {} },
-        }),
-      ),
-    );
-    const inputResponses = { user_name: ADA, greeting: { ...PARIS, content: { type: 'text', text: 'Bonjour' } }, client_roots: ROOTS };
-    expect(await client.callTool(name, {}, { inputResponses, requestState: stateOf(first) })).toEqual(ok(2, done('Bonjour Ada; 2 root(s)')));
+    const running = await h.start(registerModernFixtures);
+    const { client, asked } = await connect(running, MODERN_CAPS.all, {
+      sampling: () => ({ ...PARIS, content: { type: 'text', text: 'Bonjour' } }) as CreateMessageResult,
+    });
+    expect(await client.callTool('test_input_required_result_multiple_inputs')).toEqual(done('Bonjour Ada; 2 root(s)'));
+    expect(asked).toEqual([
+      elicited(1, 'user_name', { message: 'What is your name?', requestedSchema: NAME_SCHEMA }),
+      input(1, 'greeting', 'sampling/createMessage', { messages: [{ role: 'user', content: { type: 'text', text: 'Generate a greeting' } }], maxTokens: 50 }),
+      input(1, 'client_roots', 'roots/list'),
+    ]);
   });
 });
 
@@ -477,17 +517,16 @@ describe('answer validation', () => {
   });
 
   it('accepts a sampling answer whose content is an array of blocks', async () => {
-    const { url } = await h.start((server) =>
+    const running = await h.start((server) =>
       server.registerTool('ask', {}, async (_args, ctx) => JSON.stringify((await ctx.createMessage(SAMPLE_Q, { key: 'q' })).content)),
     );
-    const client = new ModernClient(url, MODERN_CAPS.sampling);
-    const first = await client.callTool('ask');
     const blocks = [
       { type: 'text', text: 'Pa' },
       { type: 'text', text: 'ris' },
     ];
-    const reply = await client.callTool('ask', {}, { inputResponses: { q: { role: 'assistant', content: blocks, model: 'm' } }, requestState: stateOf(first) });
-    expect(reply).toEqual(ok(2, done(JSON.stringify(blocks))));
+    const { client, asked } = await connect(running, MODERN_CAPS.sampling, { sampling: () => ({ role: 'assistant', content: blocks, model: 'm' }) });
+    expect(await client.callTool('ask')).toEqual(done(JSON.stringify(blocks)));
+    expect(asked).toEqual([input(1, 'q', 'sampling/createMessage', SAMPLE_Q)]);
   });
 
   it.each([
@@ -683,8 +722,9 @@ describe('requestState end to end', () => {
   it('with keys configured emits no ephemeral-key warning', async () => {
     const warn = vi.spyOn(process, 'emitWarning').mockImplementation(() => {});
     const runs = { count: 0 };
-    const { url } = await h.start((server) => seatTool(server, runs));
-    await new ModernClient(url, MODERN_CAPS.form).callTool('book', TRIP);
+    const running = await h.start((server) => seatTool(server, runs));
+    const { client } = await connect(running, MODERN_CAPS.form, { elicitation: () => SEAT.inputResponses.seat as ElicitResult });
+    expect(await client.callTool('book', TRIP)).toEqual(done('LHR-JFK seat 7F (state undefined)'));
     expect(warn.mock.calls.filter(([, options]) => (options as { code?: string } | undefined)?.code === 'SWITCHBOARD_EPHEMERAL_STATE_KEY')).toEqual([]);
   });
 });
@@ -720,18 +760,14 @@ describe('the round cap', () => {
 
   it('honours requestState.maxRounds', async () => {
     const runs = { count: 0 };
-    const { url } = await h.start((server) => insatiable(server, runs), { server: { requestState: { keys: [TEST_STATE_KEY], maxRounds: 2 } } });
-    const client = new ModernClient(url, MODERN_CAPS.form);
-    const r1 = await client.callTool('insatiable');
-    const r2 = await client.callTool('insatiable', {}, { inputResponses: { q1: ADA }, requestState: stateOf(r1) });
-    expect(r2).toEqual(ok(2, asks({ q2: elicitation(NAME_Q) })));
-    const r3 = await client.callTool('insatiable', {}, { inputResponses: { q2: ADA }, requestState: stateOf(r2) });
-    expect(r3).toEqual(
-      failed(3, 400, {
-        code: -32602,
-        message: 'tools/call insatiable asked for input 2 times without finishing; answer every input request in one retry, or raise requestState.maxRounds',
-      }),
-    );
+    const running = await h.start((server) => insatiable(server, runs), { server: { requestState: { keys: [TEST_STATE_KEY], maxRounds: 2 } } });
+    const { client, asked } = await connect(running, MODERN_CAPS.form);
+    expect(await rpcError(client.callTool('insatiable'))).toEqual({
+      code: -32602,
+      message: 'tools/call insatiable asked for input 2 times without finishing; answer every input request in one retry, or raise requestState.maxRounds',
+    });
+    expect(asked).toEqual([elicited(1, 'q1', NAME_Q), elicited(2, 'q2', NAME_Q)]);
+    expect(runs.count).toBe(3);
   });
 
   it('counts rounds that asked again because an answer did not fit', async () => {
@@ -810,62 +846,56 @@ describe('capability gating', () => {
   });
 
   it('asks sampling with tools when sampling.tools is declared', async () => {
-    const { url } = await h.start(asker);
+    const running = await h.start(asker);
     const params = { ...SAMPLE_Q, tools: [{ name: 'lookup', inputSchema: { type: 'object' } }] };
-    expect(await new ModernClient(url, { sampling: { tools: {} } }).callTool('sample-tools')).toEqual(
-      ok(1, asks({ 'sample-1': { method: 'sampling/createMessage', params } })),
-    );
+    const { client, asked } = await connect(running, { sampling: { tools: {} } });
+    expect(await client.callTool('sample-tools')).toEqual(done('Paris'));
+    expect(asked).toEqual([input(1, 'sample-1', 'sampling/createMessage', params)]);
   });
 
   it('answers -32021 when an explicit input-required holds a kind the request did not declare, even beside declared ones', async () => {
-    const { url } = await h.start((server) =>
+    const running = await h.start((server) =>
       server.registerTool('mixed', {}, () => inputRequired({ state: 1 }).addElicitation('name', NAME_Q).addRoots('roots')),
     );
-    expect(await new ModernClient(url, MODERN_CAPS.form).callTool('mixed')).toEqual(failed(1, 400, ROOTS_MISSING));
+    const { client, asked } = await connect(running, MODERN_CAPS.form);
+    expect(await rpcError(client.callTool('mixed'))).toEqual(ROOTS_MISSING);
+    expect(asked).toEqual([]);
   });
 
   it('answers -32021 from a prompt that asks for an undeclared kind', async () => {
-    const { url } = await h.start((server) =>
+    const running = await h.start((server) =>
       server.registerPrompt('ctx', {}, async (_args, ctx) => ({
         messages: [{ role: 'user', content: { type: 'text', text: textOf(await ctx.createMessage(SAMPLE_Q)) } }],
       })),
     );
-    expect(await new ModernClient(url, MODERN_CAPS.form).getPrompt('ctx')).toEqual(failed(1, 400, SAMPLING_MISSING));
+    const { client, asked } = await connect(running, MODERN_CAPS.form);
+    expect(await rpcError(client.getPrompt('ctx'))).toEqual(SAMPLING_MISSING);
+    expect(asked).toEqual([]);
   });
 
   it('lets the capabilities fixture ask only what the request declared', async () => {
-    const { url } = await h.start(registerModernFixtures);
-    const reply = await new ModernClient(url, MODERN_CAPS.sampling).callTool('test_input_required_result_capabilities');
-    expect(reply).toEqual(
-      ok(
-        1,
-        asks({
-          greeting: {
-            method: 'sampling/createMessage',
-            params: { messages: [{ role: 'user', content: { type: 'text', text: 'Generate a greeting' } }], maxTokens: 50 },
-          },
-        }),
-      ),
-    );
+    const running = await h.start(registerModernFixtures);
+    const { client, asked } = await connect(running, MODERN_CAPS.sampling);
+    expect(await client.callTool('test_input_required_result_capabilities')).toEqual(done('Thanks for the input.'));
+    expect(asked).toEqual([
+      input(1, 'greeting', 'sampling/createMessage', { messages: [{ role: 'user', content: { type: 'text', text: 'Generate a greeting' } }], maxTokens: 50 }),
+    ]);
   });
 });
 
 describe('prompts/get and resources/read', () => {
   it('runs the prompt fixture: input_required from prompts/get, then the messages on the retry', async () => {
-    const { url } = await h.start(registerModernFixtures);
-    const client = new ModernClient(url, MODERN_CAPS.form);
+    const running = await h.start(registerModernFixtures);
+    const { client, asked } = await connect(running, MODERN_CAPS.form, { elicitation: () => ({ action: 'accept', content: { context: 'a sunny day' } }) });
     const contextQ = {
       message: 'What context should the prompt use?',
       requestedSchema: { type: 'object', properties: { context: { type: 'string' } }, required: ['context'] },
     };
-    const first = await client.getPrompt('test_input_required_result_prompt');
-    expect(first).toEqual(ok(1, asks({ user_context: elicitation(contextQ) })));
-    const second = await client.getPrompt(
-      'test_input_required_result_prompt',
-      {},
-      { inputResponses: { user_context: { action: 'accept', content: { context: 'a sunny day' } } }, requestState: stateOf(first) },
-    );
-    expect(second).toEqual(ok(2, { resultType: 'complete', messages: [{ role: 'user', content: { type: 'text', text: 'Use this context: a sunny day' } }] }));
+    expect(await client.getPrompt('test_input_required_result_prompt')).toEqual({
+      resultType: 'complete',
+      messages: [{ role: 'user', content: { type: 'text', text: 'Use this context: a sunny day' } }],
+    });
+    expect(asked).toEqual([elicited(1, 'user_context', contextQ)]);
   });
 
   it('binds a prompt requestState to the prompt arguments', async () => {
@@ -947,35 +977,35 @@ describe('prompts/get and resources/read', () => {
 describe('methods that cannot ask for input', () => {
   const CANNOT = { code: -32600, message: 'completion/complete cannot ask for input: only tools/call, prompts/get and resources/read can' };
 
+  /** completion/complete of a prompt whose completer runs `ask`: the error it fails with, and the input requests the client was given. */
   async function completing(ask: (ctx: RequestContext) => Promise<unknown> | unknown) {
-    const { url } = await h.start((server) =>
+    const running = await h.start((server) =>
       server.registerPrompt('p', { arguments: [{ name: 'city' }], complete: { city: async (_value, { ctx }) => (await ask(ctx), ['Paris']) } }, () => ({
         messages: [],
       })),
     );
-    return new ModernClient(url, MODERN_CAPS.all).request('completion/complete', {
-      ref: { type: 'ref/prompt', name: 'p' },
-      argument: { name: 'city', value: 'Pa' },
-    });
+    const { client, asked } = await connect(running, MODERN_CAPS.all);
+    const error = await rpcError(client.complete({ ref: { type: 'ref/prompt', name: 'p' }, argument: { name: 'city', value: 'Pa' } }));
+    return { error, asked };
   }
 
   it('answers completion/complete whose completer calls ctx.elicit with an error, not input_required', async () => {
-    expect(await completing((ctx) => ctx.elicit(NAME_Q))).toEqual(failed(1, 400, CANNOT));
+    expect(await completing((ctx) => ctx.elicit(NAME_Q))).toEqual({ error: CANNOT, asked: [] });
   });
 
   it('answers completion/complete whose completer uses ctx.inputRequired with an error, not input_required', async () => {
-    expect(await completing((ctx) => ctx.inputRequired.addElicitation('x', NAME_Q))).toEqual(failed(1, 400, CANNOT));
+    expect(await completing((ctx) => ctx.inputRequired.addElicitation('x', NAME_Q))).toEqual({ error: CANNOT, asked: [] });
   });
 
   it('answers completion/complete whose completer calls ctx.createMessage or ctx.listRoots with an error', async () => {
-    expect(await completing((ctx) => ctx.createMessage(SAMPLE_Q))).toEqual(failed(1, 400, CANNOT));
+    expect(await completing((ctx) => ctx.createMessage(SAMPLE_Q))).toEqual({ error: CANNOT, asked: [] });
   });
 });
 
 describe('UrlElicitationRequiredError on 2026-07-28', () => {
   it('becomes input_required with url-mode elicitation requests keyed by elicitationId, without elicitationId in the params', async () => {
     let runs = 0;
-    const { url } = await h.start((server) =>
+    const running = await h.start((server) =>
       server.registerTool('connect', {}, (_args, ctx) => {
         runs++;
         const done = ctx.inputResponses?.['auth-1'] as { action?: string } | undefined;
@@ -984,12 +1014,9 @@ describe('UrlElicitationRequiredError on 2026-07-28', () => {
         return 'connected';
       }),
     );
-    const client = new ModernClient(url, MODERN_CAPS.url);
-    const first = await client.callTool('connect');
-    expect(first).toEqual(ok(1, asks({ 'auth-1': elicitation({ mode: 'url', message: 'Sign in to Example', url: 'https://auth.example.com/start?s=1' }) })));
-    expect(await client.callTool('connect', {}, { inputResponses: { 'auth-1': { action: 'accept' } }, requestState: stateOf(first) })).toEqual(
-      ok(2, done('connected')),
-    );
+    const { client, asked } = await connect(running, MODERN_CAPS.url, { elicitation: () => ({ action: 'accept' }) });
+    expect(await client.callTool('connect')).toEqual(done('connected'));
+    expect(asked).toEqual([elicited(1, 'auth-1', { mode: 'url', message: 'Sign in to Example', url: 'https://auth.example.com/start?s=1' })]);
     expect(runs).toBe(2);
   });
 
@@ -1019,18 +1046,18 @@ describe('UrlElicitationRequiredError on 2026-07-28', () => {
   });
 
   it('answers -32021 asking for elicitation.url when the request did not declare url mode', async () => {
-    const { url } = await h.start((server) =>
+    const running = await h.start((server) =>
       server.registerTool('connect', {}, () => {
         throw new UrlElicitationRequiredError([{ message: 'Sign in', url: 'https://auth.example.com/', elicitationId: 'auth-1' }]);
       }),
     );
-    expect(await new ModernClient(url, MODERN_CAPS.form).callTool('connect')).toEqual(
-      failed(1, 400, {
-        code: -32021,
-        message: 'The client did not declare url-mode elicitation (capabilities.elicitation.url); ask another way, or use form mode if it declared that',
-        data: { requiredCapabilities: { elicitation: { url: {} } } },
-      }),
-    );
+    const { client, asked } = await connect(running, MODERN_CAPS.form);
+    expect(await rpcError(client.callTool('connect'))).toEqual({
+      code: -32021,
+      message: 'The client did not declare url-mode elicitation (capabilities.elicitation.url); ask another way, or use form mode if it declared that',
+      data: { requiredCapabilities: { elicitation: { url: {} } } },
+    });
+    expect(asked).toEqual([]);
   });
 
   it('drops elicitationId from url-mode requests added explicitly', async () => {
@@ -1051,7 +1078,7 @@ describe('UrlElicitationRequiredError on 2026-07-28', () => {
 });
 
 describe('the confirm tool option on 2026-07-28', () => {
-  const QUESTION = elicitation({ message: 'Delete /tmp/a?', requestedSchema: { type: 'object', properties: {} } });
+  const QUESTION = { message: 'Delete /tmp/a?', requestedSchema: { type: 'object', properties: {} } };
 
   async function guarded() {
     const runs: unknown[] = [];
@@ -1069,46 +1096,43 @@ describe('the confirm tool option on 2026-07-28', () => {
   }
 
   it('asks for confirmation with input_required before the tool runs, and runs it once on accept', async () => {
-    const { url, runs } = await guarded();
-    const client = new ModernClient(url, MODERN_CAPS.form);
-    const first = await client.callTool('delete', { path: '/tmp/a' });
-    expect(first).toEqual(ok(1, asks({ 'elicit-1': QUESTION })));
-    expect(runs).toEqual([]);
-    expect(await client.callTool('delete', { path: '/tmp/a' }, { inputResponses: { 'elicit-1': { action: 'accept' } }, requestState: stateOf(first) })).toEqual(
-      ok(2, done('deleted /tmp/a')),
-    );
+    const { runs, ...running } = await guarded();
+    // The tool has not run when the question arrives.
+    const runsWhenAsked: number[] = [];
+    const { client, asked } = await connect(running, MODERN_CAPS.form, { elicitation: () => (runsWhenAsked.push(runs.length), { action: 'accept' }) });
+    expect(await client.callTool('delete', { path: '/tmp/a' })).toEqual(done('deleted /tmp/a'));
+    expect(asked).toEqual([elicited(1, 'elicit-1', QUESTION)]);
+    expect(runsWhenAsked).toEqual([0]);
     expect(runs).toEqual([{ path: '/tmp/a' }]);
   });
 
   it('answers decline with an isError result and does not run the tool', async () => {
-    const { url, runs } = await guarded();
-    const client = new ModernClient(url, MODERN_CAPS.form);
-    const first = await client.callTool('delete', { path: '/tmp/a' });
-    expect(
-      await client.callTool('delete', { path: '/tmp/a' }, { inputResponses: { 'elicit-1': { action: 'decline' } }, requestState: stateOf(first) }),
-    ).toEqual(ok(2, done('The user declined: "Delete /tmp/a?". Nothing was done.', true)));
+    const { runs, ...running } = await guarded();
+    const { client, asked } = await connect(running, MODERN_CAPS.form, { elicitation: () => ({ action: 'decline' }) });
+    expect(await client.callTool('delete', { path: '/tmp/a' })).toEqual(done('The user declined: "Delete /tmp/a?". Nothing was done.', true));
+    expect(asked).toEqual([elicited(1, 'elicit-1', QUESTION)]);
     expect(runs).toEqual([]);
   });
 
   it('answers cancel with an isError result and does not run the tool', async () => {
-    const { url, runs } = await guarded();
-    const client = new ModernClient(url, MODERN_CAPS.form);
-    const first = await client.callTool('delete', { path: '/tmp/a' });
-    expect(await client.callTool('delete', { path: '/tmp/a' }, { inputResponses: { 'elicit-1': { action: 'cancel' } }, requestState: stateOf(first) })).toEqual(
-      ok(2, done('The user dismissed the confirmation "Delete /tmp/a?" without answering. Nothing was done.', true)),
+    const { runs, ...running } = await guarded();
+    const { client, asked } = await connect(running, MODERN_CAPS.form, { elicitation: () => ({ action: 'cancel' }) });
+    expect(await client.callTool('delete', { path: '/tmp/a' })).toEqual(
+      done('The user dismissed the confirmation "Delete /tmp/a?" without answering. Nothing was done.', true),
     );
+    expect(asked).toEqual([elicited(1, 'elicit-1', QUESTION)]);
     expect(runs).toEqual([]);
   });
 
   it('answers -32021 when the request did not declare elicitation', async () => {
-    const { url, runs } = await guarded();
-    expect(await new ModernClient(url, MODERN_CAPS.sampling).callTool('delete', { path: '/tmp/a' })).toEqual(
-      failed(1, 400, {
-        code: -32021,
-        message: 'The client did not declare form-mode elicitation (capabilities.elicitation.form); ask another way, or use url mode if it declared that',
-        data: { requiredCapabilities: { elicitation: { form: {} } } },
-      }),
-    );
+    const { runs, ...running } = await guarded();
+    const { client, asked } = await connect(running, MODERN_CAPS.sampling);
+    expect(await rpcError(client.callTool('delete', { path: '/tmp/a' }))).toEqual({
+      code: -32021,
+      message: 'The client did not declare form-mode elicitation (capabilities.elicitation.form); ask another way, or use url mode if it declared that',
+      data: { requiredCapabilities: { elicitation: { form: {} } } },
+    });
+    expect(asked).toEqual([]);
     expect(runs).toEqual([]);
   });
 });
