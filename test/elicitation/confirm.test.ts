@@ -27,7 +27,7 @@ import { CAPS, callTool, responseLog, textResult, succeeded, toolText } from '..
 import { type ConnectedClient, useMcpClients } from '../helpers/mcp-clients.js';
 import type { RunningServer } from '../helpers/servers.js';
 import { expectQuietAndAlive, useHarness } from '../helpers/session-harness.js';
-import { useCleanups } from '../helpers/util.js';
+import { useCleanups, inbox, type Inbox } from '../helpers/util.js';
 import type { Json } from '../helpers/ws-client.js';
 
 const cleanups = useCleanups();
@@ -38,40 +38,6 @@ const YES_NO = { type: 'object', properties: {} };
 
 function confirmation(id: number, message: string) {
   return { jsonrpc: '2.0', id, method: 'elicitation/create', params: { message, requestedSchema: YES_NO } };
-}
-
-/** Items in arrival order: `all` keeps every one, `next()` hands them out one by one. */
-interface Inbox<T> {
-  readonly all: T[];
-  push(item: T): void;
-  next(): Promise<T>;
-}
-
-function inbox<T>(what: string): Inbox<T> {
-  const all: T[] = [];
-  let taken = 0;
-  const waiting: ((item: T) => void)[] = [];
-  return {
-    all,
-    push(item) {
-      all.push(item);
-      const waiter = waiting.shift();
-      if (waiter) {
-        taken++;
-        waiter(item);
-      }
-    },
-    next() {
-      if (taken < all.length) return Promise.resolve(all[taken++]);
-      return new Promise<T>((resolve, reject) => {
-        const timer = setTimeout(() => reject(new Error(`no further ${what} within 5000 ms`)), 5000);
-        waiting.push((item) => {
-          clearTimeout(timer);
-          resolve(item);
-        });
-      });
-    },
-  };
 }
 
 /** An elicitation/create the McpClient received: what its handler got, and the answer to give when the test decides. */

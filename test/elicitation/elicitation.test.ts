@@ -33,7 +33,7 @@ import { CAPS, errorOf, expectMcpError, responseLog, thrownBy, succeeded } from 
 import { type ConnectedClient, useMcpClients } from '../helpers/mcp-clients.js';
 import type { RunningServer } from '../helpers/servers.js';
 import { expectQuietAndAlive, pingOk, useHarness } from '../helpers/session-harness.js';
-import { capture, expectAtDeadline, gate, useCleanups, useFakeClock } from '../helpers/util.js';
+import { capture, expectAtDeadline, gate, useCleanups, useFakeClock, inbox, type Inbox } from '../helpers/util.js';
 import type { WsTestClient } from '../helpers/ws-client.js';
 
 const cleanups = useCleanups();
@@ -74,40 +74,6 @@ const CANCELLED = (requestId: number, reason: string): JsonRpcNotification => ({
   method: 'notifications/cancelled',
   params: { requestId, reason },
 });
-
-/** Items in arrival order: `all` keeps every one, `next()` hands them out one by one. */
-interface Inbox<T> {
-  readonly all: T[];
-  push(item: T): void;
-  next(): Promise<T>;
-}
-
-function inbox<T>(what: string): Inbox<T> {
-  const all: T[] = [];
-  let taken = 0;
-  const waiting: ((item: T) => void)[] = [];
-  return {
-    all,
-    push(item) {
-      all.push(item);
-      const waiter = waiting.shift();
-      if (waiter) {
-        taken++;
-        waiter(item);
-      }
-    },
-    next() {
-      if (taken < all.length) return Promise.resolve(all[taken++]);
-      return new Promise<T>((resolve, reject) => {
-        const timer = setTimeout(() => reject(new Error(`no further ${what} within 5000 ms`)), 5000);
-        waiting.push((item) => {
-          clearTimeout(timer);
-          resolve(item);
-        });
-      });
-    },
-  };
-}
 
 /** An elicitation/create the McpClient received: the params and context its handler got. */
 interface Ask {

@@ -22,7 +22,7 @@ import { CAPS, errorOf, expectMcpError, responseLog, thrownBy, UUID, succeeded }
 import { type ConnectedClient, rpcError, useMcpClients } from '../helpers/mcp-clients.js';
 import type { RunningServer } from '../helpers/servers.js';
 import { expectQuietAndAlive, useHarness } from '../helpers/session-harness.js';
-import { capture, useCleanups } from '../helpers/util.js';
+import { capture, useCleanups, inbox, type Inbox } from '../helpers/util.js';
 import type { Json } from '../helpers/ws-client.js';
 
 const cleanups = useCleanups();
@@ -30,40 +30,6 @@ const h = useHarness(cleanups);
 const clients = useMcpClients(cleanups);
 
 const CONNECT: ElicitParams = { mode: 'url', message: 'Connect your Example Co account', url: 'https://auth.example.com/connect?flow=1' };
-
-/** Items in arrival order: `all` keeps every one, `next()` hands them out one by one. */
-interface Inbox<T> {
-  readonly all: T[];
-  push(item: T): void;
-  next(): Promise<T>;
-}
-
-function inbox<T>(what: string): Inbox<T> {
-  const all: T[] = [];
-  let taken = 0;
-  const waiting: ((item: T) => void)[] = [];
-  return {
-    all,
-    push(item) {
-      all.push(item);
-      const waiter = waiting.shift();
-      if (waiter) {
-        taken++;
-        waiter(item);
-      }
-    },
-    next() {
-      if (taken < all.length) return Promise.resolve(all[taken++]);
-      return new Promise<T>((resolve, reject) => {
-        const timer = setTimeout(() => reject(new Error(`no further ${what} within 5000 ms`)), 5000);
-        waiting.push((item) => {
-          clearTimeout(timer);
-          resolve(item);
-        });
-      });
-    },
-  };
-}
 
 /** An elicitation/create the McpClient received: the request id and params its handler got, and the answer to give when the test decides. */
 interface Ask {

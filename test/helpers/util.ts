@@ -1,7 +1,8 @@
 /**
  * Tiny test utilities shared by every kind of test: a per-test cleanup stack, promises a test resolves
  * by hand (deferred, gate), one turn of the event loop (tick), a fake clock for timeouts, a promise's
- * outcome captured without throwing, and the V8 message of a JSON parse error.
+ * outcome captured without throwing, the V8 message of a JSON parse error, and an inbox that hands out
+ * what arrives in order.
  */
 import { afterEach, expect, vi } from 'vitest';
 
@@ -94,4 +95,38 @@ export function parseErrorMessage(text: string): string {
     return (err as Error).message;
   }
   throw new Error(`${text} parses`);
+}
+
+/** Items in arrival order: `all` keeps every one, `next()` hands them out one by one. */
+export interface Inbox<T> {
+  readonly all: T[];
+  push(item: T): void;
+  next(): Promise<T>;
+}
+
+export function inbox<T>(what: string): Inbox<T> {
+  const all: T[] = [];
+  let taken = 0;
+  const waiting: ((item: T) => void)[] = [];
+  return {
+    all,
+    push(item) {
+      all.push(item);
+      const waiter = waiting.shift();
+      if (waiter) {
+        taken++;
+        waiter(item);
+      }
+    },
+    next() {
+      if (taken < all.length) return Promise.resolve(all[taken++]);
+      return new Promise<T>((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error(`no further ${what} within 5000 ms`)), 5000);
+        waiting.push((item) => {
+          clearTimeout(timer);
+          resolve(item);
+        });
+      });
+    },
+  };
 }
