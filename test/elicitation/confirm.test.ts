@@ -11,11 +11,6 @@ import {
   confirm,
   ConfirmationError,
   ElicitationFailedError,
-  type ElicitationHandler,
-  type ElicitResult,
-  type HandlerContext,
-  type JsonRpcNotification,
-  type McpClientOptions,
   RequestTimeoutError,
   UserCanceledError,
   UserCancelledError,
@@ -24,10 +19,9 @@ import {
   type ToolConfig,
 } from '../../src/index.js';
 import { CAPS, callTool, responseLog, textResult, succeeded, toolText } from '../helpers/client-requests.js';
-import { type ConnectedClient, useMcpClients } from '../helpers/mcp-clients.js';
-import type { RunningServer } from '../helpers/servers.js';
+import { type Ask, type ElicitationPeer, type ElicitationPeerOptions, elicitationPeer, useMcpClients } from '../helpers/mcp-clients.js';
 import { expectQuietAndAlive, useHarness } from '../helpers/session-harness.js';
-import { useCleanups, inbox, type Inbox } from '../helpers/util.js';
+import { useCleanups } from '../helpers/util.js';
 import type { Json } from '../helpers/ws-client.js';
 
 const cleanups = useCleanups();
@@ -40,44 +34,13 @@ function confirmation(id: number, message: string) {
   return { jsonrpc: '2.0', id, method: 'elicitation/create', params: { message, requestedSchema: YES_NO } };
 }
 
-/** An elicitation/create the McpClient received: what its handler got, and the answer to give when the test decides. */
-interface Ask {
-  id: unknown;
-  params: unknown;
-  answer(result: ElicitResult): void;
-}
-
-interface Peer extends ConnectedClient {
-  /** Every elicitation/create the client received, in order. */
-  asks: Inbox<Ask>;
-  /** Every notification the client received, in order. */
-  notifications: Inbox<JsonRpcNotification>;
-}
-
-interface PeerOptions extends McpClientOptions {
-  /** The client's onElicitation handler. Default: one that holds its answer until the test calls `ask.answer`; `null`: none. */
-  answer?: ElicitationHandler | null;
-}
-
-async function connectPeer(running: RunningServer, { answer, ...options }: PeerOptions = {}): Promise<Peer> {
-  const asks = inbox<Ask>('elicitation/create');
-  const notifications = inbox<JsonRpcNotification>('notification');
-  const held = new WeakMap<HandlerContext, (result: ElicitResult) => void>();
-  const connected = await clients.connect(running, options, (client) => {
-    client.on('elicitationCreate', (params, ctx) => asks.push({ id: ctx.requestId, params, answer: (result) => held.get(ctx)!(result) }));
-    client.on('notification', (notification) => notifications.push(notification));
-    if (answer !== null) client.onElicitation(answer ?? ((_params, ctx) => new Promise<ElicitResult>((resolve) => held.set(ctx, resolve))));
-  });
-  return { ...connected, asks, notifications };
-}
-
 /** The elicitation/create the server sent, with its request id, as the client received it. */
 function asked(ask: Ask): Json {
   return { jsonrpc: '2.0', id: ask.id, method: 'elicitation/create', params: ask.params };
 }
 
 /** The session still answers (a ping round trip), and since it connected the client was asked `asked` times, told nothing and reported no error. */
-async function expectPeerQuietAndAlive(peer: Peer, asked = 0): Promise<void> {
+async function expectPeerQuietAndAlive(peer: ElicitationPeer, asked = 0): Promise<void> {
   await peer.client.ping();
   expect(peer.asks.all).toHaveLength(asked);
   expect(peer.notifications.all).toEqual([]);
@@ -96,11 +59,11 @@ function registerDelete(server: McpServer, confirmOption: ToolConfig['confirm'],
 }
 
 /** A server with a `delete` tool guarded by `confirm`, and an McpClient; `runs` counts handler runs and their arguments. */
-async function guarded(confirmOption: ToolConfig['confirm'], peerOptions: PeerOptions = {}, serverOptions: Parameters<typeof h.start>[1] = {}) {
+async function guarded(confirmOption: ToolConfig['confirm'], peerOptions: ElicitationPeerOptions = {}, serverOptions: Parameters<typeof h.start>[1] = {}) {
   const runs: Record<string, unknown>[] = [];
   const running = await h.start((server: McpServer) => registerDelete(server, confirmOption, runs), serverOptions);
   const log = responseLog(running.server, 'responseElicitationCreate');
-  const peer = await connectPeer(running, peerOptions);
+  const peer = await elicitationPeer(clients, running, peerOptions);
   return { running, server: running.server, log, peer, session: peer.session, runs };
 }
 
@@ -164,15 +127,21 @@ describe('the confirm tool option', () => {
   it.each([
     ['no elicitation capability', { answer: null }],
     ['only URL-mode elicitation', { capabilities: CAPS.url }],
-  ] as [string, PeerOptions][])('answers a client with %s with the ElicitationNotSupportedError message and asks nothing', async (_name, peerOptions) => {
-    const { log, peer, runs } = await guarded('Delete the file?', peerOptions);
-    expect(await peer.client.callTool('delete', { path: '/tmp/a' })).toEqual(
-      toolText('The client did not declare form-mode elicitation (capabilities.elicitation.form); ask another way, or use url mode if it declared that', true),
-    );
-    expect(runs).toEqual([]);
-    expect(log.all).toHaveLength(0);
-    await expectPeerQuietAndAlive(peer);
-  });
+  ] as [string, ElicitationPeerOptions][])(
+    'answers a client with %s with the ElicitationNotSupportedError message and asks nothing',
+    async (_name, peerOptions) => {
+      const { log, peer, runs } = await guarded('Delete the file?', peerOptions);
+      expect(await peer.client.callTool('delete', { path: '/tmp/a' })).toEqual(
+        toolText(
+          'The client did not declare form-mode elicitation (capabilities.elicitation.form); ask another way, or use url mode if it declared that',
+          true,
+        ),
+      );
+      expect(runs).toEqual([]);
+      expect(log.all).toHaveLength(0);
+      await expectPeerQuietAndAlive(peer);
+    },
+  );
 
   it('works for a client that declared elicitation: {}', async () => {
     const { client, runs } = await rawGuarded('Delete the file?', CAPS.legacyElicitation);
@@ -293,7 +262,7 @@ describe('the confirm tool option', () => {
 
 describe('the confirm(ctx, message) helper', () => {
   /** A tool that calls confirm() itself and reports what happened, and an McpClient. */
-  async function helperTool(timeoutMs?: number, peerOptions: PeerOptions = {}) {
+  async function helperTool(timeoutMs?: number, peerOptions: ElicitationPeerOptions = {}) {
     const caught: unknown[] = [];
     let proceeded = 0;
     const running = await h.start((server) =>
@@ -308,7 +277,7 @@ describe('the confirm(ctx, message) helper', () => {
         return 'wiped';
       }),
     );
-    const peer = await connectPeer(running, peerOptions);
+    const peer = await elicitationPeer(clients, running, peerOptions);
     return { peer, caught, proceeded: () => proceeded };
   }
 

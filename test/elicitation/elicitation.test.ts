@@ -24,16 +24,13 @@ import {
   type ElicitParams,
   type ElicitRequestedSchema,
   type ElicitResult,
-  type HandlerContext,
   type JsonRpcNotification,
-  type McpClientOptions,
 } from '../../src/index.js';
 import { SchemaCompiler } from '../../src/schema/compiler.js';
 import { CAPS, errorOf, expectMcpError, responseLog, thrownBy, succeeded } from '../helpers/client-requests.js';
-import { type ConnectedClient, useMcpClients } from '../helpers/mcp-clients.js';
-import type { RunningServer } from '../helpers/servers.js';
+import { type Ask, type ElicitationPeer, type ElicitationPeerOptions, elicitationPeer, useMcpClients } from '../helpers/mcp-clients.js';
 import { expectQuietAndAlive, pingOk, useHarness } from '../helpers/session-harness.js';
-import { capture, expectAtDeadline, gate, useCleanups, useFakeClock, inbox, type Inbox } from '../helpers/util.js';
+import { capture, expectAtDeadline, gate, useCleanups, useFakeClock } from '../helpers/util.js';
 import type { WsTestClient } from '../helpers/ws-client.js';
 
 const cleanups = useCleanups();
@@ -75,39 +72,6 @@ const CANCELLED = (requestId: number, reason: string): JsonRpcNotification => ({
   params: { requestId, reason },
 });
 
-/** An elicitation/create the McpClient received: the params and context its handler got. */
-interface Ask {
-  params: ElicitParams;
-  ctx: HandlerContext;
-  /** Let the handler return `result`: a peer without its own `answer` holds each answer back until this. */
-  answer(result: ElicitResult): void;
-}
-
-interface Peer extends ConnectedClient {
-  /** Every elicitation/create the client received (also those it refused), in order. */
-  asks: Inbox<Ask>;
-  /** Every notification the client received, in order. */
-  notifications: Inbox<JsonRpcNotification>;
-}
-
-interface PeerOptions extends McpClientOptions {
-  /** The client's onElicitation handler. Default: one that holds its answer until the test calls `ask.answer`; `null`: none. */
-  answer?: ElicitationHandler | null;
-}
-
-/** An McpClient on `running` (legacy era, WebSocket) with its server-side session. */
-async function connectPeer(running: RunningServer, { answer, ...options }: PeerOptions = {}): Promise<Peer> {
-  const asks = inbox<Ask>('elicitation/create');
-  const notifications = inbox<JsonRpcNotification>('notification');
-  const held = new WeakMap<HandlerContext, (result: ElicitResult) => void>();
-  const connected = await clients.connect(running, options, (client) => {
-    client.on('elicitationCreate', (params, ctx) => asks.push({ params, ctx, answer: (result) => held.get(ctx)!(result) }));
-    client.on('notification', (notification) => notifications.push(notification));
-    if (answer !== null) client.onElicitation(answer ?? ((_params, ctx) => new Promise<ElicitResult>((resolve) => held.set(ctx, resolve))));
-  });
-  return { ...connected, asks, notifications };
-}
-
 /** A handler that accepts with `content` as given (shapes the schema rejects too, with `validateElicitation: false`). */
 function accepting(content: unknown): ElicitationHandler {
   return () => ({ action: 'accept', content }) as ElicitResult;
@@ -122,17 +86,17 @@ function sent(ask: Ask): { id: unknown; params: ElicitParams } {
  * The session still answers (a ping round trip, after everything the server sent before it), and since
  * it connected the client was asked exactly `asked`, told exactly `notifications` and reported no error.
  */
-async function expectPeerQuietAndAlive(peer: Peer, seen: { asked?: ElicitParams[]; notifications?: JsonRpcNotification[] } = {}): Promise<void> {
+async function expectPeerQuietAndAlive(peer: ElicitationPeer, seen: { asked?: ElicitParams[]; notifications?: JsonRpcNotification[] } = {}): Promise<void> {
   await peer.client.ping();
   expect(peer.asks.all.map((ask) => ask.params)).toEqual(seen.asked ?? []);
   expect(peer.notifications.all).toEqual(seen.notifications ?? []);
   expect(peer.errors).toEqual([]);
 }
 
-async function formSession(serverOptions: Parameters<typeof h.start>[1] = {}, peerOptions: PeerOptions = {}) {
+async function formSession(serverOptions: Parameters<typeof h.start>[1] = {}, peerOptions: ElicitationPeerOptions = {}) {
   const running = await h.start(undefined, serverOptions);
   const log = responseLog(running.server, 'responseElicitationCreate');
-  const peer = await connectPeer(running, peerOptions);
+  const peer = await elicitationPeer(clients, running, peerOptions);
   return { running, server: running.server, log, peer, session: peer.session };
 }
 
@@ -303,7 +267,7 @@ describe('requestElicitationCreate and the responseElicitationCreate event', () 
 
   it('ends every pending elicitation of every session with -32000 when the server closes', async () => {
     const { running, server, log, peer, session } = await formSession();
-    const other = await connectPeer(running);
+    const other = await elicitationPeer(clients, running);
     server.requestElicitationCreate(session, ASK_NAME);
     server.requestElicitationCreate(session, ASK_NAME);
     server.requestElicitationCreate(other.session, ASK_NAME);
@@ -419,7 +383,7 @@ describe('programmer errors throw synchronously and send nothing', () => {
   it('throws ElicitationNotSupportedError (-32021) for a client that declared no elicitation capability', async () => {
     const running = await h.start();
     const log = responseLog(running.server, 'responseElicitationCreate');
-    const peer = await connectPeer(running, { capabilities: CAPS.sampling });
+    const peer = await elicitationPeer(clients, running, { capabilities: CAPS.sampling });
     const error = thrownBy(() => running.server.requestElicitationCreate(peer.session, ASK_NAME));
     expectMcpError(error, ElicitationNotSupportedError, {
       code: -32021,
@@ -444,7 +408,7 @@ describe('programmer errors throw synchronously and send nothing', () => {
 
   it('throws ElicitationNotSupportedError for form mode when the client declared only url', async () => {
     const running = await h.start();
-    const peer = await connectPeer(running, { capabilities: CAPS.url });
+    const peer = await elicitationPeer(clients, running, { capabilities: CAPS.url });
     const error = thrownBy(() => running.server.requestElicitationCreate(peer.session, ASK_NAME));
     expectMcpError(error, ElicitationNotSupportedError, {
       code: -32021,
@@ -509,7 +473,7 @@ describe('session.elicit', () => {
   it('rejects with ElicitationNotSupportedError when the client declared no elicitation', async () => {
     const running = await h.start();
     const log = responseLog(running.server, 'responseElicitationCreate');
-    const peer = await connectPeer(running, { answer: null });
+    const peer = await elicitationPeer(clients, running, { answer: null });
     const error = errorOf(await capture(peer.session.elicit(ASK_NAME)).outcome);
     expect(error).toBeInstanceOf(ElicitationNotSupportedError);
     expect((error as McpError).code).toBe(-32021);
@@ -640,7 +604,7 @@ describe('ctx.elicit inside a tool handler', () => {
       }),
     );
     const log = responseLog(running.server, 'responseElicitationCreate');
-    const peer = await connectPeer(running);
+    const peer = await elicitationPeer(clients, running);
     const call = peer.client.callTool('greet');
     const ask = await peer.asks.next();
     expect(sent(ask)).toEqual({ id: 0, params: ASK_NAME });
@@ -703,7 +667,7 @@ describe('ctx.elicit inside a tool handler', () => {
         return answer.action;
       }),
     );
-    const peer = await connectPeer(running, { answer: null });
+    const peer = await elicitationPeer(clients, running, { answer: null });
     expect(await peer.client.callTool('ask')).toEqual({
       content: [
         {

@@ -7,22 +7,11 @@
  * which McpClient sends as `{form: {}}`.
  */
 import { describe, expect, it } from 'vitest';
-import {
-  ElicitationNotSupportedError,
-  type ElicitParams,
-  type ElicitResult,
-  type ElicitUrlParams,
-  type HandlerContext,
-  type JsonRpcNotification,
-  type McpClientOptions,
-  McpError,
-  UrlElicitationRequiredError,
-} from '../../src/index.js';
+import { ElicitationNotSupportedError, type ElicitParams, type JsonRpcNotification, McpError, UrlElicitationRequiredError } from '../../src/index.js';
 import { CAPS, errorOf, expectMcpError, responseLog, thrownBy, UUID, succeeded } from '../helpers/client-requests.js';
-import { type ConnectedClient, rpcError, useMcpClients } from '../helpers/mcp-clients.js';
-import type { RunningServer } from '../helpers/servers.js';
+import { type Ask, type ElicitationPeer, elicitationPeer, rpcError, useMcpClients } from '../helpers/mcp-clients.js';
 import { expectQuietAndAlive, useHarness } from '../helpers/session-harness.js';
-import { capture, useCleanups, inbox, type Inbox } from '../helpers/util.js';
+import { capture, useCleanups } from '../helpers/util.js';
 import type { Json } from '../helpers/ws-client.js';
 
 const cleanups = useCleanups();
@@ -31,40 +20,10 @@ const clients = useMcpClients(cleanups);
 
 const CONNECT: ElicitParams = { mode: 'url', message: 'Connect your Example Co account', url: 'https://auth.example.com/connect?flow=1' };
 
-/** An elicitation/create the McpClient received: the request id and params its handler got, and the answer to give when the test decides. */
-interface Ask {
-  id: unknown;
-  params: Json;
-  answer(result: ElicitResult): void;
-}
-
-interface Peer extends ConnectedClient {
-  /** Every elicitation/create the client received, in order. */
-  asks: Inbox<Ask>;
-  /** Every notification the client received, in order. */
-  notifications: Inbox<JsonRpcNotification>;
-  /** Every elicitationComplete event: the elicitationId, and the URL-mode request it completes when the client answered that. */
-  completions: Inbox<[string, ElicitUrlParams | undefined]>;
-}
-
 /**
  * An McpClient on `running` (legacy era, WebSocket) declaring `capabilities`, with an elicitation handler
  * that holds each answer until the test calls `ask.answer`.
  */
-async function connectPeer(running: RunningServer, options: McpClientOptions = {}): Promise<Peer> {
-  const asks = inbox<Ask>('elicitation/create');
-  const notifications = inbox<JsonRpcNotification>('notification');
-  const completions = inbox<[string, ElicitUrlParams | undefined]>('elicitationComplete');
-  const held = new WeakMap<HandlerContext, (result: ElicitResult) => void>();
-  const connected = await clients.connect(running, options, (client) => {
-    client.on('elicitationCreate', (params, ctx) => asks.push({ id: ctx.requestId, params, answer: (result) => held.get(ctx)!(result) }));
-    client.on('notification', (notification) => notifications.push(notification));
-    client.on('elicitationComplete', (elicitationId, request) => completions.push([elicitationId, request]));
-    client.onElicitation((_params, ctx) => new Promise<ElicitResult>((resolve) => held.set(ctx, resolve)));
-  });
-  return { ...connected, asks, notifications, completions };
-}
-
 /** The request id the server gave an elicitation, and its params as sent. */
 function sent(ask: Ask): { id: unknown; params: Json } {
   return { id: ask.id, params: ask.params };
@@ -74,7 +33,7 @@ function sent(ask: Ask): { id: unknown; params: Json } {
  * The session still answers (a ping round trip, after everything the server sent before it), and since
  * it connected the client was asked exactly `asked`, told exactly `notifications` and reported no error.
  */
-async function expectPeerQuietAndAlive(peer: Peer, seen: { asked?: Json[]; notifications?: JsonRpcNotification[] } = {}): Promise<void> {
+async function expectPeerQuietAndAlive(peer: ElicitationPeer, seen: { asked?: Json[]; notifications?: JsonRpcNotification[] } = {}): Promise<void> {
   await peer.client.ping();
   expect(peer.asks.all.map((ask) => ask.params)).toEqual(seen.asked ?? []);
   expect(peer.notifications.all).toEqual(seen.notifications ?? []);
@@ -84,7 +43,7 @@ async function expectPeerQuietAndAlive(peer: Peer, seen: { asked?: Json[]; notif
 async function urlSession(capabilities: Record<string, unknown> = CAPS.formAndUrl) {
   const running = await h.start();
   const log = responseLog(running.server, 'responseElicitationCreate');
-  const peer = await connectPeer(running, { capabilities });
+  const peer = await elicitationPeer(clients, running, { capabilities });
   return { running, server: running.server, log, peer, session: peer.session };
 }
 
@@ -206,7 +165,7 @@ describe('URL-mode elicitation/create', () => {
         return answer.action;
       }),
     );
-    const peer = await connectPeer(running, { capabilities: CAPS.url });
+    const peer = await elicitationPeer(clients, running, { capabilities: CAPS.url });
     const call = peer.client.callTool('link');
     const ask = await peer.asks.next();
     expect(ask.params).toEqual({ ...CONNECT, elicitationId: expect.stringMatching(UUID) });
@@ -286,7 +245,7 @@ describe('notifyElicitationComplete', () => {
 
   it('accepts a session id and tells only that session', async () => {
     const { running, server, peer, session } = await urlSession();
-    const other = await connectPeer(running, { capabilities: CAPS.formAndUrl });
+    const other = await elicitationPeer(clients, running, { capabilities: CAPS.formAndUrl });
     expect(server.notifyElicitationComplete(session.id, 'e-1')).toBe(true);
     const complete: JsonRpcNotification = { jsonrpc: '2.0', method: 'notifications/elicitation/complete', params: { elicitationId: 'e-1' } };
     expect(await peer.notifications.next()).toStrictEqual(complete);
@@ -324,7 +283,7 @@ describe('UrlElicitationRequiredError thrown by a tool', () => {
         ]);
       }),
     );
-    const peer = await connectPeer(running, { capabilities: CAPS.url });
+    const peer = await elicitationPeer(clients, running, { capabilities: CAPS.url });
     const error = await rpcError(peer.client.callTool('files'));
     expect(error).toEqual({
       code: -32042,
@@ -347,7 +306,7 @@ describe('UrlElicitationRequiredError thrown by a tool', () => {
         throw new UrlElicitationRequiredError([{ message: 'Pay first', url: 'https://pay.example.com/x', elicitationId: 'pay-1' }], 'Payment needed.');
       }),
     );
-    const peer = await connectPeer(running, { capabilities: CAPS.url });
+    const peer = await elicitationPeer(clients, running, { capabilities: CAPS.url });
     expect(await rpcError(peer.client.callTool('pay'))).toEqual({
       code: -32042,
       message: 'Payment needed.',

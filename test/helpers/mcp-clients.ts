@@ -5,9 +5,20 @@
  * peers (ws-client, http-client, stdio-client).
  */
 import { expect } from 'vitest';
-import { McpClient, McpError, type McpClientOptions, type McpSession } from '../../src/index.js';
+import {
+  type ElicitationHandler,
+  type ElicitParams,
+  type ElicitResult,
+  type ElicitUrlParams,
+  type HandlerContext,
+  type JsonRpcNotification,
+  McpClient,
+  type McpClientOptions,
+  McpError,
+  type McpSession,
+} from '../../src/index.js';
 import { nextEvent, type RunningServer } from './servers.js';
-import type { Cleanups } from './util.js';
+import { type Cleanups, type Inbox, inbox } from './util.js';
 
 export interface ConnectedClient {
   client: McpClient;
@@ -60,4 +71,48 @@ export async function rpcError(call: Promise<unknown>): Promise<{ code: number; 
   expect(failure).toBeInstanceOf(McpError);
   const { code, message, data } = failure as McpError;
   return data === undefined ? { code, message } : { code, message, data };
+}
+
+/** An elicitation/create the client received: what its handler got, and the answer to give when the test decides. */
+export interface Ask {
+  /** The request's id (`ctx.requestId`). */
+  id: unknown;
+  /** As the handler got them (any field can be read, as in a raw message). */
+  params: ElicitParams & Record<string, any>;
+  ctx: HandlerContext;
+  /** Let the handler return `result`: a peer without its own `answer` holds each answer back until this. */
+  answer(result: ElicitResult): void;
+}
+
+export interface ElicitationPeer extends ConnectedClient {
+  /** Every elicitation/create the client received (also those it refused), in order. */
+  asks: Inbox<Ask>;
+  /** Every notification the client received, in order. */
+  notifications: Inbox<JsonRpcNotification>;
+  /** Every elicitationComplete event: the elicitation id and the URL-mode request it completes. */
+  completions: Inbox<[string, ElicitUrlParams | undefined]>;
+}
+
+export interface ElicitationPeerOptions extends McpClientOptions {
+  /** The client's onElicitation handler. Default: one that holds its answer until the test calls `ask.answer`; `null`: none. */
+  answer?: ElicitationHandler | null;
+}
+
+/** An McpClient on `running` (legacy era, WebSocket) that records what it is asked and holds its answers until the test gives them. */
+export async function elicitationPeer(
+  clients: ClientHarness,
+  running: RunningServer,
+  { answer, ...options }: ElicitationPeerOptions = {},
+): Promise<ElicitationPeer> {
+  const asks = inbox<Ask>('elicitation/create');
+  const notifications = inbox<JsonRpcNotification>('notification');
+  const completions = inbox<[string, ElicitUrlParams | undefined]>('elicitationComplete');
+  const held = new WeakMap<HandlerContext, (result: ElicitResult) => void>();
+  const connected = await clients.connect(running, options, (client) => {
+    client.on('elicitationCreate', (params, ctx) => asks.push({ id: ctx.requestId, params, ctx, answer: (result) => held.get(ctx)!(result) }));
+    client.on('notification', (notification) => notifications.push(notification));
+    client.on('elicitationComplete', (elicitationId, request) => completions.push([elicitationId, request]));
+    if (answer !== null) client.onElicitation(answer ?? ((_params, ctx) => new Promise<ElicitResult>((resolve) => held.set(ctx, resolve))));
+  });
+  return { ...connected, asks, notifications, completions };
 }
