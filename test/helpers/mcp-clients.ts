@@ -6,6 +6,7 @@
  */
 import { expect } from 'vitest';
 import {
+  type ClientTransport,
   type ElicitationHandler,
   type ElicitParams,
   type ElicitResult,
@@ -35,7 +36,11 @@ export interface ClientHarness {
    */
   connect(running: RunningServer, options?: McpClientOptions, setup?: (client: McpClient) => void): Promise<ConnectedClient>;
   /** An McpClient connected to any `url` (http, ws) or transport, closed after the test. */
-  connectUrl(url: string, options?: McpClientOptions, setup?: (client: McpClient) => void): Promise<{ client: McpClient; errors: Error[] }>;
+  connectUrl(
+    target: string | URL | ClientTransport,
+    options?: McpClientOptions,
+    setup?: (client: McpClient) => void,
+  ): Promise<{ client: McpClient; errors: Error[] }>;
 }
 
 /** Pass the file's `useCleanups()` (or the harness's) so clients close before the servers they talk to. */
@@ -47,13 +52,13 @@ export function useMcpClients(cleanups: Cleanups): ClientHarness {
       const [session] = await initialized;
       return { client, session, errors };
     },
-    async connectUrl(url, options = {}, setup) {
+    async connectUrl(target, options = {}, setup) {
       const client = new McpClient({ name: 'test-client', version: '1.0.0' }, options);
       const errors: Error[] = [];
       client.on('error', (err) => void errors.push(err));
       setup?.(client);
       cleanups.push(() => client.close());
-      await client.connect(url);
+      await client.connect(target);
       return { client, errors };
     },
   };

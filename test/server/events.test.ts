@@ -1,11 +1,33 @@
-/** Every McpServerEvents event, with its exact arguments, over a real WebSocket on 127.0.0.1. */
+/**
+ * Every McpServerEvents event, with its exact arguments, over a real WebSocket on 127.0.0.1.
+ *
+ * The client is McpClient wherever a well-behaved client is the peer; the ids and progress tokens it
+ * picks are read from what the server received (its `message` event), and what the server sent back
+ * is checked whole through `recordOutgoing`. The raw WebSocket peer stays for a session that never
+ * initializes or sits between initialize and notifications/initialized, close codes the test picks,
+ * an invalid initialize, exact frames and their order, unparsable input and replies to no request.
+ */
 import { describe, expect, it, vi } from 'vitest';
-import { ConnectionClosedError, McpError, type McpServerEvents, type McpSession, type RequestEvent } from '../../src/index.js';
-import { DEFAULT_CAPABILITIES, nextEvent, recordEvents, type RunningServer } from '../helpers/servers.js';
+import {
+  ConnectionClosedError,
+  type CreateMessageResult,
+  type McpClient,
+  McpError,
+  type McpServer,
+  type McpServerEvents,
+  type McpSession,
+  RequestCancelledError,
+  type RequestEvent,
+} from '../../src/index.js';
+import { rpcError, useMcpClients } from '../helpers/mcp-clients.js';
+import { DEFAULT_CAPABILITIES, nextEvent, recordEvents, recordOutgoing, type RunningServer } from '../helpers/servers.js';
 import { recordMessages, useHarness } from '../helpers/session-harness.js';
+import { capture, deferred, useCleanups } from '../helpers/util.js';
 import type { WsTestClient } from '../helpers/ws-client.js';
 
-const h = useHarness();
+const cleanups = useCleanups();
+const h = useHarness(cleanups);
+const clients = useMcpClients(cleanups);
 
 /** A client whose `notifications/initialized` the server has processed (seen on the `initialized` event, no ping), and its session. */
 async function ready(running: RunningServer): Promise<{ client: WsTestClient; session: McpSession }> {
@@ -18,20 +40,60 @@ async function ready(running: RunningServer): Promise<{ client: WsTestClient; se
 
 const INIT_PARAMS = { protocolVersion: '2025-11-25', capabilities: { roots: { listChanged: true } }, clientInfo: { name: 'events-client', version: '2.0.0' } };
 
+/** What the McpClient of `useMcpClients` sends as initialize params when it declares `capabilities`. */
+const clientInitParams = (capabilities: Record<string, unknown> = {}) => ({
+  protocolVersion: '2025-11-25',
+  capabilities,
+  clientInfo: { name: 'test-client', version: '1.0.0' },
+});
+
+/** The initialize result a default test server sends. */
+const INIT_RESULT = { protocolVersion: '2025-11-25', capabilities: DEFAULT_CAPABILITIES, serverInfo: { name: 'test-server', version: '1.0.0' } };
+
+/** The server's reply to a ping of the McpClient (whose ids the client picks). */
+const PING_REPLY = { jsonrpc: '2.0', id: expect.any(Number), result: {} };
+
+/** Every message the server receives from now on, as parsed. */
+function recordIncoming(server: McpServer): Record<string, unknown>[] {
+  const log: Record<string, unknown>[] = [];
+  server.on('message', (_session, direction, message) => {
+    if (direction === 'in') log.push(message as Record<string, unknown>);
+  });
+  return log;
+}
+
+/** The requests with `method` among `incoming`, in order. */
+function requestsOf(incoming: Record<string, unknown>[], method: string): { id: unknown; params: Record<string, unknown> }[] {
+  return incoming.filter((m) => m.method === method && 'id' in m) as { id: unknown; params: Record<string, unknown> }[];
+}
+
+/**
+ * The initialize result, whole: the server's reply to the McpClient's initialize (the first message it
+ * sent, from `sent`, recorded before the client connected), and what the client took from it.
+ */
+function expectInitializeResult(client: McpClient, sent: Record<string, unknown>[], result: Record<string, unknown>): void {
+  expect(sent[0]).toEqual({ jsonrpc: '2.0', id: expect.any(Number), result });
+  expect({
+    protocolVersion: client.protocolVersion,
+    capabilities: client.serverCapabilities,
+    serverInfo: client.serverInfo,
+    ...(client.instructions === undefined ? {} : { instructions: client.instructions }),
+  }).toEqual(result);
+}
+
 describe('connect and disconnect', () => {
   it('connect fires with the new session before initialize', async () => {
-    let seen: { args: unknown[]; state: string; sessions: number } | undefined;
+    let seen: { args: unknown[]; state: string; sessions: number; protocolVersion: string | undefined } | undefined;
     const running = await h.start((server) =>
       server.on('connect', (...args) => {
-        seen = { args, state: args[0].state, sessions: server.sessions.size };
+        seen = { args, state: args[0].state, sessions: server.sessions.size, protocolVersion: args[0].protocolVersion };
       }),
     );
-    const { session } = await h.connect(running);
-    expect(seen).toEqual({ args: [session], state: 'new', sessions: 0 });
+    const { session } = await clients.connect(running);
+    expect(seen).toEqual({ args: [session], state: 'new', sessions: 0, protocolVersion: undefined });
     expect(session.id).toMatch(/^[0-9a-f-]{36}$/);
     expect(session.transport).toBe('websocket');
     expect(session.remoteAddress).toBe('127.0.0.1');
-    expect(session.protocolVersion).toBeUndefined();
   });
 
   it('disconnect fires with the session and the close reason for a session that never initialized, and sessionEnd does not', async () => {
@@ -52,12 +114,12 @@ describe('connect and disconnect', () => {
     const ended = recordEvents(running.server, 'sessionEnd');
     running.server.on('sessionEnd', () => order.push('sessionEnd'));
     running.server.on('disconnect', () => order.push('disconnect'));
-    const { client, session } = await ready(running);
+    const { client, session } = await clients.connect(running);
     expect(running.server.sessions.get(session.id)).toBe(session);
     const disconnected = nextEvent<McpServerEvents['disconnect']>(running.server, 'disconnect');
-    client.socket.close(1000, 'done');
-    expect(await disconnected).toEqual([session, 'websocket closed (1000: done)']);
-    expect(ended).toEqual([[session, 'websocket closed (1000: done)']]);
+    await client.close();
+    expect(await disconnected).toEqual([session, 'websocket closed (1000: client closed)']);
+    expect(ended).toEqual([[session, 'websocket closed (1000: client closed)']]);
     expect(order).toEqual(['sessionEnd', 'disconnect']);
     expect(running.server.sessions.has(session.id)).toBe(false);
   });
@@ -67,12 +129,14 @@ describe('initialize, sessionNew and initialized', () => {
   it('initialize fires with the session, the params as sent and the result about to be sent', async () => {
     const running = await h.start();
     const calls = recordEvents(running.server, 'initialize');
-    const { client, session } = await h.connect(running);
-    const reply = await client.request('initialize', INIT_PARAMS, 1);
-    const expectedResult = { protocolVersion: '2025-11-25', capabilities: DEFAULT_CAPABILITIES, serverInfo: { name: 'test-server', version: '1.0.0' } };
-    expect(reply).toEqual({ jsonrpc: '2.0', id: 1, result: expectedResult });
-    expect(calls).toEqual([[session, INIT_PARAMS, expectedResult]]);
-    expect(session.clientInfo).toEqual({ name: 'events-client', version: '2.0.0' });
+    const incoming = recordIncoming(running.server);
+    const sent = recordOutgoing(running.server);
+    const { client, session } = await clients.connect(running, {}, (c) => c.onRoots(() => ({ roots: [] })));
+    const params = clientInitParams({ roots: { listChanged: true } });
+    expect(requestsOf(incoming, 'initialize')).toEqual([{ jsonrpc: '2.0', id: expect.any(Number), method: 'initialize', params }]);
+    expectInitializeResult(client, sent, INIT_RESULT);
+    expect(calls).toEqual([[session, params, INIT_RESULT]]);
+    expect(session.clientInfo).toEqual({ name: 'test-client', version: '1.0.0' });
   });
 
   it('an initialize listener that changes result.instructions changes what the client receives', async () => {
@@ -83,17 +147,9 @@ describe('initialize, sessionNew and initialized', () => {
         }),
       { info: { name: 'test-server', version: '1.0.0', instructions: 'Be brief' } },
     );
-    const { client } = await h.connect(running);
-    expect(await client.request('initialize', INIT_PARAMS, 1)).toEqual({
-      jsonrpc: '2.0',
-      id: 1,
-      result: {
-        protocolVersion: '2025-11-25',
-        capabilities: DEFAULT_CAPABILITIES,
-        serverInfo: { name: 'test-server', version: '1.0.0' },
-        instructions: 'Be brief for events-client',
-      },
-    });
+    const sent = recordOutgoing(running.server);
+    const { client } = await clients.connect(running);
+    expectInitializeResult(client, sent, { ...INIT_RESULT, instructions: 'Be brief for test-client' });
   });
 
   it('sessionNew fires after the initialize result was sent: what its listener sends reaches the client after the result', async () => {
@@ -165,22 +221,30 @@ describe('request events', () => {
       server.registerTool('greet', { inputSchema: { type: 'object', properties: { who: { type: 'string' } } } }, ({ who }) => `hello ${who}`);
       server.on('requestTool', (session, request) => void seen.push({ session, request, answered: request.answered }));
     });
-    const { client, session } = await ready(running);
-    const reply = await client.request('tools/call', { name: 'greet', arguments: { who: 'Ada' }, _meta: { progressToken: 'p1' } }, 42);
-    expect(reply).toEqual({ jsonrpc: '2.0', id: 42, result: { content: [{ type: 'text', text: 'hello Ada' }] } });
+    const { client, session } = await clients.connect(running);
+    const incoming = recordIncoming(running.server);
+    expect(await client.callTool('greet', { who: 'Ada' }, { onProgress: () => {} })).toEqual({ content: [{ type: 'text', text: 'hello Ada' }] });
+    const [call] = requestsOf(incoming, 'tools/call');
+    expect(call).toEqual({
+      jsonrpc: '2.0',
+      id: expect.any(Number),
+      method: 'tools/call',
+      params: { name: 'greet', arguments: { who: 'Ada' }, _meta: { progressToken: expect.any(Number) } },
+    });
+    const token = (call.params._meta as { progressToken: number }).progressToken;
     expect(seen).toHaveLength(1);
     const [{ session: eventSession, request, answered }] = seen;
     expect(eventSession).toBe(session);
     expect(answered).toBe(false);
     expect(typeof request.respond).toBe('function');
-    expect(request.id).toBe(42);
+    expect(request.id).toBe(call.id);
     expect(request.params).toEqual({ name: 'greet', arguments: { who: 'Ada' } });
     expect(typeof request.ctx.elicit).toBe('function');
     expect(request.ctx.session).toBe(session);
-    expect(request.ctx.requestId).toBe(42);
+    expect(request.ctx.requestId).toBe(call.id);
     expect(request.ctx.method).toBe('tools/call');
-    expect(request.ctx.meta).toEqual({ progressToken: 'p1' });
-    expect(request.ctx.progressToken).toBe('p1');
+    expect(request.ctx.meta).toEqual({ progressToken: token });
+    expect(request.ctx.progressToken).toBe(token);
   });
 
   it('requestTool answers a tool that has no handler with a sync respond(string)', async () => {
@@ -189,18 +253,10 @@ describe('request events', () => {
         if (request.params.name === 'virtual') request.respond(`virtual got ${JSON.stringify(request.params.arguments)}`);
       }),
     );
-    const { client } = await ready(running);
-    expect(await client.request('tools/call', { name: 'virtual', arguments: { n: 1 } }, 1)).toEqual({
-      jsonrpc: '2.0',
-      id: 1,
-      result: { content: [{ type: 'text', text: 'virtual got {"n":1}' }] },
-    });
+    const { client } = await clients.connect(running);
+    expect(await client.callTool('virtual', { n: 1 })).toEqual({ content: [{ type: 'text', text: 'virtual got {"n":1}' }] });
     // Without a listener answer, the unknown tool is still an error.
-    expect(await client.request('tools/call', { name: 'missing' }, 2)).toEqual({
-      jsonrpc: '2.0',
-      id: 2,
-      error: { code: -32602, message: 'Unknown tool: missing' },
-    });
+    expect(await rpcError(client.callTool('missing'))).toEqual({ code: -32602, message: 'Unknown tool: missing' });
   });
 
   it('requestTool answers with a Promise of a CallToolResult', async () => {
@@ -211,12 +267,8 @@ describe('request events', () => {
         );
       }),
     );
-    const { client } = await ready(running);
-    expect(await client.request('tools/call', { name: 'async_virtual' }, 1)).toEqual({
-      jsonrpc: '2.0',
-      id: 1,
-      result: { content: [{ type: 'text', text: 'later' }], structuredContent: { ok: true } },
-    });
+    const { client } = await clients.connect(running);
+    expect(await client.callTool('async_virtual')).toEqual({ content: [{ type: 'text', text: 'later' }], structuredContent: { ok: true } });
   });
 
   it('respond() overrides a registered tool handler, which then does not run', async () => {
@@ -225,12 +277,8 @@ describe('request events', () => {
       server.registerTool('real', {}, handler);
       server.on('requestTool', (_session, request) => request.respond('from the listener'));
     });
-    const { client } = await ready(running);
-    expect(await client.request('tools/call', { name: 'real' }, 1)).toEqual({
-      jsonrpc: '2.0',
-      id: 1,
-      result: { content: [{ type: 'text', text: 'from the listener' }] },
-    });
+    const { client } = await clients.connect(running);
+    expect(await client.callTool('real')).toEqual({ content: [{ type: 'text', text: 'from the listener' }] });
     expect(handler).not.toHaveBeenCalled();
   });
 
@@ -248,12 +296,14 @@ describe('request events', () => {
       });
     });
     const errors = recordEvents(running.server, 'error');
-    const { client } = await ready(running);
-    expect(await client.request('tools/call', { name: 'x' }, 5)).toEqual({ jsonrpc: '2.0', id: 5, result: { content: [{ type: 'text', text: 'first' }] } });
+    const { client } = await clients.connect(running);
+    const incoming = recordIncoming(running.server);
+    expect(await client.callTool('x')).toEqual({ content: [{ type: 'text', text: 'first' }] });
+    const [call] = requestsOf(incoming, 'tools/call');
     expect(secondRespond).toHaveLength(1);
     expect(errors).toHaveLength(1);
     expect(errors[0][0]).toBeInstanceOf(Error);
-    expect(errors[0][0].message).toBe("a 'requestTool' listener threw: request 5 was already answered by another listener");
+    expect(errors[0][0].message).toBe(`a 'requestTool' listener threw: request ${call.id} was already answered by another listener`);
   });
 
   it('requestPrompt is observed with id, params and ctx, and answers with a sync value or a Promise', async () => {
@@ -266,20 +316,17 @@ describe('request events', () => {
         else request.respond(Promise.resolve({ messages: [message] }));
       }),
     );
-    const { client, session } = await ready(running);
-    expect(await client.request('prompts/get', { name: 'sync', arguments: { topic: 'cats' } }, 'p-1')).toEqual({
-      jsonrpc: '2.0',
-      id: 'p-1',
-      result: { description: 'sync prompt', messages: [{ role: 'user', content: { type: 'text', text: 'about cats' } }] },
+    const { client, session } = await clients.connect(running);
+    const incoming = recordIncoming(running.server);
+    expect(await client.getPrompt('sync', { topic: 'cats' })).toEqual({
+      description: 'sync prompt',
+      messages: [{ role: 'user', content: { type: 'text', text: 'about cats' } }],
     });
-    expect(await client.request('prompts/get', { name: 'async', arguments: { topic: 'dogs' } }, 'p-2')).toEqual({
-      jsonrpc: '2.0',
-      id: 'p-2',
-      result: { messages: [{ role: 'user', content: { type: 'text', text: 'about dogs' } }] },
-    });
+    expect(await client.getPrompt('async', { topic: 'dogs' })).toEqual({ messages: [{ role: 'user', content: { type: 'text', text: 'about dogs' } }] });
+    const [first, second] = requestsOf(incoming, 'prompts/get');
     expect(seen).toEqual([
-      [session, 'p-1', { name: 'sync', arguments: { topic: 'cats' } }, 'prompts/get', true],
-      [session, 'p-2', { name: 'async', arguments: { topic: 'dogs' } }, 'prompts/get', true],
+      [session, first.id, { name: 'sync', arguments: { topic: 'cats' } }, 'prompts/get', true],
+      [session, second.id, { name: 'async', arguments: { topic: 'dogs' } }, 'prompts/get', true],
     ]);
   });
 
@@ -292,20 +339,14 @@ describe('request events', () => {
         else request.respond(Promise.resolve([{ uri: request.params.uri, mimeType: 'application/json', text: '{"a":1}' }]));
       }),
     );
-    const { client, session } = await ready(running);
-    expect(await client.request('resources/read', { uri: 'virtual://text' }, 1)).toEqual({
-      jsonrpc: '2.0',
-      id: 1,
-      result: { contents: [{ uri: 'virtual://text', text: 'plain text' }] },
-    });
-    expect(await client.request('resources/read', { uri: 'virtual://json' }, 2)).toEqual({
-      jsonrpc: '2.0',
-      id: 2,
-      result: { contents: [{ uri: 'virtual://json', mimeType: 'application/json', text: '{"a":1}' }] },
-    });
+    const { client, session } = await clients.connect(running);
+    const incoming = recordIncoming(running.server);
+    expect(await client.readResource('virtual://text')).toEqual({ contents: [{ uri: 'virtual://text', text: 'plain text' }] });
+    expect(await client.readResource('virtual://json')).toEqual({ contents: [{ uri: 'virtual://json', mimeType: 'application/json', text: '{"a":1}' }] });
+    const [first, second] = requestsOf(incoming, 'resources/read');
     expect(seen).toEqual([
-      [session, 1, { uri: 'virtual://text' }, 'resources/read'],
-      [session, 2, { uri: 'virtual://json' }, 'resources/read'],
+      [session, first.id, { uri: 'virtual://text' }, 'resources/read'],
+      [session, second.id, { uri: 'virtual://json' }, 'resources/read'],
     ]);
   });
 
@@ -318,22 +359,20 @@ describe('request events', () => {
         else request.respond(Promise.resolve({ completion: { values: ['x'], total: 10, hasMore: true } }));
       }),
     );
-    const { client, session } = await ready(running);
-    const listParams = { ref: { type: 'ref/prompt', name: 'nowhere' }, argument: { name: 'list', value: 'al' }, context: { arguments: { other: 'v' } } };
-    const promiseParams = { ref: { type: 'ref/resource', uri: 'virtual://{x}' }, argument: { name: 'promise', value: '' } };
-    expect(await client.request('completion/complete', listParams, 1)).toEqual({
-      jsonrpc: '2.0',
-      id: 1,
-      result: { completion: { values: ['alpha', 'alpine'], total: 2, hasMore: false } },
-    });
-    expect(await client.request('completion/complete', promiseParams, 2)).toEqual({
-      jsonrpc: '2.0',
-      id: 2,
-      result: { completion: { values: ['x'], total: 10, hasMore: true } },
-    });
+    const { client, session } = await clients.connect(running);
+    const incoming = recordIncoming(running.server);
+    const listParams = {
+      ref: { type: 'ref/prompt', name: 'nowhere' },
+      argument: { name: 'list', value: 'al' },
+      context: { arguments: { other: 'v' } },
+    } as const;
+    const promiseParams = { ref: { type: 'ref/resource', uri: 'virtual://{x}' }, argument: { name: 'promise', value: '' } } as const;
+    expect(await client.complete(listParams)).toEqual({ completion: { values: ['alpha', 'alpine'], total: 2, hasMore: false } });
+    expect(await client.complete(promiseParams)).toEqual({ completion: { values: ['x'], total: 10, hasMore: true } });
+    const [first, second] = requestsOf(incoming, 'completion/complete');
     expect(seen).toEqual([
-      [session, 1, listParams, 'completion/complete'],
-      [session, 2, promiseParams, 'completion/complete'],
+      [session, first.id, listParams, 'completion/complete'],
+      [session, second.id, promiseParams, 'completion/complete'],
     ]);
   });
 });
@@ -342,17 +381,28 @@ describe('notification and state events', () => {
   it('progress fires with the session and the params of the client notifications/progress, and reaches the request onProgress', async () => {
     const running = await h.start();
     const progress = recordEvents(running.server, 'progress');
-    const { client, session } = await ready(running);
+    const answer = deferred<CreateMessageResult>();
+    const { client, session } = await clients.connect(running, {}, (c) =>
+      c.onSampling((_params, ctx) => {
+        ctx.progress(0.5, 1, 'halfway');
+        return answer.promise;
+      }),
+    );
+    const sent = recordOutgoing(running.server, session);
     const onProgress = vi.fn();
+    const asked = nextEvent(client, 'samplingCreateMessage');
     const pending = session.request('sampling/createMessage', { messages: [], maxTokens: 5 }, { onProgress });
-    const request = await client.nextMessage('sampling/createMessage');
-    expect(request).toEqual({ jsonrpc: '2.0', id: 0, method: 'sampling/createMessage', params: { messages: [], maxTokens: 5, _meta: { progressToken: 0 } } });
+    // The handler reports its progress as it is asked; the ping goes out after it, so its reply comes once the server has handled it.
+    await asked;
+    await client.ping();
+    expect(sent).toEqual([
+      { jsonrpc: '2.0', id: 0, method: 'sampling/createMessage', params: { messages: [], maxTokens: 5, _meta: { progressToken: 0 } } },
+      PING_REPLY,
+    ]);
     const params = { progressToken: 0, progress: 0.5, total: 1, message: 'halfway' };
-    client.notify('notifications/progress', params);
-    await client.request('ping', undefined, 'flush');
     expect(progress).toEqual([[session, params]]);
     expect(onProgress).toHaveBeenCalledExactlyOnceWith(params);
-    client.respond(0, { role: 'assistant', content: { type: 'text', text: 'hi' }, model: 'm' });
+    answer.resolve({ role: 'assistant', content: { type: 'text', text: 'hi' }, model: 'm' });
     expect(await pending).toEqual({ role: 'assistant', content: { type: 'text', text: 'hi' }, model: 'm' });
   });
 
@@ -364,23 +414,30 @@ describe('notification and state events', () => {
         return new Promise((resolve) => ctx.signal.addEventListener('abort', () => resolve('stopped')));
       }),
     );
-    const { client, session } = await ready(running);
+    const { client, session } = await clients.connect(running);
+    const incoming = recordIncoming(running.server);
+    const sent = recordOutgoing(running.server, session);
     const cancelled = nextEvent<McpServerEvents['cancelled']>(running.server, 'cancelled');
     const started = nextEvent(running.server, 'requestTool');
-    client.sendRaw({ jsonrpc: '2.0', id: 9, method: 'tools/call', params: { name: 'wait' } });
+    const control = new AbortController();
+    const call = capture(client.callTool('wait', {}, { signal: control.signal }));
     await started;
-    client.notify('notifications/cancelled', { requestId: 9, reason: 'changed my mind' });
-    expect(await cancelled).toEqual([session, { requestId: 9, reason: 'changed my mind' }]);
+    const [{ id }] = requestsOf(incoming, 'tools/call');
+    control.abort('changed my mind');
+    expect(await cancelled).toEqual([session, { requestId: id, reason: 'changed my mind' }]);
     expect(signal?.aborted).toBe(true);
-    expect(await client.request('ping', undefined, 10)).toEqual({ jsonrpc: '2.0', id: 10, result: {} });
-    expect(client.received.filter((m) => m.id === 9)).toEqual([]);
+    expect(await client.request('ping')).toEqual({});
+    // Nothing went out for the cancelled call: only the ping's reply.
+    expect(sent).toEqual([PING_REPLY]);
+    const outcome = await call.outcome;
+    expect(outcome.ok === false && outcome.error).toBeInstanceOf(RequestCancelledError);
   });
 
   it('loggingSetLevel fires with the session and the level', async () => {
     const running = await h.start();
     const calls = recordEvents(running.server, 'loggingSetLevel');
-    const { client, session } = await ready(running);
-    expect(await client.request('logging/setLevel', { level: 'warning' }, 1)).toEqual({ jsonrpc: '2.0', id: 1, result: {} });
+    const { client, session } = await clients.connect(running);
+    expect(await client.request('logging/setLevel', { level: 'warning' })).toEqual({});
     expect(calls).toEqual([[session, 'warning']]);
     expect(session.logLevel).toBe('warning');
   });
@@ -389,12 +446,12 @@ describe('notification and state events', () => {
     const running = await h.start();
     const subscribed = recordEvents(running.server, 'resourceSubscribe');
     const unsubscribed = recordEvents(running.server, 'resourceUnsubscribe');
-    const { client, session } = await ready(running);
-    expect(await client.request('resources/subscribe', { uri: 'test://watched' }, 1)).toEqual({ jsonrpc: '2.0', id: 1, result: {} });
+    const { client, session } = await clients.connect(running);
+    expect(await client.request('resources/subscribe', { uri: 'test://watched' })).toEqual({});
     expect(subscribed).toEqual([[session, 'test://watched']]);
     expect([...session.subscriptions]).toEqual(['test://watched']);
     expect(unsubscribed).toEqual([]);
-    expect(await client.request('resources/unsubscribe', { uri: 'test://watched' }, 2)).toEqual({ jsonrpc: '2.0', id: 2, result: {} });
+    expect(await client.request('resources/unsubscribe', { uri: 'test://watched' })).toEqual({});
     expect(unsubscribed).toEqual([[session, 'test://watched']]);
     expect([...session.subscriptions]).toEqual([]);
   });
@@ -402,25 +459,26 @@ describe('notification and state events', () => {
   it('rootsListChanged fires with the session', async () => {
     const running = await h.start();
     const calls = recordEvents(running.server, 'rootsListChanged');
-    const { client, session } = await ready(running);
-    client.notify('notifications/roots/list_changed');
-    await client.request('ping', undefined, 1);
+    const { client, session } = await clients.connect(running, {}, (c) => c.onRoots(() => ({ roots: [] })));
+    await client.sendRootsListChanged();
+    await client.ping();
     expect(calls).toEqual([[session]]);
   });
 
   it('notification fires with the session, the method and the params of an unknown notification', async () => {
     const running = await h.start();
     const calls = recordEvents(running.server, 'notification');
-    const { client, session } = await ready(running);
-    client.notify('notifications/vendor/thing', { a: 1, nested: { b: [2] } });
-    client.notify('notifications/vendor/bare');
-    expect(await client.request('ping', undefined, 1)).toEqual({ jsonrpc: '2.0', id: 1, result: {} });
+    const { client, session } = await clients.connect(running);
+    const sent = recordOutgoing(running.server, session);
+    await client.notify('notifications/vendor/thing', { a: 1, nested: { b: [2] } });
+    await client.notify('notifications/vendor/bare');
+    expect(await client.request('ping')).toEqual({});
     expect(calls).toEqual([
       [session, 'notifications/vendor/thing', { a: 1, nested: { b: [2] } }],
       [session, 'notifications/vendor/bare', undefined],
     ]);
-    // An unknown notification gets no reply of any kind.
-    expect(client.received).toEqual([]);
+    // An unknown notification gets no reply of any kind: the server sent only the ping's reply.
+    expect(sent).toEqual([PING_REPLY]);
   });
 });
 
@@ -476,18 +534,14 @@ describe('error', () => {
       }),
     );
     const errors = recordEvents(running.server, 'error');
-    const { client, session } = await ready(running);
-    expect(await client.request('prompts/get', { name: 'broken' }, 1)).toEqual({
-      jsonrpc: '2.0',
-      id: 1,
-      error: { code: -32603, message: 'Internal error' },
-    });
+    const { client, session } = await clients.connect(running);
+    expect(await rpcError(client.getPrompt('broken'))).toEqual({ code: -32603, message: 'Internal error' });
     expect(errors).toHaveLength(1);
     const [error, errorSession] = errors[0];
     expect(errorSession).toBe(session);
     expect(error.message).toBe('prompts/get handler failed: database is down at 10.0.0.7');
     expect(error.cause).toBe(thrown);
-    expect(await client.request('ping', undefined, 2)).toEqual({ jsonrpc: '2.0', id: 2, result: {} });
+    expect(await client.request('ping')).toEqual({});
   });
 
   it('with exposeErrors the -32603 answer carries the message of what the handler threw', async () => {
@@ -499,12 +553,8 @@ describe('error', () => {
       { server: { exposeErrors: true } },
     );
     const errors = recordEvents(running.server, 'error');
-    const { client } = await ready(running);
-    expect(await client.request('prompts/get', { name: 'broken' }, 1)).toEqual({
-      jsonrpc: '2.0',
-      id: 1,
-      error: { code: -32603, message: 'Internal error: database is down' },
-    });
+    const { client } = await clients.connect(running);
+    expect(await rpcError(client.getPrompt('broken'))).toEqual({ code: -32603, message: 'Internal error: database is down' });
     expect(errors).toHaveLength(1);
   });
 
@@ -515,12 +565,8 @@ describe('error', () => {
       }),
     );
     const errors = recordEvents(running.server, 'error');
-    const { client } = await ready(running);
-    expect(await client.request('resources/read', { uri: 'test://guarded' }, 1)).toEqual({
-      jsonrpc: '2.0',
-      id: 1,
-      error: { code: -32001, message: 'Not allowed', data: { why: 'test' } },
-    });
+    const { client } = await clients.connect(running);
+    expect(await rpcError(client.readResource('test://guarded'))).toEqual({ code: -32001, message: 'Not allowed', data: { why: 'test' } });
     expect(errors).toEqual([]);
   });
 
@@ -546,19 +592,11 @@ describe('listeners that fail', () => {
       server.on('requestTool', (_session, request) => request.respond('still answered'));
     });
     const errors = recordEvents(running.server, 'error');
-    const { client } = await ready(running);
-    expect(await client.request('tools/call', { name: 'anything' }, 1)).toEqual({
-      jsonrpc: '2.0',
-      id: 1,
-      result: { content: [{ type: 'text', text: 'still answered' }] },
-    });
+    const { client } = await clients.connect(running);
+    expect(await client.callTool('anything')).toEqual({ content: [{ type: 'text', text: 'still answered' }] });
     expect(errors.map(([error]) => error.message)).toEqual(["a 'requestTool' listener threw: listener broke"]);
-    expect(await client.request('tools/call', { name: 'again' }, 2)).toEqual({
-      jsonrpc: '2.0',
-      id: 2,
-      result: { content: [{ type: 'text', text: 'still answered' }] },
-    });
-    expect(await client.request('ping', undefined, 3)).toEqual({ jsonrpc: '2.0', id: 3, result: {} });
+    expect(await client.callTool('again')).toEqual({ content: [{ type: 'text', text: 'still answered' }] });
+    expect(await client.request('ping')).toEqual({});
   });
 
   it('a listener that returns a rejected promise is reported through error, and the other listeners still run', async () => {
@@ -571,11 +609,11 @@ describe('listeners that fail', () => {
       server.on('sessionNew', (session) => void others.push(session));
     });
     const errorEvent = nextEvent<McpServerEvents['error']>(running.server, 'error');
-    const { client, session } = await ready(running);
+    const { client, session } = await clients.connect(running);
     const [error] = await errorEvent;
     expect(error.message).toBe("a 'sessionNew' listener threw: async listener broke");
     expect(others).toEqual([session]);
-    expect(await client.request('tools/list', undefined, 1)).toEqual({ jsonrpc: '2.0', id: 1, result: { tools: [] } });
+    expect(await client.listTools()).toEqual({ tools: [] });
   });
 
   it('a connect listener that throws a non-Error value does not stop the connection', async () => {
@@ -585,9 +623,9 @@ describe('listeners that fail', () => {
       }),
     );
     const errors = recordEvents(running.server, 'error');
-    const { client } = await ready(running);
+    const { client } = await clients.connect(running);
     expect(errors.map(([error]) => [error instanceof Error, error.message])).toEqual([[true, "a 'connect' listener threw: plain string"]]);
-    expect(await client.request('ping', undefined, 1)).toEqual({ jsonrpc: '2.0', id: 1, result: {} });
+    expect(await client.request('ping')).toEqual({});
   });
 
   it('an initialize listener that throws does not stop the initialize result', async () => {
@@ -597,12 +635,9 @@ describe('listeners that fail', () => {
       }),
     );
     const errors = recordEvents(running.server, 'error');
-    const { client } = await h.connect(running);
-    expect(await client.request('initialize', INIT_PARAMS, 1)).toEqual({
-      jsonrpc: '2.0',
-      id: 1,
-      result: { protocolVersion: '2025-11-25', capabilities: DEFAULT_CAPABILITIES, serverInfo: { name: 'test-server', version: '1.0.0' } },
-    });
+    const sent = recordOutgoing(running.server);
+    const { client } = await clients.connect(running);
+    expectInitializeResult(client, sent, INIT_RESULT);
     expect(errors.map(([error]) => error.message)).toEqual(["a 'initialize' listener threw: nope"]);
   });
 
@@ -614,7 +649,7 @@ describe('listeners that fail', () => {
     const second = await h.start((server) => server.on('connect', shared));
     const firstErrors = recordEvents(first.server, 'error');
     const secondErrors = recordEvents(second.server, 'error');
-    await ready(second);
+    await clients.connect(second);
     expect(secondErrors.map(([error]) => error.message)).toEqual(["a 'connect' listener threw: shared listener broke"]);
     expect(firstErrors).toEqual([]);
   });
@@ -625,15 +660,17 @@ describe('close', () => {
     const running = await h.start();
     const ended = recordEvents(running.server, 'sessionEnd');
     const disconnected = recordEvents(running.server, 'disconnect');
-    const { client, session } = await ready(running);
+    const { client, session } = await clients.connect(running, {}, (c) => c.onRoots(() => new Promise(() => {})));
+    // A session that never initialized: the raw peer.
     const { session: fresh } = await h.connect(running);
+    const asked = nextEvent(client, 'rootsList');
     const pending = session.request('roots/list');
     const failed = pending.then(
       () => undefined,
       (err: unknown) => err,
     );
-    await client.nextMessage('roots/list');
-    const closed = client.closed;
+    await asked;
+    const closed = nextEvent<[string]>(client, 'close');
     await running.server.close();
     expect(ended).toEqual([[session, 'server closed']]);
     expect(disconnected).toEqual(
@@ -650,6 +687,7 @@ describe('close', () => {
       message: 'roots/list could not complete: server closed',
       data: { reason: 'server closed' },
     });
-    expect(await closed).toEqual({ code: 1000, reason: 'server closed' });
+    // The close frame the client got: code 1000, reason "server closed".
+    expect(await closed).toEqual(['websocket closed (1000: server closed)']);
   });
 });

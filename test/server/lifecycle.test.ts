@@ -1,11 +1,21 @@
-/** initialize, version negotiation, the session object, ordering rules, and ping in both directions. */
+/**
+ * initialize, version negotiation, the session object, ordering rules, and ping in both directions.
+ *
+ * The handshake is the subject of most of these tests, so they stay on the raw WebSocket peer: the
+ * initialize reply as sent, versions and params McpClient never sends, states between the messages,
+ * messages out of order, and the client's own answers to the server's ping. McpClient is the peer where
+ * the subject is the server's events, the session or its answers after a well-behaved handshake.
+ */
 import { describe, expect, it, vi } from 'vitest';
 import type { McpSession } from '../../src/index.js';
+import { useMcpClients } from '../helpers/mcp-clients.js';
 import { DEFAULT_CAPABILITIES, nextEvent } from '../helpers/servers.js';
 import { expectQuietAndAlive, pingOk, useHarness } from '../helpers/session-harness.js';
-import { capture, useFakeClock } from '../helpers/util.js';
+import { capture, useCleanups, useFakeClock } from '../helpers/util.js';
 
-const h = useHarness();
+const cleanups = useCleanups();
+const h = useHarness(cleanups);
+const clients = useMcpClients(cleanups);
 const fakeClock = useFakeClock();
 
 const CLIENT_INFO = { name: 'test-client', version: '1.0.0' };
@@ -94,8 +104,7 @@ describe('initialize', () => {
     running.server.on('sessionNew', () => events.push('sessionNew'));
     const initialized = nextEvent<[McpSession]>(running.server, 'initialized');
     running.server.on('initialized', () => events.push('initialized'));
-    const { client, session } = await h.connect(running);
-    await client.initialize({ protocolVersion: '2025-11-25' });
+    const { session } = await clients.connect(running);
     const [readySession] = await initialized;
     expect(readySession).toBe(session);
     expect(events).toEqual(['initialize', 'sessionNew', 'initialized']);
@@ -130,7 +139,7 @@ describe('the session', () => {
 
   it('keeps an explicit elicitation mode as declared', async () => {
     const running = await h.start();
-    const { session } = await h.open(running, { capabilities: { elicitation: { url: {} } } });
+    const { session } = await clients.connect(running, { capabilities: { elicitation: { url: {} } } });
     expect(session.clientCapabilities).toEqual({ elicitation: { url: {} } });
   });
 
@@ -173,7 +182,7 @@ describe('the session', () => {
   it('has createdAt and lastActivity dates, and lastActivity advances with a later message', async () => {
     const running = await h.start();
     const before = Date.now();
-    const { client, session } = await h.open(running);
+    const { client, session } = await clients.connect(running);
     expect(session.createdAt).toBeInstanceOf(Date);
     expect(session.lastActivity).toBeInstanceOf(Date);
     expect(session.createdAt.getTime()).toBeGreaterThanOrEqual(before);
@@ -182,7 +191,7 @@ describe('the session', () => {
     const seen = session.lastActivity.getTime();
     fakeClock();
     vi.advanceTimersByTime(25);
-    await pingOk(client);
+    expect(await client.request('ping')).toEqual({});
     expect(session.lastActivity.getTime()).toBeGreaterThan(seen);
     expect(session.lastActivity.getTime()).toBe(Date.now());
     expect(session.createdAt.getTime()).toBe(created);
@@ -304,11 +313,9 @@ describe('ordering', () => {
 describe('ping', () => {
   it('answers a client ping with an empty result', async () => {
     const running = await h.start();
-    const { client } = await h.open(running);
-    const reply = await client.request('ping', undefined, 'p1');
-    expect(reply).toEqual({ jsonrpc: '2.0', id: 'p1', result: {} });
-    const withMeta = await client.request('ping', { _meta: { trace: 'x' } }, 42);
-    expect(withMeta).toEqual({ jsonrpc: '2.0', id: 42, result: {} });
+    const { client } = await clients.connect(running);
+    expect(await client.request('ping')).toEqual({});
+    expect(await client.request('ping', { _meta: { trace: 'x' } })).toEqual({});
   });
 
   it('session.ping() sends a ping request and resolves when the client answers {}', async () => {
