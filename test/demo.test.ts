@@ -23,6 +23,7 @@ import {
   WebSocketClientTransport,
 } from '../src/index.js';
 import { HttpTestClient } from './helpers/http-client.js';
+import { DEFAULT_CAPABILITIES } from './helpers/servers.js';
 import { rpcError, useMcpClients } from './helpers/mcp-clients.js';
 import { capture, useCleanups } from './helpers/util.js';
 import type { Json } from './helpers/ws-client.js';
@@ -85,13 +86,7 @@ describe('the demo server', () => {
       id: sent[0].id,
       result: {
         protocolVersion: '2025-06-18',
-        capabilities: {
-          logging: {},
-          completions: {},
-          prompts: { listChanged: true },
-          resources: { subscribe: true, listChanged: true },
-          tools: { listChanged: true },
-        },
+        capabilities: DEFAULT_CAPABILITIES,
         serverInfo: { name: 'switchboard-demo', version: '0.1.0', title: 'Switchboard demo' },
         instructions: 'Try the echo, add and count_slowly tools.',
       },
