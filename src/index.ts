@@ -48,6 +48,9 @@ export type {
 export type { ClientTransport, ClientSink, SendContext, ModernHeaders } from './client/transport.js';
 export { StreamableHttpClientTransport } from './client/transports/streamable-http.js';
 export type { StreamableHttpClientTransportOptions } from './client/transports/streamable-http.js';
+export type { FetchLike } from './client/transports/http-client.js';
+export { BrowserWebSocketClientTransport } from './client/transports/browser-websocket.js';
+export type { BrowserWebSocketClientTransportOptions } from './client/transports/browser-websocket.js';
 export { WebSocketClientTransport } from './client/transports/websocket.js';
 export type { WebSocketClientTransportOptions } from './client/transports/websocket.js';
 export { StdioClientTransport } from './client/transports/stdio.js';

@@ -653,12 +653,21 @@ async function transportFor(target: string | URL): Promise<ClientTransport> {
     return new StreamableHttpClientTransport(url);
   }
   if (url.protocol === 'ws:' || url.protocol === 'wss:') {
-    const { WebSocketClientTransport } = await import('./transports/websocket.js');
-    return new WebSocketClientTransport(url);
+    // Under Node the ws package (upgrade headers, a frame limit); elsewhere the platform's WebSocket.
+    if (isNode()) {
+      const { WebSocketClientTransport } = await import('./transports/websocket.js');
+      return new WebSocketClientTransport(url);
+    }
+    const { BrowserWebSocketClientTransport } = await import('./transports/browser-websocket.js');
+    return new BrowserWebSocketClientTransport(url);
   }
   throw new TypeError(
     `McpClient.connect takes an http(s) or ws(s) URL, or a transport (new StdioClientTransport({ command }) spawns a server); got ${url.protocol}`,
   );
+}
+
+function isNode(): boolean {
+  return typeof (globalThis as { process?: { versions?: { node?: unknown } } }).process?.versions?.node === 'string';
 }
 
 /** `elicitation: {}` means form (client/elicitation.mdx); other capabilities are copied as given. */

@@ -7,7 +7,7 @@
  */
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { describe, expect, it, vi } from 'vitest';
+import { beforeEach, describe, expect, it, vi } from 'vitest';
 import { StreamableHttpClientTransport, type StreamableHttpClientTransportOptions } from '../../src/client/transports/streamable-http.js';
 import { type SendContext, TRANSPORT_ERROR_CODE } from '../../src/client/transport.js';
 import type { JsonRpcMessage } from '../../src/index.js';
@@ -38,7 +38,7 @@ async function connect(
   url: string,
   options?: StreamableHttpClientTransportOptions,
 ): Promise<{ transport: StreamableHttpClientTransport; sink: RecordingSink }> {
-  const transport = new StreamableHttpClientTransport(url, options);
+  const transport = new StreamableHttpClientTransport(url, viaFetch ? { fetch: globalThis.fetch, ...options } : options);
   const sink = new RecordingSink();
   h.defer(() => transport.close());
   await transport.start(sink);
@@ -170,701 +170,717 @@ async function closedPort(): Promise<number> {
   return port;
 }
 
-describe('StreamableHttpClientTransport against Switchboard', () => {
-  it('initializes, keeps the session id from the initialize answer, sends it with the version on later POSTs, and DELETEs the session on close', async () => {
-    const running = await h.start((server) => server.registerTool('echo', {}, () => 'echoed'));
-    const requests: { method: string; headers: IncomingHttpHeaders }[] = [];
-    running.transport.on('httpRequest', (req) => void requests.push({ method: req.method!, headers: req.headers }));
-    const { transport, sink } = await connect(running.url);
+// Each test runs twice: HTTP through node:http (the default under Node) and through fetch (what a browser has).
+let viaFetch = false;
 
-    await transport.send(INITIALIZE);
-    await sink.messageCount(1);
-    const [init] = sink.messages;
-    expect(init).toMatchObject({ jsonrpc: '2.0', id: 1, result: { protocolVersion: VERSION, serverInfo: { name: 'http-streams', version: '1.0.0' } } });
-    const sessionId = [...running.server.sessions.keys()][0];
-    await transport.send(INITIALIZED, { protocolVersion: VERSION });
-    await transport.send(request(2, 'tools/list'), { protocolVersion: VERSION });
-    await sink.messageCount(2);
-    expect(sink.messages[1]).toEqual({
-      jsonrpc: '2.0',
-      id: 2,
-      result: { tools: [{ name: 'echo', inputSchema: { type: 'object', additionalProperties: false } }] },
+describe.each(['node:http', 'fetch'] as const)('over %s', (via) => {
+  beforeEach(() => {
+    viaFetch = via === 'fetch';
+  });
+
+  describe('StreamableHttpClientTransport against Switchboard', () => {
+    it('initializes, keeps the session id from the initialize answer, sends it with the version on later POSTs, and DELETEs the session on close', async () => {
+      const running = await h.start((server) => server.registerTool('echo', {}, () => 'echoed'));
+      const requests: { method: string; headers: IncomingHttpHeaders }[] = [];
+      running.transport.on('httpRequest', (req) => void requests.push({ method: req.method!, headers: req.headers }));
+      const { transport, sink } = await connect(running.url);
+
+      await transport.send(INITIALIZE);
+      await sink.messageCount(1);
+      const [init] = sink.messages;
+      expect(init).toMatchObject({ jsonrpc: '2.0', id: 1, result: { protocolVersion: VERSION, serverInfo: { name: 'http-streams', version: '1.0.0' } } });
+      const sessionId = [...running.server.sessions.keys()][0];
+      await transport.send(INITIALIZED, { protocolVersion: VERSION });
+      await transport.send(request(2, 'tools/list'), { protocolVersion: VERSION });
+      await sink.messageCount(2);
+      expect(sink.messages[1]).toEqual({
+        jsonrpc: '2.0',
+        id: 2,
+        result: { tools: [{ name: 'echo', inputSchema: { type: 'object', additionalProperties: false } }] },
+      });
+      expect(requests.map((r) => r.method)).toEqual(['POST', 'POST', 'POST']);
+      expect(requests[0].headers).toMatchObject({ accept: 'application/json, text/event-stream', 'content-type': 'application/json' });
+      expect(requests[0].headers['mcp-session-id']).toBeUndefined();
+      expect(requests[0].headers['mcp-protocol-version']).toBeUndefined();
+      for (const later of requests.slice(1)) {
+        expect(later.headers).toMatchObject({
+          accept: 'application/json, text/event-stream',
+          'content-type': 'application/json',
+          'mcp-session-id': sessionId,
+          'mcp-protocol-version': VERSION,
+        });
+      }
+
+      await transport.close();
+      expect(requests[3]).toMatchObject({ method: 'DELETE', headers: { 'mcp-session-id': sessionId, 'mcp-protocol-version': VERSION } });
+      expect(running.server.sessions.get(sessionId)).toBeUndefined();
+      expect(sink.closedReasons).toEqual(['closed by the client']);
+      expect(sink.errors).toEqual([]);
     });
-    expect(requests.map((r) => r.method)).toEqual(['POST', 'POST', 'POST']);
-    expect(requests[0].headers).toMatchObject({ accept: 'application/json, text/event-stream', 'content-type': 'application/json' });
-    expect(requests[0].headers['mcp-session-id']).toBeUndefined();
-    expect(requests[0].headers['mcp-protocol-version']).toBeUndefined();
-    for (const later of requests.slice(1)) {
-      expect(later.headers).toMatchObject({
-        accept: 'application/json, text/event-stream',
-        'content-type': 'application/json',
-        'mcp-session-id': sessionId,
+
+    it('delivers the progress notifications of an SSE answer before its result, in order', async () => {
+      const running = await h.start(
+        (server) =>
+          server.registerTool('slow', {}, (_args, ctx) => {
+            ctx.progress(1, 3);
+            ctx.progress(2, 3);
+            return 'done';
+          }),
+        { transport: { responseMode: 'sse' } },
+      );
+      const { transport, sink } = await connect(running.url);
+      await initialize(transport, sink);
+      await transport.send(request(2, 'tools/call', { name: 'slow', _meta: { progressToken: 'p' } }), { protocolVersion: VERSION });
+      await sink.messageCount(3);
+      expect(sink.messages.slice(1)).toEqual([
+        { jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: 'p', progress: 1, total: 3 } },
+        { jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: 'p', progress: 2, total: 3 } },
+        textResult(2, 'done'),
+      ]);
+      expect(sink.errors).toEqual([]);
+    });
+
+    it('opens the GET stream on sessionReady; a server request arrives on it and the reply POST is accepted', async () => {
+      const running = await h.start();
+      const { transport, sink } = await connect(running.url);
+      await initialize(transport, sink);
+      const session = running.server.sessions.get([...running.server.sessions.keys()][0])!;
+      transport.sessionReady(VERSION);
+      await standaloneOpen(running, session);
+
+      const pinged = session.request('ping');
+      await sink.messageCount(2);
+      expect(sink.messages[1]).toEqual({ jsonrpc: '2.0', id: 0, method: 'ping', params: {} });
+      await transport.send({ jsonrpc: '2.0', id: 0, result: {} }, { protocolVersion: VERSION });
+      expect(await pinged).toEqual({});
+      expect(sink.errors).toEqual([]);
+    });
+
+    it('resumes a stream the server closes to poll (ctx.closeStream) with GET + Last-Event-ID after its retry, and gets the result', async () => {
+      const release = deferred();
+      const running = await h.start(
+        (server) =>
+          server.registerTool('poll', {}, async (_args, ctx) => {
+            ctx.closeStream();
+            ctx.log('info', 'still working');
+            await release.promise;
+            return 'polled';
+          }),
+        { transport: { retryMs: 50 } },
+      );
+      const gets: IncomingHttpHeaders[] = [];
+      running.transport.on('httpRequest', (req) => void (req.method === 'GET' && gets.push(req.headers)));
+      const { transport, sink } = await connect(running.url);
+      await initialize(transport, sink);
+      await transport.send(request(2, 'tools/call', { name: 'poll' }), { protocolVersion: VERSION });
+      await until(() => gets.length === 1, 'the resuming GET');
+      expect(gets[0]).toMatchObject({ accept: 'text/event-stream', 'last-event-id': '2_0', 'mcp-protocol-version': VERSION });
+      release.resolve();
+      await sink.messageCount(3);
+      expect(sink.messages.slice(1)).toEqual([
+        { jsonrpc: '2.0', method: 'notifications/message', params: { level: 'info', data: 'still working' } },
+        textResult(2, 'polled'),
+      ]);
+      expect(sink.errors).toEqual([]);
+    });
+
+    it('sends a 2026-07-28 request with no session and SEP-2243 headers the server decodes, base64 included', async () => {
+      const running = await h.start((server) =>
+        server.registerTool(
+          'greet',
+          { inputSchema: { type: 'object', properties: { who: { type: 'string', 'x-mcp-header': 'Who' } }, required: ['who'] } },
+          (args) => `hello ${String(args.who)}`,
+        ),
+      );
+      const headers: IncomingHttpHeaders[] = [];
+      running.transport.on('httpRequest', (req) => void headers.push(req.headers));
+      const { transport, sink } = await connect(running.url);
+      const call = modernRequest(7, 'tools/call', { name: 'greet', arguments: { who: 'Zoë' } }) as JsonRpcMessage;
+      await transport.send(call, { protocolVersion: MODERN_VERSION, modern: { method: 'tools/call', name: 'greet', params: { Who: 'Zoë' } } });
+      await sink.messageCount(1);
+      expect(sink.messages[0]).toMatchObject(textResult(7, 'hello Zoë'));
+      expect(headers[0]).toMatchObject({
+        'mcp-protocol-version': MODERN_VERSION,
+        'mcp-method': 'tools/call',
+        'mcp-name': 'greet',
+        'mcp-param-who': '=?base64?Wm/Dqw==?=',
+      });
+      expect(headers[0]['mcp-session-id']).toBeUndefined();
+    });
+  });
+
+  describe('StreamableHttpClientTransport: legacy resumption', () => {
+    it('after a priming event with retry: 50 and the stream closed, GETs with Last-Event-ID after the delay and delivers the rest (sse-retry)', async () => {
+      const server = await rawServer((seen) => {
+        if (seen.method === 'POST') {
+          sse(seen.res);
+          seen.res.end('id: 2_0\nretry: 50\ndata: \n\n');
+        } else {
+          sse(seen.res);
+          seen.res.end(event({ jsonrpc: '2.0', id: 2, result: { ok: true } }, '2_1'));
+        }
+      });
+      const { transport, sink } = await connect(server.url, { reconnect: { delayMs: 5000 } });
+      await initialize(transport, sink);
+      await transport.send(request(2, 'tools/call', { name: 'x' }), { protocolVersion: VERSION });
+      const post = await server.nth(3);
+      const get = await server.nth(4);
+      expect(get.method).toBe('GET');
+      expect(get.headers).toMatchObject({
+        accept: 'text/event-stream',
+        'last-event-id': '2_0',
+        'mcp-session-id': SESSION,
         'mcp-protocol-version': VERSION,
       });
-    }
-
-    await transport.close();
-    expect(requests[3]).toMatchObject({ method: 'DELETE', headers: { 'mcp-session-id': sessionId, 'mcp-protocol-version': VERSION } });
-    expect(running.server.sessions.get(sessionId)).toBeUndefined();
-    expect(sink.closedReasons).toEqual(['closed by the client']);
-    expect(sink.errors).toEqual([]);
-  });
-
-  it('delivers the progress notifications of an SSE answer before its result, in order', async () => {
-    const running = await h.start(
-      (server) =>
-        server.registerTool('slow', {}, (_args, ctx) => {
-          ctx.progress(1, 3);
-          ctx.progress(2, 3);
-          return 'done';
-        }),
-      { transport: { responseMode: 'sse' } },
-    );
-    const { transport, sink } = await connect(running.url);
-    await initialize(transport, sink);
-    await transport.send(request(2, 'tools/call', { name: 'slow', _meta: { progressToken: 'p' } }), { protocolVersion: VERSION });
-    await sink.messageCount(3);
-    expect(sink.messages.slice(1)).toEqual([
-      { jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: 'p', progress: 1, total: 3 } },
-      { jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: 'p', progress: 2, total: 3 } },
-      textResult(2, 'done'),
-    ]);
-    expect(sink.errors).toEqual([]);
-  });
-
-  it('opens the GET stream on sessionReady; a server request arrives on it and the reply POST is accepted', async () => {
-    const running = await h.start();
-    const { transport, sink } = await connect(running.url);
-    await initialize(transport, sink);
-    const session = running.server.sessions.get([...running.server.sessions.keys()][0])!;
-    transport.sessionReady(VERSION);
-    await standaloneOpen(running, session);
-
-    const pinged = session.request('ping');
-    await sink.messageCount(2);
-    expect(sink.messages[1]).toEqual({ jsonrpc: '2.0', id: 0, method: 'ping', params: {} });
-    await transport.send({ jsonrpc: '2.0', id: 0, result: {} }, { protocolVersion: VERSION });
-    expect(await pinged).toEqual({});
-    expect(sink.errors).toEqual([]);
-  });
-
-  it('resumes a stream the server closes to poll (ctx.closeStream) with GET + Last-Event-ID after its retry, and gets the result', async () => {
-    const release = deferred();
-    const running = await h.start(
-      (server) =>
-        server.registerTool('poll', {}, async (_args, ctx) => {
-          ctx.closeStream();
-          ctx.log('info', 'still working');
-          await release.promise;
-          return 'polled';
-        }),
-      { transport: { retryMs: 50 } },
-    );
-    const gets: IncomingHttpHeaders[] = [];
-    running.transport.on('httpRequest', (req) => void (req.method === 'GET' && gets.push(req.headers)));
-    const { transport, sink } = await connect(running.url);
-    await initialize(transport, sink);
-    await transport.send(request(2, 'tools/call', { name: 'poll' }), { protocolVersion: VERSION });
-    await until(() => gets.length === 1, 'the resuming GET');
-    expect(gets[0]).toMatchObject({ accept: 'text/event-stream', 'last-event-id': '2_0', 'mcp-protocol-version': VERSION });
-    release.resolve();
-    await sink.messageCount(3);
-    expect(sink.messages.slice(1)).toEqual([
-      { jsonrpc: '2.0', method: 'notifications/message', params: { level: 'info', data: 'still working' } },
-      textResult(2, 'polled'),
-    ]);
-    expect(sink.errors).toEqual([]);
-  });
-
-  it('sends a 2026-07-28 request with no session and SEP-2243 headers the server decodes, base64 included', async () => {
-    const running = await h.start((server) =>
-      server.registerTool(
-        'greet',
-        { inputSchema: { type: 'object', properties: { who: { type: 'string', 'x-mcp-header': 'Who' } }, required: ['who'] } },
-        (args) => `hello ${String(args.who)}`,
-      ),
-    );
-    const headers: IncomingHttpHeaders[] = [];
-    running.transport.on('httpRequest', (req) => void headers.push(req.headers));
-    const { transport, sink } = await connect(running.url);
-    const call = modernRequest(7, 'tools/call', { name: 'greet', arguments: { who: 'Zoë' } }) as JsonRpcMessage;
-    await transport.send(call, { protocolVersion: MODERN_VERSION, modern: { method: 'tools/call', name: 'greet', params: { Who: 'Zoë' } } });
-    await sink.messageCount(1);
-    expect(sink.messages[0]).toMatchObject(textResult(7, 'hello Zoë'));
-    expect(headers[0]).toMatchObject({
-      'mcp-protocol-version': MODERN_VERSION,
-      'mcp-method': 'tools/call',
-      'mcp-name': 'greet',
-      'mcp-param-who': '=?base64?Wm/Dqw==?=',
+      expect(get.at - post.at).toBeGreaterThanOrEqual(45);
+      await sink.messageCount(2);
+      expect(sink.messages[1]).toEqual({ jsonrpc: '2.0', id: 2, result: { ok: true } });
+      expect(sink.errors).toEqual([]);
     });
-    expect(headers[0]['mcp-session-id']).toBeUndefined();
-  });
-});
 
-describe('StreamableHttpClientTransport: legacy resumption', () => {
-  it('after a priming event with retry: 50 and the stream closed, GETs with Last-Event-ID after the delay and delivers the rest (sse-retry)', async () => {
-    const server = await rawServer((seen) => {
-      if (seen.method === 'POST') {
+    it('keeps resuming while events arrive: the attempts in a row restart with each event', async () => {
+      const server = await rawServer((seen) => {
         sse(seen.res);
-        seen.res.end('id: 2_0\nretry: 50\ndata: \n\n');
-      } else {
+        const lastId = seen.headers['last-event-id'];
+        if (seen.method === 'POST') seen.res.end('id: 2_0\ndata: \n\n');
+        else if (lastId === '2_0') seen.res.end(event(progress('p', 1), '2_1'));
+        else if (lastId === '2_1') seen.res.end(event(progress('p', 2), '2_2'));
+        else seen.res.end(event({ jsonrpc: '2.0', id: 2, result: {} }, '2_3'));
+      });
+      const { transport, sink } = await connect(server.url, { reconnect: { maxRetries: 1, delayMs: 10 } });
+      await initialize(transport, sink);
+      await transport.send(request(2, 'tools/call', { name: 'x' }), { protocolVersion: VERSION });
+      await sink.messageCount(4);
+      expect(sink.messages.slice(1)).toEqual([progress('p', 1), progress('p', 2), { jsonrpc: '2.0', id: 2, result: {} }]);
+      expect(server.seen.slice(3).map((s) => s.headers['last-event-id'])).toEqual(['2_0', '2_1', '2_2']);
+    });
+
+    it('answers the request itself when the stream breaks before any event id', async () => {
+      const server = await rawServer((seen) => {
         sse(seen.res);
-        seen.res.end(event({ jsonrpc: '2.0', id: 2, result: { ok: true } }, '2_1'));
-      }
-    });
-    const { transport, sink } = await connect(server.url, { reconnect: { delayMs: 5000 } });
-    await initialize(transport, sink);
-    await transport.send(request(2, 'tools/call', { name: 'x' }), { protocolVersion: VERSION });
-    const post = await server.nth(3);
-    const get = await server.nth(4);
-    expect(get.method).toBe('GET');
-    expect(get.headers).toMatchObject({
-      accept: 'text/event-stream',
-      'last-event-id': '2_0',
-      'mcp-session-id': SESSION,
-      'mcp-protocol-version': VERSION,
-    });
-    expect(get.at - post.at).toBeGreaterThanOrEqual(45);
-    await sink.messageCount(2);
-    expect(sink.messages[1]).toEqual({ jsonrpc: '2.0', id: 2, result: { ok: true } });
-    expect(sink.errors).toEqual([]);
-  });
-
-  it('keeps resuming while events arrive: the attempts in a row restart with each event', async () => {
-    const server = await rawServer((seen) => {
-      sse(seen.res);
-      const lastId = seen.headers['last-event-id'];
-      if (seen.method === 'POST') seen.res.end('id: 2_0\ndata: \n\n');
-      else if (lastId === '2_0') seen.res.end(event(progress('p', 1), '2_1'));
-      else if (lastId === '2_1') seen.res.end(event(progress('p', 2), '2_2'));
-      else seen.res.end(event({ jsonrpc: '2.0', id: 2, result: {} }, '2_3'));
-    });
-    const { transport, sink } = await connect(server.url, { reconnect: { maxRetries: 1, delayMs: 10 } });
-    await initialize(transport, sink);
-    await transport.send(request(2, 'tools/call', { name: 'x' }), { protocolVersion: VERSION });
-    await sink.messageCount(4);
-    expect(sink.messages.slice(1)).toEqual([progress('p', 1), progress('p', 2), { jsonrpc: '2.0', id: 2, result: {} }]);
-    expect(server.seen.slice(3).map((s) => s.headers['last-event-id'])).toEqual(['2_0', '2_1', '2_2']);
-  });
-
-  it('answers the request itself when the stream breaks before any event id', async () => {
-    const server = await rawServer((seen) => {
-      sse(seen.res);
-      seen.res.write(event(progress('p', 1)));
-      setTimeout(() => seen.res.destroy(), 20);
-    });
-    const { transport, sink } = await connect(server.url, { reconnect: { delayMs: 10 } });
-    await initialize(transport, sink);
-    await transport.send(request(2, 'tools/call', { name: 'x' }), { protocolVersion: VERSION });
-    await sink.messageCount(3);
-    expect(sink.messages.slice(1)).toEqual([
-      progress('p', 1),
-      transportError(2, 'the response stream broke off before the response, and could not be resumed: the server sent no event id'),
-    ]);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-    expect(server.seen.map((s) => s.method)).toEqual(['POST', 'POST', 'POST']);
-  });
-
-  it('answers the request itself with the status when the resuming GET gets a 4xx', async () => {
-    const server = await rawServer(
-      primesThen((get) => {
-        get.res.writeHead(400, { 'content-type': 'application/json' });
-        get.res.end('{"jsonrpc":"2.0","error":{"code":-32000,"message":"Bad Request: unknown stream"},"id":null}');
-      }),
-    );
-    const sink = await callThatMustResume(server, { delayMs: 10 });
-    expect(sink.messages[1]).toEqual(
-      transportError(
-        2,
-        'the response stream ended before the response, and could not be resumed: HTTP 400 Bad Request: {"jsonrpc":"2.0","error":{"code":-32000,"message":"Bad Request: unknown stream"},"id":null}',
-        400,
-      ),
-    );
-    expect(server.seen.map((s) => s.method)).toEqual(['POST', 'POST', 'POST', 'GET']);
-  });
-
-  it('gives up after maxRetries failed reconnections in a row and says what the last one met', async () => {
-    const server = await rawServer(primesThen((get) => get.res.writeHead(503, { 'content-type': 'text/plain' }).end('busy')));
-    const sink = await callThatMustResume(server, { maxRetries: 2, delayMs: 10 });
-    expect(sink.messages[1]).toEqual(
-      transportError(
-        2,
-        'the response stream ended before the response, and could not be resumed: 2 reconnection attempts failed (the last: HTTP 503 Service Unavailable: busy)',
-      ),
-    );
-    expect(server.seen.map((s) => s.method)).toEqual(['POST', 'POST', 'POST', 'GET', 'GET']);
-  });
-
-  it('neither resumes nor answers a legacy request the client gave up on (it sends notifications/cancelled itself)', async () => {
-    const server = await rawServer((seen) => {
-      sse(seen.res);
-      seen.res.write('id: 2_0\ndata: \n\n');
-      setTimeout(() => seen.res.end(), 30);
-    });
-    const { transport, sink } = await connect(server.url, { reconnect: { delayMs: 10 } });
-    await initialize(transport, sink);
-    const abort = new AbortController();
-    await transport.send(request(2, 'tools/call', { name: 'x' }), { protocolVersion: VERSION, signal: abort.signal });
-    abort.abort();
-    await until(() => server.seen[2].res.writableFinished, 'the POST stream to end');
-    await new Promise((resolve) => setTimeout(resolve, 60));
-    expect(sink.messages).toHaveLength(1);
-    expect(server.seen).toHaveLength(3);
-  });
-});
-
-describe('StreamableHttpClientTransport: every request ends once', () => {
-  it('resolves send() of a request once the POST is written, before the server answers', async () => {
-    const server = await rawServer(() => {});
-    const { transport, sink } = await connect(server.url);
-    await transport.send(request(2, 'tools/list'));
-    const post = await server.nth(1);
-    expect(sink.messages).toEqual([]);
-    post.res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', id: 2, result: {} }));
-    await sink.messageCount(1);
-    expect(sink.messages).toEqual([{ jsonrpc: '2.0', id: 2, result: {} }]);
-  });
-
-  it('takes an answer that came on another stream (the GET stream) as the answer: the POST stream ending short is then no loss', async () => {
-    let post: Seen | undefined;
-    const server = await rawServer((seen) => {
-      sse(seen.res);
-      if (seen.method === 'POST') {
-        post = seen;
-        return void seen.res.write('id: 2_0\ndata: \n\n');
-      }
-      seen.res.write(event({ jsonrpc: '2.0', id: 2, result: { via: 'get' } }, 'g1'));
-      setTimeout(() => post?.res.end(), 20);
-    });
-    const { transport, sink } = await connect(server.url, { reconnect: { delayMs: 10 } });
-    await initialize(transport, sink);
-    await transport.send(request(2, 'tools/call', { name: 'x' }), { protocolVersion: VERSION });
-    await server.nth(3);
-    transport.sessionReady(VERSION);
-    await until(() => post?.res.writableFinished === true, 'the POST stream to end');
-    await new Promise((resolve) => setTimeout(resolve, 50));
-    expect(sink.messages.slice(1)).toEqual([{ jsonrpc: '2.0', id: 2, result: { via: 'get' } }]);
-    expect(server.seen.map((s) => s.method)).toEqual(['POST', 'POST', 'POST', 'GET']);
-  });
-});
-
-describe('StreamableHttpClientTransport: answers that are not a response', () => {
-  it('delivers each member of a JSON array answer', async () => {
-    const server = await rawServer((seen) => {
-      seen.res.writeHead(200, { 'content-type': 'application/json' });
-      seen.res.end(JSON.stringify([progress('p', 1), { jsonrpc: '2.0', id: 2, result: { n: 1 } }]));
-    });
-    const { transport, sink } = await connect(server.url);
-    await transport.send(request(2, 'tools/list'));
-    await sink.messageCount(2);
-    expect(sink.messages).toEqual([progress('p', 1), { jsonrpc: '2.0', id: 2, result: { n: 1 } }]);
-  });
-
-  it('delivers a JSON-RPC error body with id null as the answer to the request (HTTP 400)', async () => {
-    const server = await rawServer((seen) => {
-      seen.res.writeHead(400, { 'content-type': 'application/json' });
-      seen.res.end('{"jsonrpc":"2.0","error":{"code":-32000,"message":"Bad Request: Mcp-Session-Id header is required"},"id":null}');
-    });
-    const { transport, sink } = await connect(server.url);
-    await transport.send(request(2, 'tools/list'));
-    await sink.messageCount(1);
-    expect(sink.messages).toEqual([{ jsonrpc: '2.0', error: { code: -32000, message: 'Bad Request: Mcp-Session-Id header is required' }, id: 2 }]);
-    expect(sink.closedReasons).toEqual([]);
-  });
-
-  it('answers a request whose POST got a non-JSON 500 with TRANSPORT_ERROR_CODE, the status and the start of the body', async () => {
-    const server = await rawServer((seen) => seen.res.writeHead(500, { 'content-type': 'text/plain' }).end(`oops\n${'x'.repeat(300)}`));
-    const { transport, sink } = await connect(server.url);
-    await transport.send(request(2, 'tools/list'));
-    await sink.messageCount(1);
-    expect(sink.messages).toEqual([transportError(2, `the server answered HTTP 500 Internal Server Error: oops ${'x'.repeat(195)}…`, 500)]);
-  });
-
-  it('answers a request whose POST got 202 and no body', async () => {
-    const server = await rawServer((seen) => seen.res.writeHead(202).end());
-    const { transport, sink } = await connect(server.url);
-    await transport.send(request(2, 'tools/list'));
-    await sink.messageCount(1);
-    expect(sink.messages).toEqual([transportError(2, 'the server answered without a response to the request: HTTP 202 Accepted', 202)]);
-  });
-
-  it('on 404 to a request with the session id: answers the request, then closes with "the server ended the session"', async () => {
-    const server = await rawServer((seen) => {
-      seen.res.writeHead(404, { 'content-type': 'application/json' });
-      seen.res.end('{"jsonrpc":"2.0","error":{"code":-32001,"message":"Session not found"},"id":null}');
-    });
-    const { transport, sink } = await connect(server.url);
-    await initialize(transport, sink);
-    await transport.send(request(2, 'tools/list'), { protocolVersion: VERSION });
-    await sink.until(() => sink.closedReasons.length === 1);
-    expect(sink.messages[1]).toEqual({ jsonrpc: '2.0', error: { code: -32001, message: 'Session not found' }, id: 2 });
-    expect(sink.closedReasons).toEqual(['the server ended the session (HTTP 404)']);
-    await expect(transport.send(request(3, 'tools/list'))).rejects.toThrow('Cannot send: the StreamableHttpClientTransport is closed');
-    await transport.close();
-    expect(server.seen.map((s) => s.method)).toEqual(['POST', 'POST', 'POST']);
-    expect(sink.closedReasons).toHaveLength(1);
-  });
-
-  it('on 404 without a JSON-RPC body to a request with the session id: answers with the status, then closes', async () => {
-    const server = await rawServer((seen) => seen.res.writeHead(404).end());
-    const { transport, sink } = await connect(server.url);
-    await initialize(transport, sink);
-    await transport.send(request(2, 'tools/list'), { protocolVersion: VERSION });
-    await sink.until(() => sink.closedReasons.length === 1);
-    expect(sink.messages[1]).toEqual(transportError(2, 'the server answered HTTP 404 Not Found', 404));
-    expect(sink.closedReasons).toEqual(['the server ended the session (HTTP 404)']);
-  });
-
-  it('answers a request it could not deliver (connection refused) with TRANSPORT_ERROR_CODE and no status; a notification rejects', async () => {
-    const port = await closedPort();
-    const url = `http://127.0.0.1:${port}/mcp`;
-    const { transport, sink } = await connect(url);
-    await transport.send(request(1, 'tools/list'));
-    await sink.messageCount(1);
-    expect(sink.messages).toEqual([transportError(1, `could not reach the server at ${url}: connect ECONNREFUSED 127.0.0.1:${port}`)]);
-    await expect(transport.send(INITIALIZED)).rejects.toThrow(`Could not POST to ${url}: connect ECONNREFUSED 127.0.0.1:${port}`);
-  });
-
-  it('takes 202 and 204 for a notification or reply, and reports any other status on error', async () => {
-    let status = 202;
-    const server = await rawServer((seen) => {
-      if (status === 400)
-        seen.res.writeHead(400, { 'content-type': 'application/json' }).end('{"jsonrpc":"2.0","error":{"code":-32600,"message":"nope"},"id":null}');
-      else seen.res.writeHead(status).end();
-    });
-    const { transport, sink } = await connect(server.url);
-    await transport.send({ jsonrpc: '2.0', method: 'notifications/roots/list_changed' });
-    status = 204;
-    await transport.send({ jsonrpc: '2.0', id: 0, result: {} });
-    expect(sink.errors).toEqual([]);
-    status = 400;
-    await transport.send({ jsonrpc: '2.0', id: 'srv-1', result: {} });
-    expect(sink.errors.map((e) => e.message)).toEqual([
-      'The server refused the POST of the reply to request "srv-1": HTTP 400 Bad Request: {"jsonrpc":"2.0","error":{"code":-32600,"message":"nope"},"id":null}',
-    ]);
-    expect(sink.messages).toEqual([]);
-  });
-
-  it('reports an SSE event whose data is not JSON, skips other event types, and goes on reading', async () => {
-    const server = await rawServer((seen) => {
-      sse(seen.res);
-      seen.res.end(`data: {oops\n\nevent: endpoint\ndata: /elsewhere\n\n${event({ jsonrpc: '2.0', id: 2, result: {} })}`);
-    });
-    const { transport, sink } = await connect(server.url);
-    await transport.send(request(2, 'tools/list'));
-    await sink.messageCount(1);
-    expect(sink.messages).toEqual([{ jsonrpc: '2.0', id: 2, result: {} }]);
-    expect(sink.errors).toHaveLength(1);
-    expect(sink.errors[0].message).toMatch(/^The server sent an SSE event that is not JSON \(Parse error: .*\): "\{oops"$/);
-  });
-});
-
-describe('StreamableHttpClientTransport: 2026-07-28 requests', () => {
-  it('sends MCP-Protocol-Version, Mcp-Method, Mcp-Name and each Mcp-Param-*, base64 where a value is not plain ASCII, and no session id', async () => {
-    const server = await rawServer((seen) => {
-      seen.res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', id: 5, result: {} }));
-    });
-    const { transport, sink } = await connect(server.url);
-    await initialize(transport, sink);
-    const context: SendContext = {
-      protocolVersion: MODERN_VERSION,
-      modern: {
-        method: 'tools/call',
-        name: 'météo',
-        params: { Region: 'us-west1', Greeting: 'Hello, 世界', Text: ' padded ', Line: 'line1\nline2', Val: '=?base64?literal?=', Tab: 'a\tb', Empty: '' },
-      },
-    };
-    await transport.send(request(5, 'tools/call', { name: 'météo' }), context);
-    await sink.messageCount(2);
-    const { headers } = server.seen[2];
-    expect(headers).toMatchObject({
-      accept: 'application/json, text/event-stream',
-      'content-type': 'application/json',
-      'mcp-protocol-version': MODERN_VERSION,
-      'mcp-method': 'tools/call',
-      'mcp-name': '=?base64?bcOpdMOpbw==?=',
-      'mcp-param-region': 'us-west1',
-      'mcp-param-greeting': '=?base64?SGVsbG8sIOS4lueVjA==?=',
-      'mcp-param-text': '=?base64?IHBhZGRlZCA=?=',
-      'mcp-param-line': '=?base64?bGluZTEKbGluZTI=?=',
-      'mcp-param-val': '=?base64?PT9iYXNlNjQ/bGl0ZXJhbD89?=',
-      'mcp-param-tab': '=?base64?YQli?=',
-      'mcp-param-empty': '',
-    });
-    expect(headers['mcp-session-id']).toBeUndefined();
-    expect(sink.messages[1]).toEqual({ jsonrpc: '2.0', id: 5, result: {} });
-  });
-
-  it('closes the request stream when the signal aborts, and delivers nothing more for it', async () => {
-    const closed = deferred();
-    const server = await rawServer((seen) => {
-      sse(seen.res);
-      seen.res.write(event(progress('p', 1)));
-      seen.req.socket.once('close', () => closed.resolve());
-    });
-    const { transport, sink } = await connect(server.url);
-    const abort = new AbortController();
-    await transport.send(request(5, 'tools/call', { name: 'x' }), {
-      protocolVersion: MODERN_VERSION,
-      modern: { method: 'tools/call', name: 'x' },
-      signal: abort.signal,
-    });
-    await sink.messageCount(1);
-    abort.abort();
-    await closed.promise;
-    await new Promise((resolve) => setTimeout(resolve, 30));
-    expect(sink.messages).toEqual([progress('p', 1)]);
-    expect(sink.errors).toEqual([]);
-  });
-
-  it('answers a 2026-07-28 request whose stream ends before its response (no resumption: re-issue it)', async () => {
-    const server = await rawServer((seen) => {
-      sse(seen.res);
-      seen.res.end(`id: 9\ndata: \n\n${event(progress('p', 1), '10')}`);
-    });
-    const { transport, sink } = await connect(server.url, { reconnect: { delayMs: 10 } });
-    await transport.send(request(5, 'tools/call', { name: 'x' }), { protocolVersion: MODERN_VERSION, modern: { method: 'tools/call', name: 'x' } });
-    await sink.messageCount(2);
-    expect(sink.messages).toEqual([
-      progress('p', 1),
-      transportError(5, 'the response stream ended before the response; 2026-07-28 streams cannot be resumed, so re-issue the request'),
-    ]);
-    await new Promise((resolve) => setTimeout(resolve, 30));
-    expect(server.seen).toHaveLength(1);
-  });
-
-  it('sends nothing for a request whose signal is already aborted', async () => {
-    const server = await rawServer(() => {});
-    const { transport, sink } = await connect(server.url);
-    await transport.send(request(5, 'tools/call', { name: 'x' }), { modern: { method: 'tools/call' }, signal: AbortSignal.abort() });
-    await new Promise((resolve) => setTimeout(resolve, 20));
-    expect(server.seen).toEqual([]);
-    expect(sink.messages).toEqual([]);
-  });
-});
-
-describe('StreamableHttpClientTransport: the standalone GET stream', () => {
-  it('takes 405 as "no stream offered": no error, no retry', async () => {
-    const server = await rawServer((seen) => seen.res.writeHead(405, { allow: 'POST' }).end());
-    const { transport, sink } = await connect(server.url, { reconnect: { delayMs: 10 } });
-    await initialize(transport, sink);
-    transport.sessionReady(VERSION);
-    const get = await server.nth(3);
-    expect(get.method).toBe('GET');
-    expect(get.headers).toMatchObject({ accept: 'text/event-stream', 'mcp-session-id': SESSION, 'mcp-protocol-version': VERSION });
-    expect(get.headers['last-event-id']).toBeUndefined();
-    await new Promise((resolve) => setTimeout(resolve, 60));
-    expect(server.seen).toHaveLength(3);
-    expect(sink.errors).toEqual([]);
-  });
-
-  it('reopens a dropped GET stream with Last-Event-ID and goes on delivering', async () => {
-    const server = await rawServer((seen) => {
-      sse(seen.res);
-      if (seen.headers['last-event-id'] === undefined) {
-        seen.res.write(event({ jsonrpc: '2.0', id: 0, method: 'ping' }, 'g1'));
+        seen.res.write(event(progress('p', 1)));
         setTimeout(() => seen.res.destroy(), 20);
-      } else seen.res.write(event({ jsonrpc: '2.0', id: 1, method: 'ping' }, 'g2'));
+      });
+      const { transport, sink } = await connect(server.url, { reconnect: { delayMs: 10 } });
+      await initialize(transport, sink);
+      await transport.send(request(2, 'tools/call', { name: 'x' }), { protocolVersion: VERSION });
+      await sink.messageCount(3);
+      expect(sink.messages.slice(1)).toEqual([
+        progress('p', 1),
+        transportError(2, 'the response stream broke off before the response, and could not be resumed: the server sent no event id'),
+      ]);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      expect(server.seen.map((s) => s.method)).toEqual(['POST', 'POST', 'POST']);
     });
-    const { transport, sink } = await connect(server.url, { reconnect: { delayMs: 10 } });
-    await initialize(transport, sink);
-    transport.sessionReady(VERSION);
-    await sink.messageCount(3);
-    expect(sink.messages.slice(1)).toEqual([
-      { jsonrpc: '2.0', id: 0, method: 'ping' },
-      { jsonrpc: '2.0', id: 1, method: 'ping' },
-    ]);
-    expect(server.seen[3].headers).toMatchObject({ 'last-event-id': 'g1', 'mcp-session-id': SESSION });
-  });
 
-  it('reports on error when the GET stream cannot be had', async () => {
-    const server = await rawServer((seen) => seen.res.writeHead(409, { 'content-type': 'text/plain' }).end('already open'));
-    const { transport, sink } = await connect(server.url);
-    await initialize(transport, sink);
-    transport.sessionReady(VERSION);
-    await sink.until(() => sink.errors.length === 1);
-    expect(sink.errors[0].message).toBe('The standalone GET stream for server messages is unavailable: HTTP 409 Conflict: already open');
-  });
-});
-
-describe('StreamableHttpClientTransport: maxMessageSize', () => {
-  const LIMIT = 1024;
-  /** A tools/list answer of exactly `bytes` bytes of JSON. */
-  const answerOf = (bytes: number) => {
-    const empty = JSON.stringify({ jsonrpc: '2.0', id: 2, result: { pad: '' } });
-    return JSON.stringify({ jsonrpc: '2.0', id: 2, result: { pad: 'x'.repeat(bytes - empty.length) } });
-  };
-
-  it('reads a JSON answer of maxMessageSize bytes, and answers a request whose JSON body is one byte longer itself, unread', async () => {
-    const bodies = [answerOf(LIMIT), answerOf(LIMIT + 1)];
-    const server = await rawServer((seen) => seen.res.writeHead(200, { 'content-type': 'application/json' }).end(bodies.shift()));
-    const { transport, sink } = await connect(server.url, { maxMessageSize: LIMIT });
-    await transport.send(request(2, 'tools/list'));
-    await sink.messageCount(1);
-    expect(Buffer.byteLength(JSON.stringify(sink.messages[0]))).toBe(LIMIT);
-    await transport.send(request(3, 'tools/list'));
-    await sink.messageCount(2);
-    expect(sink.messages[1]).toEqual(transportError(3, `the server's answer is larger than maxMessageSize (${LIMIT} bytes); it was not read`, 200));
-  });
-
-  it('closes a POST stream whose event grows past maxMessageSize, answers its request, and does not resume it', async () => {
-    const serverSawClose = deferred();
-    const server = await rawServer((seen) => {
-      sse(seen.res);
-      seen.res.on('close', () => serverSawClose.resolve());
-      seen.res.write(event(progress('p', 1), '2_1'));
-      // One event that never ends: data lines without the blank line that would dispatch it.
-      const line = `data: ${'y'.repeat(200)}\n`;
-      for (let i = 0; i < 10; i++) seen.res.write(line);
+    it('answers the request itself with the status when the resuming GET gets a 4xx', async () => {
+      const server = await rawServer(
+        primesThen((get) => {
+          get.res.writeHead(400, { 'content-type': 'application/json' });
+          get.res.end('{"jsonrpc":"2.0","error":{"code":-32000,"message":"Bad Request: unknown stream"},"id":null}');
+        }),
+      );
+      const sink = await callThatMustResume(server, { delayMs: 10 });
+      expect(sink.messages[1]).toEqual(
+        transportError(
+          2,
+          'the response stream ended before the response, and could not be resumed: HTTP 400 Bad Request: {"jsonrpc":"2.0","error":{"code":-32000,"message":"Bad Request: unknown stream"},"id":null}',
+          400,
+        ),
+      );
+      expect(server.seen.map((s) => s.method)).toEqual(['POST', 'POST', 'POST', 'GET']);
     });
-    const { transport, sink } = await connect(server.url, { maxMessageSize: LIMIT, reconnect: { delayMs: 0 } });
-    await initialize(transport, sink);
-    await transport.send(request(2, 'tools/call'), { protocolVersion: VERSION });
-    await sink.messageCount(3);
-    expect(sink.messages.slice(1)).toEqual([
-      progress('p', 1),
-      transportError(2, `the server sent an SSE event larger than maxMessageSize (${LIMIT} characters); it was not read`),
-    ]);
-    await serverSawClose.promise;
-    await new Promise((resolve) => setTimeout(resolve, 30));
-    expect(server.seen.map((s) => s.method)).toEqual(['POST', 'POST', 'POST']);
-    expect(sink.errors).toEqual([]);
-  });
 
-  it('gives up the standalone GET stream when an event there grows past maxMessageSize: reported once, not reopened', async () => {
-    const server = await rawServer((seen) => {
-      sse(seen.res);
-      seen.res.write(`id: g1\ndata: ${'z'.repeat(LIMIT + 1)}`);
+    it('gives up after maxRetries failed reconnections in a row and says what the last one met', async () => {
+      const server = await rawServer(primesThen((get) => get.res.writeHead(503, { 'content-type': 'text/plain' }).end('busy')));
+      const sink = await callThatMustResume(server, { maxRetries: 2, delayMs: 10 });
+      expect(sink.messages[1]).toEqual(
+        transportError(
+          2,
+          'the response stream ended before the response, and could not be resumed: 2 reconnection attempts failed (the last: HTTP 503 Service Unavailable: busy)',
+        ),
+      );
+      expect(server.seen.map((s) => s.method)).toEqual(['POST', 'POST', 'POST', 'GET', 'GET']);
     });
-    const { transport, sink } = await connect(server.url, { maxMessageSize: LIMIT, reconnect: { delayMs: 0 } });
-    await initialize(transport, sink);
-    transport.sessionReady(VERSION);
-    await sink.until(() => sink.errors.length === 1);
-    expect(sink.errors[0].message).toBe(
-      `The standalone GET stream for server messages was closed: the server sent an SSE event larger than maxMessageSize (${LIMIT} characters)`,
-    );
-    await new Promise((resolve) => setTimeout(resolve, 30));
-    expect(server.seen.map((s) => s.method)).toEqual(['POST', 'POST', 'GET']);
-    expect(sink.errors).toHaveLength(1);
-  });
-});
 
-describe('StreamableHttpClientTransport: options, start and close', () => {
-  it('sends the headers option on every request', async () => {
-    const server = await rawServer((seen) => {
-      if (seen.method === 'GET') return void seen.res.writeHead(405).end();
-      seen.res.writeHead(200).end();
+    it('neither resumes nor answers a legacy request the client gave up on (it sends notifications/cancelled itself)', async () => {
+      const server = await rawServer((seen) => {
+        sse(seen.res);
+        seen.res.write('id: 2_0\ndata: \n\n');
+        setTimeout(() => seen.res.end(), 30);
+      });
+      const { transport, sink } = await connect(server.url, { reconnect: { delayMs: 10 } });
+      await initialize(transport, sink);
+      const abort = new AbortController();
+      await transport.send(request(2, 'tools/call', { name: 'x' }), { protocolVersion: VERSION, signal: abort.signal });
+      abort.abort();
+      await until(() => server.seen[2].res.writableFinished, 'the POST stream to end');
+      await new Promise((resolve) => setTimeout(resolve, 60));
+      expect(sink.messages).toHaveLength(1);
+      expect(server.seen).toHaveLength(3);
     });
-    const { transport, sink } = await connect(server.url, { headers: { Authorization: 'Bearer t0ken', 'X-Trace': 'abc' } });
-    await initialize(transport, sink);
-    transport.sessionReady(VERSION);
-    await server.nth(3);
-    await transport.close();
-    expect(server.seen.map((s) => s.method)).toEqual(['POST', 'POST', 'GET', 'DELETE']);
-    for (const seen of server.seen) expect(seen.headers).toMatchObject({ authorization: 'Bearer t0ken', 'x-trace': 'abc' });
   });
 
-  it('checks its options at construction', () => {
-    expect(() => new StreamableHttpClientTransport('ws://127.0.0.1/mcp')).toThrow(TypeError);
-    expect(() => new StreamableHttpClientTransport('not a url')).toThrow(TypeError);
-    expect(() => new StreamableHttpClientTransport('http://127.0.0.1/mcp', { headers: { Accept: 'text/html' } })).toThrow(
-      'Option headers cannot set Accept: the transport sets it itself',
-    );
-    expect(() => new StreamableHttpClientTransport('http://127.0.0.1/mcp', { headers: { 'Mcp-Param-Region': 'x' } })).toThrow(TypeError);
-    expect(() => new StreamableHttpClientTransport('http://127.0.0.1/mcp', { reconnect: { maxRetries: -1 } })).toThrow(
-      'Option reconnect.maxRetries must be a non-negative integer; got -1',
-    );
-    expect(() => new StreamableHttpClientTransport('http://127.0.0.1/mcp', { reconnect: { delayMs: 1.5 } })).toThrow(TypeError);
-    expect(() => new StreamableHttpClientTransport('http://127.0.0.1/mcp', { maxMessageSize: 0 })).toThrow(
-      new TypeError('Option maxMessageSize must be a positive integer; got 0'),
-    );
-    expect(new StreamableHttpClientTransport('https://example.com/mcp', { reconnect: { maxRetries: 0, delayMs: 0 } }).kind).toBe('http');
-  });
-
-  it('close() with an open stream: DELETE (405 is fine), the stream aborted, nothing synthesized, closed once; send() then rejects', async () => {
-    const streamClosed = deferred();
-    const server = await rawServer((seen) => {
-      if (seen.method === 'DELETE') return void seen.res.writeHead(405).end();
-      sse(seen.res);
-      seen.res.write('id: 2_0\ndata: \n\n');
-      seen.req.socket.once('close', () => streamClosed.resolve());
+  describe('StreamableHttpClientTransport: every request ends once', () => {
+    it('resolves send() of a request once the POST is written, before the server answers', async () => {
+      const server = await rawServer(() => {});
+      const { transport, sink } = await connect(server.url);
+      await transport.send(request(2, 'tools/list'));
+      const post = await server.nth(1);
+      expect(sink.messages).toEqual([]);
+      post.res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', id: 2, result: {} }));
+      await sink.messageCount(1);
+      expect(sink.messages).toEqual([{ jsonrpc: '2.0', id: 2, result: {} }]);
     });
-    const { transport, sink } = await connect(server.url);
-    await initialize(transport, sink);
-    await transport.send(request(2, 'tools/call', { name: 'x' }), { protocolVersion: VERSION });
-    await server.nth(3);
-    await Promise.all([transport.close(), transport.close()]);
-    await streamClosed.promise;
-    expect(server.seen[3]).toMatchObject({ method: 'DELETE', headers: { 'mcp-session-id': SESSION, 'mcp-protocol-version': VERSION } });
-    expect(sink.closedReasons).toEqual(['closed by the client']);
-    expect(sink.errors).toEqual([]);
-    expect(sink.messages).toHaveLength(1);
-    await expect(transport.send(request(3, 'tools/list'))).rejects.toThrow('Cannot send: the StreamableHttpClientTransport is closed');
-    await expect(transport.start(new RecordingSink())).rejects.toThrow('closed');
-  });
 
-  it('close() waits for the DELETE at most 2 s', async () => {
-    const deleting = deferred();
-    const server = await rawServer((seen) => seen.method === 'DELETE' && deleting.resolve());
-    const { transport, sink } = await connect(server.url);
-    await initialize(transport, sink);
-    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
-    h.defer(() => vi.useRealTimers());
-    const closing = capture(transport.close());
-    await deleting.promise;
-    vi.advanceTimersByTime(1999);
-    await tick();
-    expect(closing.settled()).toBe(false);
-    vi.advanceTimersByTime(1);
-    expect(await closing.outcome).toEqual({ ok: true, value: undefined });
-    expect(sink.closedReasons).toEqual(['closed by the client']);
-  });
-
-  it('close() without a session sends no DELETE', async () => {
-    const server = await rawServer((seen) => seen.res.writeHead(500).end());
-    const { transport, sink } = await connect(server.url);
-    await transport.close();
-    expect(server.seen).toEqual([]);
-    expect(sink.closedReasons).toEqual(['closed by the client']);
-  });
-
-  it('send() before start() rejects', async () => {
-    const transport = new StreamableHttpClientTransport('http://127.0.0.1:1/mcp');
-    await expect(transport.send(INITIALIZE)).rejects.toThrow('start()');
-  });
-});
-
-describe('servers that bend the rules', () => {
-  it('takes a 200 to a notification as accepted: nothing is reported', async () => {
-    const server = await rawServer((seen) => seen.res.writeHead(200, { 'content-type': 'application/json' }).end('{}'));
-    const { transport, sink } = await connect(server.url);
-    await transport.send({ jsonrpc: '2.0', method: 'notifications/roots/list_changed' }, { protocolVersion: VERSION });
-    expect(server.seen.map(methodOf)).toEqual(['notifications/roots/list_changed']);
-    expect(sink.errors).toEqual([]);
-  });
-
-  it('ignores an Mcp-Session-Id on a 2026-07-28 answer: no session, so no DELETE on close', async () => {
-    const server = await rawServer((seen) => {
-      seen.res.writeHead(200, { 'content-type': 'application/json', 'mcp-session-id': 'stray' });
-      seen.res.end(JSON.stringify({ jsonrpc: '2.0', id: 7, result: { resultType: 'complete', tools: [] } }));
+    it('takes an answer that came on another stream (the GET stream) as the answer: the POST stream ending short is then no loss', async () => {
+      let post: Seen | undefined;
+      const server = await rawServer((seen) => {
+        sse(seen.res);
+        if (seen.method === 'POST') {
+          post = seen;
+          return void seen.res.write('id: 2_0\ndata: \n\n');
+        }
+        seen.res.write(event({ jsonrpc: '2.0', id: 2, result: { via: 'get' } }, 'g1'));
+        setTimeout(() => post?.res.end(), 20);
+      });
+      const { transport, sink } = await connect(server.url, { reconnect: { delayMs: 10 } });
+      await initialize(transport, sink);
+      await transport.send(request(2, 'tools/call', { name: 'x' }), { protocolVersion: VERSION });
+      await server.nth(3);
+      transport.sessionReady(VERSION);
+      await until(() => post?.res.writableFinished === true, 'the POST stream to end');
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      expect(sink.messages.slice(1)).toEqual([{ jsonrpc: '2.0', id: 2, result: { via: 'get' } }]);
+      expect(server.seen.map((s) => s.method)).toEqual(['POST', 'POST', 'POST', 'GET']);
     });
-    const { transport, sink } = await connect(server.url);
-    const context: SendContext = { protocolVersion: MODERN_VERSION, modern: { method: 'tools/list' } };
-    await transport.send(request(7, 'tools/list', modernRequest(7, 'tools/list').params as Record<string, unknown>), context);
-    await sink.until(() => sink.messages.length === 1);
-    await transport.close();
-    expect(server.seen.map((s) => s.method)).toEqual(['POST']);
   });
 
-  it('takes a 404 to the standalone GET sent without a session id as "no stream offered", like 405', async () => {
-    const server = await rawServer((seen) => seen.res.writeHead(404).end('not here'));
-    const { transport, sink } = await connect(server.url);
-    transport.sessionReady(VERSION);
-    await server.nth(1);
-    await tick();
-    await new Promise((resolve) => setTimeout(resolve, 20));
-    expect(server.seen.map((s) => [s.method, s.headers['mcp-session-id']])).toEqual([['GET', undefined]]);
-    expect(sink.errors).toEqual([]);
-    expect(sink.closedReasons).toEqual([]);
+  describe('StreamableHttpClientTransport: answers that are not a response', () => {
+    it('delivers each member of a JSON array answer', async () => {
+      const server = await rawServer((seen) => {
+        seen.res.writeHead(200, { 'content-type': 'application/json' });
+        seen.res.end(JSON.stringify([progress('p', 1), { jsonrpc: '2.0', id: 2, result: { n: 1 } }]));
+      });
+      const { transport, sink } = await connect(server.url);
+      await transport.send(request(2, 'tools/list'));
+      await sink.messageCount(2);
+      expect(sink.messages).toEqual([progress('p', 1), { jsonrpc: '2.0', id: 2, result: { n: 1 } }]);
+    });
+
+    it('delivers a JSON-RPC error body with id null as the answer to the request (HTTP 400)', async () => {
+      const server = await rawServer((seen) => {
+        seen.res.writeHead(400, { 'content-type': 'application/json' });
+        seen.res.end('{"jsonrpc":"2.0","error":{"code":-32000,"message":"Bad Request: Mcp-Session-Id header is required"},"id":null}');
+      });
+      const { transport, sink } = await connect(server.url);
+      await transport.send(request(2, 'tools/list'));
+      await sink.messageCount(1);
+      expect(sink.messages).toEqual([{ jsonrpc: '2.0', error: { code: -32000, message: 'Bad Request: Mcp-Session-Id header is required' }, id: 2 }]);
+      expect(sink.closedReasons).toEqual([]);
+    });
+
+    it('answers a request whose POST got a non-JSON 500 with TRANSPORT_ERROR_CODE, the status and the start of the body', async () => {
+      const server = await rawServer((seen) => seen.res.writeHead(500, { 'content-type': 'text/plain' }).end(`oops\n${'x'.repeat(300)}`));
+      const { transport, sink } = await connect(server.url);
+      await transport.send(request(2, 'tools/list'));
+      await sink.messageCount(1);
+      expect(sink.messages).toEqual([transportError(2, `the server answered HTTP 500 Internal Server Error: oops ${'x'.repeat(195)}…`, 500)]);
+    });
+
+    it('answers a request whose POST got 202 and no body', async () => {
+      const server = await rawServer((seen) => seen.res.writeHead(202).end());
+      const { transport, sink } = await connect(server.url);
+      await transport.send(request(2, 'tools/list'));
+      await sink.messageCount(1);
+      expect(sink.messages).toEqual([transportError(2, 'the server answered without a response to the request: HTTP 202 Accepted', 202)]);
+    });
+
+    it('on 404 to a request with the session id: answers the request, then closes with "the server ended the session"', async () => {
+      const server = await rawServer((seen) => {
+        seen.res.writeHead(404, { 'content-type': 'application/json' });
+        seen.res.end('{"jsonrpc":"2.0","error":{"code":-32001,"message":"Session not found"},"id":null}');
+      });
+      const { transport, sink } = await connect(server.url);
+      await initialize(transport, sink);
+      await transport.send(request(2, 'tools/list'), { protocolVersion: VERSION });
+      await sink.until(() => sink.closedReasons.length === 1);
+      expect(sink.messages[1]).toEqual({ jsonrpc: '2.0', error: { code: -32001, message: 'Session not found' }, id: 2 });
+      expect(sink.closedReasons).toEqual(['the server ended the session (HTTP 404)']);
+      await expect(transport.send(request(3, 'tools/list'))).rejects.toThrow('Cannot send: the StreamableHttpClientTransport is closed');
+      await transport.close();
+      expect(server.seen.map((s) => s.method)).toEqual(['POST', 'POST', 'POST']);
+      expect(sink.closedReasons).toHaveLength(1);
+    });
+
+    it('on 404 without a JSON-RPC body to a request with the session id: answers with the status, then closes', async () => {
+      const server = await rawServer((seen) => seen.res.writeHead(404).end());
+      const { transport, sink } = await connect(server.url);
+      await initialize(transport, sink);
+      await transport.send(request(2, 'tools/list'), { protocolVersion: VERSION });
+      await sink.until(() => sink.closedReasons.length === 1);
+      expect(sink.messages[1]).toEqual(transportError(2, 'the server answered HTTP 404 Not Found', 404));
+      expect(sink.closedReasons).toEqual(['the server ended the session (HTTP 404)']);
+    });
+
+    it('answers a request it could not deliver (connection refused) with TRANSPORT_ERROR_CODE and no status; a notification rejects', async () => {
+      const port = await closedPort();
+      const url = `http://127.0.0.1:${port}/mcp`;
+      const { transport, sink } = await connect(url);
+      await transport.send(request(1, 'tools/list'));
+      await sink.messageCount(1);
+      const refused = `${viaFetch ? 'fetch failed (' : ''}connect ECONNREFUSED 127.0.0.1:${port}${viaFetch ? ')' : ''}`;
+      expect(sink.messages).toEqual([transportError(1, `could not reach the server at ${url}: ${refused}`)]);
+      await expect(transport.send(INITIALIZED)).rejects.toThrow(`Could not POST to ${url}: ${refused}`);
+    });
+
+    it('takes 202 and 204 for a notification or reply, and reports any other status on error', async () => {
+      let status = 202;
+      const server = await rawServer((seen) => {
+        if (status === 400)
+          seen.res.writeHead(400, { 'content-type': 'application/json' }).end('{"jsonrpc":"2.0","error":{"code":-32600,"message":"nope"},"id":null}');
+        else seen.res.writeHead(status).end();
+      });
+      const { transport, sink } = await connect(server.url);
+      await transport.send({ jsonrpc: '2.0', method: 'notifications/roots/list_changed' });
+      status = 204;
+      await transport.send({ jsonrpc: '2.0', id: 0, result: {} });
+      expect(sink.errors).toEqual([]);
+      status = 400;
+      await transport.send({ jsonrpc: '2.0', id: 'srv-1', result: {} });
+      expect(sink.errors.map((e) => e.message)).toEqual([
+        'The server refused the POST of the reply to request "srv-1": HTTP 400 Bad Request: {"jsonrpc":"2.0","error":{"code":-32600,"message":"nope"},"id":null}',
+      ]);
+      expect(sink.messages).toEqual([]);
+    });
+
+    it('reports an SSE event whose data is not JSON, skips other event types, and goes on reading', async () => {
+      const server = await rawServer((seen) => {
+        sse(seen.res);
+        seen.res.end(`data: {oops\n\nevent: endpoint\ndata: /elsewhere\n\n${event({ jsonrpc: '2.0', id: 2, result: {} })}`);
+      });
+      const { transport, sink } = await connect(server.url);
+      await transport.send(request(2, 'tools/list'));
+      await sink.messageCount(1);
+      expect(sink.messages).toEqual([{ jsonrpc: '2.0', id: 2, result: {} }]);
+      expect(sink.errors).toHaveLength(1);
+      expect(sink.errors[0].message).toMatch(/^The server sent an SSE event that is not JSON \(Parse error: .*\): "\{oops"$/);
+    });
+  });
+
+  describe('StreamableHttpClientTransport: 2026-07-28 requests', () => {
+    it('sends MCP-Protocol-Version, Mcp-Method, Mcp-Name and each Mcp-Param-*, base64 where a value is not plain ASCII, and no session id', async () => {
+      const server = await rawServer((seen) => {
+        seen.res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', id: 5, result: {} }));
+      });
+      const { transport, sink } = await connect(server.url);
+      await initialize(transport, sink);
+      const context: SendContext = {
+        protocolVersion: MODERN_VERSION,
+        modern: {
+          method: 'tools/call',
+          name: 'météo',
+          params: { Region: 'us-west1', Greeting: 'Hello, 世界', Text: ' padded ', Line: 'line1\nline2', Val: '=?base64?literal?=', Tab: 'a\tb', Empty: '' },
+        },
+      };
+      await transport.send(request(5, 'tools/call', { name: 'météo' }), context);
+      await sink.messageCount(2);
+      const { headers } = server.seen[2];
+      expect(headers).toMatchObject({
+        accept: 'application/json, text/event-stream',
+        'content-type': 'application/json',
+        'mcp-protocol-version': MODERN_VERSION,
+        'mcp-method': 'tools/call',
+        'mcp-name': '=?base64?bcOpdMOpbw==?=',
+        'mcp-param-region': 'us-west1',
+        'mcp-param-greeting': '=?base64?SGVsbG8sIOS4lueVjA==?=',
+        'mcp-param-text': '=?base64?IHBhZGRlZCA=?=',
+        'mcp-param-line': '=?base64?bGluZTEKbGluZTI=?=',
+        'mcp-param-val': '=?base64?PT9iYXNlNjQ/bGl0ZXJhbD89?=',
+        'mcp-param-tab': '=?base64?YQli?=',
+        'mcp-param-empty': '',
+      });
+      expect(headers['mcp-session-id']).toBeUndefined();
+      expect(sink.messages[1]).toEqual({ jsonrpc: '2.0', id: 5, result: {} });
+    });
+
+    it('closes the request stream when the signal aborts, and delivers nothing more for it', async () => {
+      const closed = deferred();
+      const server = await rawServer((seen) => {
+        sse(seen.res);
+        seen.res.write(event(progress('p', 1)));
+        seen.req.socket.once('close', () => closed.resolve());
+      });
+      const { transport, sink } = await connect(server.url);
+      const abort = new AbortController();
+      await transport.send(request(5, 'tools/call', { name: 'x' }), {
+        protocolVersion: MODERN_VERSION,
+        modern: { method: 'tools/call', name: 'x' },
+        signal: abort.signal,
+      });
+      await sink.messageCount(1);
+      abort.abort();
+      await closed.promise;
+      await new Promise((resolve) => setTimeout(resolve, 30));
+      expect(sink.messages).toEqual([progress('p', 1)]);
+      expect(sink.errors).toEqual([]);
+    });
+
+    it('answers a 2026-07-28 request whose stream ends before its response (no resumption: re-issue it)', async () => {
+      const server = await rawServer((seen) => {
+        sse(seen.res);
+        seen.res.end(`id: 9\ndata: \n\n${event(progress('p', 1), '10')}`);
+      });
+      const { transport, sink } = await connect(server.url, { reconnect: { delayMs: 10 } });
+      await transport.send(request(5, 'tools/call', { name: 'x' }), { protocolVersion: MODERN_VERSION, modern: { method: 'tools/call', name: 'x' } });
+      await sink.messageCount(2);
+      expect(sink.messages).toEqual([
+        progress('p', 1),
+        transportError(5, 'the response stream ended before the response; 2026-07-28 streams cannot be resumed, so re-issue the request'),
+      ]);
+      await new Promise((resolve) => setTimeout(resolve, 30));
+      expect(server.seen).toHaveLength(1);
+    });
+
+    it('sends nothing for a request whose signal is already aborted', async () => {
+      const server = await rawServer(() => {});
+      const { transport, sink } = await connect(server.url);
+      await transport.send(request(5, 'tools/call', { name: 'x' }), { modern: { method: 'tools/call' }, signal: AbortSignal.abort() });
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      expect(server.seen).toEqual([]);
+      expect(sink.messages).toEqual([]);
+    });
+  });
+
+  describe('StreamableHttpClientTransport: the standalone GET stream', () => {
+    it('takes 405 as "no stream offered": no error, no retry', async () => {
+      const server = await rawServer((seen) => seen.res.writeHead(405, { allow: 'POST' }).end());
+      const { transport, sink } = await connect(server.url, { reconnect: { delayMs: 10 } });
+      await initialize(transport, sink);
+      transport.sessionReady(VERSION);
+      const get = await server.nth(3);
+      expect(get.method).toBe('GET');
+      expect(get.headers).toMatchObject({ accept: 'text/event-stream', 'mcp-session-id': SESSION, 'mcp-protocol-version': VERSION });
+      expect(get.headers['last-event-id']).toBeUndefined();
+      await new Promise((resolve) => setTimeout(resolve, 60));
+      expect(server.seen).toHaveLength(3);
+      expect(sink.errors).toEqual([]);
+    });
+
+    it('reopens a dropped GET stream with Last-Event-ID and goes on delivering', async () => {
+      const server = await rawServer((seen) => {
+        sse(seen.res);
+        if (seen.headers['last-event-id'] === undefined) {
+          seen.res.write(event({ jsonrpc: '2.0', id: 0, method: 'ping' }, 'g1'));
+          setTimeout(() => seen.res.destroy(), 20);
+        } else seen.res.write(event({ jsonrpc: '2.0', id: 1, method: 'ping' }, 'g2'));
+      });
+      const { transport, sink } = await connect(server.url, { reconnect: { delayMs: 10 } });
+      await initialize(transport, sink);
+      transport.sessionReady(VERSION);
+      await sink.messageCount(3);
+      expect(sink.messages.slice(1)).toEqual([
+        { jsonrpc: '2.0', id: 0, method: 'ping' },
+        { jsonrpc: '2.0', id: 1, method: 'ping' },
+      ]);
+      expect(server.seen[3].headers).toMatchObject({ 'last-event-id': 'g1', 'mcp-session-id': SESSION });
+    });
+
+    it('reports on error when the GET stream cannot be had', async () => {
+      const server = await rawServer((seen) => seen.res.writeHead(409, { 'content-type': 'text/plain' }).end('already open'));
+      const { transport, sink } = await connect(server.url);
+      await initialize(transport, sink);
+      transport.sessionReady(VERSION);
+      await sink.until(() => sink.errors.length === 1);
+      expect(sink.errors[0].message).toBe('The standalone GET stream for server messages is unavailable: HTTP 409 Conflict: already open');
+    });
+  });
+
+  describe('StreamableHttpClientTransport: maxMessageSize', () => {
+    const LIMIT = 1024;
+    /** A tools/list answer of exactly `bytes` bytes of JSON. */
+    const answerOf = (bytes: number) => {
+      const empty = JSON.stringify({ jsonrpc: '2.0', id: 2, result: { pad: '' } });
+      return JSON.stringify({ jsonrpc: '2.0', id: 2, result: { pad: 'x'.repeat(bytes - empty.length) } });
+    };
+
+    it('reads a JSON answer of maxMessageSize bytes, and answers a request whose JSON body is one byte longer itself, unread', async () => {
+      const bodies = [answerOf(LIMIT), answerOf(LIMIT + 1)];
+      const server = await rawServer((seen) => seen.res.writeHead(200, { 'content-type': 'application/json' }).end(bodies.shift()));
+      const { transport, sink } = await connect(server.url, { maxMessageSize: LIMIT });
+      await transport.send(request(2, 'tools/list'));
+      await sink.messageCount(1);
+      expect(Buffer.byteLength(JSON.stringify(sink.messages[0]))).toBe(LIMIT);
+      await transport.send(request(3, 'tools/list'));
+      await sink.messageCount(2);
+      expect(sink.messages[1]).toEqual(transportError(3, `the server's answer is larger than maxMessageSize (${LIMIT} bytes); it was not read`, 200));
+    });
+
+    it('closes a POST stream whose event grows past maxMessageSize, answers its request, and does not resume it', async () => {
+      const serverSawClose = deferred();
+      const server = await rawServer((seen) => {
+        sse(seen.res);
+        seen.res.on('close', () => serverSawClose.resolve());
+        seen.res.write(event(progress('p', 1), '2_1'));
+        // One event that never ends: data lines without the blank line that would dispatch it.
+        const line = `data: ${'y'.repeat(200)}\n`;
+        for (let i = 0; i < 10; i++) seen.res.write(line);
+      });
+      const { transport, sink } = await connect(server.url, { maxMessageSize: LIMIT, reconnect: { delayMs: 0 } });
+      await initialize(transport, sink);
+      await transport.send(request(2, 'tools/call'), { protocolVersion: VERSION });
+      await sink.messageCount(3);
+      expect(sink.messages.slice(1)).toEqual([
+        progress('p', 1),
+        transportError(2, `the server sent an SSE event larger than maxMessageSize (${LIMIT} characters); it was not read`),
+      ]);
+      await serverSawClose.promise;
+      await new Promise((resolve) => setTimeout(resolve, 30));
+      expect(server.seen.map((s) => s.method)).toEqual(['POST', 'POST', 'POST']);
+      expect(sink.errors).toEqual([]);
+    });
+
+    it('gives up the standalone GET stream when an event there grows past maxMessageSize: reported once, not reopened', async () => {
+      const server = await rawServer((seen) => {
+        sse(seen.res);
+        seen.res.write(`id: g1\ndata: ${'z'.repeat(LIMIT + 1)}`);
+      });
+      const { transport, sink } = await connect(server.url, { maxMessageSize: LIMIT, reconnect: { delayMs: 0 } });
+      await initialize(transport, sink);
+      transport.sessionReady(VERSION);
+      await sink.until(() => sink.errors.length === 1);
+      expect(sink.errors[0].message).toBe(
+        `The standalone GET stream for server messages was closed: the server sent an SSE event larger than maxMessageSize (${LIMIT} characters)`,
+      );
+      await new Promise((resolve) => setTimeout(resolve, 30));
+      expect(server.seen.map((s) => s.method)).toEqual(['POST', 'POST', 'GET']);
+      expect(sink.errors).toHaveLength(1);
+    });
+  });
+
+  describe('StreamableHttpClientTransport: options, start and close', () => {
+    it('sends the headers option on every request', async () => {
+      const server = await rawServer((seen) => {
+        if (seen.method === 'GET') return void seen.res.writeHead(405).end();
+        seen.res.writeHead(200).end();
+      });
+      const { transport, sink } = await connect(server.url, { headers: { Authorization: 'Bearer t0ken', 'X-Trace': 'abc' } });
+      await initialize(transport, sink);
+      transport.sessionReady(VERSION);
+      await server.nth(3);
+      await transport.close();
+      expect(server.seen.map((s) => s.method)).toEqual(['POST', 'POST', 'GET', 'DELETE']);
+      for (const seen of server.seen) expect(seen.headers).toMatchObject({ authorization: 'Bearer t0ken', 'x-trace': 'abc' });
+    });
+
+    it('checks its options at construction', () => {
+      expect(() => new StreamableHttpClientTransport('ws://127.0.0.1/mcp')).toThrow(TypeError);
+      expect(() => new StreamableHttpClientTransport('not a url')).toThrow(TypeError);
+      expect(() => new StreamableHttpClientTransport('http://127.0.0.1/mcp', { headers: { Accept: 'text/html' } })).toThrow(
+        'Option headers cannot set Accept: the transport sets it itself',
+      );
+      expect(() => new StreamableHttpClientTransport('http://127.0.0.1/mcp', { headers: { 'Mcp-Param-Region': 'x' } })).toThrow(TypeError);
+      expect(() => new StreamableHttpClientTransport('http://127.0.0.1/mcp', { reconnect: { maxRetries: -1 } })).toThrow(
+        'Option reconnect.maxRetries must be a non-negative integer; got -1',
+      );
+      expect(() => new StreamableHttpClientTransport('http://127.0.0.1/mcp', { reconnect: { delayMs: 1.5 } })).toThrow(TypeError);
+      expect(() => new StreamableHttpClientTransport('http://127.0.0.1/mcp', { headers: { 'X-Trace': 'a\r\nInjected: 1' } })).toThrow(
+        new TypeError('Option headers: Invalid character in header content ["X-Trace"]'),
+      );
+      expect(() => new StreamableHttpClientTransport('http://127.0.0.1/mcp', { fetch: 'fetch' as never })).toThrow(
+        new TypeError('Option fetch must be a function'),
+      );
+      expect(() => new StreamableHttpClientTransport('http://127.0.0.1/mcp', { maxMessageSize: 0 })).toThrow(
+        new TypeError('Option maxMessageSize must be a positive integer; got 0'),
+      );
+      expect(new StreamableHttpClientTransport('https://example.com/mcp', { reconnect: { maxRetries: 0, delayMs: 0 } }).kind).toBe('http');
+    });
+
+    it('close() with an open stream: DELETE (405 is fine), the stream aborted, nothing synthesized, closed once; send() then rejects', async () => {
+      const streamClosed = deferred();
+      const server = await rawServer((seen) => {
+        if (seen.method === 'DELETE') return void seen.res.writeHead(405).end();
+        sse(seen.res);
+        seen.res.write('id: 2_0\ndata: \n\n');
+        seen.req.socket.once('close', () => streamClosed.resolve());
+      });
+      const { transport, sink } = await connect(server.url);
+      await initialize(transport, sink);
+      await transport.send(request(2, 'tools/call', { name: 'x' }), { protocolVersion: VERSION });
+      await server.nth(3);
+      await Promise.all([transport.close(), transport.close()]);
+      await streamClosed.promise;
+      expect(server.seen[3]).toMatchObject({ method: 'DELETE', headers: { 'mcp-session-id': SESSION, 'mcp-protocol-version': VERSION } });
+      expect(sink.closedReasons).toEqual(['closed by the client']);
+      expect(sink.errors).toEqual([]);
+      expect(sink.messages).toHaveLength(1);
+      await expect(transport.send(request(3, 'tools/list'))).rejects.toThrow('Cannot send: the StreamableHttpClientTransport is closed');
+      await expect(transport.start(new RecordingSink())).rejects.toThrow('closed');
+    });
+
+    it('close() waits for the DELETE at most 2 s', async () => {
+      const deleting = deferred();
+      const server = await rawServer((seen) => seen.method === 'DELETE' && deleting.resolve());
+      const { transport, sink } = await connect(server.url);
+      await initialize(transport, sink);
+      vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+      h.defer(() => vi.useRealTimers());
+      const closing = capture(transport.close());
+      await deleting.promise;
+      vi.advanceTimersByTime(1999);
+      await tick();
+      expect(closing.settled()).toBe(false);
+      vi.advanceTimersByTime(1);
+      expect(await closing.outcome).toEqual({ ok: true, value: undefined });
+      expect(sink.closedReasons).toEqual(['closed by the client']);
+    });
+
+    it('close() without a session sends no DELETE', async () => {
+      const server = await rawServer((seen) => seen.res.writeHead(500).end());
+      const { transport, sink } = await connect(server.url);
+      await transport.close();
+      expect(server.seen).toEqual([]);
+      expect(sink.closedReasons).toEqual(['closed by the client']);
+    });
+
+    it('send() before start() rejects', async () => {
+      const transport = new StreamableHttpClientTransport('http://127.0.0.1:1/mcp');
+      await expect(transport.send(INITIALIZE)).rejects.toThrow('start()');
+    });
+  });
+
+  describe('servers that bend the rules', () => {
+    it('takes a 200 to a notification as accepted: nothing is reported', async () => {
+      const server = await rawServer((seen) => seen.res.writeHead(200, { 'content-type': 'application/json' }).end('{}'));
+      const { transport, sink } = await connect(server.url);
+      await transport.send({ jsonrpc: '2.0', method: 'notifications/roots/list_changed' }, { protocolVersion: VERSION });
+      expect(server.seen.map(methodOf)).toEqual(['notifications/roots/list_changed']);
+      expect(sink.errors).toEqual([]);
+    });
+
+    it('ignores an Mcp-Session-Id on a 2026-07-28 answer: no session, so no DELETE on close', async () => {
+      const server = await rawServer((seen) => {
+        seen.res.writeHead(200, { 'content-type': 'application/json', 'mcp-session-id': 'stray' });
+        seen.res.end(JSON.stringify({ jsonrpc: '2.0', id: 7, result: { resultType: 'complete', tools: [] } }));
+      });
+      const { transport, sink } = await connect(server.url);
+      const context: SendContext = { protocolVersion: MODERN_VERSION, modern: { method: 'tools/list' } };
+      await transport.send(request(7, 'tools/list', modernRequest(7, 'tools/list').params as Record<string, unknown>), context);
+      await sink.until(() => sink.messages.length === 1);
+      await transport.close();
+      expect(server.seen.map((s) => s.method)).toEqual(['POST']);
+    });
+
+    it('takes a 404 to the standalone GET sent without a session id as "no stream offered", like 405', async () => {
+      const server = await rawServer((seen) => seen.res.writeHead(404).end('not here'));
+      const { transport, sink } = await connect(server.url);
+      transport.sessionReady(VERSION);
+      await server.nth(1);
+      await tick();
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      expect(server.seen.map((s) => [s.method, s.headers['mcp-session-id']])).toEqual([['GET', undefined]]);
+      expect(sink.errors).toEqual([]);
+      expect(sink.closedReasons).toEqual([]);
+    });
   });
 });

@@ -3,10 +3,9 @@
  * stream. Under 2025-11-25 (legacy) there is a session (`Mcp-Session-Id`), a standalone GET stream for
  * what the server pushes, and broken streams resume with GET + `Last-Event-ID` (transports.mdx §Resumability).
  * Under 2026-07-28 each request carries the SEP-2243 headers, its stream cannot be resumed, and closing
- * it is the cancellation. Built on node:http rather than fetch: aborts and streaming stay under control.
+ * it is the cancellation. HTTP itself comes from node:http under Node and from fetch elsewhere (a browser),
+ * or from the `fetch` given; this file imports neither.
  */
-import { Agent as HttpAgent, type ClientRequest, request as httpRequest, type IncomingMessage } from 'node:http';
-import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { isObject } from '../../protocol/is-object.js';
 import { decode, errorResponse, isRequestId, type JsonRpcMessage } from '../../protocol/jsonrpc.js';
 import { MAX_TIMER_MS, positiveInteger } from '../../protocol/option-checks.js';
@@ -14,6 +13,8 @@ import { quote } from '../../protocol/quote.js';
 import type { RequestId } from '../../protocol/types.js';
 import { type ClientSink, type ClientTransport, type SendContext, TRANSPORT_ERROR_CODE } from '../transport.js';
 import { guardSink } from './deliver.js';
+import { fetchHttpClient } from './fetch-http.js';
+import type { FetchLike, HttpClient, HttpExchange, HttpHandlers, HttpResponse } from './http-client.js';
 import { isReservedHeader, modernHeaders } from './http-headers.js';
 import { SseReader } from './sse-reader.js';
 import { checkHeaders, checkUrl } from './transport-options.js';
@@ -37,6 +38,8 @@ export interface StreamableHttpClientTransportOptions {
    * read: its request fails (or a standalone stream is given up) with an error saying so. Default 4 MiB.
    */
   maxMessageSize?: number;
+  /** HTTP through this `fetch` instead of node:http (in a browser, the global fetch is used anyway). */
+  fetch?: FetchLike;
 }
 
 /** How long `close()` waits for the server to answer its DELETE. */
@@ -64,20 +67,12 @@ interface Stream {
   failures: number;
   /** What the last failed reconnection met, for the message when the stream is given up. */
   lastFailure: string | undefined;
-  /** The POST that carries it: a 2026-07-28 request is cancelled by destroying it. */
-  request: ClientRequest | undefined;
+  /** The POST that carries it: a 2026-07-28 request is cancelled by cancelling it. */
+  request: HttpExchange | undefined;
   /** Nothing more is delivered for it (a 2026-07-28 request whose stream the client closed). */
   cancelled: boolean;
   /** Detaches the request's abort listener once the request needs no more watching. */
   release(): void;
-}
-
-interface ExchangeHandlers {
-  response(res: IncomingMessage): void;
-  /** No response came: the connection failed, or the request was destroyed. */
-  failed(err: Error): void;
-  /** The body is written (or the exchange is over). */
-  written?(): void;
 }
 
 export class StreamableHttpClientTransport implements ClientTransport {
@@ -89,8 +84,9 @@ export class StreamableHttpClientTransport implements ClientTransport {
   private readonly maxRetries: number;
   private readonly delayMs: number;
   private readonly maxMessageSize: number;
-  /** Its own pool, so `close()` leaves no keep-alive socket behind. */
-  private readonly agent: HttpAgent;
+  private readonly fetchImpl: FetchLike | undefined;
+  /** Made by start(): node:http with a pool of its own (so `close()` leaves no socket behind), or fetch. */
+  private http: HttpClient | undefined;
   private sink: ClientSink | undefined;
   private state: 'open' | 'closing' | 'closed' = 'open';
   private closing: Promise<void> | undefined;
@@ -100,7 +96,6 @@ export class StreamableHttpClientTransport implements ClientTransport {
   private standalone: Stream | undefined;
   /** Every request not answered yet, by id, with the stream that owes its answer (an answer may come on another). */
   private readonly owed = new Map<RequestId, Stream>();
-  private readonly requests = new Set<ClientRequest>();
   private readonly timers = new Set<NodeJS.Timeout>();
 
   constructor(url: string | URL, options: StreamableHttpClientTransportOptions = {}) {
@@ -114,7 +109,8 @@ export class StreamableHttpClientTransport implements ClientTransport {
     nonNegativeInteger('reconnect.delayMs', this.delayMs, MAX_TIMER_MS);
     this.maxMessageSize = options.maxMessageSize ?? DEFAULT_MAX_MESSAGE_SIZE;
     positiveInteger('maxMessageSize', this.maxMessageSize);
-    this.agent = this.url.protocol === 'https:' ? new HttpsAgent({ keepAlive: true }) : new HttpAgent({ keepAlive: true });
+    if (options.fetch !== undefined && typeof options.fetch !== 'function') throw new TypeError('Option fetch must be a function');
+    this.fetchImpl = options.fetch;
   }
 
   /** HTTP has nothing to open: the first POST is the first contact. */
@@ -122,6 +118,7 @@ export class StreamableHttpClientTransport implements ClientTransport {
     if (this.state !== 'open') throw new Error('StreamableHttpClientTransport is closed; create another transport to connect again');
     if (this.sink) throw new Error('StreamableHttpClientTransport is already started');
     this.sink = guardSink(sink);
+    this.http = this.fetchImpl ? fetchHttpClient(this.fetchImpl) : await platformHttpClient(this.url);
   }
 
   /**
@@ -130,7 +127,7 @@ export class StreamableHttpClientTransport implements ClientTransport {
    */
   async send(message: JsonRpcMessage, context: SendContext = {}): Promise<void> {
     if (this.state !== 'open') throw new Error('Cannot send: the StreamableHttpClientTransport is closed');
-    if (!this.sink) throw new Error('Cannot send: start() the StreamableHttpClientTransport first');
+    if (!this.sink || !this.http) throw new Error('Cannot send: start() the StreamableHttpClientTransport first');
     const request = 'method' in message && 'id' in message ? message : undefined;
     // Only a request travels the 2026-07-28 way: no session, and the SEP-2243 headers.
     const modern = request ? context.modern : undefined;
@@ -177,10 +174,10 @@ export class StreamableHttpClientTransport implements ClientTransport {
       this.exchange('POST', headers, body, {
         response: (res) => {
           this.rememberSession(res);
-          const status = res.statusCode ?? 0;
+          const status = res.status;
           // 202 is the spec's answer; any 2xx means the server took it.
           if (status >= 200 && status < 300) {
-            res.resume();
+            res.discard();
             return resolve();
           }
           void readText(res, this.maxMessageSize).then(({ text }) => {
@@ -221,24 +218,24 @@ export class StreamableHttpClientTransport implements ClientTransport {
   }
 
   /** A whole body answered the request: JSON-RPC to deliver, or an HTTP failure to turn into its answer. */
-  private readAnswer(stream: Stream, res: IncomingMessage, { text, complete, tooLarge }: Body, hadSession: boolean): void {
-    if (tooLarge)
-      return this.answer(stream, `the server's answer is larger than maxMessageSize (${this.maxMessageSize} bytes); it was not read`, res.statusCode);
+  private readAnswer(stream: Stream, res: HttpResponse, { text, complete, tooLarge }: Body, hadSession: boolean): void {
+    if (tooLarge) return this.answer(stream, `the server's answer is larger than maxMessageSize (${this.maxMessageSize} bytes); it was not read`, res.status);
     const decoded = complete ? decode(text) : undefined;
     const values = decoded?.kind === 'single' ? [decoded.value] : decoded?.kind === 'batch' ? decoded.values : [];
-    const sessionEnded = res.statusCode === 404 && hadSession;
+    const sessionEnded = res.status === 404 && hadSession;
     if (values.length === 1) values[0] = withRequestId(values[0], stream.owes);
     if (isOk(res) || (values.length === 1 && isErrorObject(values[0]))) {
       for (const value of values) this.deliver(stream, value);
     }
-    const why = complete ? describeStatus(res, text) : `the connection broke before the answer was complete (HTTP ${res.statusCode})`;
-    this.answer(stream, isOk(res) ? `the server answered without a response to the request: ${why}` : `the server answered ${why}`, res.statusCode);
+    const why = complete ? describeStatus(res, text) : `the connection broke before the answer was complete (HTTP ${res.status})`;
+    this.answer(stream, isOk(res) ? `the server answered without a response to the request: ${why}` : `the server answered ${why}`, res.status);
     if (sessionEnded) this.sessionEnded();
   }
 
   /** Deliver each event's message; when the stream ends short of its answer, resume it or answer the request. */
-  private readEvents(stream: Stream, res: IncomingMessage): void {
-    res.setEncoding('utf8');
+  private readEvents(stream: Stream, res: HttpResponse): void {
+    const decoder = new TextDecoder();
+    let dropped = false;
     const reader = new SseReader((event) => {
       stream.failures = 0;
       // A priming event (an id with empty data) carries no message; other event types are not MCP's.
@@ -252,30 +249,34 @@ export class StreamableHttpClientTransport implements ClientTransport {
       }
       for (const value of decoded.kind === 'batch' ? decoded.values : [decoded.value]) this.deliver(stream, value);
     }, stream.lastEventId);
-    res.on('data', (chunk: string) => {
-      reader.push(chunk);
-      if (reader.pendingLength > this.maxMessageSize && !res.destroyed) this.dropOversized(stream, res);
-    });
-    // 'close' follows every 'error' and says all that matters: whether the stream was complete.
-    res.on('error', () => {});
-    res.on('close', () => {
-      stream.lastEventId = reader.lastEventId;
-      if (reader.retryMs !== undefined) stream.retryMs = Math.min(reader.retryMs, MAX_TIMER_MS);
-      this.streamEnded(stream, res.complete ? 'ended' : 'broke off');
-    });
+    res.read(
+      (chunk) => {
+        if (dropped) return;
+        reader.push(decoder.decode(chunk, { stream: true }));
+        if (reader.pendingLength > this.maxMessageSize) {
+          dropped = true;
+          this.dropOversized(stream, res);
+        }
+      },
+      (complete) => {
+        stream.lastEventId = reader.lastEventId;
+        if (reader.retryMs !== undefined) stream.retryMs = Math.min(reader.retryMs, MAX_TIMER_MS);
+        this.streamEnded(stream, complete ? 'ended' : 'broke off');
+      },
+    );
   }
 
   /**
    * An event grew past maxMessageSize: the stream is closed and not resumed (the server would send the
    * same event again). Its request gets that as its answer; a standalone stream is given up.
    */
-  private dropOversized(stream: Stream, res: IncomingMessage): void {
+  private dropOversized(stream: Stream, res: HttpResponse): void {
     const why = `the server sent an SSE event larger than maxMessageSize (${this.maxMessageSize} characters)`;
     if (stream.kind === 'standalone') {
       if (!stream.cancelled && this.state === 'open') this.sink?.error(new Error(`The standalone GET stream for server messages was closed: ${why}`));
     } else this.answer(stream, `${why}; it was not read`);
     stream.cancelled = true;
-    res.destroy();
+    res.cancel();
   }
 
   private streamEnded(stream: Stream, how: 'ended' | 'broke off'): void {
@@ -330,9 +331,9 @@ export class StreamableHttpClientTransport implements ClientTransport {
     }
   }
 
-  private onReconnected(stream: Stream, res: IncomingMessage, hadSession: boolean): void {
+  private onReconnected(stream: Stream, res: HttpResponse, hadSession: boolean): void {
     this.rememberSession(res);
-    const status = res.statusCode ?? 0;
+    const status = res.status;
     if (status === 200 && isEventStream(res)) return this.readEvents(stream, res);
     void readText(res, this.maxMessageSize).then(({ text }) => {
       if (stream.cancelled || this.state !== 'open') return;
@@ -392,14 +393,14 @@ export class StreamableHttpClientTransport implements ClientTransport {
       this.settle(stream);
       if (stream.kind !== 'modern') return;
       stream.cancelled = true;
-      stream.request?.destroy();
+      stream.request?.cancel();
     };
     signal.addEventListener('abort', onAbort, { once: true });
     stream.release = () => signal.removeEventListener('abort', onAbort);
   }
 
-  private rememberSession(res: IncomingMessage): void {
-    const id = res.headers['mcp-session-id'];
+  private rememberSession(res: HttpResponse): void {
+    const id = res.header('mcp-session-id');
     if (typeof id === 'string' && SESSION_ID.test(id)) this.sessionId = id;
   }
 
@@ -414,7 +415,7 @@ export class StreamableHttpClientTransport implements ClientTransport {
     if (this.protocolVersion !== undefined) headers['mcp-protocol-version'] = this.protocolVersion;
     return new Promise((resolve) => {
       const timer = setTimeout(() => {
-        request.destroy();
+        request.cancel();
         done();
       }, DELETE_TIMEOUT_MS);
       const done = () => {
@@ -423,8 +424,8 @@ export class StreamableHttpClientTransport implements ClientTransport {
       };
       const request = this.exchange('DELETE', headers, undefined, {
         response: (res) => {
-          res.resume();
-          const status = res.statusCode ?? 0;
+          res.discard();
+          const status = res.status;
           if (!isOk(res) && status !== 404 && status !== 405) this.sink?.error(new Error(`The server refused to end the session: ${describeStatus(res, '')}`));
           done();
         },
@@ -436,9 +437,7 @@ export class StreamableHttpClientTransport implements ClientTransport {
   private shutDown(reason: string): void {
     this.state = 'closed';
     this.clearTimers();
-    for (const request of this.requests) request.destroy();
-    this.requests.clear();
-    this.agent.destroy();
+    this.http?.close();
     for (const stream of this.owed.values()) stream.release();
     this.owed.clear();
     this.sink?.closed(reason);
@@ -449,25 +448,9 @@ export class StreamableHttpClientTransport implements ClientTransport {
     this.timers.clear();
   }
 
-  /** One HTTP request; its listeners never throw, and `failed` runs only when no response came. */
-  private exchange(method: string, headers: Record<string, string>, body: string | undefined, on: ExchangeHandlers): ClientRequest {
-    const send = this.url.protocol === 'https:' ? httpsRequest : httpRequest;
-    const request = send(this.url, { method, headers: { ...this.headers, ...headers }, agent: this.agent });
-    this.requests.add(request);
-    let responded = false;
-    request.on('response', (res) => {
-      responded = true;
-      on.response(res);
-    });
-    request.on('error', (err) => {
-      if (!responded) on.failed(err);
-    });
-    request.on('close', () => {
-      this.requests.delete(request);
-      on.written?.();
-    });
-    request.end(body, () => on.written?.());
-    return request;
+  /** One HTTP request, with the headers option; its handlers never throw, and `failed` runs only when no response came. */
+  private exchange(method: string, headers: Record<string, string>, body: string | undefined, on: HttpHandlers): HttpExchange {
+    return this.http!.exchange(method, this.url, { ...this.headers, ...headers }, body, on);
   }
 
   private where(): string {
@@ -500,18 +483,17 @@ function isErrorObject(value: unknown): value is Record<string, unknown> {
   return isObject(value) && !('method' in value) && isObject(value.error);
 }
 
-function isOk(res: IncomingMessage): boolean {
-  const status = res.statusCode ?? 0;
-  return status >= 200 && status < 300;
+function isOk(res: HttpResponse): boolean {
+  return res.status >= 200 && res.status < 300;
 }
 
-function isEventStream(res: IncomingMessage): boolean {
-  return (res.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase() === 'text/event-stream';
+function isEventStream(res: HttpResponse): boolean {
+  return (res.header('content-type') ?? '').split(';')[0].trim().toLowerCase() === 'text/event-stream';
 }
 
 /** `HTTP 500 Internal Server Error: <the start of the body>`. */
-function describeStatus(res: IncomingMessage, body: string): string {
-  const status = `HTTP ${res.statusCode}${res.statusMessage ? ` ${res.statusMessage}` : ''}`;
+function describeStatus(res: HttpResponse, body: string): string {
+  const status = `HTTP ${res.status}${res.statusText ? ` ${res.statusText}` : ''}`;
   const text = body.replace(/\s+/g, ' ').trim();
   if (text === '') return status;
   return `${status}: ${text.length > QUOTED_BODY_CHARS ? `${text.slice(0, QUOTED_BODY_CHARS)}…` : text}`;
@@ -526,21 +508,35 @@ interface Body {
 }
 
 /** The whole body as text, unless it is longer than `limit` bytes: then the response is closed unread. */
-function readText(res: IncomingMessage, limit: number): Promise<Body> {
+function readText(res: HttpResponse, limit: number): Promise<Body> {
   return new Promise((resolve) => {
-    const chunks: Buffer[] = [];
+    const decoder = new TextDecoder();
+    let text = '';
     let size = 0;
-    res.on('data', (chunk: Buffer) => {
-      size += chunk.length;
-      if (size <= limit) chunks.push(chunk);
-      else if (!res.destroyed) {
-        chunks.length = 0;
-        res.destroy();
-      }
-    });
-    res.on('error', () => {});
-    res.on('close', () => resolve({ text: Buffer.concat(chunks).toString('utf8'), complete: res.complete, tooLarge: size > limit }));
+    res.read(
+      (chunk) => {
+        if (size > limit) return;
+        size += chunk.length;
+        if (size <= limit) text += decoder.decode(chunk, { stream: true });
+        else {
+          text = '';
+          res.cancel();
+        }
+      },
+      (complete) => resolve({ text: size > limit ? '' : text + decoder.decode(), complete, tooLarge: size > limit }),
+    );
   });
+}
+
+/** node:http under Node (loaded only there), the global fetch elsewhere. */
+async function platformHttpClient(url: URL): Promise<HttpClient> {
+  const isNode = typeof (globalThis as { process?: { versions?: { node?: string } } }).process?.versions?.node === 'string';
+  if (isNode) {
+    const { nodeHttpClient } = await import('./node-http.js');
+    return nodeHttpClient(url.protocol === 'https:');
+  }
+  if (typeof globalThis.fetch !== 'function') throw new Error('StreamableHttpClientTransport needs node:http or a global fetch; pass options.fetch');
+  return fetchHttpClient((input, init) => globalThis.fetch(input, init));
 }
 
 /** Like option-checks' positiveInteger, with 0 allowed: no reconnection, or no wait before one. */
