@@ -193,6 +193,28 @@ describe('the npm package', () => {
   );
 
   it(
+    'exports the client alone as switchboard-mcp/browser: plain node imports it, and it holds McpClient and the browser transports',
+    async () => {
+      const script = "import('switchboard-mcp/browser').then((m) => console.log(Object.keys(m).sort().join(',')))";
+      const ran = await run(process.execPath, ['--input-type=module', '-e', script], app, RUN_MS, PLAIN_NODE_ENV);
+      expect({ code: ran.code, stderr: ran.stderr }).toEqual({ code: 0, stderr: '' });
+      expect(ran.stdout.trim().split(',')).toEqual([
+        'BrowserWebSocketClientTransport',
+        'ConnectionClosedError',
+        'ElicitationValidationError',
+        'ErrorCode',
+        'McpClient',
+        'McpError',
+        'RequestCancelledError',
+        'RequestTimeoutError',
+        'StreamableHttpClientTransport',
+        'UnsupportedProtocolVersionError',
+      ]);
+    },
+    TEST_MS,
+  );
+
+  it(
     'type-checks a strict TypeScript consumer of the documented API, declarations included',
     async () => {
       const tsc = join(root, 'node_modules', 'typescript', 'bin', 'tsc');
