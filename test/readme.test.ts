@@ -3,6 +3,7 @@ import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { McpClient } from '../src/index.js';
 import { ACCEPT_BOTH, HttpTestClient, send } from './helpers/http-client.js';
 import { StdioTestClient } from './helpers/stdio-client.js';
 import { WsTestClient } from './helpers/ws-client.js';
@@ -35,7 +36,7 @@ function startListening(file: string, pattern: RegExp) {
 describe('README examples', () => {
   const blocks = [...readme.matchAll(/```ts\n\/\/ (examples\/[\w-]+\.ts)\n([\s\S]*?)```/g)];
 
-  it('shows eight examples, each exactly as its file in examples/', () => {
+  it('shows ten examples, each exactly as its file in examples/', () => {
     expect(blocks.map((b) => b[1])).toEqual([
       'examples/quickstart.ts',
       'examples/stdio-server.ts',
@@ -44,6 +45,8 @@ describe('README examples', () => {
       'examples/elicitation.ts',
       'examples/both-eras.ts',
       'examples/http-server.ts',
+      'examples/express.ts',
+      'examples/fastify.ts',
       'examples/client.ts',
     ]);
     for (const [, file, code] of blocks) expect(code, file).toBe(readFileSync(new URL(`../${file}`, import.meta.url), 'utf8'));
@@ -217,6 +220,22 @@ describe('README examples', () => {
         resultType: 'complete',
         content: [{ type: 'text', text: 'Booked for 2026-12-31.' }],
       });
+    } finally {
+      await example.stop();
+    }
+  });
+
+  it.each(['examples/express.ts', 'examples/fastify.ts'])('%s serves MCP on /mcp to McpClient in both eras', async (file) => {
+    const example = startListening(file, /listening on (http:\/\/\S+\/mcp)/);
+    try {
+      const [, url] = await example.line;
+      for (const era of ['legacy', 'modern'] as const) {
+        const client = new McpClient({ name: 'readme-test', version: '1.0.0' }, { era });
+        await client.connect(url);
+        expect(client.protocolVersion).toBe(era === 'legacy' ? '2025-11-25' : '2026-07-28');
+        expect((await client.callTool('stock', { item: 'lamps' })).content).toEqual([{ type: 'text', text: '3 lamps in stock.' }]);
+        await client.close();
+      }
     } finally {
       await example.stop();
     }
