@@ -43,6 +43,7 @@ import { ClientHandlers } from './handlers.js';
 import { MODERN_VERSION } from './modern.js';
 import { type McpClientOptions, type ResolvedClientOptions, resolveClientOptions } from './options.js';
 import { abortReason, PendingRequests } from './pending.js';
+import { settlesWithin } from './settles-within.js';
 import type { ClientSink, ClientTransport } from './transport.js';
 import { type EraWire, LegacyWire, ModernWire } from './wire.js';
 
@@ -91,6 +92,9 @@ const MODERN_ERROR_CODES: ReadonlySet<number> = new Set([
   ErrorCode.HeaderMismatch,
 ]);
 
+/** How long close() lets answers already given go out before it closes the connection. */
+const REPLY_GRACE_MS = 2000;
+
 /** How long `auto` waits for the answer to its `server/discover` probe before it tries `initialize` (stdio: a timeout means legacy). */
 const PROBE_TIMEOUT_MS = 10_000;
 
@@ -109,6 +113,8 @@ export class McpClient extends SafeEmitter<McpClientEvents> {
   private readonly progressListeners = new Map<string | number, (progress: ProgressParams) => void>();
   /** Requests the server sent that a handler is still answering, by id: the server may cancel them. */
   private readonly serving = new Map<RequestId, AbortController>();
+  /** Answers to the server's requests on their way out: close() lets them go first. */
+  private readonly replies = new Set<Promise<void>>();
   /** Open subscriptions/listen streams, by request id: their acknowledgement and notifications. */
   private readonly subscriptions = new Map<RequestId, Listening>();
   private readonly handlers: ClientHandlers;
@@ -194,16 +200,26 @@ export class McpClient extends SafeEmitter<McpClientEvents> {
       await this.transport.start(this.sink());
       await this.negotiate(options);
     } catch (err) {
-      await this.close();
+      await this.shutDown(`could not connect: ${err instanceof Error ? err.message : String(err)}`);
       throw err;
     }
     if (this.state === 'connecting') this.state = 'connected';
   }
 
-  /** Close the connection; pending calls fail with ConnectionClosedError. Idempotent. */
+  /**
+   * Close the connection; pending calls fail with ConnectionClosedError. Answers the handlers have already
+   * given still go out first (up to 2 s). Idempotent.
+   */
   async close(): Promise<void> {
     if (this.state === 'closed') return;
-    this.ended('closed by the client');
+    // A handler that returned just now (even one that called close() itself) has its answer on the way.
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    if (this.replies.size > 0) await settlesWithin(Promise.allSettled(this.replies), REPLY_GRACE_MS);
+    await this.shutDown('closed by the client');
+  }
+
+  private async shutDown(reason: string): Promise<void> {
+    if (this.state !== 'closed') this.ended(reason);
     await this.transport?.close();
   }
 
@@ -579,7 +595,9 @@ export class McpClient extends SafeEmitter<McpClientEvents> {
     }
     // basic/utilities/cancellation: a cancelled request gets no response.
     if (control.signal.aborted || this.state === 'closed' || !this.transport || !this.wire) return;
-    this.transport.send(response, this.wire.context()).catch((err: Error) => this.reportError(err));
+    const sent = this.transport.send(response, this.wire.context()).catch((err: Error) => this.reportError(err));
+    this.replies.add(sent);
+    void sent.finally(() => this.replies.delete(sent));
   }
 
   /** How a handler reports progress on the server's `request`: to its progressToken, while the request is still being answered. */

@@ -740,3 +740,30 @@ describe('the edges of answering and being answered (legacy)', () => {
     ]);
   });
 });
+
+describe('closing', () => {
+  it('emits close with why a failed connect failed, and rejects connect() with the cause', async () => {
+    const c = client({});
+    const reasons: string[] = [];
+    c.on('close', (reason) => void reasons.push(reason));
+    const failure = await c.connect('http://127.0.0.1:9/mcp').catch((err: Error) => err);
+    expect((failure as Error).message).toMatch(/^could not reach the server at http:\/\/127\.0\.0\.1:9\/mcp: /);
+    expect(reasons).toEqual([`could not connect: ${(failure as Error).message}`]);
+  });
+
+  it.each(TRANSPORTS)('over %s lets an answer a handler already gave go out before it closes, even when the handler closes the client', async (transport) => {
+    const answered = deferred<unknown>();
+    const urls = await serve((server) => {
+      server.on('responseElicitationCreate', (_session, _request, response) => answered.resolve({ isError: response.isError, action: response.action }));
+      server.registerTool('ask', {}, async (_args, ctx) => JSON.stringify(await ctx.elicit(FORM)));
+    });
+    const c = client({ era: 'legacy' });
+    c.onElicitation(() => {
+      queueMicrotask(() => void c.close());
+      return { action: 'decline' };
+    });
+    await c.connect(urls[transport]);
+    void c.callTool('ask').catch(() => {});
+    expect(await answered.promise).toEqual({ isError: false, action: 'decline' });
+  });
+});

@@ -1,0 +1,408 @@
+/**
+ * The pure half of the terminal client: how one schema property (a form field of an elicitation, or a
+ * tool argument from its `inputSchema`) is shown, and what a line the user typed for it means. No I/O
+ * here: `describeField` returns the text to show, `parseAnswer` turns (property, line) into a value, a
+ * skip, an action (`!decline`, `!cancel`) or the reason to ask again.
+ *
+ * Kinds, by the property's `type` and options:
+ * - choice: `enum` (labels from legacy `enumNames`), or titled `oneOf`/`anyOf` of `{const, title}`;
+ *   answered by number (1..n) or by the value (or label) itself. Numbers come first, so for an enum of
+ *   numeric strings `2` means the second option.
+ * - multi: `type: 'array'` with `items.enum` or `items.anyOf`/`items.oneOf`; comma-separated numbers
+ *   (or values), `minItems`/`maxItems` checked, repeats dropped.
+ * - boolean: y/yes/true/1 or n/no/false/0.
+ * - integer, number: decimal numbers; `minimum`/`maximum` (and the exclusive forms) checked.
+ * - string: as typed (not trimmed); `minLength`/`maxLength` (in code points) checked, and the formats
+ *   email, uri, date and date-time checked loosely (the client validates the whole form again).
+ * - json: anything else a tool argument may be (object, array of other items, no type): JSON text, or
+ *   the text itself when it is not JSON.
+ *
+ * An empty answer takes the property's default (when it fits the property), is skipped when the
+ * property is optional, and is asked again when it is required.
+ */
+
+/** What one answer line means. */
+export type Answer =
+  | { kind: 'value'; value: unknown }
+  | { kind: 'skip' }
+  | { kind: 'action'; action: 'decline' | 'cancel' }
+  | { kind: 'error'; message: string };
+
+export interface Choice {
+  value: unknown;
+  label: string;
+}
+
+type FieldKind = 'choice' | 'multi' | 'boolean' | 'integer' | 'number' | 'string' | 'json';
+
+/** The recognised shape of a property. */
+export interface Field {
+  kind: FieldKind;
+  /** The options of a choice or multi field. */
+  choices?: Choice[];
+  /** The default, when it fits the property (else undefined, and it is neither shown nor used). */
+  default?: unknown;
+}
+
+type Schema = Record<string, unknown>;
+
+function isObject(value: unknown): value is Schema {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** The property's type: the first of a type list that is not `null`. */
+function typeOf(schema: Schema): string | undefined {
+  const type = schema.type;
+  if (typeof type === 'string') return type;
+  if (Array.isArray(type)) return type.find((t): t is string => typeof t === 'string' && t !== 'null');
+  return undefined;
+}
+
+/** The options a schema lists: `enum` (with `enumNames`), or titled `oneOf`/`anyOf` consts. */
+export function choicesOf(schema: unknown): Choice[] | undefined {
+  if (!isObject(schema)) return undefined;
+  if (Array.isArray(schema.enum)) {
+    const names = Array.isArray(schema.enumNames) ? schema.enumNames : [];
+    return schema.enum.map((value, i) => ({ value, label: typeof names[i] === 'string' ? names[i] : String(value) }));
+  }
+  const titled = Array.isArray(schema.oneOf) ? schema.oneOf : Array.isArray(schema.anyOf) ? schema.anyOf : undefined;
+  if (!titled) return undefined;
+  const choices = titled
+    .filter((option): option is Schema => isObject(option) && Object.hasOwn(option, 'const'))
+    .map((option) => ({ value: option.const, label: typeof option.title === 'string' ? option.title : String(option.const) }));
+  return choices.length > 0 ? choices : undefined;
+}
+
+/** Read a property's shape. */
+export function fieldOf(schema: unknown): Field {
+  const property = isObject(schema) ? schema : {};
+  const type = typeOf(property);
+  let field: Field;
+  const choices = choicesOf(property);
+  if (type === 'array') {
+    const items = choicesOf(property.items);
+    field = items ? { kind: 'multi', choices: items } : { kind: 'json' };
+  } else if (choices) field = { kind: 'choice', choices };
+  else if (type === 'boolean' || type === 'integer' || type === 'number' || type === 'string') field = { kind: type };
+  else field = { kind: 'json' };
+  if (Object.hasOwn(property, 'default') && defaultFits(property, field, property.default)) field.default = property.default;
+  return field;
+}
+
+function defaultFits(property: Schema, field: Field, value: unknown): boolean {
+  switch (field.kind) {
+    case 'choice':
+      return field.choices!.some((choice) => choice.value === value);
+    case 'multi':
+      return Array.isArray(value) && value.every((item) => field.choices!.some((choice) => choice.value === item));
+    case 'boolean':
+      return typeof value === 'boolean';
+    case 'integer':
+      return Number.isInteger(value);
+    case 'number':
+      return typeof value === 'number' && Number.isFinite(value);
+    case 'string':
+      return typeof value === 'string';
+    default: {
+      const type = typeOf(property);
+      return value !== undefined && (type === undefined || jsonFits(type, value));
+    }
+  }
+}
+
+function jsonFits(type: string, value: unknown): boolean {
+  if (type === 'object') return isObject(value);
+  if (type === 'array') return Array.isArray(value);
+  if (type === 'null') return value === null;
+  return true;
+}
+
+/** How a value is shown back: a choice by its label, a boolean as y/n, a list comma-separated. */
+export function showValue(field: Field, value: unknown): string {
+  const label = (item: unknown) => field.choices?.find((choice) => choice.value === item)?.label ?? String(item);
+  if (field.kind === 'boolean') return value ? 'y' : 'n';
+  if (field.kind === 'choice') return label(value);
+  if (field.kind === 'multi' && Array.isArray(value)) return value.map(label).join(', ');
+  if (field.kind === 'string' && value === '') return '""';
+  if (typeof value === 'string') return value;
+  return JSON.stringify(value);
+}
+
+/** What is shown for one field: a heading line, the numbered options, and the prompt itself. */
+export interface FieldText {
+  /** `Title * — description`. */
+  heading: string;
+  /** `1) Label` lines, for choice and multi fields. */
+  options: string[];
+  /** `(hint) [default]: `, the line the answer is typed on. */
+  prompt: string;
+}
+
+/** How one field is asked: `name` is the property's key, shown when it has no `title`. */
+export function describeField(name: string, schema: unknown, required: boolean): FieldText {
+  const property = isObject(schema) ? schema : {};
+  const field = fieldOf(property);
+  const title = typeof property.title === 'string' && property.title !== '' ? property.title : name;
+  const description = typeof property.description === 'string' && property.description !== '' ? ` — ${property.description}` : '';
+  const options = (field.choices ?? []).map((choice, i) => `  ${i + 1}) ${choice.label}`);
+  const defaults = field.default === undefined ? '' : ` [${showValue(field, field.default)}]`;
+  return { heading: `${title}${required ? ' *' : ''}${description}`, options, prompt: `(${hintOf(property, field, required)})${defaults}: ` };
+}
+
+function hintOf(property: Schema, field: Field, required: boolean): string {
+  const optional = required || field.default !== undefined ? '' : ', empty skips';
+  const n = field.choices?.length ?? 0;
+  switch (field.kind) {
+    case 'choice':
+      return `choose 1-${n}${optional}`;
+    case 'multi':
+      return `choose from 1-${n}, comma-separated${itemsBounds(property)}${optional}`;
+    case 'boolean':
+      return `y/n${optional}`;
+    case 'integer':
+    case 'number':
+      return `${field.kind}${numberBounds(property)}${optional}`;
+    case 'string': {
+      const format = typeof property.format === 'string' ? (FORMAT_HINTS[property.format] ?? property.format) : 'text';
+      return `${format}${lengthBounds(property)}${optional}`;
+    }
+    default:
+      return `JSON${typeof property.type === 'string' ? ` ${property.type}` : ''}${optional}`;
+  }
+}
+
+const FORMAT_HINTS: Record<string, string> = {
+  email: 'email, e.g. name@example.com',
+  uri: 'uri, e.g. https://example.com',
+  date: 'date, YYYY-MM-DD',
+  'date-time': 'date-time, YYYY-MM-DDThh:mm:ssZ',
+};
+
+function num(value: unknown): number | undefined {
+  return typeof value === 'number' && Number.isFinite(value) ? value : undefined;
+}
+
+function numberBounds(property: Schema): string {
+  const min = num(property.minimum);
+  const max = num(property.maximum);
+  const parts: string[] = [];
+  if (min !== undefined && max !== undefined) parts.push(`${min} to ${max}`);
+  else if (min !== undefined) parts.push(`at least ${min}`);
+  else if (max !== undefined) parts.push(`at most ${max}`);
+  if (num(property.exclusiveMinimum) !== undefined) parts.push(`above ${property.exclusiveMinimum}`);
+  if (num(property.exclusiveMaximum) !== undefined) parts.push(`below ${property.exclusiveMaximum}`);
+  return parts.length > 0 ? `, ${parts.join(', ')}` : '';
+}
+
+function lengthBounds(property: Schema): string {
+  return bounds(num(property.minLength), num(property.maxLength), 'characters');
+}
+
+function itemsBounds(property: Schema): string {
+  return bounds(num(property.minItems), num(property.maxItems), 'items');
+}
+
+function bounds(min: number | undefined, max: number | undefined, unit: string): string {
+  if (min !== undefined && max !== undefined) return `, ${min}-${max} ${unit}`;
+  if (min !== undefined) return `, at least ${min} ${unit}`;
+  if (max !== undefined) return `, at most ${max} ${unit}`;
+  return '';
+}
+
+/**
+ * What `line`, typed for the property `schema`, means: the value to send, a skip (an empty answer to an
+ * optional field without a default), an action (`!decline` or `!cancel`, at any field), or the reason
+ * it cannot be taken, to show before asking again.
+ */
+export function parseAnswer(schema: unknown, line: string, options: { required?: boolean } = {}): Answer {
+  const property = isObject(schema) ? schema : {};
+  const field = fieldOf(property);
+  const command = line.trim().toLowerCase();
+  if (command === '!decline' || command === '!cancel') return { kind: 'action', action: command === '!decline' ? 'decline' : 'cancel' };
+  // A string may be blank on purpose; every other kind ignores surrounding blanks.
+  const text = field.kind === 'string' ? line : line.trim();
+  if (text === '') {
+    if (field.default !== undefined) return { kind: 'value', value: field.default };
+    if (!options.required) return { kind: 'skip' };
+    return { kind: 'error', message: 'an answer is required (or type !decline or !cancel)' };
+  }
+  switch (field.kind) {
+    case 'choice':
+      return parseChoice(field.choices!, text);
+    case 'multi':
+      return parseMulti(property, field.choices!, text);
+    case 'boolean':
+      return parseBoolean(text);
+    case 'integer':
+    case 'number':
+      return parseNumber(property, field.kind, text);
+    case 'string':
+      return parseString(property, text);
+    default:
+      return parseJson(property, text);
+  }
+}
+
+/** A choice by its number, its value or its label (case-insensitive). */
+function pick(choices: Choice[], text: string): Choice | undefined {
+  if (/^\d+$/.test(text)) {
+    const index = Number(text);
+    if (index >= 1 && index <= choices.length) return choices[index - 1];
+  }
+  const lower = text.toLowerCase();
+  return (
+    choices.find((choice) => String(choice.value) === text) ??
+    choices.find((choice) => String(choice.value).toLowerCase() === lower || choice.label.toLowerCase() === lower)
+  );
+}
+
+function parseChoice(choices: Choice[], text: string): Answer {
+  const choice = pick(choices, text);
+  return choice ? { kind: 'value', value: choice.value } : { kind: 'error', message: `choose a number from 1 to ${choices.length}` };
+}
+
+function parseMulti(property: Schema, choices: Choice[], text: string): Answer {
+  const parts = text
+    .split(',')
+    .map((part) => part.trim())
+    .filter((part) => part !== '');
+  const values: unknown[] = [];
+  for (const part of parts) {
+    const choice = pick(choices, part);
+    if (!choice) return { kind: 'error', message: `${JSON.stringify(part)} is not an option: use numbers from 1 to ${choices.length}, separated by commas` };
+    if (!values.includes(choice.value)) values.push(choice.value);
+  }
+  const min = num(property.minItems);
+  const max = num(property.maxItems);
+  if (min !== undefined && values.length < min) return { kind: 'error', message: `choose at least ${min}` };
+  if (max !== undefined && values.length > max) return { kind: 'error', message: `choose at most ${max}` };
+  return { kind: 'value', value: values };
+}
+
+function parseBoolean(text: string): Answer {
+  const lower = text.toLowerCase();
+  if (['y', 'yes', 'true', '1'].includes(lower)) return { kind: 'value', value: true };
+  if (['n', 'no', 'false', '0'].includes(lower)) return { kind: 'value', value: false };
+  return { kind: 'error', message: 'answer y or n' };
+}
+
+const DECIMAL = /^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$/;
+
+function parseNumber(property: Schema, kind: 'integer' | 'number', text: string): Answer {
+  if (!DECIMAL.test(text)) return { kind: 'error', message: kind === 'integer' ? 'not a whole number' : 'not a number' };
+  const value = Number(text);
+  if (!Number.isFinite(value)) return { kind: 'error', message: 'not a finite number' };
+  if (kind === 'integer' && !Number.isInteger(value)) return { kind: 'error', message: 'not a whole number' };
+  const min = num(property.minimum);
+  const max = num(property.maximum);
+  const exclusiveMin = num(property.exclusiveMinimum);
+  const exclusiveMax = num(property.exclusiveMaximum);
+  if (min !== undefined && value < min) return { kind: 'error', message: `must be at least ${min}` };
+  if (max !== undefined && value > max) return { kind: 'error', message: `must be at most ${max}` };
+  if (exclusiveMin !== undefined && value <= exclusiveMin) return { kind: 'error', message: `must be above ${exclusiveMin}` };
+  if (exclusiveMax !== undefined && value >= exclusiveMax) return { kind: 'error', message: `must be below ${exclusiveMax}` };
+  return { kind: 'value', value };
+}
+
+function parseString(property: Schema, text: string): Answer {
+  const length = [...text].length;
+  const min = num(property.minLength);
+  const max = num(property.maxLength);
+  if (min !== undefined && length < min) return { kind: 'error', message: `too short: at least ${min} characters (got ${length})` };
+  if (max !== undefined && length > max) return { kind: 'error', message: `too long: at most ${max} characters (got ${length})` };
+  const problem = typeof property.format === 'string' ? formatProblem(property.format, text) : undefined;
+  if (problem) return { kind: 'error', message: problem };
+  return { kind: 'value', value: text };
+}
+
+/** Loose checks of the formats the elicitation subset names; others are not checked here. */
+export function formatProblem(format: string, text: string): string | undefined {
+  switch (format) {
+    case 'email':
+      return /^[^\s@]+@[^\s@.]+(\.[^\s@.]+)+$/.test(text) ? undefined : 'not an email address (name@example.com)';
+    case 'uri':
+      return /^[a-zA-Z][a-zA-Z0-9+.-]*:\S*$/.test(text) && URL.canParse(text) ? undefined : 'not an absolute URI (https://example.com/...)';
+    case 'date':
+      return validDate(text) ? undefined : 'not a date (YYYY-MM-DD)';
+    case 'date-time': {
+      const match = /^(\d{4}-\d{2}-\d{2})[Tt ](\d{2}):(\d{2}):(\d{2})(\.\d+)?([Zz]|[+-]\d{2}:?\d{2})$/.exec(text);
+      const ok = match !== null && validDate(match[1]) && Number(match[2]) < 24 && Number(match[3]) < 60 && Number(match[4]) < 61;
+      return ok ? undefined : 'not a date-time (YYYY-MM-DDThh:mm:ssZ, or with an offset such as +02:00)';
+    }
+    default:
+      return undefined;
+  }
+}
+
+function validDate(text: string): boolean {
+  const match = /^(\d{4})-(\d{2})-(\d{2})$/.exec(text);
+  if (!match) return false;
+  const [year, month, day] = [Number(match[1]), Number(match[2]), Number(match[3])];
+  if (month < 1 || month > 12 || day < 1) return false;
+  const leap = (year % 4 === 0 && year % 100 !== 0) || year % 400 === 0;
+  const days = [31, leap ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31][month - 1];
+  return day <= days;
+}
+
+function parseJson(property: Schema, text: string): Answer {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    // Not JSON: the text itself, unless the property wants a structure.
+    const type = typeOf(property);
+    if (type === 'object' || type === 'array') return { kind: 'error', message: `not JSON: type a JSON ${type}` };
+    return { kind: 'value', value: text };
+  }
+  const type = typeOf(property);
+  if (type !== undefined && !jsonFits(type, value)) return { kind: 'error', message: `not a JSON ${type}` };
+  return { kind: 'value', value };
+}
+
+/** The `[a/d/c]` answer before a form: accept, decline or cancel, or undefined to ask again. */
+export function parseAction(line: string): 'accept' | 'decline' | 'cancel' | undefined {
+  const lower = line.trim().toLowerCase().replace(/^!/, '');
+  if (lower === 'a' || lower === 'accept') return 'accept';
+  if (lower === 'd' || lower === 'decline') return 'decline';
+  if (lower === 'c' || lower === 'cancel') return 'cancel';
+  return undefined;
+}
+
+/** `Open this URL? [y/N]`: only yes opens (accepts); anything else declines. */
+export function parseYesNo(line: string): boolean {
+  return ['y', 'yes'].includes(line.trim().toLowerCase());
+}
+
+/** The URL's host, to show next to it (the part a person should check). */
+export function hostOf(url: string): string {
+  return URL.canParse(url) ? new URL(url).host : '(not a valid URL)';
+}
+
+export const USAGE = 'usage: npm run client -- <url> [--era auto|legacy|modern]';
+
+export type Era = 'auto' | 'legacy' | 'modern';
+
+/** The command line (after the script): the server's URL and the era, or the one line to exit with. */
+export function parseCommandLine(args: readonly string[]): { url: string; era: Era } | { error: string } {
+  let url: string | undefined;
+  let era: string = 'auto';
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i];
+    if (arg === '--era' || arg.startsWith('--era=')) {
+      const value = arg === '--era' ? args[++i] : arg.slice('--era='.length);
+      if (value === undefined) return { error: `error: --era needs a value; ${USAGE}` };
+      era = value;
+    } else if (arg === '-h' || arg === '--help') return { error: USAGE };
+    else if (arg.startsWith('-')) return { error: `error: unknown option ${arg}; ${USAGE}` };
+    else if (url === undefined) url = arg;
+    else return { error: `error: one URL only (got ${JSON.stringify(url)} and ${JSON.stringify(arg)}); ${USAGE}` };
+  }
+  if (url === undefined) return { error: USAGE };
+  if (era !== 'auto' && era !== 'legacy' && era !== 'modern')
+    return { error: `error: --era must be auto, legacy or modern, not ${JSON.stringify(era)}; ${USAGE}` };
+  const protocol = URL.canParse(url) ? new URL(url).protocol : undefined;
+  if (protocol !== 'http:' && protocol !== 'https:' && protocol !== 'ws:' && protocol !== 'wss:') {
+    return { error: `error: not an http(s):// or ws(s):// URL: ${JSON.stringify(url)}; ${USAGE}` };
+  }
+  return { url, era };
+}

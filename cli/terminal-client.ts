@@ -1,0 +1,538 @@
+/**
+ * The terminal client: `npm run client -- <url> [--era auto|legacy|modern]`.
+ *
+ * Connects McpClient to a server (http(s) URLs speak Streamable HTTP, ws(s) URLs WebSocket), lists its
+ * tools, and calls the one the user picks, asking for each argument of its `inputSchema`. Progress
+ * (`progress 3/10 counted to 3`) and log messages (`[info] ...`) are printed while a call runs, then the
+ * result: its text blocks, `structuredContent` as JSON, and `isError` flagged.
+ *
+ * What the server asks for is answered at the terminal, in either era:
+ * - Elicitation, form mode: the server's name and message, then "accept, decline or cancel? [a/d/c]"
+ *   FIRST, and only after `a` one prompt per property (title or name, `*` when required, the description,
+ *   numbered options for enums, the default in brackets, which an empty answer takes). A wrong answer is
+ *   asked again with the reason. `!decline` or `!cancel` at any field prompt answers that at once.
+ *   How each answer is read is `parseAnswer` in ./prompts.ts, which has no I/O.
+ * - Elicitation, URL mode: the URL and its host are printed and "Open this URL? [y/N]" asked. Nothing is
+ *   opened here: `y` answers accept (the user opens it), anything else decline.
+ * - Sampling: the messages are printed and the user types the reply, sent as the assistant's text with
+ *   model `human`; `!decline` refuses it (error -1, as the spec suggests for a user's rejection).
+ * - Roots: the working directory, as one `file://` root.
+ * Requests the server sends while the tool menu waits interrupt it; several are asked one after another.
+ *
+ * Input is read line by line with node:readline, so piped stdin works (each line read is echoed, so the
+ * output reads as a transcript); colours only when stdout is a terminal (and NO_COLOR is unset).
+ * Exit: an empty line or `q` at the tool menu, end of input, or Ctrl+C: the client is closed and the exit
+ * code is 0. Exit code 1, with one line on stderr: no URL, a URL that is not http(s)/ws(s), a failed
+ * connection, or the server closing the connection.
+ * When input ends in the middle of a question, the question is answered cancel (or, for sampling,
+ * refused), then the client exits.
+ */
+import { readFileSync } from 'node:fs';
+import { basename } from 'node:path';
+import { createInterface, type Interface } from 'node:readline/promises';
+import { pathToFileURL } from 'node:url';
+import {
+  type CallToolResult,
+  type CreateMessageParams,
+  type CreateMessageResult,
+  type ElicitParams,
+  type ElicitResult,
+  McpClient,
+  McpError,
+  type Tool,
+} from '../src/index.js';
+import { describeField, hostOf, parseAction, parseAnswer, parseCommandLine, parseYesNo } from './prompts.js';
+
+/** A prompt gave way to a request from the server (the idle tool menu only). */
+class Interrupted extends Error {}
+
+type Ask = (prompt: string) => Promise<string | null>;
+
+/**
+ * The terminal: lines from stdin in order (kept when they arrive before they are asked for, as piped
+ * input does), and one user of the prompt at a time.
+ */
+class Terminal {
+  readonly color: boolean;
+  private readonly rl: Interface;
+  private readonly echo: boolean;
+  private readonly lines: string[] = [];
+  private waiter: ((line: string | null) => void) | undefined;
+  private ended = false;
+  private tail: Promise<void> = Promise.resolve();
+  private queued = 0;
+  private interruptHolder: (() => void) | undefined;
+
+  constructor(onInterrupt: () => void) {
+    const interactive = Boolean(process.stdin.isTTY && process.stdout.isTTY);
+    this.color = Boolean(process.stdout.isTTY) && !process.env.NO_COLOR;
+    this.echo = !process.stdin.isTTY;
+    this.rl = createInterface({ input: process.stdin, output: process.stdout, terminal: interactive });
+    this.rl.on('line', (line) => {
+      const waiter = this.waiter;
+      this.waiter = undefined;
+      if (waiter) waiter(line);
+      else this.lines.push(line);
+    });
+    this.rl.on('close', () => {
+      this.ended = true;
+      const waiter = this.waiter;
+      this.waiter = undefined;
+      waiter?.(null);
+    });
+    this.rl.on('SIGINT', onInterrupt);
+  }
+
+  print(text = ''): void {
+    process.stdout.write(`${text}\n`);
+  }
+
+  paint(code: number, text: string): string {
+    return this.color ? `\x1b[${code}m${text}\x1b[0m` : text;
+  }
+
+  /**
+   * Run `fn` with the prompt to itself; others wait their turn. An interruptible user (the idle tool
+   * menu) gives way as soon as anyone else wants the prompt: its `ask` rejects with Interrupted. The
+   * signal ends `fn`'s current question (its `ask` rejects with the signal's reason).
+   */
+  async use<T>(fn: (ask: Ask) => Promise<T>, options: { interruptible?: boolean; signal?: AbortSignal } = {}): Promise<T> {
+    const previous = this.tail;
+    let release!: () => void;
+    this.tail = new Promise<void>((resolve) => (release = resolve));
+    this.queued++;
+    this.interruptHolder?.();
+    await previous;
+    this.queued--;
+    const control = new AbortController();
+    const onAbort = () => control.abort(options.signal!.reason);
+    options.signal?.addEventListener('abort', onAbort, { once: true });
+    if (options.signal?.aborted) onAbort();
+    if (options.interruptible) {
+      this.interruptHolder = () => {
+        if (!control.signal.aborted) control.abort(new Interrupted('interrupted'));
+      };
+      if (this.queued > 0) this.interruptHolder();
+    }
+    try {
+      return await fn((prompt) => this.read(prompt, control.signal));
+    } finally {
+      this.interruptHolder = undefined;
+      options.signal?.removeEventListener('abort', onAbort);
+      release();
+    }
+  }
+
+  /** Stop reading: a pending question gets end of input. */
+  close(): void {
+    this.rl.close();
+  }
+
+  private read(prompt: string, signal: AbortSignal): Promise<string | null> {
+    if (signal.aborted) return Promise.reject(signal.reason);
+    if (this.ended && this.lines.length === 0) {
+      // The interface is closed: the prompt is shown for the transcript, and gets end of input.
+      this.print(prompt);
+      return Promise.resolve(null);
+    }
+    this.rl.setPrompt(prompt);
+    this.rl.prompt();
+    if (this.lines.length > 0) {
+      const line = this.lines.shift()!;
+      if (this.echo) this.print(line);
+      return Promise.resolve(line);
+    }
+    return new Promise((resolve, reject) => {
+      const onAbort = () => {
+        if (this.waiter === waiter) this.waiter = undefined;
+        // The prompt stays on screen without an answer: end its line, and drop what was typed into it.
+        if (this.rl.terminal) this.rl.write(null, { ctrl: true, name: 'u' });
+        this.print();
+        reject(signal.reason);
+      };
+      const waiter = (line: string | null) => {
+        signal.removeEventListener('abort', onAbort);
+        if (line === null || this.echo) this.print(line ?? '');
+        resolve(line);
+      };
+      this.waiter = waiter;
+      signal.addEventListener('abort', onAbort, { once: true });
+    });
+  }
+}
+
+function oneLine(text: string): string {
+  return text.replace(/\s*\n\s*/g, ' ').trim();
+}
+
+function messageOf(err: unknown): string {
+  return oneLine(err instanceof Error ? err.message : String(err));
+}
+
+function clientVersion(): string {
+  try {
+    const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version?: unknown };
+    return typeof pkg.version === 'string' ? pkg.version : '0.0.0';
+  } catch {
+    return '0.0.0';
+  }
+}
+
+class TerminalClient {
+  private readonly terminal: Terminal;
+  private readonly client: McpClient;
+  private closing = false;
+  /** The server's questions being answered, and when the last one was. */
+  private readonly answering = new Set<Promise<unknown>>();
+
+  constructor(
+    private readonly url: string,
+    era: 'auto' | 'legacy' | 'modern',
+  ) {
+    this.terminal = new Terminal(() => void this.quit(0, true));
+    this.client = new McpClient(
+      { name: 'switchboard-terminal', title: 'Switchboard terminal client', version: clientVersion() },
+      // URL mode is declared here; form mode, sampling and roots would be derived from the handlers, but
+      // giving capabilities replaces the derived ones.
+      { era, capabilities: { elicitation: { form: {}, url: {} }, sampling: {}, roots: {} } },
+    );
+    this.client.onElicitation((params, ctx) => this.answerQuestion(ctx.signal, (ask) => this.elicit(params, ask), { action: 'cancel' }));
+    this.client.onSampling((params, ctx) =>
+      this.answerQuestion(
+        ctx.signal,
+        (ask) => this.sample(params, ask),
+        () => {
+          throw new McpError(-1, 'User rejected sampling request');
+        },
+      ),
+    );
+    this.client.onRoots(() => {
+      const cwd = process.cwd();
+      const uri = pathToFileURL(cwd).href;
+      this.terminal.print(this.terminal.paint(2, `(the server asked for roots: sent ${uri})`));
+      return { roots: [{ uri, name: basename(cwd) || cwd }] };
+    });
+    this.client.on('log', ({ level, logger, data }) => {
+      this.terminal.print(this.terminal.paint(36, `[${level}${logger ? ` ${logger}` : ''}] ${typeof data === 'string' ? data : JSON.stringify(data)}`));
+    });
+    this.client.on('elicitationComplete', (elicitationId, request) => {
+      this.terminal.print(this.terminal.paint(2, `(the server says the URL step ${elicitationId}${request ? ` at ${request.url}` : ''} is complete)`));
+    });
+    this.client.on('error', (error) => {
+      if (!this.closing) process.stderr.write(`warning: ${messageOf(error)}\n`);
+    });
+    if (!process.stdin.isTTY) process.on('SIGINT', () => void this.quit(0, true));
+  }
+
+  async run(): Promise<void> {
+    try {
+      await this.client.connect(this.url, { timeoutMs: 15_000 });
+    } catch (err) {
+      process.stderr.write(`error: cannot connect to ${this.url}: ${messageOf(err)}\n`);
+      return this.quit(1);
+    }
+    // Only now: a failed connect also ends in 'close' ("closed by the client").
+    this.client.on('close', (reason) => {
+      if (this.closing) return;
+      process.stderr.write(`error: the connection closed: ${oneLine(reason)}\n`);
+      void this.quit(1);
+    });
+    const client = this.client;
+    const info = client.serverInfo;
+    const server = [info?.name ?? '(unnamed server)', info?.version].filter(Boolean).join(' ');
+    this.terminal.print(`Connected to ${server} over ${client.protocolVersion} (${client.era})`);
+    if (client.instructions) {
+      this.terminal.print('Instructions:');
+      for (const line of client.instructions.split('\n')) this.terminal.print(`  ${line}`);
+    }
+    // A 2026-07-28 server sends no log messages unless each request names a level.
+    if (client.serverCapabilities?.logging) await client.setLogLevel('info').catch(() => {});
+
+    let tools: Tool[];
+    try {
+      tools = await this.allTools();
+    } catch (err) {
+      if (this.closing) return;
+      process.stderr.write(`error: tools/list failed: ${messageOf(err)}\n`);
+      return this.quit(1);
+    }
+    this.printTools(tools);
+    while (!this.closing) {
+      const tool = await this.chooseTool(tools);
+      if (this.closing) return;
+      if (tool === undefined) return this.quit(0);
+      const args = await this.terminal.use((ask) => this.askArguments(tool, ask));
+      if (this.closing) return;
+      if (args === undefined) {
+        this.terminal.print('(not called)');
+        continue;
+      }
+      await this.call(tool, args);
+    }
+  }
+
+  /** Close the client and leave: `code` 0 for a user's quit, 1 for a failure. */
+  async quit(code: number, interrupted = false): Promise<void> {
+    if (this.closing) {
+      if (interrupted) process.exit(code);
+      return;
+    }
+    this.closing = true;
+    if (interrupted) this.terminal.print();
+    process.exitCode = code;
+    // A question still open is answered (cancel) once input stops; McpClient.close() lets answers
+    // already given go out before it closes the connection.
+    this.terminal.close();
+    await Promise.allSettled([...this.answering]);
+    await this.client.close().catch(() => {});
+    // Nothing should be left open; if something is, do not hang on it.
+    setTimeout(() => process.exit(code), 2000).unref();
+  }
+
+  private async allTools(): Promise<Tool[]> {
+    const tools: Tool[] = [];
+    let cursor: string | undefined;
+    do {
+      const page = await this.client.listTools(cursor);
+      tools.push(...page.tools);
+      cursor = typeof page.nextCursor === 'string' ? page.nextCursor : undefined;
+    } while (cursor !== undefined);
+    return tools;
+  }
+
+  private printTools(tools: Tool[]): void {
+    if (tools.length === 0) {
+      this.terminal.print('The server has no tools.');
+      return;
+    }
+    this.terminal.print('Tools:');
+    tools.forEach((tool, i) => {
+      const description = tool.description?.split('\n')[0]?.trim();
+      const about = tool.title && description ? `${tool.title}: ${description}` : (tool.title ?? description);
+      this.terminal.print(`  ${i + 1}) ${this.terminal.paint(1, tool.name)}${about ? ` — ${about}` : ''}`);
+    });
+  }
+
+  /** The tool the user picks, or undefined to quit (empty line, q, end of input). */
+  private async chooseTool(tools: Tool[]): Promise<Tool | undefined> {
+    const range = tools.length > 0 ? `1-${tools.length} or a name, ` : '';
+    for (;;) {
+      let line: string | null;
+      try {
+        line = await this.terminal.use((ask) => ask(`Tool to call (${range}empty or q quits): `), { interruptible: true });
+      } catch (err) {
+        if (err instanceof Interrupted) continue; // the server asked something; ask again once it is answered
+        throw err;
+      }
+      const text = line?.trim() ?? '';
+      if (line === null || text === '' || text.toLowerCase() === 'q' || text.toLowerCase() === 'quit') return undefined;
+      if (text === '?' || text.toLowerCase() === 'l') {
+        this.printTools(tools);
+        continue;
+      }
+      const index = /^\d+$/.test(text) ? Number(text) : Number.NaN;
+      const tool =
+        (index >= 1 && index <= tools.length ? tools[index - 1] : undefined) ??
+        tools.find((t) => t.name === text) ??
+        tools.find((t) => t.name.toLowerCase() === text.toLowerCase());
+      if (tool) return tool;
+      this.terminal.print(this.terminal.paint(31, `  no tool ${JSON.stringify(text)}; type ${range}or ? to list them`));
+    }
+  }
+
+  /** Every argument of the tool's inputSchema, asked in order; undefined when the user cancels (or input ends). */
+  private async askArguments(tool: Tool, ask: Ask): Promise<Record<string, unknown> | undefined> {
+    const schema = tool.inputSchema ?? {};
+    const properties = typeof schema.properties === 'object' && schema.properties !== null ? schema.properties : {};
+    const required = Array.isArray(schema.required) ? schema.required : [];
+    const names = Object.keys(properties);
+    if (names.length > 0) this.terminal.print(`Arguments of ${tool.name} (!cancel goes back):`);
+    const args: Record<string, unknown> = {};
+    for (const name of names) {
+      const value = await this.askField(name, (properties as Record<string, unknown>)[name], required.includes(name), ask);
+      if (value.kind === 'stop') return undefined;
+      if (value.kind === 'value') args[name] = value.value;
+    }
+    return args;
+  }
+
+  /** One field, asked until the answer is taken: its value, a skip, or a stop (an action, or end of input). */
+  private async askField(
+    name: string,
+    property: unknown,
+    required: boolean,
+    ask: Ask,
+  ): Promise<{ kind: 'value'; value: unknown } | { kind: 'skip' } | { kind: 'stop'; action: 'decline' | 'cancel' }> {
+    const text = describeField(name, property, required);
+    this.terminal.print(this.terminal.paint(1, text.heading));
+    for (const option of text.options) this.terminal.print(option);
+    for (;;) {
+      const line = await ask(`  ${text.prompt}`);
+      if (line === null) return { kind: 'stop', action: 'cancel' };
+      const answer = parseAnswer(property, line, { required });
+      switch (answer.kind) {
+        case 'error':
+          this.terminal.print(this.terminal.paint(31, `  ✗ ${answer.message}`));
+          continue;
+        case 'action':
+          return { kind: 'stop', action: answer.action };
+        case 'skip':
+          return { kind: 'skip' };
+        case 'value':
+          return { kind: 'value', value: answer.value };
+      }
+    }
+  }
+
+  private async call(tool: Tool, args: Record<string, unknown>): Promise<void> {
+    let result: CallToolResult;
+    try {
+      result = await this.client.callTool(tool.name, args, {
+        timeoutMs: 30 * 60_000,
+        onProgress: ({ progress, total, message }) => {
+          this.terminal.print(this.terminal.paint(2, `progress ${progress}${total !== undefined ? `/${total}` : ''}${message ? ` ${message}` : ''}`));
+        },
+      });
+    } catch (err) {
+      if (!this.closing) this.terminal.print(this.terminal.paint(31, `Call failed: ${messageOf(err)}`));
+      return;
+    }
+    this.printResult(result);
+  }
+
+  private printResult(result: CallToolResult): void {
+    const { terminal } = this;
+    terminal.print(result.isError ? terminal.paint(31, 'Result (isError: the tool reports a failure):') : 'Result:');
+    for (const block of Array.isArray(result.content) ? result.content : []) {
+      switch (block.type) {
+        case 'text':
+          for (const line of block.text.split('\n')) terminal.print(`  ${line}`);
+          break;
+        case 'image':
+        case 'audio':
+          terminal.print(`  [${block.type} ${block.mimeType}, ${Math.floor((block.data.length * 3) / 4)} bytes]`);
+          break;
+        case 'resource_link':
+          terminal.print(`  [link ${block.uri}${block.name ? ` (${block.name})` : ''}]`);
+          break;
+        case 'resource': {
+          const contents = block.resource as { uri?: string; text?: string };
+          terminal.print(`  [resource ${contents.uri ?? ''}]${typeof contents.text === 'string' ? ` ${contents.text}` : ''}`);
+          break;
+        }
+        default:
+          terminal.print(`  ${JSON.stringify(block)}`);
+      }
+    }
+    if (result.structuredContent !== undefined) terminal.print(`structuredContent: ${JSON.stringify(result.structuredContent)}`);
+  }
+
+  /**
+   * A question from the server, with the prompt to itself. When the server withdraws it (`signal`), the
+   * answer is never sent; end of input answers `onEnd`.
+   */
+  private answerQuestion<T>(signal: AbortSignal, fn: (ask: Ask) => Promise<T | null>, onEnd: T | (() => T)): Promise<T> {
+    const answer = this.ask(signal, fn, onEnd);
+    this.answering.add(answer);
+    const done = () => void this.answering.delete(answer);
+    answer.then(done, done);
+    return answer;
+  }
+
+  private async ask<T>(signal: AbortSignal, fn: (ask: Ask) => Promise<T | null>, onEnd: T | (() => T)): Promise<T> {
+    try {
+      const answer = await this.terminal.use(fn, { signal });
+      if (answer !== null) return answer;
+    } catch (err) {
+      if (!signal.aborted) throw err;
+      this.terminal.print(this.terminal.paint(2, '(the server withdrew its question)'));
+    }
+    return typeof onEnd === 'function' ? (onEnd as () => T)() : onEnd;
+  }
+
+  private serverName(): string {
+    return this.client.serverInfo?.name ?? 'The server';
+  }
+
+  /** An elicitation: null when input ends. */
+  private async elicit(params: ElicitParams, ask: Ask): Promise<ElicitResult | null> {
+    const { terminal } = this;
+    terminal.print();
+    terminal.print(`${terminal.paint(1, `${this.serverName()} asks:`)} ${params.message}`);
+    if (params.mode === 'url') {
+      terminal.print(`  URL:  ${params.url}`);
+      terminal.print(`  host: ${terminal.paint(1, hostOf(params.url))}`);
+      terminal.print(terminal.paint(2, '  (nothing is opened for you: check the host, and open it in a browser yourself)'));
+      const line = await ask('Open this URL? [y/N] ');
+      if (line === null) return null;
+      const action = parseYesNo(line) ? 'accept' : 'decline';
+      terminal.print(terminal.paint(2, `(answered ${action})`));
+      return { action };
+    }
+
+    let action: 'accept' | 'decline' | 'cancel' | undefined;
+    while (action === undefined) {
+      const line = await ask('accept, decline or cancel? [a/d/c] ');
+      if (line === null) return null;
+      action = parseAction(line);
+      if (action === undefined) terminal.print(terminal.paint(31, '  ✗ answer a, d or c'));
+    }
+    if (action !== 'accept') {
+      terminal.print(terminal.paint(2, `(answered ${action})`));
+      return { action };
+    }
+    const schema = params.requestedSchema ?? { properties: {} };
+    const properties: Record<string, unknown> = typeof schema.properties === 'object' && schema.properties !== null ? schema.properties : {};
+    const required = Array.isArray(schema.required) ? schema.required : [];
+    terminal.print(terminal.paint(2, '(* is required; an empty answer takes the [default] or skips; !decline or !cancel stops)'));
+    const content: Record<string, unknown> = {};
+    for (const [name, property] of Object.entries(properties)) {
+      const answer = await this.askField(name, property, required.includes(name), ask);
+      if (answer.kind === 'stop') {
+        terminal.print(terminal.paint(2, `(answered ${answer.action})`));
+        return { action: answer.action };
+      }
+      if (answer.kind === 'value') content[name] = answer.value;
+    }
+    terminal.print(terminal.paint(2, '(answered accept)'));
+    return { action: 'accept', content: content as ElicitResult['content'] };
+  }
+
+  /** Sampling: the user writes the model's reply. Null when input ends. */
+  private async sample(params: CreateMessageParams, ask: Ask): Promise<CreateMessageResult | null> {
+    const { terminal } = this;
+    terminal.print();
+    terminal.print(terminal.paint(1, `${this.serverName()} asks for a model reply (sampling, at most ${params.maxTokens} tokens); you are the model.`));
+    if (params.systemPrompt) terminal.print(`  system: ${params.systemPrompt}`);
+    for (const message of params.messages ?? []) {
+      const blocks = Array.isArray(message.content) ? message.content : [message.content];
+      for (const block of blocks) {
+        const text = block && typeof block === 'object' && block.type === 'text' && typeof block.text === 'string' ? block.text : JSON.stringify(block);
+        terminal.print(`  ${message.role}: ${text}`);
+      }
+    }
+    for (;;) {
+      const line = await ask('Reply text (!decline refuses): ');
+      if (line === null) return null;
+      const command = line.trim().toLowerCase();
+      if (command === '!decline' || command === '!cancel') throw new McpError(-1, 'User rejected sampling request');
+      if (line.trim() === '') {
+        terminal.print(terminal.paint(31, '  ✗ type the reply, or !decline'));
+        continue;
+      }
+      return { role: 'assistant', content: { type: 'text', text: line }, model: 'human' };
+    }
+  }
+}
+
+async function main(argv: readonly string[]): Promise<void> {
+  const parsed = parseCommandLine(argv);
+  if ('error' in parsed) {
+    process.stderr.write(`${parsed.error}\n`);
+    process.exitCode = 1;
+    return;
+  }
+  await new TerminalClient(parsed.url, parsed.era).run();
+}
+
+await main(process.argv.slice(2));
