@@ -6,6 +6,27 @@ const notes = new Map<string, string>([
   ['2', 'Call the plumber'],
 ]);
 
+/** A note's text, or undefined when there is no note `id` (summarize_note reads notes through it). */
+export function readNote(id: string): string | undefined {
+  return notes.get(id);
+}
+
+/**
+ * The server's `instructions`: what each tool shows, one short paragraph per feature. Clients show it to
+ * the user. It names every tool of `npm start` (the catalog below, the elicitation tools and the flows).
+ */
+export const DEMO_INSTRUCTIONS = [
+  'Switchboard demo: each tool shows one MCP feature.',
+  'Forms: register_for_event asks you to sign up for the launch event with a form that has every field kind (text with formats and lengths, numbers, a yes/no, single and multi-select lists, defaults, required fields); book_table is a shorter form.',
+  'URL mode: connect_account sends you to a page this demo serves; press Connect there and the call finishes.',
+  'Confirmation: delete_note asks you to confirm before it deletes a note; write_note writes one.',
+  'Multiple rounds: plan_trip asks in three rounds: where and when (a form), an itinerary from your model (sampling), then whether to book it (a yes/no form).',
+  'Sampling: summarize_note asks your model to summarize a note.',
+  'Roots: list_roots lists the roots your client shares.',
+  'Progress and logging: count_slowly counts to n, reporting progress and logging as it goes; cancel it to stop early.',
+  'Also: echo repeats text, add returns structured content, the summarize prompt, and the resources demo://readme, demo://pixel and demo://notes/{id} (subscribe to one to hear when write_note changes it).',
+].join('\n\n');
+
 // A 1x1 transparent PNG.
 const PIXEL = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==';
 
@@ -45,12 +66,15 @@ export function registerDemoCatalog(server: McpServer): void {
     },
     async ({ n }, ctx) => {
       const total = n as number;
+      // Start and end at info, the level a client gets without logging/setLevel; each step at debug.
+      ctx.log('info', `counting to ${total}`, 'count_slowly');
       for (let i = 1; i <= total; i++) {
         await new Promise((resolve) => setTimeout(resolve, 100));
         if (ctx.signal.aborted) return 'cancelled';
         ctx.progress(i, total, `counted to ${i}`);
         ctx.log('debug', { counted: i }, 'count_slowly');
       }
+      ctx.log('info', `counted to ${total}`, 'count_slowly');
       return `counted to ${total}`;
     },
   );
@@ -77,7 +101,7 @@ export function registerDemoCatalog(server: McpServer): void {
     'delete_note',
     {
       title: 'Delete a note',
-      description: 'Deletes a note, after you confirm it.',
+      description: 'Deletes a note. Asks you to confirm first (a yes/no elicitation); decline and nothing is deleted.',
       inputSchema: { type: 'object', properties: { id: { type: 'string' } }, required: ['id'] },
       annotations: { destructiveHint: true },
       confirm: ({ id }) => `Delete note ${id}? This cannot be undone.`,
@@ -110,7 +134,7 @@ export function registerDemoCatalog(server: McpServer): void {
     'demo://readme',
     { name: 'readme', title: 'About this demo', description: 'What the demo server offers', mimeType: 'text/markdown' },
     () =>
-      '# Switchboard demo\n\nTools: echo, add, count_slowly, write_note, delete_note, book_table, connect_account. Prompt: summarize. Resources: demo://readme, demo://pixel, demo://notes/{id}.\n',
+      '# Switchboard demo\n\nTools: echo, add, count_slowly, write_note, delete_note; with npm start also book_table, register_for_event, connect_account, plan_trip, summarize_note, list_roots. Prompt: summarize. Resources: demo://readme, demo://pixel, demo://notes/{id}.\n',
   );
 
   server.registerResource('demo://pixel', { name: 'pixel', description: 'A 1x1 PNG', mimeType: 'image/png' }, (uri) => [

@@ -1,14 +1,23 @@
-/** The demo's elicitation tools: a form, a URL-mode flow with its completion notification, and a confirmation gate. */
+/**
+ * The demo's elicitation tools, and the rest of what `npm start` adds to the catalog: two forms
+ * (book_table, register_for_event), a URL-mode flow with its page and its completion notification
+ * (connect_account), and the multi-round, sampling and roots tools (plan_trip, summarize_note, list_roots).
+ */
 import { randomUUID } from 'node:crypto';
 import { inputRequired, type McpServer, type McpSession } from '../src/index.js';
+import { registerFlowDemo } from './flows.js';
+import { registerFormDemo } from './forms.js';
 
-/** URL-mode flows waiting for the user to open their page, by elicitation id. */
+/** How a URL-mode flow ended on its page: the user pressed Connect, or Don't connect. */
+type FlowOutcome = 'connected' | 'refused';
+
+/** URL-mode flows waiting for the user to press a button on their page, by elicitation id. */
 interface Flow {
-  /** The session that asked (2025 sessions are told when the page was opened). */
+  /** The session that asked (2025 sessions are told when the page was used). */
   session: McpSession;
-  opened: Promise<void>;
-  open: () => void;
-  isOpen: boolean;
+  outcome: Promise<FlowOutcome>;
+  finish: (outcome: FlowOutcome) => void;
+  done: boolean;
   expires: NodeJS.Timeout;
 }
 const flows = new Map<string, Flow>();
@@ -16,11 +25,11 @@ const FLOW_TTL_MS = 10 * 60_000;
 
 function startFlow(session: McpSession): string {
   const id = randomUUID();
-  let open!: () => void;
-  const opened = new Promise<void>((resolve) => (open = resolve));
+  let finish!: (outcome: FlowOutcome) => void;
+  const outcome = new Promise<FlowOutcome>((resolve) => (finish = resolve));
   const expires = setTimeout(() => flows.delete(id), FLOW_TTL_MS);
   expires.unref();
-  flows.set(id, { session, opened, open, isOpen: false, expires });
+  flows.set(id, { session, outcome, finish, done: false, expires });
   return id;
 }
 
@@ -30,25 +39,73 @@ function endFlow(id: string): void {
   flows.delete(id);
 }
 
+/** A small page of the demo's own (the ids in it are UUIDs, and the rest is ours: nothing needs escaping). */
+function page(title: string, body: string): string {
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="referrer" content="no-referrer">
+<title>${title}</title>
+<style>
+  body { font: 16px/1.5 system-ui, sans-serif; background: #f4f5f7; color: #1d2129; display: grid; place-items: center; min-height: 100vh; margin: 0; }
+  main { background: #fff; border-radius: 12px; box-shadow: 0 2px 12px #0002; padding: 2rem; max-width: 26rem; }
+  h1 { font-size: 1.3rem; margin-top: 0; }
+  form { display: inline; }
+  button { font: inherit; border: 0; border-radius: 8px; padding: 0.6rem 1.2rem; cursor: pointer; margin-right: 0.5rem; }
+  .primary { background: #2563eb; color: #fff; }
+  .secondary { background: #e5e7eb; color: #1d2129; }
+</style>
+</head>
+<body><main>
+${body}
+</main></body>
+</html>
+`;
+}
+
+function consentPage(id: string): string {
+  return page(
+    'Connect your account',
+    `<h1>Connect your account</h1>
+<p>The Switchboard demo asks to connect your (pretend) account. Nothing real is shared: this page stands in for a sign-in or consent page.</p>
+<form method="get" action="/connect/${id}/allow"><button class="primary" type="submit">Connect</button></form>
+<form method="get" action="/connect/${id}/deny"><button class="secondary" type="submit">Don't connect</button></form>`,
+  );
+}
+
 /**
- * Handle `GET /connect/<elicitationId>`: the page a URL-mode elicitation points to. Returns false for
- * other paths. Opening it completes the flow and tells a 2025 client (`notifications/elicitation/complete`).
+ * Serve the pages a URL-mode elicitation points to (GET only); returns false for other paths.
+ * `/connect/<id>` is the consent page: opening it changes nothing (a link preview may fetch it). Its
+ * buttons are plain GETs, so a client without a browser can finish the flow too: `/connect/<id>/allow`
+ * connects, `/connect/<id>/deny` refuses. Either ends the flow, and tells a 2025 client
+ * (`notifications/elicitation/complete`); a 2026-07-28 client learns the outcome from its retry.
  */
 export function handleConnectPage(server: McpServer, path: string, res: import('node:http').ServerResponse): boolean {
-  const match = /^\/connect\/([\w-]+)$/.exec(path);
+  const match = /^\/connect\/([\w-]+)(?:\/(allow|deny))?$/.exec(path);
   if (!match) return false;
-  const flow = flows.get(match[1]);
-  if (!flow || flow.isOpen) {
-    res.writeHead(404, { 'content-type': 'text/plain' }).end('This link has expired or was already used.\n');
+  const [, id, choice] = match;
+  const flow = flows.get(id);
+  const html = (status: number, body: string) => res.writeHead(status, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store' }).end(body);
+  if (!flow || flow.done) {
+    html(404, page('Link expired', '<h1>This link has expired</h1><p>It was already used, or it is too old. Ask for a new one.</p>'));
+    return true;
+  }
+  if (choice === undefined) {
+    html(200, consentPage(id));
     return true;
   }
   // The flow stays until the tool call that asked sees it (a 2026-07-28 client may retry later).
-  flow.isOpen = true;
-  if (flow.session.era === 'legacy') server.sendElicitationComplete(flow.session, match[1]);
-  flow.open();
-  res
-    .writeHead(200, { 'content-type': 'text/html; charset=utf-8' })
-    .end('<!doctype html><title>Connected</title><p>Your account is connected. You can close this tab.</p>\n');
+  flow.done = true;
+  if (flow.session.era === 'legacy') server.sendElicitationComplete(flow.session, id);
+  flow.finish(choice === 'allow' ? 'connected' : 'refused');
+  html(
+    200,
+    choice === 'allow'
+      ? page('Connected', '<h1>Connected</h1><p>Your account is connected. You can close this tab.</p>')
+      : page('Not connected', '<h1>Not connected</h1><p>Nothing was connected. You can close this tab.</p>'),
+  );
   return true;
 }
 
@@ -90,11 +147,14 @@ export function registerElicitationDemo(server: McpServer, baseUrl: () => string
     },
   );
 
+  registerFormDemo(server);
+
   server.registerTool(
     'connect_account',
     {
       title: 'Connect an account',
-      description: 'Sends you to a page to connect an account (URL-mode elicitation), and waits until you have opened it.',
+      description:
+        "Sends you to a page this demo serves (URL-mode elicitation) and waits: press Connect there and the call finishes; press Don't connect and it ends without connecting.",
       inputSchema: { type: 'object', properties: {} },
     },
     // The explicit form, so the flow's id survives the 2026-07-28 retry in requestState (a replayed
@@ -107,7 +167,7 @@ export function registerElicitationDemo(server: McpServer, baseUrl: () => string
         const flowId = startFlow(ctx.session);
         return inputRequired({ state: { flow: flowId } }).addElicitation('connect', {
           mode: 'url',
-          message: 'Open this page to connect your account.',
+          message: 'Open this page and press Connect to connect your account.',
           url: `${baseUrl()}/connect/${flowId}`,
           elicitationId: flowId,
         });
@@ -116,9 +176,14 @@ export function registerElicitationDemo(server: McpServer, baseUrl: () => string
         endFlow(id!);
         return `Not connected (you chose ${answer.action}).`;
       }
-      await Promise.race([flow.opened, new Promise((_, reject) => ctx.signal.addEventListener('abort', () => reject(ctx.signal.reason), { once: true }))]);
+      const outcome = await Promise.race([
+        flow.outcome,
+        new Promise<never>((_, reject) => ctx.signal.addEventListener('abort', () => reject(ctx.signal.reason), { once: true })),
+      ]);
       endFlow(id!);
-      return 'Account connected.';
+      return outcome === 'connected' ? 'Account connected.' : 'Not connected (you chose not to, on the page).';
     },
   );
+
+  registerFlowDemo(server);
 }

@@ -1,17 +1,34 @@
-/** `npm start`: the demo server over WebSocket and Streamable HTTP on 127.0.0.1:PORT/mcp (default port 3000). */
+/**
+ * `npm start`: the demo server. MCP on 127.0.0.1:PORT/mcp over WebSocket and Streamable HTTP, both eras
+ * (default port 3000), and the console at / : a page that connects to it with McpClient, calls its
+ * tools, shows each elicitation as a form, and logs the protocol messages and the server's events.
+ */
 import { McpServer, StreamableHttpTransport, WebSocketTransport } from '../src/index.js';
-import { registerDemoCatalog } from './catalog.js';
+import { DEMO_INSTRUCTIONS, registerDemoCatalog } from './catalog.js';
+import { buildConsole } from './console/bundle.js';
+import { ServerEventFeed } from './console/events.js';
 import { handleConnectPage, registerElicitationDemo } from './elicitation.js';
 
 const server = new McpServer(
-  { name: 'switchboard-demo', version: '0.1.0', title: 'Switchboard demo', instructions: 'Try the echo, add and count_slowly tools.' },
+  { name: 'switchboard-demo', version: '0.1.0', title: 'Switchboard demo', instructions: DEMO_INSTRUCTIONS },
   { defaultLogLevel: 'info' },
 );
+const consoleFiles = await buildConsole();
+const feed = new ServerEventFeed(server);
 
-// The transport's own server: /mcp is MCP, the connect pages come first, and any other path gets 404.
+// The transport's own server: /mcp is MCP; the console, its event feed and the connect pages come first; any other path gets 404.
 const http = new StreamableHttpTransport(server);
 http.on('httpRequest', (req, res, control) => {
-  if (req.method === 'GET' && handleConnectPage(server, (req.url ?? '/').split('?')[0], res)) control.handled = true;
+  if (req.method !== 'GET') return;
+  const path = (req.url ?? '/').split('?')[0];
+  const file = consoleFiles.get(path);
+  if (file) {
+    res.writeHead(200, { 'content-type': file.type, 'cache-control': 'no-store' }).end(file.body);
+    control.handled = true;
+  } else if (path === '/events') {
+    feed.watch(res);
+    control.handled = true;
+  } else if (handleConnectPage(server, path, res)) control.handled = true;
 });
 let port = 0;
 const baseUrl = () => `http://127.0.0.1:${port}`;
@@ -30,10 +47,14 @@ server.on('error', (err) => console.error('error:', err.message));
 
 ({ port } = await http.listen({ host: '127.0.0.1', port: Number(process.env.PORT ?? 3000) }));
 new WebSocketTransport(server).attach(http.httpServer!);
+console.log(`Switchboard console: http://127.0.0.1:${port}/`);
 console.log(
-  `Switchboard demo listening on ws://127.0.0.1:${port}/mcp (WebSocket, subprotocol "mcp") and http://127.0.0.1:${port}/mcp (Streamable HTTP). Press Ctrl+C to stop.`,
+  `MCP: ws://127.0.0.1:${port}/mcp (WebSocket, subprotocol "mcp") and http://127.0.0.1:${port}/mcp (Streamable HTTP), both protocol eras. Press Ctrl+C to stop.`,
 );
 
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-  process.once(signal, () => void server.close().then(() => process.exit(0)));
+  process.once(signal, () => {
+    feed.close();
+    void server.close().then(() => process.exit(0));
+  });
 }

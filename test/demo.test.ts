@@ -9,17 +9,22 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DEMO_INSTRUCTIONS } from '../demo/catalog.js';
 import {
   type ClientTransport,
+  type CreateMessageParams,
+  type ElicitFormParams,
   type ElicitParams,
   type ElicitResult,
   type ElicitUrlParams,
   type HandlerContext,
   type JsonRpcNotification,
+  type LogMessage,
   McpClient,
   type McpClientOptions,
   type ProgressParams,
   RequestCancelledError,
+  type Root,
   WebSocketClientTransport,
 } from '../src/index.js';
 import { HttpTestClient } from './helpers/http-client.js';
@@ -32,6 +37,21 @@ const cleanups = useCleanups();
 const clients = useMcpClients(cleanups);
 
 const root = fileURLToPath(new URL('..', import.meta.url));
+
+/** The demo's tools, in the order tools/list gives them. */
+const DEMO_TOOLS = [
+  'echo',
+  'add',
+  'count_slowly',
+  'write_note',
+  'delete_note',
+  'book_table',
+  'register_for_event',
+  'connect_account',
+  'plan_trip',
+  'summarize_note',
+  'list_roots',
+];
 let demo: ChildProcess;
 let url: string;
 
@@ -45,7 +65,8 @@ beforeAll(async () => {
     let out = '';
     demo.stdout!.setEncoding('utf8').on('data', (chunk: string) => {
       out += chunk;
-      const match = /listening on (ws:\/\/127\.0\.0\.1:\d+\/mcp)/.exec(out);
+      // The first WebSocket URL the demo prints: its MCP endpoint.
+      const match = /(ws:\/\/127\.0\.0\.1:\d+\/mcp)\b/.exec(out);
       if (match) resolve(match[1]);
     });
     demo.once('exit', (code) => reject(new Error(`demo exited with ${code}: ${out}`)));
@@ -88,13 +109,13 @@ describe('the demo server', () => {
         protocolVersion: '2025-06-18',
         capabilities: DEFAULT_CAPABILITIES,
         serverInfo: { name: 'switchboard-demo', version: '0.1.0', title: 'Switchboard demo' },
-        instructions: 'Try the echo, add and count_slowly tools.',
+        instructions: DEMO_INSTRUCTIONS,
       },
     });
     expect(client.protocolVersion).toBe('2025-06-18');
 
     const tools = await client.listTools();
-    expect(tools.tools.map((t) => t.name)).toEqual(['echo', 'add', 'count_slowly', 'write_note', 'delete_note', 'book_table', 'connect_account']);
+    expect(tools.tools.map((t) => t.name)).toEqual(DEMO_TOOLS);
 
     expect(await client.callTool('add', { a: 2, b: 3 })).toEqual({ content: [{ type: 'text', text: '2 + 3 = 5' }], structuredContent: { sum: 5 } });
 
@@ -199,18 +220,29 @@ describe('the demo server', () => {
         return { action: 'accept' };
       }),
     );
-    const completed = nextNotification(client, (n) => n.method === 'notifications/elicitation/complete');
+    let completedYet = false;
+    const completed = nextNotification(client, (n) => n.method === 'notifications/elicitation/complete').finally(() => (completedYet = true));
     const call = capture(client.callTool('connect_account'));
     const params = await ask;
     expect(params).toEqual({
       mode: 'url',
-      message: 'Open this page to connect your account.',
+      message: 'Open this page and press Connect to connect your account.',
       url: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+\/connect\/[\w-]+$/),
       elicitationId: expect.any(String),
     });
     expect(params.url.endsWith(`/connect/${params.elicitationId}`)).toBe(true);
-    const page = await fetch(params.url);
-    expect(page.status).toBe(200);
+    // Opening the page changes nothing (a link preview may fetch it): its Connect button does.
+    const page = await openConnectPage(params.url);
+    expect(page.buttons).toEqual([
+      { action: `/connect/${params.elicitationId}/allow`, label: 'Connect' },
+      { action: `/connect/${params.elicitationId}/deny`, label: "Don't connect" },
+    ]);
+    expect((await fetch(params.url)).status).toBe(200);
+    expect(await client.request('ping')).toEqual({});
+    expect(completedYet).toBe(false);
+    const connected = await fetch(new URL(page.buttons[0].action, params.url));
+    expect([connected.status, connected.headers.get('content-type')]).toEqual([200, 'text/html; charset=utf-8']);
+    expect(await connected.text()).toContain('Your account is connected.');
     expect(await completed).toEqual({
       jsonrpc: '2.0',
       method: 'notifications/elicitation/complete',
@@ -218,6 +250,20 @@ describe('the demo server', () => {
     });
     expect(await call.outcome).toEqual({ ok: true, value: { content: [{ type: 'text', text: 'Account connected.' }] } });
     expect((await fetch(params.url)).status).toBe(404);
+    expect((await fetch(new URL(page.buttons[0].action, params.url))).status).toBe(404);
+  });
+
+  it("ends the URL-mode flow without connecting when the page's Don't connect is pressed", async () => {
+    const { client } = await clients.connectUrl(url, { era: 'legacy', capabilities: { elicitation: { url: {} } } }, (c) =>
+      c.onElicitation(async (params) => {
+        const { buttons } = await openConnectPage((params as ElicitUrlParams).url);
+        expect((await fetch(new URL(buttons[1].action, (params as ElicitUrlParams).url))).status).toBe(200);
+        return { action: 'accept' };
+      }),
+    );
+    const completed = nextNotification(client, (n) => n.method === 'notifications/elicitation/complete');
+    expect(await client.callTool('connect_account')).toEqual({ content: [{ type: 'text', text: 'Not connected (you chose not to, on the page).' }] });
+    expect((await completed).params).toEqual({ elicitationId: expect.any(String) });
   });
 
   it('asks before deleting: decline keeps the note, accept deletes it', async () => {
@@ -250,9 +296,10 @@ describe('the demo server', () => {
     const asks: [ElicitParams, Pick<HandlerContext, 'era' | 'inputKey'>, number][] = [];
     const { client } = await clients.connectUrl(url.replace(/^ws/, 'http'), { era: 'modern', capabilities: { elicitation: { url: {} } } }, (c) =>
       c.onElicitation(async (params, { era, inputKey }) => {
-        // The page is opened before the answer goes back in the retry.
-        const page = await fetch((params as ElicitUrlParams).url);
-        asks.push([params, { era, inputKey }, page.status]);
+        // The page's Connect is pressed before the answer goes back in the retry.
+        const pageUrl = (params as ElicitUrlParams).url;
+        const connected = await fetch(new URL((await openConnectPage(pageUrl)).buttons[0].action, pageUrl));
+        asks.push([params, { era, inputKey }, connected.status]);
         return { action: 'accept' };
       }),
     );
@@ -261,7 +308,11 @@ describe('the demo server', () => {
     // Asked once, as the input request `connect` of an input_required result.
     expect(asks).toEqual([
       [
-        { mode: 'url', message: 'Open this page to connect your account.', url: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+\/connect\/[\w-]+$/) },
+        {
+          mode: 'url',
+          message: 'Open this page and press Connect to connect your account.',
+          url: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+\/connect\/[\w-]+$/),
+        },
         { era: 'modern', inputKey: 'connect' },
         200,
       ],
@@ -269,6 +320,323 @@ describe('the demo server', () => {
     expect((await fetch((asks[0][0] as ElicitUrlParams).url)).status).toBe(404);
   });
 });
+
+/** The eras a tool is driven in: the handshake era over WebSocket, 2026-07-28 over Streamable HTTP, on one port and path. */
+const ERAS = ['legacy', 'modern'] as const;
+type Era = (typeof ERAS)[number];
+
+/** How the client was asked: `era`, and the input key of a 2026-07-28 round (none for a pushed request). */
+type Asked = Pick<HandlerContext, 'era' | 'inputKey'>;
+
+/** The demo's MCP URL for a client of `era`. */
+function endpoint(era: Era): string {
+  return era === 'legacy' ? url : url.replace(/^ws/, 'http');
+}
+
+/** A tool's result as McpClient gives it in `era`: 2026-07-28 results say they are complete. */
+function toolResult(era: Era, result: Record<string, unknown>): Record<string, unknown> {
+  return era === 'modern' ? { resultType: 'complete', ...result } : result;
+}
+
+function text(era: Era, value: string, isError = false): Record<string, unknown> {
+  return toolResult(era, isError ? { content: [{ type: 'text', text: value }], isError } : { content: [{ type: 'text', text: value }] });
+}
+
+describe.each(ERAS)('the demo for a %s client', (era) => {
+  it('register_for_event asks one form with every field kind, and sums up a full answer, a defaults-only answer and a decline', async () => {
+    const asks: [ElicitParams, Asked][] = [];
+    const full = {
+      name: 'Ada Lovelace',
+      email: 'ada@example.com',
+      website: 'https://ada.example.com/talks',
+      arrival: '2026-09-14',
+      callback: '2026-09-14T10:30:00Z',
+      budget: 250.5,
+      guests: 2,
+      newsletter: false,
+      ticket: 'vip',
+      track: 'ai',
+      shirt: 'l',
+      sessions: ['keynote', 'workshop', 'party'],
+      dietary: ['vegan', 'gluten-free'],
+    };
+    // Only the required fields without a default: McpClient fills in the rest from the form's defaults.
+    const required = { name: 'Grace Hopper', email: 'grace@example.com', arrival: '2026-09-15', track: 'infra' };
+    const answers: ElicitResult[] = [{ action: 'accept', content: full }, { action: 'accept', content: required }, { action: 'decline' }];
+    const { client } = await clients.connectUrl(endpoint(era), { era }, (c) =>
+      c.onElicitation((params, { era, inputKey }) => {
+        asks.push([params, { era, inputKey }]);
+        return answers.shift()!;
+      }),
+    );
+    expect(client.era).toBe(era);
+
+    expect(await client.callTool('register_for_event')).toEqual(
+      toolResult(era, {
+        content: [
+          {
+            type: 'text',
+            text: [
+              'Registered for the launch event:',
+              '- Full name: Ada Lovelace',
+              '- Email: ada@example.com',
+              '- Website: https://ada.example.com/talks',
+              '- Arrival date: 2026-09-14',
+              '- Call me back at: 2026-09-14T10:30:00Z',
+              '- Travel budget (EUR): 250.5',
+              '- Guests you bring: 2',
+              '- Send me the launch newsletter: no',
+              '- Ticket: vip',
+              '- Track: AI and agents',
+              '- T-shirt size: Large',
+              '- Sessions to attend: keynote, workshop, party',
+              '- Dietary needs: Vegan, Gluten-free',
+            ].join('\n'),
+          },
+        ],
+        structuredContent: { received: full },
+      }),
+    );
+    // One form, and in it every kind of field the form subset has.
+    expect(asks).toHaveLength(1);
+    const [asked, how] = asks[0];
+    expect(how).toEqual(era === 'legacy' ? { era } : { era, inputKey: 'elicit-1' });
+    expect(asked).toEqual({ message: 'Sign up for the launch event.', requestedSchema: expect.any(Object) });
+    const form = (asked as ElicitFormParams).requestedSchema;
+    expect(form).toMatchObject({
+      type: 'object',
+      properties: {
+        name: { type: 'string', minLength: 2, maxLength: 60 },
+        email: { type: 'string', format: 'email' },
+        website: { type: 'string', format: 'uri' },
+        arrival: { type: 'string', format: 'date' },
+        callback: { type: 'string', format: 'date-time' },
+        budget: { type: 'number', minimum: 0, maximum: 5000 },
+        guests: { type: 'integer', minimum: 0, maximum: 4, default: 0 },
+        newsletter: { type: 'boolean', default: true },
+        ticket: { type: 'string', enum: ['standard', 'student', 'vip'], default: 'standard' },
+        track: {
+          type: 'string',
+          oneOf: [
+            { const: 'web', title: 'Web and front end' },
+            { const: 'ai', title: 'AI and agents' },
+            { const: 'infra', title: 'Infrastructure' },
+          ],
+        },
+        shirt: { type: 'string', enum: ['s', 'm', 'l', 'xl'], enumNames: ['Small', 'Medium', 'Large', 'Extra large'], default: 'm' },
+        sessions: { type: 'array', minItems: 1, maxItems: 3, items: { type: 'string', enum: ['keynote', 'workshop', 'panel', 'party'] }, default: ['keynote'] },
+        dietary: { type: 'array', items: { anyOf: expect.arrayContaining([{ const: 'vegan', title: 'Vegan' }]) }, default: [] },
+      },
+      required: ['name', 'email', 'arrival', 'track', 'sessions'],
+    });
+    expect(Object.keys(form.properties)).toHaveLength(13);
+
+    expect(await client.callTool('register_for_event')).toEqual(
+      toolResult(era, {
+        content: [
+          {
+            type: 'text',
+            text: [
+              'Registered for the launch event:',
+              '- Full name: Grace Hopper',
+              '- Email: grace@example.com',
+              '- Website: not given',
+              '- Arrival date: 2026-09-15',
+              '- Call me back at: not given',
+              '- Travel budget (EUR): not given',
+              '- Guests you bring: 0',
+              '- Send me the launch newsletter: yes',
+              '- Ticket: standard',
+              '- Track: Infrastructure',
+              '- T-shirt size: Medium',
+              '- Sessions to attend: keynote',
+              '- Dietary needs: none',
+            ].join('\n'),
+          },
+        ],
+        structuredContent: { received: { ...required, guests: 0, newsletter: true, ticket: 'standard', shirt: 'm', sessions: ['keynote'], dietary: [] } },
+      }),
+    );
+    expect(await client.callTool('register_for_event')).toEqual(text(era, 'Not registered (you chose decline).'));
+    expect(asks).toHaveLength(3);
+  });
+
+  it('plan_trip asks in three rounds: where and when, an itinerary from the model, then whether to book', async () => {
+    const itinerary = 'Day 1: Alfama and the castle\nDay 2: Belém\nDay 3: Sintra';
+    const asks: (['elicit', ElicitParams, Asked] | ['sample', CreateMessageParams, Asked])[] = [];
+    const { client } = await clients.connectUrl(endpoint(era), { era }, (c) => {
+      c.onElicitation((params, { era, inputKey }): ElicitResult => {
+        asks.push(['elicit', params, { era, inputKey }]);
+        return params.message.startsWith('Where')
+          ? { action: 'accept', content: { destination: 'Lisbon', depart: '2026-10-01', return: '2026-10-04' } }
+          : { action: 'accept', content: { book: true } };
+      });
+      c.onSampling((params, { era, inputKey }) => {
+        asks.push(['sample', params, { era, inputKey }]);
+        return { role: 'assistant', content: { type: 'text', text: itinerary }, model: 'test-model', stopReason: 'endTurn' };
+      });
+    });
+    expect(await client.callTool('plan_trip')).toEqual(
+      text(era, `Booked: 3 nights in Lisbon, 2026-10-01 to 2026-10-04. Itinerary (suggested by test-model):\n${itinerary}`),
+    );
+    // Each question once, in order, whether pushed (2025) or asked in an input round of its own (2026-07-28).
+    const how = (inputKey: string): Asked => (era === 'legacy' ? { era } : { era, inputKey });
+    expect(asks).toEqual([
+      [
+        'elicit',
+        {
+          message: 'Where do you want to go, and when?',
+          requestedSchema: {
+            type: 'object',
+            properties: {
+              destination: { type: 'string', title: 'Destination', minLength: 1, maxLength: 80 },
+              depart: { type: 'string', title: 'Departure date', format: 'date' },
+              return: { type: 'string', title: 'Return date', format: 'date' },
+            },
+            required: ['destination', 'depart', 'return'],
+          },
+        },
+        how('elicit-1'),
+      ],
+      [
+        'sample',
+        {
+          messages: [
+            {
+              role: 'user',
+              content: { type: 'text', text: 'Suggest an itinerary for 3 nights in Lisbon, from 2026-10-01 to 2026-10-04. One short line per day.' },
+            },
+          ],
+          systemPrompt: 'You are a concise travel planner.',
+          maxTokens: 400,
+        },
+        how('sample-2'),
+      ],
+      [
+        'elicit',
+        {
+          message: `Suggested itinerary for Lisbon, 2026-10-01 to 2026-10-04:\n\n${itinerary}\n\nBook this trip?`,
+          requestedSchema: { type: 'object', properties: { book: { type: 'boolean', title: 'Book this trip', default: true } }, required: ['book'] },
+        },
+        how('elicit-3'),
+      ],
+    ]);
+  });
+
+  it('plan_trip says at once, before any question, that it needs a client that can sample', async () => {
+    const asks: ElicitParams[] = [];
+    const { client } = await clients.connectUrl(endpoint(era), { era }, (c) => c.onElicitation((params) => (asks.push(params), { action: 'cancel' })));
+    const message = 'The client did not declare the sampling capability; it cannot be asked for sampling/createMessage';
+    if (era === 'legacy') {
+      expect(await client.callTool('plan_trip')).toEqual(text(era, message, true));
+    } else {
+      // 2026-07-28: -32021 names the capability, so a client could retry declaring it.
+      expect(await rpcError(client.callTool('plan_trip'))).toEqual({ code: -32021, message, data: { requiredCapabilities: { sampling: {} } } });
+    }
+    expect(asks).toEqual([]);
+  });
+
+  it("summarize_note asks the client's model for a summary (sampling)", async () => {
+    const asks: [CreateMessageParams, Asked][] = [];
+    const { client } = await clients.connectUrl(endpoint(era), { era }, (c) =>
+      c.onSampling((params, { era, inputKey }) => {
+        asks.push([params, { era, inputKey }]);
+        return { role: 'assistant', content: { type: 'text', text: ' Someone has to ring the plumber. ' }, model: 'test-model' };
+      }),
+    );
+    expect(await client.callTool('summarize_note', { id: '2' })).toEqual(text(era, 'Note 2, summarized by test-model: Someone has to ring the plumber.'));
+    expect(asks).toEqual([
+      [
+        {
+          messages: [{ role: 'user', content: { type: 'text', text: 'Summarize this note in one short sentence:\n\nCall the plumber' } }],
+          systemPrompt: 'You summarize notes in one short sentence.',
+          modelPreferences: { speedPriority: 0.8, intelligencePriority: 0.2 },
+          maxTokens: 100,
+        },
+        era === 'legacy' ? { era } : { era, inputKey: 'sample-1' },
+      ],
+    ]);
+    expect(await client.callTool('summarize_note', { id: 'nowhere' })).toEqual(text(era, 'There is no note nowhere.', true));
+    expect(asks).toHaveLength(1);
+  });
+
+  it('list_roots lists the roots the client shares', async () => {
+    const asks: Asked[] = [];
+    const roots: Root[] = [{ uri: 'file:///home/ada/launch', name: 'launch' }, { uri: 'file:///home/ada/notes.md' }];
+    const { client } = await clients.connectUrl(endpoint(era), { era }, (c) =>
+      c.onRoots(({ era, inputKey }) => {
+        asks.push({ era, inputKey });
+        return { roots: asks.length === 1 ? roots : [] };
+      }),
+    );
+    expect(await client.callTool('list_roots')).toEqual(
+      text(era, 'Your client shares 2 roots:\n- file:///home/ada/launch (launch)\n- file:///home/ada/notes.md'),
+    );
+    expect(await client.callTool('list_roots')).toEqual(text(era, 'Your client shares no roots.'));
+    expect(asks).toEqual(
+      era === 'legacy'
+        ? [{ era }, { era }]
+        : [
+            { era, inputKey: 'roots-1' },
+            { era, inputKey: 'roots-1' },
+          ],
+    );
+  });
+
+  it('count_slowly logs its start and end at info, which a client gets without asking for a level', async () => {
+    const logs: LogMessage[] = [];
+    const progress: ProgressParams[] = [];
+    const { client } = await clients.connectUrl(endpoint(era), { era }, (c) => c.on('log', (message) => void logs.push(message)));
+    // A 2026-07-28 request carries its log level, and without one the server logs nothing: info, as a 2025 session gets by default.
+    if (era === 'modern') await client.setLogLevel('info');
+    expect(await client.callTool('count_slowly', { n: 2 }, { onProgress: (p) => void progress.push(p) })).toEqual(text(era, 'counted to 2'));
+    expect(logs).toEqual([
+      { level: 'info', logger: 'count_slowly', data: 'counting to 2' },
+      { level: 'info', logger: 'count_slowly', data: 'counted to 2' },
+    ]);
+    expect(progress.map(({ progress, total, message }) => ({ progress, total, message }))).toEqual([
+      { progress: 1, total: 2, message: 'counted to 1' },
+      { progress: 2, total: 2, message: 'counted to 2' },
+    ]);
+  });
+});
+
+describe('the demo instructions', () => {
+  it('name every tool of npm start, one short paragraph per feature, and reach clients of both eras', async () => {
+    expect(DEMO_INSTRUCTIONS).toBe(
+      [
+        'Switchboard demo: each tool shows one MCP feature.',
+        'Forms: register_for_event asks you to sign up for the launch event with a form that has every field kind (text with formats and lengths, numbers, a yes/no, single and multi-select lists, defaults, required fields); book_table is a shorter form.',
+        'URL mode: connect_account sends you to a page this demo serves; press Connect there and the call finishes.',
+        'Confirmation: delete_note asks you to confirm before it deletes a note; write_note writes one.',
+        'Multiple rounds: plan_trip asks in three rounds: where and when (a form), an itinerary from your model (sampling), then whether to book it (a yes/no form).',
+        'Sampling: summarize_note asks your model to summarize a note.',
+        'Roots: list_roots lists the roots your client shares.',
+        'Progress and logging: count_slowly counts to n, reporting progress and logging as it goes; cancel it to stop early.',
+        'Also: echo repeats text, add returns structured content, the summarize prompt, and the resources demo://readme, demo://pixel and demo://notes/{id} (subscribe to one to hear when write_note changes it).',
+      ].join('\n\n'),
+    );
+    for (const era of ERAS) {
+      const { client } = await clients.connectUrl(endpoint(era), { era });
+      expect([client.era, client.instructions]).toEqual([era, DEMO_INSTRUCTIONS]);
+      const { tools } = await client.listTools();
+      expect(tools.map((tool) => tool.name)).toEqual(DEMO_TOOLS);
+      expect(tools.filter((tool) => !new RegExp(`\\b${tool.name}\\b`).test(DEMO_INSTRUCTIONS)).map((tool) => tool.name)).toEqual([]);
+    }
+  });
+});
+
+/** The consent page a URL-mode elicitation points to: its buttons, each a form's action (a path) and its label. */
+async function openConnectPage(pageUrl: string): Promise<{ buttons: { action: string; label: string }[] }> {
+  const response = await fetch(pageUrl);
+  expect([response.status, response.headers.get('content-type')]).toEqual([200, 'text/html; charset=utf-8']);
+  const html = await response.text();
+  const buttons = [...html.matchAll(/<form method="get" action="([^"]+)"><button[^>]*>([^<]+)<\/button><\/form>/g)].map(([, action, label]) => ({
+    action,
+    label,
+  }));
+  return { buttons };
+}
 
 /** The next notification `client` receives that `matches`. */
 function nextNotification(client: McpClient, matches: (notification: JsonRpcNotification) => boolean): Promise<JsonRpcNotification> {

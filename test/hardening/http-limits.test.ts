@@ -280,7 +280,7 @@ describe('the demo server (npm start)', () => {
         let out = '';
         demo.stdout!.setEncoding('utf8').on('data', (chunk: string) => {
           out += chunk;
-          const match = /listening on ws:\/\/127\.0\.0\.1:(\d+)\/mcp/.exec(out);
+          const match = /Switchboard console: http:\/\/127\.0\.0\.1:(\d+)\//.exec(out);
           if (match) resolve(Number(match[1]));
         });
         demo.once('exit', (code) => reject(new Error(`the demo exited with ${code}: ${out}`)));
