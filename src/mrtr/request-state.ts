@@ -33,6 +33,16 @@ export interface StateBinding {
 }
 
 /** What travels inside requestState. */
+/** A question as requestState remembers it. */
+export interface AskedQuestion {
+  method: string;
+  /** A form's requestedSchema: the answers must fit it. */
+  schema?: object;
+  /** An elicitation's message, and a URL-mode one's URL: what its response event shows. */
+  message?: string;
+  url?: string;
+}
+
 export interface StatePayload {
   /** A random id, for single-use enforcement. */
   id: string;
@@ -40,7 +50,7 @@ export interface StatePayload {
   expiresAt: number;
   round: number;
   /** What was asked in any round, by key: its method and, for forms, the schema answers must fit. */
-  asked: Record<string, { method: string; schema?: object }>;
+  asked: Record<string, AskedQuestion>;
   /** The keys the last round asked: the retry's inputResponses answer these. */
   last: string[];
   /** Answers gathered in earlier rounds (the client sends only the latest round's). */

@@ -5,16 +5,17 @@
  * input-required a handler returns is fulfilled by pushing its requests and running the handler again.
  */
 import { elicitationKind } from '../elicitation/elicit.js';
-import type { ClientRequestKind, KindContext } from '../elicitation/kind.js';
+import type { ClientOutcome, ClientRequestKind, KindContext } from '../elicitation/kind.js';
 import { rootsKind } from '../elicitation/roots.js';
 import { samplingKind } from '../elicitation/sampling.js';
 import { ErrorCode, McpError, UrlElicitationRequiredError } from '../protocol/errors.js';
 import { isObject } from '../protocol/is-object.js';
+import { quote } from '../protocol/quote.js';
 import { principalKey, UNKEYED_PRINCIPAL } from '../protocol/principal.js';
 import { errorResult } from '../protocol/results.js';
 import type { ClientCapabilities, ElicitParams } from '../protocol/types.js';
 import { InputRequired, InputRequiredSignal, type InputMethod, type InputRequest } from './input-required.js';
-import { digest, type RequestStateCodec, type StateBinding, type StatePayload } from './request-state.js';
+import { type AskedQuestion, digest, type RequestStateCodec, type StateBinding, type StatePayload } from './request-state.js';
 
 /** The kind that asks each input method, with its checks and its reading of the answer. */
 const KINDS: Record<InputMethod, ClientRequestKind<never, unknown>> = {
@@ -104,30 +105,53 @@ export function checkInputRequest(kinds: KindContext, capabilities: ClientCapabi
   KINDS[request.method].prepare(kinds, capabilities, (request.params ?? {}) as never);
 }
 
-/** Is `answer` a well-formed result for what was asked? The same reading as a pushed request's result. */
-function validAnswer(kinds: KindContext, asked: { method: string; schema?: object }, answer: unknown): unknown {
-  if (!isObject(answer)) return undefined;
+/**
+ * How the client answered what was asked: the typed result, or why it is none (then it is asked again).
+ * The same reading as a pushed request's result.
+ */
+function readAnswer(kinds: KindContext, asked: AskedQuestion, answer: unknown): ClientOutcome<unknown> {
   const kind = KINDS[asked.method as InputMethod];
-  if (!kind) return undefined;
+  if (!kind) return { ok: false, error: new McpError(ErrorCode.InvalidParams, `Invalid params: nothing was asked with ${quote(asked.method)}`) };
+  if (!isObject(answer)) return { ok: false, error: new McpError(ErrorCode.InvalidParams, `Invalid params: the answer to a ${asked.method} is not an object`) };
   // A URL-mode question has no schema, and its answer no content.
   const params = asked.method === 'elicitation/create' ? (asked.schema ? { requestedSchema: asked.schema } : { mode: 'url' }) : {};
   try {
-    return kind.interpret(kinds, answer, params as never);
-  } catch {
-    return undefined; // asked again
+    return { ok: true, result: kind.interpret(kinds, answer, params as never) };
+  } catch (err) {
+    return { ok: false, error: err instanceof McpError ? err : new McpError(ErrorCode.InvalidParams, String(err)) };
   }
 }
 
+/** The request a response event names for an input request: its key as id, and the params requestState kept. */
+export function askedRequest(key: string, asked: AskedQuestion): { jsonrpc: '2.0'; id: string; method: string; params: Record<string, unknown> } {
+  const params: Record<string, unknown> = {};
+  if (asked.method === 'elicitation/create') {
+    if (asked.url !== undefined) params.mode = 'url';
+    if (asked.message !== undefined) params.message = asked.message;
+    if (asked.url !== undefined) params.url = asked.url;
+    if (asked.schema !== undefined) params.requestedSchema = asked.schema;
+  }
+  return { jsonrpc: '2.0', id: key, method: asked.method, params };
+}
+
 /** An earlier answer stands only for the same question: the same method and, for a form, the same schema. */
-function sameQuestion(asked: { method: string; schema?: object } | undefined, now: { method: string; schema?: object }): boolean {
+function sameQuestion(asked: AskedQuestion | undefined, now: AskedQuestion): boolean {
   return asked !== undefined && asked.method === now.method && JSON.stringify(asked.schema) === JSON.stringify(now.schema);
 }
 
-/** A question as requestState remembers it: its method, and a form's schema, which answers must fit. */
-function describeRequest(request: InputRequest): { method: string; schema?: object } {
-  const params = request.params as { mode?: string; requestedSchema?: object } | undefined;
-  const schema = request.method === 'elicitation/create' && params?.mode !== 'url' ? params?.requestedSchema : undefined;
-  return schema ? { method: request.method, schema } : { method: request.method };
+/**
+ * A question as requestState remembers it: its method, a form's schema (which answers must fit), and an
+ * elicitation's message and URL, for the response event (a sampling request's messages are not kept).
+ */
+function describeRequest(request: InputRequest): AskedQuestion {
+  const described: AskedQuestion = { method: request.method };
+  if (request.method !== 'elicitation/create') return described;
+  const params = request.params as { mode?: string; requestedSchema?: object; message?: unknown; url?: unknown } | undefined;
+  if (params?.mode === 'url') {
+    if (typeof params.url === 'string') described.url = params.url;
+  } else if (params?.requestedSchema) described.schema = params.requestedSchema;
+  if (typeof params?.message === 'string') described.message = params.message;
+  return described;
 }
 
 function describeAsked(pending: InputRequired): StatePayload['asked'] {
@@ -174,6 +198,8 @@ export interface RoundRequest {
   params: Record<string, unknown>;
   capabilities: ClientCapabilities;
   principal: unknown;
+  /** Each answer this retry brings to what the last round asked, read: a result, or why it is none. */
+  onAnswer?: (key: string, asked: AskedQuestion, outcome: ClientOutcome<unknown>) => void;
 }
 
 function roundsExceeded(target: InputTarget, max: number): McpError {
@@ -217,8 +243,10 @@ export async function runModernRound<R>(
     // Only what the last round asked counts; extra keys are ignored, and an answer that does not fit is asked again.
     for (const key of previous.last ?? []) {
       const asked = previous.asked?.[key];
-      const answer = asked && validAnswer(kinds, asked, responses[key]);
-      if (answer !== undefined) answers[key] = answer;
+      if (!asked || !Object.hasOwn(responses, key)) continue;
+      const outcome = readAnswer(kinds, asked, responses[key]);
+      if (outcome.ok) answers[key] = outcome.result;
+      request.onAnswer?.(key, asked, outcome);
     }
   }
   const round = new InputRound(kinds, answers, previous?.state, previous?.asked ?? {}, previous?.round ?? 0, isObject(responses) ? responses : undefined);

@@ -3,9 +3,10 @@
  * requests on its connection; a 2026-07-28 request asks with an input-required result and gets the
  * answers on the retry. Code above this never asks which era it is in.
  */
-import type { ClientRequestKind } from '../elicitation/kind.js';
+import { type ClientOutcome, type ClientRequestKind, toClientResponse } from '../elicitation/kind.js';
 import type { InputMethod, InputRequest } from '../mrtr/input-required.js';
-import { inputKind, type RoundsContext, runModernRound, runPushedRounds } from '../mrtr/rounds.js';
+import type { AskedQuestion } from '../mrtr/request-state.js';
+import { askedRequest, inputKind, type RoundsContext, runModernRound, runPushedRounds } from '../mrtr/rounds.js';
 import { ErrorCode, LegacyOnlyRequestError, McpError } from '../protocol/errors.js';
 import type { InputOptions } from './api.js';
 import type { Context } from './context.js';
@@ -52,10 +53,33 @@ export class InputRequiredBackChannel implements BackChannel {
   }
 
   run: BackChannel['run'] = (session, ctx, params, target, invoke) =>
-    runModernRound(this.rounds, ctx, { params, capabilities: session.clientCapabilities, principal: session.principal }, target, invoke);
+    runModernRound(
+      this.rounds,
+      ctx,
+      {
+        params,
+        capabilities: session.clientCapabilities,
+        principal: session.principal,
+        onAnswer: (key, asked, outcome) => reportAnswer(session, key, asked, outcome),
+      },
+      target,
+      invoke,
+    );
 
   /** -32021 too: the client may retry, declaring the capability the request needs. */
   isRequestError(err: unknown): boolean {
     return isUrlElicitationRequired(err) || (err instanceof McpError && err.code === ErrorCode.MissingRequiredClientCapability);
   }
+}
+
+/**
+ * An answer a 2026-07-28 retry brought, on the same response event as a pushed request's reply
+ * (`responseElicitationCreate`, ...): the request is the input request, its key as id; a malformed answer
+ * is an error outcome (and is asked again).
+ */
+function reportAnswer(session: Session, key: string, asked: AskedQuestion, outcome: ClientOutcome<unknown>): void {
+  const kind = inputKind(asked.method as InputMethod);
+  const events = session.host.events;
+  if (!kind?.event || !events.listening(kind.event)) return;
+  (events.emit as (event: string, ...args: unknown[]) => boolean)(kind.event, session, askedRequest(key, asked), toClientResponse(kind.fields, outcome as ClientOutcome<object>));
 }
