@@ -81,5 +81,10 @@ function reportAnswer(session: Session, key: string, asked: AskedQuestion, outco
   const kind = inputKind(asked.method as InputMethod);
   const events = session.host.events;
   if (!kind?.event || !events.listening(kind.event)) return;
-  (events.emit as (event: string, ...args: unknown[]) => boolean)(kind.event, session, askedRequest(key, asked), toClientResponse(kind.fields, outcome as ClientOutcome<object>));
+  (events.emit as (event: string, ...args: unknown[]) => boolean)(
+    kind.event,
+    session,
+    askedRequest(key, asked),
+    toClientResponse(kind.fields, outcome as ClientOutcome<object>),
+  );
 }
