@@ -3,12 +3,13 @@
  * Chromium through playwright-core, and the few steps every scenario takes on the console page.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { existsSync, mkdirSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { type Browser, chromium, type Locator, type Page } from 'playwright-core';
 
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 export const SHOTS = `${ROOT}results/console`;
+const README_SCREENSHOT = `${ROOT}docs/console.png`;
 const CHROMIUM = '/usr/bin/chromium';
 /** How long any one step may take: a click, a dialog, a tool's answer. */
 export const STEP_MS = 10_000;
@@ -163,4 +164,6 @@ export async function waitForServerEvents(page: Page, event: string, count: numb
 export async function screenshot(page: Page, name: string, fullPage = false): Promise<void> {
   // Animations finished: the dialog fades in.
   await page.screenshot({ path: `${SHOTS}/${name}.png`, timeout: STEP_MS, animations: 'disabled', fullPage });
+  // The README's picture is this one: UPDATE_README_SCREENSHOT=1 refreshes it from the console as it is.
+  if (name === 'console' && process.env.UPDATE_README_SCREENSHOT === '1') copyFileSync(`${SHOTS}/${name}.png`, README_SCREENSHOT);
 }
