@@ -1,24 +1,36 @@
 /**
- * `npm run fixture -- --port N`: the conformance fixture server on 127.0.0.1:N, path /mcp, serving
- * Streamable HTTP and the WebSocket upgrade on the same port and path.
+ * `npm run fixture -- --port N [--redis URL]`: the conformance fixture server on 127.0.0.1:N, path /mcp,
+ * serving Streamable HTTP and the WebSocket upgrade on the same port and path. With `--redis`, it shares
+ * state through that Redis: fixtures started with the same URL share the requestState key ring, and a
+ * requestState is used once across all of them.
  */
 import { parseArgs } from 'node:util';
-import { McpServer, StreamableHttpTransport, WebSocketTransport } from '../src/index.js';
+import { connectRedisScale, McpServer, type McpServerOptions, StreamableHttpTransport, WebSocketTransport } from '../src/index.js';
 import { registerFixtureCatalog } from './fixture-catalog.js';
 import { registerModernFixtures } from './fixture-modern.js';
 
-const { values } = parseArgs({ options: { port: { type: 'string', default: '3100' }, host: { type: 'string', default: '127.0.0.1' } } });
+const { values } = parseArgs({
+  options: { port: { type: 'string', default: '3100' }, host: { type: 'string', default: '127.0.0.1' }, redis: { type: 'string' } },
+});
 const port = Number(values.port);
 if (!Number.isInteger(port) || port < 0 || port > 65535) {
   console.error(`--port must be a port number; got ${values.port}`);
   process.exit(2);
 }
 
-// A fixed requestState key: the fixture may run as several processes behind one URL.
-const server = new McpServer(
-  { name: 'switchboard-conformance-fixture', version: '1.0.0' },
-  { requestState: { keys: [process.env.REQUEST_STATE_KEY ?? 'switchboard-conformance-fixture-request-state-key'] } },
-);
+// Several processes may serve one URL: they share the key ring in Redis, or else a fixed requestState key.
+let options: McpServerOptions;
+if (values.redis !== undefined) {
+  try {
+    options = { scale: await connectRedisScale(values.redis), requestState: { singleUse: true } };
+  } catch (err) {
+    console.error((err as Error).message);
+    process.exit(2);
+  }
+} else {
+  options = { requestState: { keys: [process.env.REQUEST_STATE_KEY ?? 'switchboard-conformance-fixture-request-state-key'] } };
+}
+const server = new McpServer({ name: 'switchboard-conformance-fixture', version: '1.0.0' }, options);
 registerFixtureCatalog(server);
 registerModernFixtures(server);
 server.on('error', (err) => console.error('error:', err.message));

@@ -30,6 +30,10 @@ export type { SchemaViolation } from './schema/compiler.js';
 export type { TransportKind } from './server/port.js';
 export type { Era, ServedEras } from './protocol/era.js';
 
+export type { SharedState } from './server/shared-state.js';
+export { RedisScale, connectRedisScale } from './scale/redis.js';
+export type { RedisScaleOptions } from './scale/redis.js';
+
 export { McpClient } from './client/mcp-client.js';
 export type { ConnectOptions, ListToolsResult, ListPromptsResult, ListResourcesResult, ListResourceTemplatesResult } from './client/mcp-client.js';
 export type { McpClientOptions, ClientEra } from './client/options.js';

@@ -54,6 +54,8 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
   server: ['protocol', 'schema', 'elicitation', 'mrtr'],
   // The client stands beside the server, on the same ground: it shares the wire, never the server.
   client: ['protocol', 'schema'],
+  // What several instances share sits above the server: it implements the server's SharedState.
+  scale: ['protocol', 'server'],
 };
 
 describe('the layout of src/', () => {

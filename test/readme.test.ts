@@ -3,7 +3,8 @@ import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { McpClient } from '../src/index.js';
+import { McpClient, StreamableHttpClientTransport } from '../src/index.js';
+import { startRedis } from './helpers/redis.js';
 import { ACCEPT_BOTH, HttpTestClient, send } from './helpers/http-client.js';
 import { StdioTestClient } from './helpers/stdio-client.js';
 import { WsTestClient } from './helpers/ws-client.js';
@@ -13,8 +14,8 @@ const tsx = fileURLToPath(new URL('../node_modules/.bin/tsx', import.meta.url));
 const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
 
 /** Start an example that prints a line on listening; resolve with the process and that line. */
-function startListening(file: string, pattern: RegExp) {
-  const child = spawn(tsx, [file], { cwd: root, env: { ...process.env, PORT: '0' }, stdio: ['ignore', 'pipe', 'pipe'] });
+function startListening(file: string, pattern: RegExp, env: Record<string, string> = {}) {
+  const child = spawn(tsx, [file], { cwd: root, env: { ...process.env, PORT: '0', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   const line = new Promise<RegExpExecArray>((resolve, reject) => {
     child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
@@ -36,11 +37,12 @@ function startListening(file: string, pattern: RegExp) {
 describe('README examples', () => {
   const blocks = [...readme.matchAll(/```ts\n\/\/ (examples\/[\w-]+\.ts)\n([\s\S]*?)```/g)];
 
-  it('shows ten examples, each exactly as its file in examples/', () => {
+  it('shows eleven examples, each exactly as its file in examples/', () => {
     expect(blocks.map((b) => b[1])).toEqual([
       'examples/quickstart.ts',
       'examples/stdio-server.ts',
       'examples/shared-port.ts',
+      'examples/scale-out.ts',
       'examples/events.ts',
       'examples/elicitation.ts',
       'examples/both-eras.ts',
@@ -238,6 +240,24 @@ describe('README examples', () => {
       }
     } finally {
       await example.stop();
+    }
+  });
+
+  it('scale-out: two instances sharing a Redis serve the rounds of one 2026-07-28 call between them', async () => {
+    const redis = await startRedis();
+    const started = [0, 1].map(() => startListening('examples/scale-out.ts', /listening on (http:\/\/\S+)/, { REDIS_URL: redis.url }));
+    try {
+      const urls = await Promise.all(started.map(async (example) => (await example.line)[1]!));
+      let turn = 0;
+      const alternate = (_input: URL, init: RequestInit) => fetch(urls[turn++ % 2]!, init);
+      const client = new McpClient({ name: 'readme-test', version: '1.0.0' }, { era: 'modern' });
+      client.onElicitation(() => ({ action: 'accept', content: { item: 'tea' } }));
+      await client.connect(new StreamableHttpClientTransport(urls[0]!, { fetch: alternate }));
+      expect((await client.callTool('order')).content).toEqual([{ type: 'text', text: 'Ordered: tea.' }]);
+      await client.close();
+    } finally {
+      await Promise.all(started.map((example) => example.stop()));
+      await redis.stop();
     }
   });
 });

@@ -22,6 +22,11 @@ export interface RequestStateOptions {
    * of false) if that id was seen before, and the retry is refused as invalid.
    */
   consume?: (stateId: string, expiresAt: number) => boolean | Promise<boolean>;
+  /**
+   * Refuse a requestState that was used before, without a `consume` of your own: the server keeps the
+   * marks (shared through its `scale` store, else in memory). Default false.
+   */
+  singleUse?: boolean;
 }
 
 /** What the request is, for binding: method, tool/prompt name or URI, a digest of the arguments, and the principal. */

@@ -3,7 +3,7 @@
  * use. McpServer is the component applications hold; this is what sessions, handlers and transports talk to.
  */
 import type { KindContext } from '../elicitation/kind.js';
-import { RequestStateCodec } from '../mrtr/request-state.js';
+import { RequestStateCodec, type RequestStateOptions } from '../mrtr/request-state.js';
 import type { RoundsContext } from '../mrtr/rounds.js';
 import type { Classified, JsonRpcRequest } from '../protocol/jsonrpc.js';
 import type { SafeEmitter } from '../protocol/safe-emitter.js';
@@ -18,6 +18,7 @@ import { deliver, type InboundHost, receive, refuse } from './inbound.js';
 import type { ResolvedServerOptions } from './options.js';
 import type { CancellableRequest, Channel, Closable, Connection, Refusal, ServerPort } from './port.js';
 import { Session } from './session.js';
+import { LocalStateMarks } from './shared-state.js';
 import { serveStateless } from './stateless.js';
 import { newStats } from './stats.js';
 import type { Subscription } from './subscriptions.js';
@@ -45,7 +46,7 @@ export class ServerCore implements InboundHost, ServerPort, RoundsContext, KindC
     readonly instructions: string | undefined,
     readonly options: ResolvedServerOptions,
   ) {
-    this.codec = new RequestStateCodec(options.requestState);
+    this.codec = new RequestStateCodec(codecOptions(options));
     this.push = new PushBackChannel(this);
     this.inputRequired = new InputRequiredBackChannel(this);
   }
@@ -176,4 +177,19 @@ export class ServerCore implements InboundHost, ServerPort, RoundsContext, KindC
     await Promise.all([...this.transports].map((t) => t.close()));
     this.transports.clear();
   }
+}
+
+/** The requestState codec's options: the shared key ring and single-use marks of `scale`, unless given outright. */
+function codecOptions(options: ResolvedServerOptions): RequestStateOptions {
+  const { requestState = {}, scale } = options;
+  const resolved: RequestStateOptions = { ...requestState };
+  if (resolved.keys === undefined && scale) resolved.keys = [...scale.stateKeys];
+  if (resolved.consume === undefined && requestState.singleUse) {
+    if (scale) resolved.consume = (id, expiresAt) => scale.consumeState(id, expiresAt);
+    else {
+      const marks = new LocalStateMarks();
+      resolved.consume = (id, expiresAt) => marks.consume(id, expiresAt);
+    }
+  }
+  return resolved;
 }

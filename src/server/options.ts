@@ -4,6 +4,7 @@ import type { RequestStateOptions } from '../mrtr/request-state.js';
 import { isLoggingLevel } from '../protocol/logging.js';
 import { MAX_TIMER_MS, positiveInteger } from '../protocol/option-checks.js';
 import type { ServedEras } from '../protocol/era.js';
+import type { SharedState } from './shared-state.js';
 
 export interface McpServerOptions {
   /** Merged over the capabilities the server derives from what it serves (e.g. to add `experimental`). */
@@ -24,8 +25,13 @@ export interface McpServerOptions {
   pageSize?: number;
   /** Which protocol eras to serve: both (default), the handshake era only, or 2026-07-28 only. */
   eras?: ServedEras;
-  /** The MRTR requestState codec: keys (rotation), sealing, TTL, round cap, single-use hook. */
+  /** The MRTR requestState codec: keys (rotation), sealing, TTL, round cap, single use. */
   requestState?: RequestStateOptions;
+  /**
+   * State shared with the other instances serving the same endpoint (`connectRedisScale(url)`): the
+   * requestState key ring, unless `requestState.keys` is given, and its single-use marks.
+   */
+  scale?: SharedState;
   /**
    * Caching hints on 2026-07-28 discover, list and read results (SEP-2549). Default `{ ttlMs: 0, scope: 'private' }`;
    * a resource or template may set its own for its reads.
@@ -49,7 +55,8 @@ export interface CacheHint {
   scope: 'public' | 'private';
 }
 
-export type ResolvedServerOptions = Required<Omit<McpServerOptions, 'capabilities' | 'requestState'>> & Pick<McpServerOptions, 'capabilities' | 'requestState'>;
+export type ResolvedServerOptions = Required<Omit<McpServerOptions, 'capabilities' | 'requestState' | 'scale'>> &
+  Pick<McpServerOptions, 'capabilities' | 'requestState' | 'scale'>;
 
 export function resolveServerOptions(options: McpServerOptions = {}): ResolvedServerOptions {
   if (typeof options !== 'object' || options === null) throw new TypeError('McpServer options must be an object');
@@ -64,6 +71,7 @@ export function resolveServerOptions(options: McpServerOptions = {}): ResolvedSe
     pageSize: options.pageSize ?? 100,
     eras: options.eras ?? 'dual',
     requestState: options.requestState,
+    scale: options.scale,
     cache: options.cache ?? { ttlMs: 0, scope: 'private' },
     maxBatchSize: options.maxBatchSize ?? 100,
     maxRequestsInFlight: options.maxRequestsInFlight ?? 100,

@@ -1,0 +1,98 @@
+/**
+ * State shared by several Switchboard instances through Redis (ioredis, an optional peer dependency,
+ * loaded only here): the requestState key ring, created by whichever instance comes first and read by
+ * the rest, and single-use marks that expire with the states they mark.
+ *
+ * Commands fail fast while Redis is unreachable (no offline queue), so a request that needs it gets a
+ * clear error instead of hanging; the connection retries in the background and recovers by itself.
+ */
+import { randomBytes, randomUUID } from 'node:crypto';
+import type { Redis as RedisClient } from 'ioredis';
+import { ErrorCode, McpError } from '../protocol/errors.js';
+import type { SharedState } from '../server/shared-state.js';
+
+export interface RedisScaleOptions {
+  /** The prefix of every key this instance reads or writes. Default `switchboard`. */
+  prefix?: string;
+  /** How long one command may take before it fails, in ms. Default 2000. */
+  commandTimeoutMs?: number;
+  /** How long `connect` waits for Redis, in ms. Default 5000. */
+  connectTimeoutMs?: number;
+}
+
+export class RedisScale implements SharedState {
+  /** This instance, among those sharing the store. */
+  readonly instanceId: string = randomUUID();
+
+  private constructor(
+    private readonly redis: RedisClient,
+    private readonly prefix: string,
+    readonly stateKeys: readonly string[],
+  ) {}
+
+  /** Connect to Redis at `url` (`redis://host:port/db`), and read (or create) the shared key ring. */
+  static async connect(url: string, options: RedisScaleOptions = {}): Promise<RedisScale> {
+    const prefix = options.prefix ?? 'switchboard';
+    if (typeof prefix !== 'string' || prefix === '' || /\s/.test(prefix))
+      throw new TypeError(`Option prefix must be a non-empty string without spaces; got ${JSON.stringify(prefix)}`);
+    let Redis: typeof import('ioredis').Redis;
+    try {
+      ({ Redis } = await import('ioredis'));
+    } catch (err) {
+      throw new Error('Sharing state through Redis needs the ioredis package: npm install ioredis', { cause: err });
+    }
+    const redis = new Redis(url, {
+      lazyConnect: true,
+      enableOfflineQueue: false,
+      maxRetriesPerRequest: 1,
+      commandTimeout: options.commandTimeoutMs ?? 2000,
+      connectTimeout: options.connectTimeoutMs ?? 5000,
+      retryStrategy: (attempt) => Math.min(attempt * 200, 2000),
+    });
+    // Reconnection is ioredis's; what each failed command met is told to its caller.
+    redis.on('error', () => {});
+    try {
+      await redis.connect();
+      const ringKey = `${prefix}:state-keys`;
+      await redis.set(ringKey, JSON.stringify([randomBytes(32).toString('base64url')]), 'NX');
+      const ring: unknown = JSON.parse((await redis.get(ringKey)) ?? 'null');
+      if (!Array.isArray(ring) || ring.length === 0 || !ring.every((key) => typeof key === 'string' && key.length >= 32)) {
+        throw new Error(`${ringKey} holds no key ring (a JSON array of secrets of 32 characters or more)`);
+      }
+      return new RedisScale(redis, prefix, ring);
+    } catch (err) {
+      redis.disconnect();
+      throw new Error(`Could not share state through Redis at ${redact(url)}: ${(err as Error).message}`, { cause: err });
+    }
+  }
+
+  async consumeState(id: string, expiresAt: number): Promise<boolean> {
+    try {
+      return (await this.redis.set(`${this.prefix}:used:${id}`, this.instanceId, 'PXAT', Math.max(expiresAt, Date.now() + 1), 'NX')) === 'OK';
+    } catch (err) {
+      throw new McpError(
+        ErrorCode.InternalError,
+        `Cannot check that this requestState is used only once: the shared store is unreachable (${(err as Error).message}); retry shortly`,
+      );
+    }
+  }
+
+  /** Let go of the connection. */
+  async close(): Promise<void> {
+    await this.redis.quit().catch(() => this.redis.disconnect());
+  }
+}
+
+/** `connectRedisScale(url, options?)`: `RedisScale.connect`. */
+export const connectRedisScale = (url: string, options?: RedisScaleOptions) => RedisScale.connect(url, options);
+
+/** A URL without its password, for messages. */
+function redact(url: string): string {
+  try {
+    const parsed = new URL(url);
+    if (parsed.password) parsed.password = '***';
+    return parsed.toString();
+  } catch {
+    return JSON.stringify(url);
+  }
+}

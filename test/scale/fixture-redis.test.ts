@@ -1,0 +1,76 @@
+/**
+ * `npm run fixture -- --port N --redis URL`: fixture processes started with the same Redis URL share the
+ * requestState key ring, so a 2026-07-28 flow goes through with each request on another process; and a
+ * fixture that cannot reach Redis exits 2 saying so.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type ElicitResult, McpClient, StreamableHttpClientTransport } from '../../src/index.js';
+import { type RunningRedis, startRedis } from '../helpers/redis.js';
+import { useCleanups } from '../helpers/util.js';
+
+const root = fileURLToPath(new URL('../..', import.meta.url));
+const cleanups = useCleanups();
+let redis: RunningRedis;
+
+beforeAll(async () => {
+  redis = await startRedis();
+});
+afterAll(async () => {
+  await redis?.stop();
+});
+
+/** A fixture process; resolves with its URL once it listens, or rejects with what it printed if it exits. */
+function fixture(args: string[]): Promise<{ url: string; child: ChildProcess }> {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'conformance/fixture-server.ts', '--port', '0', ...args], {
+    cwd: root,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  cleanups.push(async () => {
+    if (child.exitCode !== null) return;
+    const exited = new Promise((resolve) => child.once('exit', resolve));
+    child.kill('SIGTERM');
+    await exited;
+  });
+  let out = '';
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`the fixture did not start within 15 s: ${out}`)), 15_000);
+    const read = (chunk: string) => {
+      out += chunk;
+      const match = /conformance fixture on (http:\/\/\S+)/.exec(out);
+      if (match) {
+        clearTimeout(timer);
+        resolve({ url: match[1]!, child });
+      }
+    };
+    child.stdout!.setEncoding('utf8').on('data', read);
+    child.stderr!.setEncoding('utf8').on('data', read);
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(Object.assign(new Error(`the fixture exited with ${code}: ${out.trim()}`), { code, out: out.trim() }));
+    });
+  });
+}
+
+describe('fixtures sharing a Redis', () => {
+  it('serve a multi-round 2026-07-28 flow with every request on the other process', async () => {
+    const [a, b] = await Promise.all([fixture(['--redis', redis.url]), fixture(['--redis', redis.url])]);
+    let turn = 0;
+    const alternate = (_input: URL, init: RequestInit) => fetch([a.url, b.url][turn++ % 2]!, init);
+    const client = new McpClient({ name: 'alternating', version: '1.0.0' }, { era: 'modern' });
+    client.onElicitation((params): ElicitResult => ({ action: 'accept', content: params.message.startsWith('Step 1') ? { name: 'Ada' } : { color: 'teal' } }));
+    cleanups.push(() => client.close());
+    await client.connect(new StreamableHttpClientTransport(a.url, { fetch: alternate }));
+    expect((await client.callTool('test_input_required_result_multi_round')).content).toEqual([{ type: 'text', text: 'Ada likes teal.' }]);
+    expect(turn).toBeGreaterThanOrEqual(5);
+  });
+
+  it('exits 2 with one line saying where Redis could not be reached', async () => {
+    const failure = await fixture(['--redis', `redis://127.0.0.1:${redis.port + 1}`]).catch((err: Error & { code?: number; out?: string }) => err);
+    expect(failure).toMatchObject({
+      code: 2,
+      out: expect.stringMatching(new RegExp(`^Could not share state through Redis at redis://127\\.0\\.0\\.1:${redis.port + 1}/?: `)),
+    });
+  });
+});
