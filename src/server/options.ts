@@ -102,6 +102,10 @@ export function resolveServerOptions(options: McpServerOptions = {}): ResolvedSe
   if (resolved.capabilities !== undefined && (typeof resolved.capabilities !== 'object' || resolved.capabilities === null)) {
     throw new TypeError('McpServer option capabilities must be an object');
   }
+  const { scale } = resolved;
+  if (scale !== undefined && (typeof scale !== 'object' || scale === null || !Array.isArray(scale.stateKeys) || typeof scale.consumeState !== 'function')) {
+    throw new TypeError('Option scale must be shared state such as connectRedisScale(url) gives: { stateKeys, consumeState }');
+  }
   return resolved;
 }
 

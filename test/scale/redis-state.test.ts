@@ -129,6 +129,14 @@ describe('requestState across instances sharing Redis', () => {
   });
 });
 
+describe('the scale option', () => {
+  it('is checked at construction', () => {
+    expect(() => new McpServer({ name: 'x', version: '1' }, { scale: { stateKeys: 'k' } as never })).toThrow(
+      new TypeError('Option scale must be shared state such as connectRedisScale(url) gives: { stateKeys, consumeState }'),
+    );
+  });
+});
+
 describe('singleUse without a shared store', () => {
   it('refuses a requestState seen before, from this process memory', async () => {
     const server = new McpServer({ name: 'one', version: '1.0.0' }, { requestState: { singleUse: true, keys: ['a-test-key-of-at-least-thirty-two-bytes!!'] } });
