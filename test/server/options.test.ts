@@ -14,6 +14,7 @@ const DEFAULTS = {
   pageSize: 100,
   eras: 'dual',
   requestState: undefined,
+  scale: undefined,
   cache: { ttlMs: 0, scope: 'private' },
   maxBatchSize: 100,
   maxRequestsInFlight: 100,
@@ -29,6 +30,7 @@ describe('resolveServerOptions', () => {
 
   it('keeps the options that are given', () => {
     const capabilities = { experimental: { x: {} } };
+    const scale = { stateKeys: ['k'.repeat(32)], consumeState: async () => true };
     const given = {
       capabilities,
       requestTimeoutMs: 5000,
@@ -40,6 +42,7 @@ describe('resolveServerOptions', () => {
       pageSize: 2,
       eras: 'modern',
       requestState: { maxRounds: 3 },
+      scale,
       cache: { ttlMs: 60_000, scope: 'public' },
       maxBatchSize: 10,
       maxRequestsInFlight: 20,
@@ -57,6 +60,7 @@ describe('resolveServerOptions', () => {
       pageSize: 2,
       eras: 'modern',
       requestState: { maxRounds: 3 },
+      scale,
       cache: { ttlMs: 60_000, scope: 'public' },
       maxBatchSize: 10,
       maxRequestsInFlight: 20,
