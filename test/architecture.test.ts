@@ -55,7 +55,7 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
   // The client stands beside the server, on the same ground: it shares the wire, never the server.
   client: ['protocol', 'schema'],
   // What several instances share sits above the server: it implements the server's SharedState.
-  scale: ['protocol', 'server'],
+  scale: ['protocol', 'server', 'transports'],
 };
 
 describe('the layout of src/', () => {

@@ -10,6 +10,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import type { Redis as RedisClient } from 'ioredis';
 import { ErrorCode, McpError } from '../protocol/errors.js';
 import type { SharedState } from '../server/shared-state.js';
+import type { SessionRouter } from '../transports/http/session-router.js';
 
 export interface RedisScaleOptions {
   /** The prefix of every key this instance reads or writes. Default `switchboard`. */
@@ -77,11 +78,33 @@ export class RedisScale implements SharedState {
     }
   }
 
+  /**
+   * Who holds which Streamable HTTP session, for `new StreamableHttpTransport(server, { router })`: a
+   * session's owner is kept for `ttlMs` (default 24 hours) after it was created, and forgotten when the
+   * session ends (or when its owner cannot be reached).
+   */
+  sessionRouter(options: { ttlMs?: number } = {}): SessionRouter {
+    const ttlMs = options.ttlMs ?? 24 * 3_600_000;
+    const key = (sessionId: string) => `${this.prefix}:session:${sessionId}`;
+    return {
+      claim: async (sessionId, ownerUrl) => {
+        await this.redis.set(key(sessionId), ownerUrl, 'PX', ttlMs);
+      },
+      release: async (sessionId, ownerUrl) => {
+        // Only the owner's own entry: a session id is never reused, but an entry may have moved on.
+        await this.redis.eval(RELEASE_IF_OWNER, 1, key(sessionId), ownerUrl);
+      },
+      locate: async (sessionId) => (await this.redis.get(key(sessionId))) ?? undefined,
+    };
+  }
+
   /** Let go of the connection. */
   async close(): Promise<void> {
     await this.redis.quit().catch(() => this.redis.disconnect());
   }
 }
+
+const RELEASE_IF_OWNER = "if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) else return 0 end";
 
 /** `connectRedisScale(url, options?)`: `RedisScale.connect`. */
 export const connectRedisScale = (url: string, options?: RedisScaleOptions) => RedisScale.connect(url, options);

@@ -4,6 +4,7 @@
  */
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { createServer } from 'node:net';
+import { afterAll, beforeAll } from 'vitest';
 
 const REDIS = '/usr/bin/redis-server';
 
@@ -78,5 +79,30 @@ export async function startRedis(): Promise<RunningRedis> {
       await stop();
       child = await launch(port);
     },
+  };
+}
+
+/** Call once at the top level of a test file: one redis-server for the file, started before its tests and stopped after. */
+export function useRedis(): RunningRedis {
+  let running: RunningRedis | undefined;
+  beforeAll(async () => {
+    running = await startRedis();
+  });
+  afterAll(async () => {
+    await running?.stop();
+  });
+  const started = () => {
+    if (!running) throw new Error('redis-server is not started yet: use it inside a test');
+    return running;
+  };
+  return {
+    get url() {
+      return started().url;
+    },
+    get port() {
+      return started().port;
+    },
+    stop: () => started().stop(),
+    restart: () => started().restart(),
   };
 }

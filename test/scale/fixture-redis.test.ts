@@ -5,21 +5,14 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { type ElicitResult, McpClient, StreamableHttpClientTransport } from '../../src/index.js';
-import { type RunningRedis, startRedis } from '../helpers/redis.js';
+import { useRedis } from '../helpers/redis.js';
 import { useCleanups } from '../helpers/util.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const cleanups = useCleanups();
-let redis: RunningRedis;
-
-beforeAll(async () => {
-  redis = await startRedis();
-});
-afterAll(async () => {
-  await redis?.stop();
-});
+const redis = useRedis();
 
 /** A fixture process; resolves with its URL once it listens, or rejects with what it printed if it exits. */
 function fixture(args: string[]): Promise<{ url: string; child: ChildProcess }> {

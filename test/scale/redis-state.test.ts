@@ -3,7 +3,7 @@
  * ring is created once, in Redis), single use holds across both, Redis down gives a clear error and
  * recovery follows when it returns. The client alternates instances on every request.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   connectRedisScale,
   type ElicitResult,
@@ -14,18 +14,11 @@ import {
   StreamableHttpTransport,
 } from '../../src/index.js';
 import { META_KEYS, MODERN_CAPS, modernCall } from '../helpers/modern.js';
-import { type RunningRedis, startRedis } from '../helpers/redis.js';
+import { useRedis } from '../helpers/redis.js';
 import { useCleanups } from '../helpers/util.js';
 
 const cleanups = useCleanups();
-let redis: RunningRedis;
-
-beforeAll(async () => {
-  redis = await startRedis();
-});
-afterAll(async () => {
-  await redis?.stop();
-});
+const redis = useRedis();
 
 const FORM = { message: 'Where to?', requestedSchema: { type: 'object' as const, properties: { city: { type: 'string' as const } }, required: ['city'] } };
 

@@ -5,6 +5,7 @@ import type { McpSession } from '../../server/port.js';
 import { type AllowedOrigins, checkAllowedHosts, checkAllowedOrigins } from '../origin.js';
 import type { EventStore } from './event-store.js';
 import type { ResponseMode } from './http-session.js';
+import type { SessionRouter } from './session-router.js';
 
 export interface StreamableHttpTransportOptions {
   /** The endpoint path when listening on a port of its own. Default `/mcp`. */
@@ -45,6 +46,13 @@ export interface StreamableHttpTransportOptions {
   retryMs?: number;
   /** SSE keep-alive comment interval on open streams; 0 turns it off. Default 15 000. */
   keepAliveIntervalMs?: number;
+  /**
+   * Several instances behind one address: who holds which session (`scale.sessionRouter()`). A request
+   * for a session another instance holds is forwarded to it over HTTP, streams included.
+   */
+  router?: SessionRouter;
+  /** Where the other instances reach this one's MCP endpoint, for `router`. Default: the URL `listen()` listens on. */
+  advertisedUrl?: string;
 }
 
 export type ReplyStatus = 202 | 204;
@@ -70,6 +78,13 @@ export function validateHttpOptions(options: ResolvedHttpOptions): void {
   if (options.keepAliveIntervalMs !== undefined && options.keepAliveIntervalMs !== 0)
     positiveInteger('keepAliveIntervalMs', options.keepAliveIntervalMs, MAX_TIMER_MS);
   if (options.auth !== undefined && typeof options.auth !== 'function') throw new TypeError('Option auth must be a function (req) => principal');
+  const { router, advertisedUrl } = options;
+  if (router !== undefined && (typeof router !== 'object' || router === null || typeof router.locate !== 'function' || typeof router.claim !== 'function')) {
+    throw new TypeError('Option router must be a session router such as scale.sessionRouter() gives: { claim, release, locate }');
+  }
+  if (advertisedUrl !== undefined && !URL.canParse(advertisedUrl)) {
+    throw new TypeError(`Option advertisedUrl must be an absolute URL (this instance's MCP endpoint); got ${JSON.stringify(advertisedUrl)}`);
+  }
   checkAllowedOrigins('allowedOrigins', options.allowedOrigins);
   checkAllowedHosts('allowedHosts', options.allowedHosts);
   if (options.cors !== undefined) {

@@ -31,6 +31,10 @@ export class SessionRegistry {
     return this.sessions.size;
   }
 
+  has(sessionId: string): boolean {
+    return this.sessions.has(sessionId);
+  }
+
   add(http: HttpSession): void {
     this.sessions.set(http.id, http);
   }

@@ -24,6 +24,7 @@ import { type ResolvedHttpOptions, type StreamableHttpTransportOptions, validate
 import { RequestChannel } from './request-channel.js';
 import { accepts, BodyTooLargeError, HttpErrorCode, header, isJsonContentType, readBody, sendHttpError } from './request-checks.js';
 import { SessionRegistry } from './session-registry.js';
+import { FORWARDED_HEADER, forward, routerUnavailable } from './session-router.js';
 import { connectionGone } from './sse.js';
 import { quote } from '../../protocol/quote.js';
 
@@ -58,6 +59,8 @@ export class StreamableHttpTransport extends SafeEmitter<StreamableHttpTransport
   private readonly unregister: () => void;
   private ownServer: HttpServer | undefined;
   private closing: Promise<void> | undefined;
+  /** Where the other instances reach this one (for the session router). */
+  private advertisedUrl: string | undefined;
 
   /** @param server the McpServer to serve */
   constructor(server: PortOwner, options: StreamableHttpTransportOptions = {}) {
@@ -73,12 +76,16 @@ export class StreamableHttpTransport extends SafeEmitter<StreamableHttpTransport
     };
     validateHttpOptions(this.options);
     this.path = options.path ?? '/mcp';
+    this.advertisedUrl = options.advertisedUrl;
     this.eventStore = options.eventStore ?? new InMemoryEventStore();
     this.sessions = new SessionRegistry(this.port, this.options, this.eventStore);
     this.sessionHost = {
       eventStore: this.eventStore,
       retryMs: options.retryMs ?? 1000,
-      sessionClosed: (http) => this.sessions.remove(http),
+      sessionClosed: (http) => {
+        this.sessions.remove(http);
+        this.route('release', http.id);
+      },
       reportError: (error, connection) => this.port.reportError(error, connection),
     };
     this.handler = (req, res) => void this.handle(req, res, false).catch((err) => this.failed(err, res));
@@ -89,7 +96,9 @@ export class StreamableHttpTransport extends SafeEmitter<StreamableHttpTransport
   async listen(options: ListenOptions = {}): Promise<ListeningAddress> {
     if (this.ownServer) throw new Error('StreamableHttpTransport is already listening; create another transport for another port');
     this.ownServer = createLimitedServer(options, (req, res) => void this.handle(req, res, true).catch((err) => this.failed(err, res)));
-    return listenOn(this.ownServer, options, 'http', this.path);
+    const address = await listenOn(this.ownServer, options, 'http', this.path);
+    this.advertisedUrl ??= address.url;
+    return address;
   }
 
   /** The server this transport listens on, when it opened one (to attach a WebSocketTransport to the same port). */
@@ -155,6 +164,28 @@ export class StreamableHttpTransport extends SafeEmitter<StreamableHttpTransport
         'Method Not Allowed: this server speaks 2026-07-28 only, which has no GET stream or sessions; POST each request',
         { ...cors, allow: 'POST' },
       );
+    }
+    // A session another instance holds: its owner answers (a forwarded request is never forwarded again).
+    const sessionId = header(req, 'mcp-session-id');
+    const router = this.options.router;
+    if (router && sessionId !== undefined && !this.sessions.has(sessionId) && header(req, FORWARDED_HEADER) === undefined) {
+      let owner: string | undefined;
+      try {
+        owner = await router.locate(sessionId);
+      } catch (err) {
+        return routerUnavailable(res, cors, err);
+      }
+      if (owner !== undefined && owner !== this.advertisedUrl) {
+        // The body is read here, once: the owner gets it, or this instance answers 404 with it.
+        if (req.method === 'POST' && (req as { body?: unknown }).body === undefined) {
+          const body = await this.readText(req, res, cors);
+          if (body === NO_BODY) return;
+          (req as { body?: unknown }).body = body;
+        }
+        if (await forward(req, res, owner)) return;
+        // The owner is gone, and its sessions with it: 404 below, and the client initializes anew.
+        void Promise.resolve(router.release(sessionId, owner)).catch((err) => this.port.reportError(err));
+      }
     }
     switch (req.method) {
       case 'POST':
@@ -250,6 +281,7 @@ export class StreamableHttpTransport extends SafeEmitter<StreamableHttpTransport
     const connection = this.port.connect(http, principal);
     http.connection = connection;
     this.sessions.add(http);
+    this.route('claim', http.id);
     const requested = request.params?.protocolVersion;
     const version = typeof requested === 'string' ? negotiateProtocolVersion(requested) : undefined;
     http.openPostStream(res, [request.id], false, this.options.responseMode, { ...cors, 'mcp-session-id': connection.id }, version);
@@ -338,10 +370,38 @@ export class StreamableHttpTransport extends SafeEmitter<StreamableHttpTransport
     res.writeHead(200, cors).end();
   }
 
+  /** Tell the router this instance holds (or no longer holds) a session; a failure is reported, the session goes on here. */
+  private route(action: 'claim' | 'release', sessionId: string): void {
+    const router = this.options.router;
+    if (!router) return;
+    if (this.advertisedUrl === undefined) {
+      return this.port.reportError(new Error('StreamableHttpTransport has a router but no advertisedUrl: set it when mounting the handler yourself'));
+    }
+    try {
+      void Promise.resolve(router[action](sessionId, this.advertisedUrl)).catch((err) => this.port.reportError(err));
+    } catch (err) {
+      this.port.reportError(err);
+    }
+  }
+
   private async readJson(req: IncomingMessage, res: ServerResponse, cors: Record<string, string>): Promise<unknown> {
     // Frameworks that already parsed the body (express.json()) hand it over as req.body.
     const parsed = (req as { body?: unknown }).body;
     if (parsed !== undefined && typeof parsed === 'object' && parsed !== null && !Buffer.isBuffer(parsed)) return parsed;
+    const text = await this.readText(req, res, cors);
+    if (text === NO_BODY) return NO_BODY;
+    try {
+      return JSON.parse(text);
+    } catch (err) {
+      this.port.countInvalidMessage();
+      sendHttpError(res, 400, ErrorCode.ParseError, `Parse error: ${(err as Error).message}`, cors);
+      return NO_BODY;
+    }
+  }
+
+  /** The body as text (a framework's string or Buffer as it is), or NO_BODY with the error sent. */
+  private async readText(req: IncomingMessage, res: ServerResponse, cors: Record<string, string>): Promise<string | typeof NO_BODY> {
+    const parsed = (req as { body?: unknown }).body;
     let text: string;
     try {
       text = typeof parsed === 'string' ? parsed : Buffer.isBuffer(parsed) ? parsed.toString('utf8') : await readBody(req, this.options.maxBodyBytes);
@@ -355,12 +415,6 @@ export class StreamableHttpTransport extends SafeEmitter<StreamableHttpTransport
       });
       return NO_BODY;
     }
-    try {
-      return JSON.parse(text);
-    } catch (err) {
-      this.port.countInvalidMessage();
-      sendHttpError(res, 400, ErrorCode.ParseError, `Parse error: ${(err as Error).message}`, cors);
-      return NO_BODY;
-    }
+    return text;
   }
 }
