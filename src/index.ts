@@ -30,7 +30,7 @@ export type { SchemaViolation } from './schema/compiler.js';
 export type { TransportKind } from './server/port.js';
 export type { Era, ServedEras } from './protocol/era.js';
 
-export type { SharedState } from './server/shared-state.js';
+export type { SharedState, SharedEvent } from './server/shared-state.js';
 export { RedisScale, connectRedisScale } from './scale/redis.js';
 export type { RedisScaleOptions } from './scale/redis.js';
 

@@ -9,7 +9,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { Redis as RedisClient } from 'ioredis';
 import { ErrorCode, McpError } from '../protocol/errors.js';
-import type { SharedState } from '../server/shared-state.js';
+import type { SharedEvent, SharedState } from '../server/shared-state.js';
 import type { SessionRouter } from '../transports/http/session-router.js';
 
 export interface RedisScaleOptions {
@@ -25,11 +25,58 @@ export class RedisScale implements SharedState {
   /** This instance, among those sharing the store. */
   readonly instanceId: string = randomUUID();
 
+  /** Listeners of what the other instances broadcast. */
+  private readonly listeners = new Set<(event: SharedEvent) => void>();
+  /** A connection of its own for pub/sub (a subscribed connection runs no other command); made on first use. */
+  private subscriber: RedisClient | undefined;
+
   private constructor(
     private readonly redis: RedisClient,
     private readonly prefix: string,
     readonly stateKeys: readonly string[],
   ) {}
+
+  private get channel(): string {
+    return `${this.prefix}:events`;
+  }
+
+  async broadcast(event: SharedEvent): Promise<void> {
+    try {
+      await this.redis.publish(this.channel, JSON.stringify({ from: this.instanceId, event }));
+    } catch (err) {
+      throw new Error(`Could not tell the other instances of ${event.type} (the shared store is unreachable: ${(err as Error).message})`, { cause: err });
+    }
+  }
+
+  onBroadcast(listener: (event: SharedEvent) => void): () => void {
+    this.listeners.add(listener);
+    if (!this.subscriber) {
+      // Subscriptions are made again by ioredis after a reconnection; what was broadcast meanwhile is lost.
+      const subscriber = this.redis.duplicate({ enableOfflineQueue: true });
+      subscriber.on('error', () => {});
+      subscriber.on('message', (_channel: string, text: string) => this.heard(text));
+      void subscriber.subscribe(this.channel).catch(() => {});
+      this.subscriber = subscriber;
+    }
+    return () => void this.listeners.delete(listener);
+  }
+
+  private heard(text: string): void {
+    let message: { from?: unknown; event?: SharedEvent };
+    try {
+      message = JSON.parse(text);
+    } catch {
+      return;
+    }
+    if (message.from === this.instanceId || !isSharedEvent(message.event)) return;
+    for (const listener of this.listeners) {
+      try {
+        listener(message.event);
+      } catch {
+        // A listener's failure is its own to report; the others still hear.
+      }
+    }
+  }
 
   /** Connect to Redis at `url` (`redis://host:port/db`), and read (or create) the shared key ring. */
   static async connect(url: string, options: RedisScaleOptions = {}): Promise<RedisScale> {
@@ -100,8 +147,18 @@ export class RedisScale implements SharedState {
 
   /** Let go of the connection. */
   async close(): Promise<void> {
+    this.listeners.clear();
+    await this.subscriber?.quit().catch(() => this.subscriber?.disconnect());
     await this.redis.quit().catch(() => this.redis.disconnect());
   }
+}
+
+/** What the channel carries is checked: anything with access to the Redis can publish on it. */
+function isSharedEvent(event: unknown): event is SharedEvent {
+  if (typeof event !== 'object' || event === null) return false;
+  const { type, uri, list } = event as { type?: unknown; uri?: unknown; list?: unknown };
+  if (type === 'resourceUpdated') return typeof uri === 'string' && uri.length <= 8192;
+  return type === 'listChanged' && (list === 'tools' || list === 'prompts' || list === 'resources');
 }
 
 const RELEASE_IF_OWNER = "if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) else return 0 end";

@@ -18,7 +18,7 @@ import { deliver, type InboundHost, receive, refuse } from './inbound.js';
 import type { ResolvedServerOptions } from './options.js';
 import type { CancellableRequest, Channel, Closable, Connection, Refusal, ServerPort } from './port.js';
 import { Session } from './session.js';
-import { LocalStateMarks } from './shared-state.js';
+import { LocalStateMarks, type SharedEvent } from './shared-state.js';
 import { serveStateless } from './stateless.js';
 import { newStats } from './stats.js';
 import type { Subscription } from './subscriptions.js';
@@ -39,6 +39,7 @@ export class ServerCore implements InboundHost, ServerPort, RoundsContext, KindC
   private readonly connections = new Set<Session>();
   private readonly transports = new Set<Closable>();
   private readonly changedLists = new Set<ListKind>();
+  private readonly stopSharing: (() => void) | undefined;
 
   constructor(
     readonly events: SafeEmitter<McpServerEvents>,
@@ -47,6 +48,7 @@ export class ServerCore implements InboundHost, ServerPort, RoundsContext, KindC
     readonly options: ResolvedServerOptions,
   ) {
     this.codec = new RequestStateCodec(codecOptions(options));
+    this.stopSharing = options.scale?.onBroadcast?.((event) => this.shared(event));
     this.push = new PushBackChannel(this);
     this.inputRequired = new InputRequiredBackChannel(this);
   }
@@ -137,7 +139,13 @@ export class ServerCore implements InboundHost, ServerPort, RoundsContext, KindC
 
   // --- notifications to many
 
+  /** Tell the subscribers of `uri`, here and (through `scale`) on every other instance; returns how many were told here. */
   sendResourceUpdated(uri: string): number {
+    this.share({ type: 'resourceUpdated', uri });
+    return this.resourceUpdated(uri);
+  }
+
+  private resourceUpdated(uri: string): number {
     let told = 0;
     for (const session of this.sessions.values()) {
       if (session.subscriptions.has(uri) && session.notify('notifications/resources/updated', { uri })) told++;
@@ -151,8 +159,10 @@ export class ServerCore implements InboundHost, ServerPort, RoundsContext, KindC
     return told;
   }
 
-  /** Registry changes in one tick become one `list_changed` per list per session. */
-  private listChanged(kind: ListKind): void {
+  /** Registry changes in one tick become one `list_changed` per list per session, here and on the other instances. */
+  private listChanged(kind: ListKind, shared = true): void {
+    // What is registered before any transport serves (at startup, as on every instance) is nobody's news.
+    if (shared && this.transports.size > 0) this.share({ type: 'listChanged', list: kind });
     if (this.sessions.size === 0 && this.subscriptions.size === 0) return;
     if (this.changedLists.size === 0) queueMicrotask(() => this.flushListChanged());
     this.changedLists.add(kind);
@@ -169,8 +179,22 @@ export class ServerCore implements InboundHost, ServerPort, RoundsContext, KindC
     this.changedLists.clear();
   }
 
+  /** Tell the other instances (their clients hear of it as this instance's do); a failure is reported, local delivery goes on. */
+  private share(event: SharedEvent): void {
+    const broadcast = this.options.scale?.broadcast;
+    if (!broadcast) return;
+    broadcast.call(this.options.scale, event).catch((err: unknown) => this.reportError(err));
+  }
+
+  /** What another instance broadcast: told to this instance's clients, and not broadcast again. */
+  private shared(event: SharedEvent): void {
+    if (event.type === 'resourceUpdated') this.resourceUpdated(event.uri);
+    else this.listChanged(event.list, false);
+  }
+
   /** End every session and stop every transport. Listen streams end gracefully first: their requests complete. */
   async close(): Promise<void> {
+    this.stopSharing?.();
     for (const subscription of this.subscriptions) subscription.end();
     if (this.subscriptions.size > 0) await new Promise((resolve) => setImmediate(resolve));
     for (const session of [...this.connections]) session.close('server closed');

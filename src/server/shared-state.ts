@@ -8,7 +8,14 @@ export interface SharedState {
   readonly stateKeys: readonly (string | Buffer)[];
   /** Mark a requestState id used until `expiresAt` (ms since the epoch), for every instance: false if it already was. */
   consumeState(id: string, expiresAt: number): Promise<boolean>;
+  /** Tell every other instance of a change its clients should hear of too. */
+  broadcast?(event: SharedEvent): Promise<void>;
+  /** Hear what the other instances broadcast (never this instance's own); returns a function that stops listening. */
+  onBroadcast?(listener: (event: SharedEvent) => void): () => void;
 }
+
+/** A change every instance tells its own clients of: a resource that was updated, a list that changed. */
+export type SharedEvent = { type: 'resourceUpdated'; uri: string } | { type: 'listChanged'; list: 'tools' | 'prompts' | 'resources' };
 
 /** Single-use marks in this process's memory: each id is remembered until its state would expire anyway. */
 export class LocalStateMarks {
