@@ -7,10 +7,18 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { type ElicitResult, McpClient, StreamableHttpClientTransport } from '../../src/index.js';
+import { send } from '../helpers/http-client.js';
 import { useRedis } from '../helpers/redis.js';
 import { useCleanups } from '../helpers/util.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
+const ACCEPT = { accept: 'application/json, text/event-stream', 'content-type': 'application/json', 'mcp-protocol-version': '2025-11-25' };
+const INITIALIZE = {
+  jsonrpc: '2.0',
+  id: 1,
+  method: 'initialize',
+  params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+};
 const cleanups = useCleanups();
 const redis = useRedis();
 
@@ -21,7 +29,7 @@ function fixture(args: string[]): Promise<{ url: string; child: ChildProcess }> 
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   cleanups.push(async () => {
-    if (child.exitCode !== null) return;
+    if (child.exitCode !== null || child.signalCode !== null) return;
     const exited = new Promise((resolve) => child.once('exit', resolve));
     child.kill('SIGTERM');
     await exited;
@@ -57,6 +65,27 @@ describe('fixtures sharing a Redis', () => {
     await client.connect(new StreamableHttpClientTransport(a.url, { fetch: alternate }));
     expect((await client.callTool('test_input_required_result_multi_round')).content).toEqual([{ type: 'text', text: 'Ada likes teal.' }]);
     expect(turn).toBeGreaterThanOrEqual(5);
+  });
+
+  it('serve a 2025 session from both processes; once its owner is killed, the other answers 404 and the client initializes anew', async () => {
+    const [a, b] = await Promise.all([fixture(['--redis', redis.url]), fixture(['--redis', redis.url])]);
+    const client = new McpClient({ name: 'legacy', version: '1.0.0' }, { era: 'legacy' });
+    client.onElicitation((): ElicitResult => ({ action: 'accept', content: { username: 'ada', email: 'ada@example.com' } }));
+    cleanups.push(() => client.close());
+    let turn = 0;
+    const alternate = (_input: URL, init: RequestInit) => fetch([a.url, b.url][turn++ % 2]!, init);
+    await client.connect(new StreamableHttpClientTransport(a.url, { fetch: alternate }));
+    const answered = await client.callTool('test_elicitation', { message: 'Who are you?' });
+    expect(answered.isError).toBeFalsy();
+
+    const init = await send(b.url, 'POST', ACCEPT, INITIALIZE);
+    const sessionId = init.headers['mcp-session-id'] as string;
+    const exited = new Promise((resolve) => b.child.once('exit', resolve));
+    b.child.kill('SIGKILL');
+    await exited;
+    const ping = await send(a.url, 'POST', { ...ACCEPT, 'mcp-session-id': sessionId }, { jsonrpc: '2.0', id: 2, method: 'ping' });
+    expect(ping.status).toBe(404);
+    expect((await send(a.url, 'POST', ACCEPT, INITIALIZE)).status).toBe(200);
   });
 
   it('exits 2 with one line saying where Redis could not be reached', async () => {

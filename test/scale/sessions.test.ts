@@ -78,6 +78,35 @@ describe('2025 sessions across instances', () => {
     expect(turns()).toBeGreaterThanOrEqual(5);
   });
 
+  it('resumes a broken stream with GET and Last-Event-ID on the other instance: the owner replays from its event store', async () => {
+    const [a, b] = await pair();
+    a.server.registerTool('poll', {}, async (_args, ctx) => {
+      ctx.log('info', 'before the break');
+      ctx.closeStream();
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      return 'after the break';
+    });
+    const resumed: string[] = [];
+    a.transport.on('httpRequest', (req) => {
+      const id = req.headers['last-event-id'];
+      if (req.method === 'GET' && typeof id === 'string' && req.headers['x-switchboard-forwarded']) resumed.push(id);
+    });
+    // Everything goes to a, but for the GET that resumes the broken stream, which goes to b.
+    const route = (_input: URL, init: RequestInit) => {
+      const headers = new Headers(init.headers);
+      return fetch(init.method === 'GET' && headers.has('last-event-id') ? b.url : a.url, init);
+    };
+    const client = new McpClient({ name: 'resuming', version: '1.0.0' }, { era: 'legacy' });
+    const logs: unknown[] = [];
+    client.on('log', (message) => void logs.push(message.data));
+    cleanups.push(() => client.close());
+    await client.connect(new StreamableHttpClientTransport(a.url, { fetch: route, reconnect: { delayMs: 10 } }));
+    expect((await client.callTool('poll')).content).toEqual([{ type: 'text', text: 'after the break' }]);
+    expect(logs).toEqual(['before the break']);
+    expect(resumed).toHaveLength(1);
+    expect(resumed[0]).toMatch(/_/);
+  });
+
   it('ends the session everywhere on DELETE, wherever it lands: 404 after, on each instance', async () => {
     const [a, b] = await pair();
     const init = await send(a.url, 'POST', ACCEPT, {
