@@ -5,7 +5,8 @@
  * pairs measurements taken moments apart; the report gives medians over repetitions.
  *
  * Options: --quick, --reps N, --concurrency 1,16, --case ws-echo,ws-elicit, --server switchboard,
- * --profile DIR (a V8 CPU profile of each server process, written when it exits).
+ * --profile DIR (a V8 CPU profile of each server process, written when it exits). --scale runs the
+ * scale-out benchmark instead (bench/scale.ts: two processes sharing a redis-server).
  */
 import { parseArgs } from 'node:util';
 import { CASES, type CaseId, type Client, type Endpoint } from './cases.js';
@@ -48,6 +49,7 @@ const { values: args } = parseArgs({
     case: { type: 'string' },
     server: { type: 'string' },
     profile: { type: 'string' },
+    scale: { type: 'boolean', default: false },
   },
 });
 const list = (value: string | undefined) => value?.split(',').map((s) => s.trim());
@@ -60,6 +62,11 @@ const settings = {
   primeMs: args.quick ? 600 : 1000,
   deadlineSeconds: args.quick ? 110 : 660,
 };
+if (args.scale) {
+  const { runScale } = await import('./scale.js');
+  await runScale({ reps: settings.reps, timing: settings.timing });
+  process.exit(0);
+}
 for (const id of settings.cases) if (!CASES[id]) throw new Error(`unknown case ${id}; cases: ${Object.keys(CASES).join(', ')}`);
 for (const n of [settings.reps, ...settings.concurrency]) if (!Number.isInteger(n) || n < 1) throw new Error('--reps and --concurrency take positive integers');
 const servers = SERVERS.filter((s) => !args.server || list(args.server)!.includes(s.role));

@@ -133,15 +133,29 @@ export class RedisScale implements SharedState {
   sessionRouter(options: { ttlMs?: number } = {}): SessionRouter {
     const ttlMs = options.ttlMs ?? 24 * 3_600_000;
     const key = (sessionId: string) => `${this.prefix}:session:${sessionId}`;
+    // A session never moves: who holds it is remembered here for a while. A stale answer costs nothing
+    // wrong: the old owner answers 404 for a session it ended, and an owner that is gone is released.
+    const known = new Map<string, { owner: string; until: number }>();
     return {
       claim: async (sessionId, ownerUrl) => {
         await this.redis.set(key(sessionId), ownerUrl, 'PX', ttlMs);
       },
       release: async (sessionId, ownerUrl) => {
+        known.delete(sessionId);
         // Only the owner's own entry: a session id is never reused, but an entry may have moved on.
         await this.redis.eval(RELEASE_IF_OWNER, 1, key(sessionId), ownerUrl);
       },
-      locate: async (sessionId) => (await this.redis.get(key(sessionId))) ?? undefined,
+      locate: async (sessionId) => {
+        const now = Date.now();
+        const cached = known.get(sessionId);
+        if (cached && cached.until > now) return cached.owner;
+        const owner = (await this.redis.get(key(sessionId))) ?? undefined;
+        if (owner !== undefined) {
+          if (known.size >= LOCATE_CACHE_SIZE) known.delete(known.keys().next().value!);
+          known.set(sessionId, { owner, until: now + LOCATE_CACHE_MS });
+        }
+        return owner;
+      },
     };
   }
 
@@ -160,6 +174,10 @@ function isSharedEvent(event: unknown): event is SharedEvent {
   if (type === 'resourceUpdated') return typeof uri === 'string' && uri.length <= 8192;
   return type === 'listChanged' && (list === 'tools' || list === 'prompts' || list === 'resources');
 }
+
+/** How many owners, and for how long, a router remembers without asking Redis again. */
+const LOCATE_CACHE_SIZE = 10_000;
+const LOCATE_CACHE_MS = 30_000;
 
 const RELEASE_IF_OWNER = "if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) else return 0 end";
 

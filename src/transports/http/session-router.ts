@@ -45,7 +45,11 @@ export function forward(req: IncomingMessage, res: ServerResponse, ownerUrl: str
     const send = target.protocol === 'https:' ? httpsRequest : httpRequest;
     const upstream = send(target, { method: req.method, headers });
     const timer = setTimeout(() => upstream.destroy(new Error('the owner did not answer in time')), CONNECT_TIMEOUT_MS);
-    upstream.once('socket', (socket) => socket.once('connect', () => clearTimeout(timer)));
+    // A kept-alive socket is connected already; a new one has until the timer to connect.
+    upstream.once('socket', (socket) => {
+      if (!socket.connecting) clearTimeout(timer);
+      else socket.once('connect', () => clearTimeout(timer));
+    });
     upstream.on('response', (answer) => {
       clearTimeout(timer);
       const out: OutgoingHttpHeaders = {};

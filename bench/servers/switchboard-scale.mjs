@@ -1,0 +1,14 @@
+/** One Switchboard instance of several sharing REDIS_URL: sessions routed (requests forwarded to their owner), the benchmarked tools. */
+import { connectRedisScale, McpServer, StreamableHttpTransport } from 'switchboard-mcp';
+import { elicitSchema, serveBenchControl } from './shared.mjs';
+
+const scale = await connectRedisScale(process.env.REDIS_URL, { prefix: 'bench' });
+const server = new McpServer({ name: 'bench-switchboard-scale', version: '1.0.0' }, { scale });
+server.registerTool('echo', { inputSchema: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] } }, ({ text }) => String(text));
+server.registerTool('ask', {}, async (_args, ctx) => {
+  const answer = await ctx.elicit({ message: 'Who are you?', requestedSchema: elicitSchema() });
+  return `${answer.action}:${answer.content?.name}`;
+});
+const http = new StreamableHttpTransport(server, { router: scale.sessionRouter() });
+const { port } = await http.listen({ host: '127.0.0.1', port: 0 });
+serveBenchControl(port);
