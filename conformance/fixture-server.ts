@@ -9,6 +9,7 @@ import { parseArgs } from 'node:util';
 import { connectRedisScale, McpServer, type McpServerOptions, type SessionRouter, StreamableHttpTransport, WebSocketTransport } from '../src/index.js';
 import { registerFixtureCatalog } from './fixture-catalog.js';
 import { registerModernFixtures } from './fixture-modern.js';
+import { registerFixtureSkills } from './fixture-skills.js';
 
 const { values } = parseArgs({
   options: { port: { type: 'string', default: '3100' }, host: { type: 'string', default: '127.0.0.1' }, redis: { type: 'string' } },
@@ -37,6 +38,7 @@ if (values.redis !== undefined) {
 const server = new McpServer({ name: 'switchboard-conformance-fixture', version: '1.0.0' }, options);
 registerFixtureCatalog(server);
 registerModernFixtures(server);
+registerFixtureSkills(server);
 server.on('error', (err) => console.error('error:', err.message));
 
 const http = new StreamableHttpTransport(server, router ? { router } : {});

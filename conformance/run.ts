@@ -44,6 +44,12 @@ const SUITES: Suite[] = [
     args: ['--requirements', '2026-07-28'],
     scored: scoredServerScenarios('node_modules/conformance-alpha/requirements/2026-07-28.yaml'),
   },
+  // Extension scenarios the default suite leaves out (the suite lists them as pending): each counts whole.
+  ...['sep-2640-skills-enumeration', 'sep-2640-skills-manifest', 'sep-2640-skills-directory'].map((scenario) => ({
+    name: `conformance 0.2.0-alpha.12 --scenario ${scenario}`,
+    cli: 'node_modules/conformance-alpha/dist/index.js',
+    args: ['--scenario', scenario],
+  })),
 ];
 
 /** The command the suites spawn in client mode; they append the mock server's URL. */

@@ -31,6 +31,8 @@ export type { TransportKind } from './server/port.js';
 export type { Era, ServedEras } from './protocol/era.js';
 
 export type { SharedState, SharedEvent } from './server/shared-state.js';
+export { Skills, useSkills, SKILLS_EXTENSION } from './extensions/skills.js';
+export type { SkillDefinition, SkillEntry } from './extensions/skills.js';
 export { RedisScale, connectRedisScale } from './scale/redis.js';
 export type { RedisScaleOptions } from './scale/redis.js';
 

@@ -54,6 +54,8 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
   server: ['protocol', 'schema', 'elicitation', 'mrtr'],
   // The client stands beside the server, on the same ground: it shares the wire, never the server.
   client: ['protocol', 'schema'],
+  // Extensions register methods and declarations on the server; the core knows extensions, not skills or tasks.
+  extensions: ['protocol', 'schema', 'elicitation', 'mrtr', 'server'],
   // What several instances share sits above the server: it implements the server's SharedState.
   scale: ['protocol', 'server', 'transports'],
 };

@@ -37,7 +37,7 @@ function startListening(file: string, pattern: RegExp, env: Record<string, strin
 describe('README examples', () => {
   const blocks = [...readme.matchAll(/```ts\n\/\/ (examples\/[\w-]+\.ts)\n([\s\S]*?)```/g)];
 
-  it('shows eleven examples, each exactly as its file in examples/', () => {
+  it('shows twelve examples, each exactly as its file in examples/', () => {
     expect(blocks.map((b) => b[1])).toEqual([
       'examples/quickstart.ts',
       'examples/stdio-server.ts',
@@ -49,6 +49,7 @@ describe('README examples', () => {
       'examples/http-server.ts',
       'examples/express.ts',
       'examples/fastify.ts',
+      'examples/skills.ts',
       'examples/client.ts',
     ]);
     for (const [, file, code] of blocks) expect(code, file).toBe(readFileSync(new URL(`../${file}`, import.meta.url), 'utf8'));
@@ -258,6 +259,23 @@ describe('README examples', () => {
     } finally {
       await Promise.all(started.map((example) => example.stop()));
       await redis.stop();
+    }
+  });
+
+  it('skills serves its skill: skills/list, and the file as a resource', async () => {
+    const example = startListening('examples/skills.ts', /listening on (http:\/\/\S+)/);
+    try {
+      const [, url] = await example.line;
+      const client = new McpClient({ name: 'readme-test', version: '1.0.0' }, { era: 'modern' });
+      await client.connect(url!);
+      const listed = (await client.request('skills/list')) as { skills: { uri: string; frontmatter: { name: string } }[] };
+      expect(listed.skills.map((skill) => [skill.uri, skill.frontmatter.name])).toEqual([['skill://pdf-processing/SKILL.md', 'pdf-processing']]);
+      expect((await client.readResource('skill://pdf-processing/references/FORMS.md')).contents).toEqual([
+        { uri: 'skill://pdf-processing/references/FORMS.md', mimeType: 'text/markdown', text: '# Filling PDF forms\n' },
+      ]);
+      await client.close();
+    } finally {
+      await example.stop();
     }
   });
 });

@@ -26,6 +26,8 @@ export interface ClientCapabilities {
   sampling?: { context?: object; tools?: object };
   elicitation?: { form?: object; url?: object };
   tasks?: Record<string, unknown>;
+  /** The extensions the client supports, by id, with their settings. */
+  extensions?: Record<string, Record<string, unknown>>;
   [key: string]: unknown;
 }
 
@@ -36,6 +38,8 @@ export interface ServerCapabilities {
   prompts?: { listChanged?: boolean };
   resources?: { subscribe?: boolean; listChanged?: boolean };
   tools?: { listChanged?: boolean };
+  /** The extensions the server serves, by id, with their settings. */
+  extensions?: Record<string, Record<string, unknown>>;
   [key: string]: unknown;
 }
 

@@ -19,7 +19,9 @@ import type { ResolvedServerOptions } from './options.js';
 import type { CancellableRequest, Channel, Closable, Connection, Refusal, ServerPort } from './port.js';
 import { Session } from './session.js';
 import { LocalStateMarks, type SharedEvent } from './shared-state.js';
-import { serveStateless } from './stateless.js';
+import { Extensions } from './extensions.js';
+import { legacyDispatch } from './methods.js';
+import { serveStateless, statelessDispatch } from './stateless.js';
 import { newStats } from './stats.js';
 import type { Subscription } from './subscriptions.js';
 
@@ -40,6 +42,8 @@ export class ServerCore implements InboundHost, ServerPort, RoundsContext, KindC
   private readonly transports = new Set<Closable>();
   private readonly changedLists = new Set<ListKind>();
   private readonly stopSharing: (() => void) | undefined;
+  /** Methods and declarations extensions add (`server.useExtension`). */
+  readonly extensions = new Extensions((method) => method in legacyDispatch.methods || method in statelessDispatch.methods);
 
   constructor(
     readonly events: SafeEmitter<McpServerEvents>,
@@ -57,16 +61,18 @@ export class ServerCore implements InboundHost, ServerPort, RoundsContext, KindC
     return this;
   }
 
-  /** What the server declares: everything it serves, plus `options.capabilities`. */
+  /** What the server declares: everything it serves, its extensions, plus `options.capabilities`. */
   get capabilities(): ServerCapabilities {
-    return {
+    const capabilities: ServerCapabilities = {
       logging: {},
       completions: {},
       prompts: { listChanged: true },
       resources: { subscribe: true, listChanged: true },
       tools: { listChanged: true },
-      ...this.options.capabilities,
     };
+    const extensions = this.extensions.declared();
+    if (extensions) capabilities.extensions = extensions;
+    return { ...capabilities, ...this.options.capabilities };
   }
 
   // --- the port

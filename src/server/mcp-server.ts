@@ -8,6 +8,7 @@ import type { CreateMessageParams, ElicitParams, Implementation, LoggingLevel, R
 import type { McpSession } from './api.js';
 import { ServerCore } from './core.js';
 import type { McpServerEvents } from './events.js';
+import type { ServerExtension } from './extensions.js';
 import { type McpServerOptions, type ResolvedServerOptions, resolveServerOptions } from './options.js';
 import { registerPort } from './port.js';
 import { createPromptEntry, type PromptConfig, type PromptHandler } from './prompts.js';
@@ -71,6 +72,14 @@ export class McpServer extends SafeEmitter<McpServerEvents> {
 
   registerResource(uri: string, config: ResourceConfig, handler: ResourceHandler): Registration {
     return this.core.catalog.resources.add(uri, createResourceEntry(uri, config, handler));
+  }
+
+  /**
+   * Serve an extension (`capabilities.extensions[id]`): its methods, gated on the client's declaration
+   * where they ask for it. The package's own: `useSkills(server)`.
+   */
+  useExtension(extension: ServerExtension): void {
+    this.core.extensions.add(extension);
   }
 
   registerResourceTemplate(uriTemplate: string, config: ResourceTemplateConfig, handler: ResourceTemplateHandler): Registration {

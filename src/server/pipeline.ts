@@ -61,7 +61,7 @@ async function run(
   const { id, method } = request;
   let response: JsonRpcResponse;
   try {
-    const handler = dispatch.methods[method];
+    const handler = dispatch.methods[method] ?? session.host.extensions.handler(method);
     if (!handler) throw new McpError(ErrorCode.MethodNotFound, `Method not found: ${method}`);
     response = resultResponse(id, dispatch.complete(session, method, params, await handler(session, params, ctx)));
   } catch (err) {

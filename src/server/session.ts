@@ -59,6 +59,8 @@ export interface SessionHost extends OutgoingHost {
   readonly instructions: string | undefined;
   readonly capabilities: ServerCapabilities;
   readonly catalog: Catalog;
+  /** The methods extensions add (server/extensions.ts). */
+  readonly extensions: ExtensionMethods;
   /** Open 2026-07-28 `subscriptions/listen` streams. */
   readonly subscriptions: Set<Subscription>;
   /** Decode and handle one frame or line. */
@@ -71,6 +73,15 @@ export interface SessionHost extends OutgoingHost {
   sessionStarted(session: Session): void;
   sessionEnded(session: Session, reason: string, wasInitialized: boolean): void;
   reportError(error: unknown, session?: McpSession): void;
+}
+
+/** Where the pipeline finds a method no era serves: an extension's. */
+export interface ExtensionMethods {
+  handler(
+    method: string,
+  ): ((session: Session, params: Record<string, unknown>, ctx: Context) => Record<string, unknown> | Promise<Record<string, unknown>>) | undefined;
+  /** Whether its results carry caching hints on 2026-07-28. */
+  cacheable(method: string): boolean;
 }
 
 /** What a session knows from the start: a 2026-07-28 request tells everything in its `_meta`. */

@@ -72,7 +72,7 @@ export const statelessDispatch: Dispatch = {
   complete(session, method, params, result) {
     if (result.resultType === 'input_required') return result;
     const out: Record<string, unknown> = { resultType: 'complete', ...result };
-    if (CACHEABLE.has(method)) {
+    if (CACHEABLE.has(method) || session.host.extensions.cacheable(method)) {
       const hint = cacheHint(session.host, method, params);
       if (out.ttlMs === undefined) out.ttlMs = hint.ttlMs;
       if (out.cacheScope === undefined) out.cacheScope = hint.scope;

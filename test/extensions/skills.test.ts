@@ -1,0 +1,176 @@
+/**
+ * The Skills extension (SEP-2640) through McpClient over real sockets, in both eras: the declaration,
+ * skills/list and skills/get with digests and sizes, the files as resources, resources/directory/read;
+ * the frontmatter reader; and the extension mechanism's gate for methods that need the client's declaration.
+ */
+import { createHash } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
+import { McpServer, SKILLS_EXTENSION, StreamableHttpTransport, useSkills, WebSocketTransport } from '../../src/index.js';
+import { parseFrontmatter } from '../../src/extensions/skills.js';
+import { rpcError, useMcpClients } from '../helpers/mcp-clients.js';
+import { useCleanups } from '../helpers/util.js';
+
+const cleanups = useCleanups();
+const clients = useMcpClients(cleanups);
+
+const SKILL_MD = '---\nname: pdf-processing\ndescription: Extract, fill, and assemble PDF documents\nmetadata:\n  owner: docs-team\n---\n\n# PDF\n';
+const FORMS = '# Forms — ünïcode\n';
+const sha = (text: string) => `sha256:${createHash('sha256').update(Buffer.from(text, 'utf8')).digest('hex')}`;
+const ENTRY = {
+  uri: 'skill://pdf-processing/SKILL.md',
+  frontmatter: { name: 'pdf-processing', description: 'Extract, fill, and assemble PDF documents', metadata: { owner: 'docs-team' } },
+  resources: [
+    { uri: 'skill://pdf-processing/SKILL.md', digest: sha(SKILL_MD), size: Buffer.byteLength(SKILL_MD) },
+    { uri: 'skill://pdf-processing/references/FORMS.md', digest: sha(FORMS), size: Buffer.byteLength(FORMS) },
+  ],
+};
+
+async function serve() {
+  const server = new McpServer({ name: 'skills', version: '1.0.0' });
+  server.on('error', () => {});
+  useSkills(server).add({ files: { 'SKILL.md': SKILL_MD, 'references/FORMS.md': FORMS } });
+  const http = new StreamableHttpTransport(server);
+  const { port } = await http.listen({ host: '127.0.0.1', port: 0 });
+  new WebSocketTransport(server).attach(http.httpServer!);
+  cleanups.push(() => server.close());
+  return { server, http: `http://127.0.0.1:${port}/mcp`, ws: `ws://127.0.0.1:${port}/mcp` };
+}
+
+describe.each([
+  ['legacy', 'ws'],
+  ['modern', 'http'],
+] as const)('skills, %s era over %s', (era, transport) => {
+  it('declares the extension, lists the skill with each file digest and size, and gets it', async () => {
+    const urls = await serve();
+    const { client } = await clients.connectUrl(urls[transport], { era });
+    expect(client.serverCapabilities?.extensions).toEqual({ [SKILLS_EXTENSION]: { directoryRead: true } });
+    const listed = await client.request('skills/list');
+    expect(listed).toMatchObject({ skills: [ENTRY] });
+    expect(listed.nextCursor).toBeUndefined();
+    const got = await client.request('skills/get', { uri: ENTRY.uri });
+    expect(got).toMatchObject({ skill: ENTRY });
+    if (era === 'modern') expect(got).toMatchObject({ resultType: 'complete', ttlMs: 0, cacheScope: 'private' });
+    expect(await rpcError(client.request('skills/get', { uri: 'skill://nope/SKILL.md' }))).toEqual({
+      code: -32602,
+      message: 'Invalid params: no skill at "skill://nope/SKILL.md"; skills/list gives the skills this server has',
+    });
+  });
+
+  it('serves the files as resources, SKILL.md named and described by its frontmatter', async () => {
+    const urls = await serve();
+    const { client } = await clients.connectUrl(urls[transport], { era });
+    const { resources } = await client.listResources();
+    expect(resources).toEqual([
+      { uri: ENTRY.uri, name: 'pdf-processing', description: 'Extract, fill, and assemble PDF documents', mimeType: 'text/markdown' },
+      { uri: 'skill://pdf-processing/references/FORMS.md', name: 'references/FORMS.md', mimeType: 'text/markdown' },
+    ]);
+    expect((await client.readResource('skill://pdf-processing/references/FORMS.md')).contents).toEqual([
+      { uri: 'skill://pdf-processing/references/FORMS.md', mimeType: 'text/markdown', text: FORMS },
+    ]);
+  });
+
+  it('reads a directory: its direct children, subdirectories as inode/directory; a file or unknown path is -32602', async () => {
+    const urls = await serve();
+    const { client } = await clients.connectUrl(urls[transport], { era });
+    expect(await client.request('resources/directory/read', { uri: 'skill://pdf-processing' })).toMatchObject({
+      resources: [
+        { uri: ENTRY.uri, name: 'SKILL.md', mimeType: 'text/markdown' },
+        { uri: 'skill://pdf-processing/references', name: 'references', mimeType: 'inode/directory' },
+      ],
+    });
+    expect(await client.request('resources/directory/read', { uri: 'skill://pdf-processing/references' })).toMatchObject({
+      resources: [{ uri: 'skill://pdf-processing/references/FORMS.md', name: 'FORMS.md', mimeType: 'text/markdown' }],
+    });
+    for (const uri of [ENTRY.uri, 'skill://pdf-processing/', 'skill://other']) {
+      expect((await rpcError(client.request('resources/directory/read', { uri }))).code).toBe(-32602);
+    }
+  });
+});
+
+describe('useSkills().add', () => {
+  it('pages skills/list 100 at a time, with a cursor that must be its own', async () => {
+    const server = new McpServer({ name: 'many', version: '1.0.0' });
+    const skills = useSkills(server);
+    for (let i = 0; i < 101; i++) skills.add({ files: { 'SKILL.md': `---\nname: s${i}\ndescription: skill ${i}\n---\n` } });
+    const { url } = await new StreamableHttpTransport(server).listen({ host: '127.0.0.1', port: 0 });
+    cleanups.push(() => server.close());
+    const { client } = await clients.connectUrl(url, { era: 'modern' });
+    const first = (await client.request('skills/list')) as { skills: unknown[]; nextCursor?: string };
+    expect([first.skills.length, first.nextCursor]).toEqual([100, '100']);
+    const second = (await client.request('skills/list', { cursor: first.nextCursor })) as { skills: unknown[]; nextCursor?: string };
+    expect([second.skills.length, second.nextCursor]).toEqual([1, undefined]);
+    expect((await rpcError(client.request('skills/list', { cursor: 'x' }))).code).toBe(-32602);
+  });
+
+  it.each([
+    [{ files: {} }, 'A skill needs a SKILL.md file, as text'],
+    [{ files: { 'SKILL.md': 'no frontmatter' } }, 'SKILL.md must start with YAML frontmatter between --- lines'],
+    [
+      { files: { 'SKILL.md': '---\nname: Bad--Name\ndescription: d\n---\n' } },
+      'SKILL.md frontmatter needs a name of 1-64 lowercase letters, digits and single hyphens; got "Bad--Name"',
+    ],
+    [{ files: { 'SKILL.md': '---\nname: ok\n---\n' } }, 'Skill ok: SKILL.md frontmatter needs a description'],
+    [{ files: { 'SKILL.md': '---\nname: ok\ndescription: d\n---\n', '../x': 'y' } }, 'Skill ok: "../x" is not a relative file path'],
+  ])('refuses %j: %s', (definition, message) => {
+    const skills = useSkills(new McpServer({ name: 'x', version: '1' }));
+    expect(() => skills.add(definition as never)).toThrow(new TypeError(message));
+  });
+
+  it('refuses the same skill twice, and the extension on a server twice', () => {
+    const server = new McpServer({ name: 'x', version: '1' });
+    const skills = useSkills(server);
+    skills.add({ files: { 'SKILL.md': '---\nname: ok\ndescription: d\n---\n' } });
+    expect(() => skills.add({ files: { 'SKILL.md': '---\nname: ok\ndescription: d\n---\n' } })).toThrow(new TypeError('Skill ok is already served'));
+    expect(() => useSkills(server)).toThrow(new TypeError(`Extension ${SKILLS_EXTENSION} is already in use on this server`));
+  });
+});
+
+describe('the frontmatter reader', () => {
+  it.each([
+    [
+      'plain, quoted and typed scalars',
+      'a: plain text\nb: "double \\"q\\""\nc: \'it\'\'s\'\nd: 42\ne: 1.5\nf: true\ng: null\nh: ~',
+      { a: 'plain text', b: 'double "q"', c: "it's", d: 42, e: 1.5, f: true, g: null, h: null },
+    ],
+    ['a nested map and a list', 'metadata:\n  owner: me\n  level: 2\ntags:\n  - a\n  - "b c"', { metadata: { owner: 'me', level: 2 }, tags: ['a', 'b c'] }],
+    ['comments and blank lines', '# about\nname: x # trailing\n\ndescription: y', { name: 'x', description: 'y' }],
+  ])('reads %s', (_case, yaml, expected) => {
+    expect(parseFrontmatter(`---\n${yaml}\n---\nbody`)).toEqual(expected);
+  });
+
+  it.each([
+    ['description: |\n  long', 'SKILL.md frontmatter line 2: block scalars, flow collections, anchors and tags are not read; quote the value'],
+    ['a:\n  b:\n    c: d', 'SKILL.md frontmatter line 3: only one level of nesting is read'],
+    ['  a: b', 'SKILL.md frontmatter line 2: an indented line under no key'],
+    ['just text', 'SKILL.md frontmatter line 2: expected key: value'],
+  ])('refuses %j, saying where', (yaml, message) => {
+    expect(() => parseFrontmatter(`---\n${yaml}\n---\n`)).toThrow(new TypeError(message));
+  });
+});
+
+describe('extension methods that need the client to declare the extension', () => {
+  it('answer -32021 naming the extension without the declaration, and serve with it (2026-07-28 _meta, or initialize)', async () => {
+    const server = new McpServer({ name: 'gated', version: '1.0.0' });
+    server.useExtension({
+      id: 'com.example/secret',
+      settings: {},
+      methods: { 'secret/get': { handler: () => ({ secret: 42 }), requiresClientExtension: true } },
+    });
+    const { url } = await new StreamableHttpTransport(server).listen({ host: '127.0.0.1', port: 0 });
+    cleanups.push(() => server.close());
+    for (const era of ['legacy', 'modern'] as const) {
+      const { client: without } = await clients.connectUrl(url, { era });
+      expect(await rpcError(without.request('secret/get'))).toEqual({
+        code: -32021,
+        message: 'secret/get needs the client to declare the extension com.example/secret (capabilities.extensions["com.example/secret"])',
+        data: { requiredCapabilities: { extensions: { 'com.example/secret': {} } } },
+      });
+      const { client: declared } = await clients.connectUrl(url, { era, capabilities: { extensions: { 'com.example/secret': {} } } });
+      expect(await declared.request('secret/get')).toMatchObject({ secret: 42 });
+    }
+    expect(() => server.useExtension({ id: 'com.example/other', settings: {}, methods: { 'tools/list': { handler: () => ({}) } } })).toThrow(
+      new TypeError('Extension com.example/other cannot serve tools/list: the core serves it already'),
+    );
+    expect(() => server.useExtension({ id: 'nope', settings: {}, methods: {} })).toThrow(TypeError);
+  });
+});
