@@ -33,6 +33,7 @@ export type { Era, ServedEras } from './protocol/era.js';
 export type { SharedState, SharedEvent } from './server/shared-state.js';
 export { Skills, useSkills, SKILLS_EXTENSION } from './extensions/skills.js';
 export type { SkillDefinition, SkillEntry } from './extensions/skills.js';
+export type { ServerExtension, ExtensionMethod, ExtensionRequest } from './server/extension-api.js';
 export { RedisScale, connectRedisScale } from './scale/redis.js';
 export type { RedisScaleOptions } from './scale/redis.js';
 

@@ -9,7 +9,7 @@ import { isObject } from '../protocol/is-object.js';
 import { quote } from '../protocol/quote.js';
 import { invalidExtensionParams } from '../server/extensions.js';
 import type { McpServer } from '../server/mcp-server.js';
-import type { MethodHandler } from '../server/pipeline.js';
+import type { ExtensionMethod } from '../server/extension-api.js';
 
 export const SKILLS_EXTENSION = 'io.modelcontextprotocol/skills';
 
@@ -42,10 +42,10 @@ export class Skills {
   private readonly skills = new Map<string, Skill>();
 
   constructor(private readonly server: McpServer) {
-    const methods: Record<string, MethodHandler> = {
-      'skills/list': (_session, params) => this.list(params.cursor),
-      'skills/get': (_session, params) => ({ skill: this.find(params.uri).entry }),
-      'resources/directory/read': (_session, params) => ({ resources: this.directory(params.uri) }),
+    const methods: Record<string, ExtensionMethod['handler']> = {
+      'skills/list': ({ params }) => this.list(params.cursor),
+      'skills/get': ({ params }) => ({ skill: this.find(params.uri).entry }),
+      'resources/directory/read': ({ params }) => ({ resources: this.directory(params.uri) }),
     };
     server.useExtension({
       id: SKILLS_EXTENSION,

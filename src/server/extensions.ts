@@ -5,24 +5,9 @@
  */
 import { ClientCapabilityError, ErrorCode, McpError } from '../protocol/errors.js';
 import { isObject } from '../protocol/is-object.js';
+import type { ExtensionMethod, ServerExtension } from './extension-api.js';
 import type { MethodHandler } from './pipeline.js';
 import type { ExtensionMethods } from './session.js';
-
-export interface ExtensionMethod {
-  handler: MethodHandler;
-  /** Its results carry caching hints on 2026-07-28 (`ttlMs`, `cacheScope`), as list and read results do. */
-  cacheable?: boolean;
-  /** Served only to clients that declared the extension (in `initialize`, or the request's `_meta`); others get -32021. */
-  requiresClientExtension?: boolean;
-}
-
-export interface ServerExtension {
-  /** The extension's identifier, `vendor.prefix/name` (e.g. `io.modelcontextprotocol/skills`). */
-  readonly id: string;
-  /** What the server declares under `capabilities.extensions[id]`. */
-  readonly settings: Record<string, unknown>;
-  readonly methods: Readonly<Record<string, ExtensionMethod>>;
-}
 
 const EXTENSION_ID = /^[a-z0-9-]+(\.[a-z0-9-]+)+\/[a-z0-9][a-z0-9-_.]*$/i;
 
@@ -58,15 +43,14 @@ export class Extensions implements ExtensionMethods {
     const found = this.methods.get(name);
     if (!found) return undefined;
     const { id, method } = found;
-    if (!method.requiresClientExtension) return method.handler;
     return (session, params, ctx) => {
-      const declared = session.clientCapabilities.extensions;
-      if (!isObject(declared) || !isObject(declared[id])) {
+      const { clientCapabilities } = session;
+      if (method.requiresClientExtension && !(isObject(clientCapabilities.extensions) && isObject(clientCapabilities.extensions[id]))) {
         throw new ClientCapabilityError(`${name} needs the client to declare the extension ${id} (capabilities.extensions["${id}"])`, {
           extensions: { [id]: {} },
         });
       }
-      return method.handler(session, params, ctx);
+      return method.handler({ params, clientCapabilities, signal: ctx.signal });
     };
   }
 

@@ -8,7 +8,7 @@ import type { CreateMessageParams, ElicitParams, Implementation, LoggingLevel, R
 import type { McpSession } from './api.js';
 import { ServerCore } from './core.js';
 import type { McpServerEvents } from './events.js';
-import type { ServerExtension } from './extensions.js';
+import type { ServerExtension } from './extension-api.js';
 import { type McpServerOptions, type ResolvedServerOptions, resolveServerOptions } from './options.js';
 import { registerPort } from './port.js';
 import { createPromptEntry, type PromptConfig, type PromptHandler } from './prompts.js';
