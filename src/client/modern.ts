@@ -3,6 +3,7 @@
  * requests repeat the method, name and marked arguments in headers (SEP-2243), and results say what
  * they are in `resultType`.
  */
+import { mcpName } from '../protocol/mcp-name.js';
 import { McpError } from '../protocol/errors.js';
 import { isObject } from '../protocol/is-object.js';
 import { META } from '../protocol/meta.js';
@@ -66,8 +67,8 @@ export function headerParams(inputSchema: unknown): { mirrored: readonly (readon
 /** The SEP-2243 headers of one request. */
 export function modernHeaders(method: string, params: Record<string, unknown>, mirrored: readonly (readonly [string, string])[] | undefined): ModernHeaders {
   const headers: ModernHeaders = { method };
-  if ((method === 'tools/call' || method === 'prompts/get') && typeof params.name === 'string') headers.name = params.name;
-  else if (method === 'resources/read' && typeof params.uri === 'string') headers.name = params.uri;
+  const named = mcpName(method, params);
+  if (named) headers.name = named.value;
   if (mirrored && mirrored.length > 0 && isObject(params.arguments)) {
     const values: Record<string, string> = {};
     for (const [property, header] of mirrored) {

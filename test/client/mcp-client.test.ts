@@ -470,6 +470,15 @@ describe('2026-07-28 over HTTP: SEP-2243 tool headers', () => {
     );
   });
 
+  it('names the task in Mcp-Name on tasks/* (SEP-2663): the server checks it before it finds no such method', async () => {
+    const urls = await serve(() => {});
+    const c = client({ era: 'modern' });
+    await c.connect(urls.http);
+    // A missing or wrong Mcp-Name would be -32020; with it right, this server (no Tasks extension) has no such method.
+    const failure = await c.request('tasks/get', { taskId: 'task-ü-1' }).catch((err: McpError) => err);
+    expect({ code: (failure as McpError).code, message: (failure as McpError).message }).toEqual({ code: -32601, message: 'Method not found: tasks/get' });
+  });
+
   it('keeps every tool over WebSocket, where markings mean nothing', async () => {
     const urls = await serve((server) =>
       server.registerTool('scored', { inputSchema: { type: 'object', properties: { score: { type: 'number', 'x-mcp-header': 'Score' } } } }, () => 'ok'),

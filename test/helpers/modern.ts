@@ -4,6 +4,7 @@
  * and, for MRTR tests, a numbered client (a fresh id per round), servers on a real Streamable HTTP port
  * closed after each test, and the shapes of the requestState tokens.
  */
+import { mcpName } from '../../src/protocol/mcp-name.js';
 import { expect } from 'vitest';
 import { McpServer, StreamableHttpTransport, type McpServerOptions, type StreamableHttpTransportOptions } from '../../src/index.js';
 import { ACCEPT_BOTH, send, type OpenResponse } from './http-client.js';
@@ -62,8 +63,8 @@ export function modernHeaders(method: string, params: Json = {}, version: unknow
     'mcp-protocol-version': String(version),
     'mcp-method': method,
   };
-  if ((method === 'tools/call' || method === 'prompts/get') && typeof params.name === 'string') headers['mcp-name'] = params.name;
-  if (method === 'resources/read' && typeof params.uri === 'string') headers['mcp-name'] = params.uri;
+  const named = mcpName(method, params);
+  if (named) headers['mcp-name'] = named.value;
   return headers;
 }
 

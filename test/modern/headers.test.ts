@@ -136,6 +136,9 @@ describe('Mcp-Name', () => {
     ['tools/call', { name: 'echo', arguments: { text: 'x' } }, 'params.name', 'echo'],
     ['prompts/get', { name: 'grüße' }, 'params.name', 'grüße'],
     ['resources/read', { uri: 'test://doc' }, 'params.uri', 'test://doc'],
+    // The Tasks extension (SEP-2663): tasks/get, tasks/update and tasks/cancel name their task.
+    ['tasks/get', { taskId: 't-1' }, 'params.taskId', 't-1'],
+    ['tasks/cancel', { taskId: 't-2' }, 'params.taskId', 't-2'],
   ])('answers %s without Mcp-Name with -32020', async (method, params, what, value) => {
     const { url } = await start();
     const res = await modernPost(url, method, params, { headers: { 'mcp-name': undefined } });
@@ -146,6 +149,9 @@ describe('Mcp-Name', () => {
     ['tools/call', { name: 'echo', arguments: { text: 'x' } }, 'params.name', 'echo'],
     ['prompts/get', { name: 'grüße' }, 'params.name', 'grüße'],
     ['resources/read', { uri: 'test://doc' }, 'params.uri', 'test://doc'],
+    // The Tasks extension (SEP-2663): tasks/get, tasks/update and tasks/cancel name their task.
+    ['tasks/get', { taskId: 't-1' }, 'params.taskId', 't-1'],
+    ['tasks/cancel', { taskId: 't-2' }, 'params.taskId', 't-2'],
   ])('answers %s whose Mcp-Name differs from the body with -32020', async (method, params, what, value) => {
     const { url } = await start();
     const res = await modernPost(url, method, params, { headers: { 'mcp-name': 'something-else' } });

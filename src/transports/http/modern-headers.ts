@@ -8,6 +8,7 @@ import { HeaderMismatchError } from '../../protocol/errors.js';
 import { isObject } from '../../protocol/is-object.js';
 import type { JsonRpcRequest } from '../../protocol/jsonrpc.js';
 import type { ServerPort } from '../../server/port.js';
+import { mcpName } from '../../protocol/mcp-name.js';
 import { tryJson } from '../../protocol/quote.js';
 
 const BASE64_VALUE = /^=\?base64\?([A-Za-z0-9+/]*={0,2})\?=$/;
@@ -35,11 +36,8 @@ export function checkModernHeaders(port: ServerPort, req: IncomingMessage, reque
   expect(req, 'mcp-protocol-version', claimedVersion, 'the _meta protocolVersion');
   expect(req, 'mcp-method', request.method, 'the method');
   const params = request.params ?? {};
-  if (request.method === 'tools/call' || request.method === 'prompts/get') {
-    if (typeof params.name === 'string') expect(req, 'mcp-name', params.name, 'params.name');
-  } else if (request.method === 'resources/read') {
-    if (typeof params.uri === 'string') expect(req, 'mcp-name', params.uri, 'params.uri');
-  }
+  const named = mcpName(request.method, params);
+  if (named) expect(req, 'mcp-name', named.value, `params.${named.param}`);
   if (request.method === 'tools/call' && typeof params.name === 'string') checkParamHeaders(port, req, params.name, params.arguments);
 }
 
