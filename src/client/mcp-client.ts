@@ -43,6 +43,7 @@ import { ClientHandlers } from './handlers.js';
 import { MODERN_VERSION } from './modern.js';
 import { type McpClientOptions, type ResolvedClientOptions, resolveClientOptions } from './options.js';
 import { abortReason, PendingRequests } from './pending.js';
+import { isNode } from './platform.js';
 import { settlesWithin } from './settles-within.js';
 import type { ClientSink, ClientTransport } from './transport.js';
 import { type EraWire, LegacyWire, ModernWire } from './wire.js';
@@ -682,10 +683,6 @@ async function transportFor(target: string | URL): Promise<ClientTransport> {
   throw new TypeError(
     `McpClient.connect takes an http(s) or ws(s) URL, or a transport (new StdioClientTransport({ command }) spawns a server); got ${url.protocol}`,
   );
-}
-
-function isNode(): boolean {
-  return typeof (globalThis as { process?: { versions?: { node?: unknown } } }).process?.versions?.node === 'string';
 }
 
 /** `elicitation: {}` means form (client/elicitation.mdx); other capabilities are copied as given. */

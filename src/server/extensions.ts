@@ -13,7 +13,8 @@ const EXTENSION_ID = /^[a-z0-9-]+(\.[a-z0-9-]+)+\/[a-z0-9][a-z0-9-_.]*$/i;
 
 export class Extensions implements ExtensionMethods {
   private readonly byId = new Map<string, ServerExtension>();
-  private readonly methods = new Map<string, { id: string; method: ExtensionMethod }>();
+  /** Each extension method as the pipeline runs it, made once at `add`. */
+  private readonly methods = new Map<string, { id: string; handler: MethodHandler; cacheable: boolean }>();
 
   constructor(private readonly coreMethods: (method: string) => boolean) {}
 
@@ -27,7 +28,9 @@ export class Extensions implements ExtensionMethods {
       if (taken) throw new TypeError(`Extension ${extension.id} cannot serve ${name}: ${taken} serves it already`);
     }
     this.byId.set(extension.id, extension);
-    for (const [name, method] of Object.entries(extension.methods)) this.methods.set(name, { id: extension.id, method });
+    for (const [name, method] of Object.entries(extension.methods)) {
+      this.methods.set(name, { id: extension.id, handler: gated(extension.id, name, method), cacheable: method.cacheable === true });
+    }
   }
 
   /** `capabilities.extensions`, or undefined when there are none. */
@@ -40,23 +43,25 @@ export class Extensions implements ExtensionMethods {
 
   /** The handler of an extension's method, gated on the client's declaration where the method asks for it. */
   handler(name: string): MethodHandler | undefined {
-    const found = this.methods.get(name);
-    if (!found) return undefined;
-    const { id, method } = found;
-    return (session, params, ctx) => {
-      const { clientCapabilities } = session;
-      if (method.requiresClientExtension && !(isObject(clientCapabilities.extensions) && isObject(clientCapabilities.extensions[id]))) {
-        throw new ClientCapabilityError(`${name} needs the client to declare the extension ${id} (capabilities.extensions["${id}"])`, {
-          extensions: { [id]: {} },
-        });
-      }
-      return method.handler({ params, clientCapabilities, signal: ctx.signal });
-    };
+    return this.methods.get(name)?.handler;
   }
 
   cacheable(name: string): boolean {
-    return this.methods.get(name)?.method.cacheable === true;
+    return this.methods.get(name)?.cacheable === true;
   }
+}
+
+/** An extension method as the pipeline runs it: refused (-32021) to a client that did not declare the extension, where it asks for that. */
+function gated(id: string, name: string, method: ExtensionMethod): MethodHandler {
+  return (session, params, ctx) => {
+    const { clientCapabilities } = session;
+    if (method.requiresClientExtension && !(isObject(clientCapabilities.extensions) && isObject(clientCapabilities.extensions[id]))) {
+      throw new ClientCapabilityError(`${name} needs the client to declare the extension ${id} (capabilities.extensions["${id}"])`, {
+        extensions: { [id]: {} },
+      });
+    }
+    return method.handler({ params, clientCapabilities, signal: ctx.signal });
+  };
 }
 
 /** -32602 for an extension method's params. */

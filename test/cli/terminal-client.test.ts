@@ -6,11 +6,11 @@
  * error of `parseAnswer`, and how fields, actions and the command line are read.
  */
 import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
-import { createServer } from 'node:net';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { describeField, formatProblem, hostOf, parseAction, parseAnswer, parseCommandLine, parseYesNo, USAGE } from '../../cli/prompts.js';
 import type { ElicitResult, McpServer, McpSession } from '../../src/index.js';
+import { freePort } from '../helpers/ports.js';
 import { startHttpServer } from '../helpers/modern.js';
 import { startWsServer } from '../helpers/servers.js';
 
@@ -497,7 +497,7 @@ describe('npm run client', () => {
   });
 
   it.each(['http', 'ws'])('exits 1 with one line on stderr when it cannot connect (%s)', async (scheme) => {
-    const port = await closedPort();
+    const port = await freePort();
     const url = `${scheme}://127.0.0.1:${port}/mcp`;
     const cli = run(url);
     expect(await cli.exitCode(20_000)).toBe(1);
@@ -505,18 +505,6 @@ describe('npm run client', () => {
     expect(cli.stdout).toBe('');
   });
 });
-
-/** A loopback port nothing listens on (it was free a moment ago). */
-function closedPort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as { port: number };
-      probe.close(() => resolve(port));
-    });
-  });
-}
 
 // ---- the pure half ---------------------------------------------------------------------------------------
 

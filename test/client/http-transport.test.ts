@@ -13,6 +13,7 @@ import { type SendContext, TRANSPORT_ERROR_CODE } from '../../src/client/transpo
 import type { JsonRpcMessage } from '../../src/index.js';
 import { textResult } from '../helpers/client-requests.js';
 import { RecordingSink } from '../helpers/recording-sink.js';
+import { freePort } from '../helpers/ports.js';
 import { standaloneOpen, useHttpHarness } from '../helpers/http-streams.js';
 import { MODERN_VERSION, modernRequest } from '../helpers/modern.js';
 import { capture, deferred, tick } from '../helpers/util.js';
@@ -159,15 +160,6 @@ async function callThatMustResume(server: RawServer, reconnect: StreamableHttpCl
   await transport.send(request(2, 'tools/call', { name: 'x' }), { protocolVersion: VERSION });
   await sink.messageCount(2);
   return sink;
-}
-
-/** A port nothing listens on. */
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
 }
 
 // Each test runs twice: HTTP through node:http (the default under Node) and through fetch (what a browser has).
@@ -524,7 +516,7 @@ describe.each(['node:http', 'fetch'] as const)('over %s', (via) => {
     });
 
     it('answers a request it could not deliver (connection refused) with TRANSPORT_ERROR_CODE and no status; a notification rejects', async () => {
-      const port = await closedPort();
+      const port = await freePort();
       const url = `http://127.0.0.1:${port}/mcp`;
       const { transport, sink } = await connect(url);
       await transport.send(request(1, 'tools/list'));

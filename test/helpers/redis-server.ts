@@ -3,7 +3,7 @@
  * file: started by the test, stopped after it, restartable on the same port to test recovery.
  */
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
-import { createServer } from 'node:net';
+import { freePort } from './ports.js';
 
 const REDIS = '/usr/bin/redis-server';
 
@@ -23,17 +23,6 @@ export function redisAvailable(): boolean {
   } catch {
     return false;
   }
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as { port: number };
-      probe.close(() => resolve(port));
-    });
-  });
 }
 
 function launch(port: number): Promise<ChildProcess> {

@@ -76,7 +76,7 @@ describe('fixtures sharing a Redis', () => {
     const alternate = (_input: URL, init: RequestInit) => fetch([a.url, b.url][turn++ % 2]!, init);
     await client.connect(new StreamableHttpClientTransport(a.url, { fetch: alternate }));
     const answered = await client.callTool('test_elicitation', { message: 'Who are you?' });
-    expect(answered.isError).toBeFalsy();
+    expect(answered.content).toEqual([{ type: 'text', text: 'User response: action=accept, content={"username":"ada","email":"ada@example.com"}' }]);
 
     const init = await send(b.url, 'POST', ACCEPT, INITIALIZE);
     const sessionId = init.headers['mcp-session-id'] as string;

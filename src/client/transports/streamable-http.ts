@@ -12,6 +12,7 @@ import { MAX_TIMER_MS, positiveInteger } from '../../protocol/option-checks.js';
 import { quote } from '../../protocol/quote.js';
 import type { RequestId } from '../../protocol/types.js';
 import { type ClientSink, type ClientTransport, type SendContext, TRANSPORT_ERROR_CODE } from '../transport.js';
+import { isNode } from '../platform.js';
 import { guardSink } from './deliver.js';
 import { fetchHttpClient } from './fetch-http.js';
 import type { FetchLike, HttpClient, HttpExchange, HttpHandlers, HttpResponse } from './http-client.js';
@@ -530,8 +531,7 @@ function readText(res: HttpResponse, limit: number): Promise<Body> {
 
 /** node:http under Node (loaded only there), the global fetch elsewhere. */
 async function platformHttpClient(url: URL): Promise<HttpClient> {
-  const isNode = typeof (globalThis as { process?: { versions?: { node?: string } } }).process?.versions?.node === 'string';
-  if (isNode) {
+  if (isNode()) {
     const { nodeHttpClient } = await import('./node-http.js');
     return nodeHttpClient(url.protocol === 'https:');
   }

@@ -65,8 +65,11 @@ export function forward(req: IncomingMessage, res: ServerResponse, ownerUrl: str
       if (res.headersSent) res.destroy();
       resolve(res.headersSent);
     });
-    // The client went away: so does the forwarded request (closing a stream on the owner, as locally).
-    res.on('close', () => upstream.destroy());
+    // The client went away: so does the forwarded request (closing a stream on the owner, as locally). A
+    // response that went out whole leaves the connection to the owner open for the next one.
+    res.on('close', () => {
+      if (!res.writableFinished) upstream.destroy();
+    });
     if (body !== undefined) upstream.end(body);
     else req.pipe(upstream);
   });

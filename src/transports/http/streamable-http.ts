@@ -166,8 +166,8 @@ export class StreamableHttpTransport extends SafeEmitter<StreamableHttpTransport
       );
     }
     // A session another instance holds: its owner answers (a forwarded request is never forwarded again).
-    const sessionId = header(req, 'mcp-session-id');
     const router = this.options.router;
+    const sessionId = router ? header(req, 'mcp-session-id') : undefined;
     if (router && sessionId !== undefined && !this.sessions.has(sessionId) && header(req, FORWARDED_HEADER) === undefined) {
       let owner: string | undefined;
       try {
