@@ -10,6 +10,7 @@ import { connectRedisScale, McpServer, type McpServerOptions, type SessionRouter
 import { registerFixtureCatalog } from './fixture-catalog.js';
 import { registerModernFixtures } from './fixture-modern.js';
 import { registerFixtureSkills } from './fixture-skills.js';
+import { registerFixtureTasks } from './fixture-tasks.js';
 
 const { values } = parseArgs({
   options: { port: { type: 'string', default: '3100' }, host: { type: 'string', default: '127.0.0.1' }, redis: { type: 'string' } },
@@ -39,6 +40,7 @@ const server = new McpServer({ name: 'switchboard-conformance-fixture', version:
 registerFixtureCatalog(server);
 registerModernFixtures(server);
 registerFixtureSkills(server);
+registerFixtureTasks(server);
 server.on('error', (err) => console.error('error:', err.message));
 
 const http = new StreamableHttpTransport(server, router ? { router } : {});

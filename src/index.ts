@@ -33,7 +33,22 @@ export type { Era, ServedEras } from './protocol/era.js';
 export type { SharedState, SharedEvent } from './server/shared-state.js';
 export { Skills, useSkills, SKILLS_EXTENSION } from './extensions/skills.js';
 export type { SkillDefinition, SkillEntry } from './extensions/skills.js';
-export type { ServerExtension, ExtensionMethod, ExtensionRequest } from './server/extension-api.js';
+export { Tasks, useTasks } from './extensions/tasks/tasks.js';
+export type { TasksOptions, TaskToolConfig, TaskToolHandler } from './extensions/tasks/tasks.js';
+export { MemoryTaskStore } from './extensions/tasks/store.js';
+export type { TaskStore, StoredTask, MemoryTaskStoreOptions } from './extensions/tasks/store.js';
+export { TASKS_EXTENSION } from './protocol/tasks.js';
+export type { Task, DetailedTask, TaskStatus } from './protocol/tasks.js';
+export type {
+  ServerExtension,
+  ExtensionMethod,
+  ExtensionRequest,
+  ExtensionHandle,
+  ToolCall,
+  DetachOptions,
+  ClientQuestion,
+  ListenFilter,
+} from './server/extension-api.js';
 export { RedisScale, connectRedisScale } from './scale/redis.js';
 export type { RedisScaleOptions } from './scale/redis.js';
 

@@ -1,5 +1,6 @@
 /** The types an application meets on `McpClient`: call options, handler contexts and events. */
 import type { JsonRpcNotification } from '../protocol/jsonrpc.js';
+import type { DetailedTask } from '../protocol/tasks.js';
 import type {
   CreateMessageParams,
   CreateMessageResult,
@@ -29,6 +30,8 @@ export interface ListenNotifications {
   resourcesListChanged?: boolean;
   /** Resources whose notifications/resources/updated the client wants. */
   resourceSubscriptions?: string[];
+  /** Tasks whose `notifications/tasks` the client wants (the Tasks extension; declare it with the `tasks` option). */
+  taskIds?: string[];
 }
 
 export interface SubscriptionOptions {
@@ -91,6 +94,8 @@ export interface McpClientEvents {
   notification: (notification: JsonRpcNotification) => void;
   log: (message: LogMessage) => void;
   progress: (progress: ProgressParams) => void;
+  /** A task a tools/call became (the `tasks` option) changed: each new state, from creation to its end. */
+  taskStatus: (task: DetailedTask) => void;
   /** The connection ended; every pending call has failed with ConnectionClosedError. */
   close: (reason: string) => void;
   /** A failure no call reports: a handler that threw, a message the client could not read, a listener that threw. */

@@ -6,6 +6,7 @@
  */
 import { ErrorCode, McpError, RequestCancelledError, RequestTimeoutError } from '../protocol/errors.js';
 import { isObject } from '../protocol/is-object.js';
+import { TASKS_EXTENSION } from '../protocol/tasks.js';
 import { classify, type JsonRpcNotification, type JsonRpcRequest, type JsonRpcResponse } from '../protocol/jsonrpc.js';
 import { MAX_TIMER_MS } from '../protocol/option-checks.js';
 import { quote } from '../protocol/quote.js';
@@ -40,6 +41,7 @@ import type {
   Subscription,
 } from './api.js';
 import { ClientHandlers } from './handlers.js';
+import { followTask } from './tasks.js';
 import { MODERN_VERSION } from './modern.js';
 import { type McpClientOptions, type ResolvedClientOptions, resolveClientOptions } from './options.js';
 import { abortReason, PendingRequests } from './pending.js';
@@ -196,6 +198,9 @@ export class McpClient extends SafeEmitter<McpClientEvents> {
     this.state = 'connecting';
     const declared = this.options.capabilities;
     this.handlers.declared = declared ? normalizeCapabilities(declared) : this.handlers.derivedCapabilities();
+    if (this.options.tasks) {
+      this.handlers.declared.extensions = { ...this.handlers.declared.extensions, [TASKS_EXTENSION]: {} };
+    }
     try {
       this.transport = typeof target === 'string' || target instanceof URL ? await transportFor(target) : target;
       await this.transport.start(this.sink());
@@ -380,7 +385,7 @@ export class McpClient extends SafeEmitter<McpClientEvents> {
     for (let round = 0; ; round++) {
       const result = await this.send(wire, method, retry, options);
       const next = wire.inputRound(method, result);
-      if (!next) return result;
+      if (!next) return result.resultType === 'task' ? this.followTask(wire, result, options) : result;
       if (round >= this.options.maxRounds) {
         throw new McpError(
           ErrorCode.InternalError,
@@ -392,6 +397,21 @@ export class McpClient extends SafeEmitter<McpClientEvents> {
       if (next.inputRequests) retry.inputResponses = await this.handlers.fulfil(next.inputRequests, options.signal);
       if (next.requestState !== undefined) retry.requestState = next.requestState;
     }
+  }
+
+  /** A tools/call answered with a task: polled to its end, its questions answered through the handlers. */
+  private followTask(wire: EraWire, created: Record<string, unknown>, options: CallOptions): Promise<Record<string, unknown>> {
+    const { signal: _followed, onProgress: _none, ...each } = options;
+    return followTask(
+      {
+        send: (method, params) => this.send(wire, method, params, each),
+        fulfil: (inputRequests, signal) => this.handlers.fulfil(inputRequests, signal),
+        changed: (task) => this.emit('taskStatus', task),
+        reportError: (error) => this.reportError(error),
+      },
+      created,
+      options.signal,
+    );
   }
 
   /** Send a notification. */

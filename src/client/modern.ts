@@ -9,6 +9,7 @@ import { isObject } from '../protocol/is-object.js';
 import { META } from '../protocol/meta.js';
 import { quote } from '../protocol/quote.js';
 import type { ClientCapabilities, Implementation, LoggingLevel } from '../protocol/types.js';
+import { TASKS_EXTENSION } from '../protocol/tasks.js';
 import { MODERN_PROTOCOL_VERSIONS } from '../protocol/versions.js';
 import type { ModernHeaders } from './transport.js';
 
@@ -81,15 +82,21 @@ export function modernHeaders(method: string, params: Record<string, unknown>, m
   return headers;
 }
 
-export type ResultKind = 'complete' | 'input_required';
+export type ResultKind = 'complete' | 'input_required' | 'task';
 
 /**
  * What a 2026-07-28 result is. An absent `resultType` is a complete result (a legacy server); one the
- * client does not know makes the result invalid (basic/index.mdx).
+ * client does not know makes the result invalid (basic/index.mdx). A task (SEP-2663) is valid only for a
+ * tools/call from a client that declared the Tasks extension (`tasks`).
  */
-export function resultKind(method: string, result: Record<string, unknown>): ResultKind {
+export function resultKind(method: string, result: Record<string, unknown>, tasks = false): ResultKind {
   const type = result.resultType;
   if (type === undefined || type === 'complete') return 'complete';
+  if (type === 'task') {
+    if (!tasks) throw invalidResult(method, `a task came back though the client did not declare ${TASKS_EXTENSION}`);
+    if (method !== 'tools/call') throw invalidResult(method, 'only tools/call may answer with a task');
+    return 'task';
+  }
   if (type === 'input_required') {
     if (!INPUT_METHODS.has(method)) throw invalidResult(method, 'input_required is only allowed on tools/call, prompts/get and resources/read');
     if (result.inputRequests !== undefined && !isObject(result.inputRequests)) throw invalidResult(method, 'inputRequests must be an object');

@@ -26,6 +26,12 @@ export interface McpClientOptions {
   maxRounds?: number;
   /** The version `initialize` asks for on the legacy era. Default 2025-11-25. */
   protocolVersion?: string;
+  /**
+   * Declare the Tasks extension (`io.modelcontextprotocol/tasks`, 2026-07-28): a tools/call may then come
+   * back as a task, which `callTool` follows to its end (polling `tasks/get`, answering its questions
+   * through the handlers with `tasks/update`, cancelling it when the call is aborted). Default false.
+   */
+  tasks?: boolean;
 }
 
 export interface ResolvedClientOptions {
@@ -35,6 +41,7 @@ export interface ResolvedClientOptions {
   readonly requestTimeoutMs: number;
   readonly maxRounds: number;
   readonly protocolVersion: string;
+  readonly tasks: boolean;
 }
 
 export function resolveClientOptions(options: McpClientOptions = {}): ResolvedClientOptions {
@@ -46,7 +53,9 @@ export function resolveClientOptions(options: McpClientOptions = {}): ResolvedCl
     requestTimeoutMs: options.requestTimeoutMs ?? 60_000,
     maxRounds: options.maxRounds ?? 10,
     protocolVersion: options.protocolVersion ?? LATEST_LEGACY_PROTOCOL_VERSION,
+    tasks: options.tasks ?? false,
   };
+  if (typeof resolved.tasks !== 'boolean') throw new TypeError(`McpClient option tasks must be a boolean; got ${JSON.stringify(resolved.tasks)}`);
   if (!['auto', 'legacy', 'modern'].includes(resolved.era)) {
     throw new TypeError(`McpClient option era must be auto, legacy or modern; got ${JSON.stringify(resolved.era)}`);
   }

@@ -5,6 +5,7 @@
  */
 import { isObject } from '../protocol/is-object.js';
 import type { ClientCapabilities, Implementation, LoggingLevel } from '../protocol/types.js';
+import { TASKS_EXTENSION } from '../protocol/tasks.js';
 import { headerParams, MODERN_VERSION, modernHeaders, resultKind, withEnvelope } from './modern.js';
 import type { SendContext } from './transport.js';
 
@@ -102,6 +103,12 @@ export class ModernWire implements EraWire {
     private readonly headers: boolean,
   ) {}
 
+  /** Whether the client declared the Tasks extension: then a tools/call may answer with a task. */
+  get tasks(): boolean {
+    const extensions = this.identity.capabilities.extensions;
+    return isObject(extensions) && isObject(extensions[TASKS_EXTENSION]);
+  }
+
   get wantsToolList(): boolean {
     return this.headers && !this.toolsListed;
   }
@@ -118,7 +125,7 @@ export class ModernWire implements EraWire {
   }
 
   inputRound(method: string, result: Record<string, unknown>): InputRound | undefined {
-    if (resultKind(method, result) === 'complete') return undefined;
+    if (resultKind(method, result, this.tasks) !== 'input_required') return undefined;
     return {
       inputRequests: isObject(result.inputRequests) ? result.inputRequests : undefined,
       requestState: typeof result.requestState === 'string' ? result.requestState : undefined,

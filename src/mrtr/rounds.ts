@@ -143,7 +143,7 @@ function sameQuestion(asked: AskedQuestion | undefined, now: AskedQuestion): boo
  * A question as requestState remembers it: its method, a form's schema (which answers must fit), and an
  * elicitation's message and URL, for the response event (a sampling request's messages are not kept).
  */
-function describeRequest(request: InputRequest): AskedQuestion {
+export function describeRequest(request: InputRequest): AskedQuestion {
   const described: AskedQuestion = { method: request.method };
   if (request.method !== 'elicitation/create') return described;
   const params = request.params as { mode?: string; requestedSchema?: object; message?: unknown; url?: unknown } | undefined;
@@ -301,7 +301,7 @@ export async function runPushedRounds<R>(
   capabilities: ClientCapabilities,
   target: InputTarget,
   invoke: () => Promise<R | InputRequired>,
-  push: (request: InputRequest) => Promise<unknown>,
+  push: (request: InputRequest, key: string) => Promise<unknown>,
 ): Promise<R | Record<string, unknown>> {
   // The first round has nothing yet, and a pushed round never adds answers of its own: share the empties.
   let round = new InputRound(rc.kinds, NOTHING, undefined, NOTHING, 0);
@@ -318,7 +318,7 @@ export async function runPushedRounds<R>(
     let answers: unknown[];
     try {
       for (const [, request] of entries) checkInputRequest(rc.kinds, capabilities, request);
-      answers = await Promise.all(entries.map(([, request]) => push(request)));
+      answers = await Promise.all(entries.map(([key, request]) => push(request, key)));
     } catch (err) {
       // In a tool, failing to ask is a tool failure, as when ctx.elicit fails inside it (SEP-1303).
       if (target.method === 'tools/call' && !(err instanceof McpError && err.code === ErrorCode.UrlElicitationRequired)) {

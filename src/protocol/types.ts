@@ -106,7 +106,14 @@ export interface Tool {
   inputSchema: JsonSchemaObject;
   outputSchema?: JsonSchemaObject;
   annotations?: ToolAnnotations;
+  /** How the tool runs: `taskSupport` says whether a call may (`optional`) or must (`required`) become a task. */
+  execution?: ToolExecution;
   _meta?: Meta;
+}
+
+export interface ToolExecution {
+  /** Default `forbidden`: the tool never runs as a task. */
+  taskSupport?: 'forbidden' | 'optional' | 'required';
 }
 
 export interface CallToolResult {

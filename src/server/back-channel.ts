@@ -77,7 +77,7 @@ export class InputRequiredBackChannel implements BackChannel {
  * (`responseElicitationCreate`, ...): the request is the input request, its key as id; a malformed answer
  * is an error outcome (and is asked again).
  */
-function reportAnswer(session: Session, key: string, asked: AskedQuestion, outcome: ClientOutcome<unknown>): void {
+export function reportAnswer(session: Session, key: string, asked: AskedQuestion, outcome: ClientOutcome<unknown>): void {
   const kind = inputKind(asked.method as InputMethod);
   const events = session.host.events;
   if (!kind?.event || !events.listening(kind.event)) return;

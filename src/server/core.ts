@@ -43,7 +43,9 @@ export class ServerCore implements InboundHost, ServerPort, RoundsContext, KindC
   private readonly changedLists = new Set<ListKind>();
   private readonly stopSharing: (() => void) | undefined;
   /** Methods and declarations extensions add (`server.useExtension`). */
-  readonly extensions = new Extensions((method) => method in legacyDispatch.methods || method in statelessDispatch.methods);
+  readonly extensions = new Extensions((method) => method in legacyDispatch.methods || method in statelessDispatch.methods, this, (error) =>
+    this.reportError(error),
+  );
 
   constructor(
     readonly events: SafeEmitter<McpServerEvents>,
@@ -198,9 +200,24 @@ export class ServerCore implements InboundHost, ServerPort, RoundsContext, KindC
     else this.listChanged(event.list, false);
   }
 
+  /** A notification for the listen streams whose filter under an extension's `key` satisfies `select`. */
+  notifyListeners(key: string, select: (honoured: unknown) => boolean, method: string, params: Record<string, unknown>): number {
+    if (!this.extensions.hasListenFilter(key)) throw new TypeError(`No extension in use adds the listen filter ${key}`);
+    let told = 0;
+    for (const subscription of this.subscriptions) {
+      const value = subscription.filter[key];
+      if (value !== undefined && select(value)) {
+        subscription.notify(method, params);
+        told++;
+      }
+    }
+    return told;
+  }
+
   /** End every session and stop every transport. Listen streams end gracefully first: their requests complete. */
   async close(): Promise<void> {
     this.stopSharing?.();
+    await this.extensions.close();
     for (const subscription of this.subscriptions) subscription.end();
     if (this.subscriptions.size > 0) await new Promise((resolve) => setImmediate(resolve));
     for (const session of [...this.connections]) session.close('server closed');

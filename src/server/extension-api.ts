@@ -1,11 +1,15 @@
-/** What an extension gives the server (`server.useExtension`): its id, its declaration, its methods. */
-import type { ClientCapabilities } from '../protocol/types.js';
+/** What an extension gives the server (`server.useExtension`): its id, its declaration, its methods and hooks. */
+import type { CallToolResult, ClientCapabilities, Tool } from '../protocol/types.js';
+import type { McpSession, RequestContext } from './api.js';
+import type { ToolHandler } from './tools.js';
 
-/** One request to an extension method, as its handler sees it. */
+/** One request to an extension method (or listen filter), as its handler sees it. */
 export interface ExtensionRequest {
   params: Record<string, unknown>;
   /** What the client declared (in `initialize`, or the request's `_meta` on 2026-07-28). */
   clientCapabilities: ClientCapabilities;
+  /** Who the transport's `auth` hook said the client is (undefined without one). */
+  principal: unknown;
   /** Aborted when the client cancels the request, or it ends otherwise. */
   signal: AbortSignal;
 }
@@ -18,10 +22,76 @@ export interface ExtensionMethod {
   requiresClientExtension?: boolean;
 }
 
+/** A question a detached tool run asks its client (`ctx.elicit`, `ctx.createMessage`, `ctx.listRoots`). */
+export interface ClientQuestion {
+  method: 'elicitation/create' | 'sampling/createMessage' | 'roots/list';
+  /** Checked against the client's capabilities (and a form's schema against the elicitation subset) already. */
+  params: Record<string, unknown>;
+  /** Unique over the run: the handler's own `key` option, made unique, or `elicit-1`, `sample-2`, ... */
+  key: string;
+}
+
+export interface DetachOptions {
+  /** Aborting it cancels the run: the handler's `ctx.signal` aborts and its pending questions reject. */
+  signal: AbortSignal;
+  /**
+   * Deliver a question and resolve with the client's answer (the result object, `{action, content}` for
+   * an elicitation). An answer that does not fit what was asked is asked again under a new key; reject
+   * to make the handler's ask fail.
+   */
+  ask(question: ClientQuestion): Promise<Record<string, unknown>>;
+  /** Run this instead of the tool's registered handler; argument checks and `confirm` still apply. */
+  handler?: ToolHandler;
+}
+
+/** A `tools/call` an extension may take over (`ServerExtension.callTool`). */
+export interface ToolCall {
+  readonly tool: Readonly<Tool>;
+  readonly arguments: Record<string, unknown>;
+  /** The call's own session: its era, what the client declared, its principal. */
+  readonly session: McpSession;
+  /** The call's own context: input asked here is asked on the call itself (MRTR on 2026-07-28). */
+  readonly ctx: RequestContext;
+  /**
+   * Run the tool apart from this request, which can be answered meanwhile: its argument checks, its
+   * confirmation and its handler, with a context of their own whose questions go to `options.ask`.
+   * Resolves with the tool's result, `isError` results included (a handler that throws an Error gives
+   * one); rejects with the `McpError` a handler threw, or one for a result its outputSchema refuses.
+   */
+  detach(options: DetachOptions): Promise<CallToolResult>;
+}
+
+/** A key an extension adds to `subscriptions/listen`'s `notifications` filter. */
+export interface ListenFilter {
+  /**
+   * Read the client's value for this key: resolve with what the server honours (echoed in the
+   * acknowledgement), or undefined to leave the key out. Throw an `McpError` to refuse the listen.
+   */
+  accept(value: unknown, request: ExtensionRequest): unknown | Promise<unknown>;
+}
+
 export interface ServerExtension {
   /** The extension's identifier, `vendor.prefix/name` (e.g. `io.modelcontextprotocol/skills`). */
   readonly id: string;
   /** What the server declares under `capabilities.extensions[id]`. */
   readonly settings: Record<string, unknown>;
   readonly methods: Readonly<Record<string, ExtensionMethod>>;
+  /**
+   * Take over a `tools/call`: return the result to answer with (a promise of it), or undefined to let
+   * the tool run as usual. Runs after a `requestTool` listener has declined, for registered tools only.
+   */
+  callTool?(call: ToolCall): Record<string, unknown> | Promise<Record<string, unknown>> | undefined;
+  /** Keys it adds to `subscriptions/listen`'s notifications filter. */
+  readonly listenFilters?: Readonly<Record<string, ListenFilter>>;
+  /** The server is closing (`server.close()`): end what the extension runs. Runs before sessions and transports close. */
+  close?(): void | Promise<void>;
+}
+
+/** What `server.useExtension` gives back: the extension's way to reach clients. */
+export interface ExtensionHandle {
+  /**
+   * Send a notification on each `subscriptions/listen` stream whose honoured value under `key` (one of
+   * the extension's `listenFilters`) satisfies `select`. Returns how many streams it went to.
+   */
+  notifyListeners(key: string, select: (honoured: unknown) => boolean, method: string, params: Record<string, unknown>): number;
 }

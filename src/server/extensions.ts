@@ -3,11 +3,18 @@
  * knows extensions, not what they do: it finds their methods, gates those that need the client to have
  * declared the extension (-32021 naming it), and lets their results carry caching hints.
  */
+import type { RoundsContext } from '../mrtr/rounds.js';
 import { ClientCapabilityError, ErrorCode, McpError } from '../protocol/errors.js';
 import { isObject } from '../protocol/is-object.js';
-import type { ExtensionMethod, ServerExtension } from './extension-api.js';
+import type { Context } from './context.js';
+import { runDetached } from './detached.js';
+import type { ExtensionMethod, ListenFilter, ServerExtension, ToolCall } from './extension-api.js';
 import type { MethodHandler } from './pipeline.js';
-import type { ExtensionMethods } from './session.js';
+import type { ExtensionMethods, Session } from './session.js';
+import type { ToolEntry } from './tools.js';
+
+/** The filter keys subscriptions/listen has of its own (subscriptions.ts). */
+const CORE_FILTERS = new Set(['toolsListChanged', 'promptsListChanged', 'resourcesListChanged', 'resourceSubscriptions']);
 
 const EXTENSION_ID = /^[a-z0-9-]+(\.[a-z0-9-]+)+\/[a-z0-9][a-z0-9-_.]*$/i;
 
@@ -15,8 +22,16 @@ export class Extensions implements ExtensionMethods {
   private readonly byId = new Map<string, ServerExtension>();
   /** Each extension method as the pipeline runs it, made once at `add`. */
   private readonly methods = new Map<string, { id: string; handler: MethodHandler; cacheable: boolean }>();
+  /** The extensions that take over tools/call, in the order they were added; empty costs a call nothing. */
+  private readonly toolHooks: NonNullable<ServerExtension['callTool']>[] = [];
+  /** subscriptions/listen filter keys, by key. */
+  private readonly filters = new Map<string, { id: string; filter: ListenFilter }>();
 
-  constructor(private readonly coreMethods: (method: string) => boolean) {}
+  constructor(
+    private readonly coreMethods: (method: string) => boolean,
+    private readonly rounds: RoundsContext,
+    private readonly reportError: (error: unknown) => void,
+  ) {}
 
   add(extension: ServerExtension): void {
     if (!isObject(extension) || typeof extension.id !== 'string' || !EXTENSION_ID.test(extension.id)) {
@@ -27,10 +42,70 @@ export class Extensions implements ExtensionMethods {
       const taken = this.coreMethods(name) ? 'the core' : this.methods.get(name)?.id;
       if (taken) throw new TypeError(`Extension ${extension.id} cannot serve ${name}: ${taken} serves it already`);
     }
+    for (const key of Object.keys(extension.listenFilters ?? {})) {
+      const taken = CORE_FILTERS.has(key) ? 'the core' : this.filters.get(key)?.id;
+      if (taken) throw new TypeError(`Extension ${extension.id} cannot add the listen filter ${key}: ${taken} has it already`);
+    }
+    if (extension.callTool !== undefined && typeof extension.callTool !== 'function') {
+      throw new TypeError(`Extension ${extension.id}: callTool must be a function`);
+    }
     this.byId.set(extension.id, extension);
     for (const [name, method] of Object.entries(extension.methods)) {
       this.methods.set(name, { id: extension.id, handler: gated(extension.id, name, method), cacheable: method.cacheable === true });
     }
+    for (const [key, filter] of Object.entries(extension.listenFilters ?? {})) this.filters.set(key, { id: extension.id, filter });
+    if (extension.callTool) this.toolHooks.push(extension.callTool.bind(extension));
+  }
+
+  /** The answer an extension gives a tools/call in place of the tool's own, or undefined when none takes it. */
+  callTool(session: Session, entry: ToolEntry, args: Record<string, unknown>, ctx: Context): Record<string, unknown> | Promise<Record<string, unknown>> | undefined {
+    if (this.toolHooks.length === 0) return undefined;
+    const rounds = this.rounds;
+    const call: ToolCall = {
+      tool: entry.descriptor,
+      arguments: args,
+      session,
+      ctx,
+      detach: (options) => runDetached(rounds, session, ctx, entry, args, options),
+    };
+    for (const hook of this.toolHooks) {
+      const answer = hook(call);
+      if (answer !== undefined) return answer;
+    }
+    return undefined;
+  }
+
+  /** The server is closing: each extension that has something to end ends it (in reverse order of use). */
+  async close(): Promise<void> {
+    for (const extension of [...this.byId.values()].reverse()) {
+      try {
+        await extension.close?.();
+      } catch (err) {
+        this.reportError(err);
+      }
+    }
+  }
+
+  /** Whether `key` is an extension's listen filter. */
+  hasListenFilter(key: string): boolean {
+    return this.filters.has(key);
+  }
+
+  /** What the extensions honour of a subscriptions/listen filter: their keys only, as each accepts them. */
+  async acceptListen(session: Session, requested: unknown, ctx: Context): Promise<Record<string, unknown> | undefined> {
+    if (this.filters.size === 0 || !isObject(requested)) return undefined;
+    let honoured: Record<string, unknown> | undefined;
+    for (const [key, { filter }] of this.filters) {
+      if (!Object.hasOwn(requested, key)) continue;
+      const value = await filter.accept(requested[key], {
+        params: requested,
+        clientCapabilities: session.clientCapabilities,
+        principal: session.principal,
+        signal: ctx.signal,
+      });
+      if (value !== undefined) (honoured ??= {})[key] = value;
+    }
+    return honoured;
   }
 
   /** `capabilities.extensions`, or undefined when there are none. */
@@ -60,7 +135,7 @@ function gated(id: string, name: string, method: ExtensionMethod): MethodHandler
         extensions: { [id]: {} },
       });
     }
-    return method.handler({ params, clientCapabilities, signal: ctx.signal });
+    return method.handler({ params, clientCapabilities, principal: session.principal, signal: ctx.signal });
   };
 }
 

@@ -8,7 +8,7 @@ import type { CreateMessageParams, ElicitParams, Implementation, LoggingLevel, R
 import type { McpSession } from './api.js';
 import { ServerCore } from './core.js';
 import type { McpServerEvents } from './events.js';
-import type { ServerExtension } from './extension-api.js';
+import type { ExtensionHandle, ServerExtension } from './extension-api.js';
 import { type McpServerOptions, type ResolvedServerOptions, resolveServerOptions } from './options.js';
 import { registerPort } from './port.js';
 import { createPromptEntry, type PromptConfig, type PromptHandler } from './prompts.js';
@@ -78,8 +78,12 @@ export class McpServer extends SafeEmitter<McpServerEvents> {
    * Serve an extension (`capabilities.extensions[id]`): its methods, gated on the client's declaration
    * where they ask for it. The package's own: `useSkills(server)`.
    */
-  useExtension(extension: ServerExtension): void {
+  useExtension(extension: ServerExtension): ExtensionHandle {
     this.core.extensions.add(extension);
+    const core = this.core;
+    return {
+      notifyListeners: (key, select, method, params) => core.notifyListeners(key, select, method, params),
+    };
   }
 
   registerResourceTemplate(uriTemplate: string, config: ResourceTemplateConfig, handler: ResourceTemplateHandler): Registration {

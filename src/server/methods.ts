@@ -68,6 +68,8 @@ const callToolMethod: MethodHandler = (session, params, ctx) => {
     );
     if (answer !== undefined) return Promise.resolve(answer).then(toolResult);
     if (!entry) throw invalidParams(`Unknown tool: ${name}`);
+    const extended = session.host.extensions.callTool(session, entry, args, ctx);
+    if (extended !== undefined) return Promise.resolve(extended) as Promise<CallToolResult>;
     return callTool(entry, args, ctx, session.backChannel);
   });
 };

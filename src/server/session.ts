@@ -34,6 +34,7 @@ import { type OnDone, Outgoing, type OutgoingHost, type OutgoingSession } from '
 import type { Catalog } from './catalog.js';
 import type { Channel, Connection, Refusal, TransportKind } from './port.js';
 import type { Subscription } from './subscriptions.js';
+import type { ToolEntry } from './tools.js';
 
 /** How a session reaches its client: push requests (2025 sessions) or answer input-required (2026-07-28). */
 export interface BackChannel {
@@ -82,6 +83,10 @@ export interface ExtensionMethods {
   ): ((session: Session, params: Record<string, unknown>, ctx: Context) => Record<string, unknown> | Promise<Record<string, unknown>>) | undefined;
   /** Whether its results carry caching hints on 2026-07-28. */
   cacheable(method: string): boolean;
+  /** An extension's answer to a tools/call in place of the tool's own, if one takes it over. */
+  callTool(session: Session, entry: ToolEntry, args: Record<string, unknown>, ctx: Context): Record<string, unknown> | Promise<Record<string, unknown>> | undefined;
+  /** What the extensions honour of a subscriptions/listen filter (their keys), if anything. */
+  acceptListen(session: Session, requested: unknown, ctx: Context): Promise<Record<string, unknown> | undefined>;
 }
 
 /** What a session knows from the start: a 2026-07-28 request tells everything in its `_meta`. */

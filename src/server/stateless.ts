@@ -36,7 +36,10 @@ const discover: MethodHandler = (session) => {
 };
 
 const listen: MethodHandler = async (session, params, ctx) => {
-  const subscription = new Subscription(ctx, honoured(params.notifications));
+  const filter = honoured(params.notifications);
+  const extended = await session.host.extensions.acceptListen(session, params.notifications, ctx);
+  if (extended) Object.assign(filter, extended);
+  const subscription = new Subscription(ctx, filter);
   // subscriptions.mdx: the first message of a subscription MUST be the acknowledgement.
   subscription.notify('notifications/subscriptions/acknowledged', { notifications: subscription.filter });
   const { subscriptions, stats } = session.host;

@@ -12,6 +12,8 @@ export interface SubscriptionFilter {
   promptsListChanged?: true;
   resourcesListChanged?: true;
   resourceSubscriptions?: string[];
+  /** Extensions' keys (`ServerExtension.listenFilters`), as they honour them. */
+  [extensionKey: string]: unknown;
 }
 
 export class Subscription {

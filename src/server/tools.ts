@@ -1,7 +1,7 @@
 /** Tool registrations and `tools/call` semantics (server/tools.mdx). */
 import { ErrorCode, McpError } from '../protocol/errors.js';
 import { errorResult } from '../protocol/results.js';
-import type { CallToolResult, Icon, JsonSchemaObject, Meta, Tool, ToolAnnotations } from '../protocol/types.js';
+import type { CallToolResult, Icon, JsonSchemaObject, Meta, Tool, ToolAnnotations, ToolExecution } from '../protocol/types.js';
 import { confirm } from '../elicitation/confirm.js';
 import { InputRequired, InputRequiredSignal } from '../mrtr/input-required.js';
 import type { RequestContext } from './api.js';
@@ -16,6 +16,11 @@ export interface ToolConfig {
   /** JSON Schema the handler's `structuredContent` must match. */
   outputSchema?: JsonSchemaObject;
   annotations?: ToolAnnotations;
+  /**
+   * `{ taskSupport: 'optional' | 'required' }`: calls may (or must) run as tasks, where the Tasks
+   * extension is in use (`useTasks(server)`) and the request declares it. Listed in tools/list as given.
+   */
+  execution?: ToolExecution;
   _meta?: Meta;
   /**
    * Ask the user to confirm before the handler runs (a yes/no elicitation). Anything but accept stops
@@ -55,6 +60,10 @@ export function createToolEntry(name: string, config: ToolConfig, handler: ToolH
   if (config.outputSchema && config.outputSchema.type !== 'object') throw new TypeError(`Tool '${name}': outputSchema must have type "object"`);
   if (config.confirm !== undefined && typeof config.confirm !== 'string' && typeof config.confirm !== 'function') {
     throw new TypeError(`Tool '${name}': confirm must be a message or a function of the arguments that returns one`);
+  }
+  const taskSupport = config.execution?.taskSupport;
+  if (taskSupport !== undefined && taskSupport !== 'forbidden' && taskSupport !== 'optional' && taskSupport !== 'required') {
+    throw new TypeError(`Tool '${name}': execution.taskSupport must be 'forbidden', 'optional' or 'required'; got ${JSON.stringify(taskSupport)}`);
   }
   const { confirm: confirmation, ...wire } = config;
   const descriptor: Tool = { name, ...wire, inputSchema };

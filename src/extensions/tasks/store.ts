@@ -1,0 +1,99 @@
+/**
+ * Where tasks are kept between polls: a small interface, and the in-memory default. A task is kept until
+ * its TTL runs out; what is kept is what `tasks/get` answers, plus the task's owner.
+ */
+import type { DetailedTask } from '../../protocol/tasks.js';
+
+/** A task as stored: what `tasks/get` shows, its owner, and when it expires. */
+export interface StoredTask extends DetailedTask {
+  /** A digest of the principal that created it: only the same principal finds it. */
+  owner: string;
+  /** Epoch milliseconds after which the task is gone; null for never. */
+  expiresAt: number | null;
+}
+
+/**
+ * A task store. Methods may answer synchronously or with a promise. A store that outlives the process
+ * (a database) keeps what the tasks were; the handlers themselves run in the process that created them.
+ */
+export interface TaskStore {
+  /** Keep a new or changed task (the whole record). */
+  save(task: StoredTask): void | Promise<void>;
+  /** The task, or undefined when it is unknown or expired. */
+  load(taskId: string): StoredTask | undefined | Promise<StoredTask | undefined>;
+  delete(taskId: string): void | Promise<void>;
+  /** The ids of the owner's unexpired tasks, oldest first (the cap per principal counts them). */
+  ownedBy(owner: string): string[] | Promise<string[]>;
+  /** The server is closing. */
+  close?(): void | Promise<void>;
+}
+
+export interface MemoryTaskStoreOptions {
+  /** How often expired tasks are swept out, in milliseconds (default 60 000). */
+  sweepIntervalMs?: number;
+}
+
+/** The default store: a map in this process, swept of expired tasks once a minute (the timer does not hold the process). */
+export class MemoryTaskStore implements TaskStore {
+  private readonly tasks = new Map<string, StoredTask>();
+  private readonly owners = new Map<string, Set<string>>();
+  private readonly sweeper: NodeJS.Timeout;
+
+  constructor(options: MemoryTaskStoreOptions = {}) {
+    this.sweeper = setInterval(() => this.sweep(), options.sweepIntervalMs ?? 60_000);
+    this.sweeper.unref?.();
+  }
+
+  get size(): number {
+    return this.tasks.size;
+  }
+
+  save(task: StoredTask): void {
+    this.tasks.set(task.taskId, structuredClone(task));
+    let owned = this.owners.get(task.owner);
+    if (!owned) this.owners.set(task.owner, (owned = new Set()));
+    owned.add(task.taskId);
+  }
+
+  load(taskId: string): StoredTask | undefined {
+    const task = this.tasks.get(taskId);
+    if (!task) return undefined;
+    if (expired(task, Date.now())) {
+      this.delete(taskId);
+      return undefined;
+    }
+    return structuredClone(task);
+  }
+
+  delete(taskId: string): void {
+    const task = this.tasks.get(taskId);
+    if (!task) return;
+    this.tasks.delete(taskId);
+    const owned = this.owners.get(task.owner);
+    owned?.delete(taskId);
+    if (owned?.size === 0) this.owners.delete(task.owner);
+  }
+
+  ownedBy(owner: string): string[] {
+    const now = Date.now();
+    const ids: string[] = [];
+    for (const id of this.owners.get(owner) ?? []) {
+      const task = this.tasks.get(id);
+      if (task && !expired(task, now)) ids.push(id);
+    }
+    return ids;
+  }
+
+  close(): void {
+    clearInterval(this.sweeper);
+  }
+
+  private sweep(): void {
+    const now = Date.now();
+    for (const task of this.tasks.values()) if (expired(task, now)) this.delete(task.taskId);
+  }
+}
+
+function expired(task: StoredTask, now: number): boolean {
+  return task.expiresAt !== null && task.expiresAt <= now;
+}

@@ -1,0 +1,416 @@
+/**
+ * The Tasks extension (`io.modelcontextprotocol/tasks`, SEP-2663), on 2026-07-28: a `tools/call` to a
+ * task-capable tool, from a request that declares the extension, is answered at once with a task; the
+ * handler runs on, and the client polls `tasks/get`, answers the task's questions with `tasks/update`
+ * and may `tasks/cancel` it. Input needed before the task exists is asked on the call itself (MRTR).
+ */
+import { createHash, randomUUID } from 'node:crypto';
+import { ClientCapabilityError, ErrorCode, McpError } from '../../protocol/errors.js';
+import { isObject } from '../../protocol/is-object.js';
+import { principalKey, UNKEYED_PRINCIPAL } from '../../protocol/principal.js';
+import { type DetailedTask, isTerminalStatus, TASKS_EXTENSION, type TaskStatus } from '../../protocol/tasks.js';
+import type { CallToolResult, ClientCapabilities } from '../../protocol/types.js';
+import type { RequestContext } from '../../server/api.js';
+import type { ClientQuestion, ExtensionHandle, ExtensionRequest, ToolCall } from '../../server/extension-api.js';
+import { invalidExtensionParams } from '../../server/extensions.js';
+import type { McpServer } from '../../server/mcp-server.js';
+import type { Registration } from '../../server/registry.js';
+import type { ToolConfig } from '../../server/tools.js';
+import { MemoryTaskStore, type StoredTask, type TaskStore } from './store.js';
+
+export interface TasksOptions {
+  /** Where tasks are kept between polls (default: a `MemoryTaskStore`). */
+  store?: TaskStore;
+  /** How long a task is kept from its creation, in milliseconds; null keeps it until the server closes (default one hour). */
+  ttlMs?: number | null;
+  /** How often clients should poll, in milliseconds (default 1000). */
+  pollIntervalMs?: number;
+  /**
+   * The most tasks one principal may hold (default 100). At the cap, its oldest finished task makes room;
+   * when none has finished, a new call is refused with -32600.
+   */
+  maxTasksPerPrincipal?: number;
+}
+
+/** A task tool's handler: `prepared` is what `beforeTask` returned (undefined without one). */
+export type TaskToolHandler<P> = (
+  args: Record<string, unknown>,
+  ctx: RequestContext,
+  prepared: P,
+) => CallToolResult | string | Promise<CallToolResult | string>;
+
+export interface TaskToolConfig<P> extends Omit<ToolConfig, 'execution'> {
+  /** `optional` (default): a task when the request declares the extension, a plain call otherwise. `required`: a task or -32021. */
+  taskSupport?: 'optional' | 'required';
+  /**
+   * Runs on the call itself, before the task exists: input asked here (`ctx.elicit`) is asked on the
+   * call (MRTR on 2026-07-28, pushed on 2025 sessions), and what it returns is the handler's `prepared`.
+   */
+  beforeTask?: (args: Record<string, unknown>, ctx: RequestContext) => P | Promise<P>;
+}
+
+interface Question {
+  question: ClientQuestion;
+  resolve: (answer: Record<string, unknown>) => void;
+  reject: (error: unknown) => void;
+}
+
+/** A task whose handler runs in this process. */
+interface LiveTask {
+  task: StoredTask;
+  controller: AbortController;
+  questions: Map<string, Question>;
+  /** Saves to the store, in order. */
+  saved: Promise<void>;
+  expiry: NodeJS.Timeout | undefined;
+}
+
+const DEFAULT_TTL_MS = 3_600_000;
+const DEFAULT_POLL_INTERVAL_MS = 1000;
+const DEFAULT_MAX_PER_PRINCIPAL = 100;
+/** setTimeout's limit: a longer TTL is checked again when this much has passed. */
+const MAX_TIMER_MS = 2_147_483_647;
+
+function declaresTasks(capabilities: ClientCapabilities): boolean {
+  return isObject(capabilities.extensions) && isObject(capabilities.extensions[TASKS_EXTENSION]);
+}
+
+function missingTasksCapability(what: string): ClientCapabilityError {
+  return new ClientCapabilityError(`${what} needs the client to declare the extension ${TASKS_EXTENSION} (capabilities.extensions["${TASKS_EXTENSION}"])`, {
+    extensions: { [TASKS_EXTENSION]: {} },
+  });
+}
+
+/** Tasks are bound to who created them: a digest of the principal's key. */
+function ownerOf(principal: unknown): string {
+  const key = principalKey(principal);
+  if (key === undefined) throw new McpError(ErrorCode.InternalError, `Cannot bind a task: ${UNKEYED_PRINCIPAL}`);
+  return createHash('sha256').update(key).digest('base64url');
+}
+
+function unknownTask(taskId: string): McpError {
+  return invalidExtensionParams(`unknown task ${JSON.stringify(taskId)} (it may have expired, or belong to someone else)`);
+}
+
+function positiveInteger(value: unknown, name: string): number {
+  if (typeof value !== 'number' || !Number.isInteger(value) || value <= 0) throw new TypeError(`useTasks: ${name} must be a positive integer; got ${String(value)}`);
+  return value;
+}
+
+/** What `tasks/get` shows of a stored task: the wire fields only. */
+function detailed(task: StoredTask): DetailedTask {
+  const out: DetailedTask = {
+    taskId: task.taskId,
+    status: task.status,
+    createdAt: task.createdAt,
+    lastUpdatedAt: task.lastUpdatedAt,
+    ttlMs: task.ttlMs,
+  };
+  if (task.statusMessage !== undefined) out.statusMessage = task.statusMessage;
+  if (task.pollIntervalMs !== undefined) out.pollIntervalMs = task.pollIntervalMs;
+  if (task.status === 'input_required' && task.inputRequests) out.inputRequests = task.inputRequests;
+  if (task.status === 'completed' && task.result) out.result = task.result;
+  if (task.status === 'failed' && task.error) out.error = task.error;
+  return out;
+}
+
+export class Tasks {
+  private readonly store: TaskStore;
+  private readonly ttlMs: number | null;
+  private readonly pollIntervalMs: number;
+  private readonly maxPerPrincipal: number;
+  private readonly live = new Map<string, LiveTask>();
+  /** Each `registerTool` tool's `beforeTask`, by tool name. */
+  private readonly before = new Map<string, { beforeTask: (args: Record<string, unknown>, ctx: RequestContext) => unknown; handler: TaskToolHandler<unknown> }>();
+  private readonly handle: ExtensionHandle;
+  private closed = false;
+
+  constructor(
+    private readonly server: McpServer,
+    options: TasksOptions = {},
+  ) {
+    this.store = options.store ?? new MemoryTaskStore();
+    this.ttlMs = options.ttlMs === null ? null : positiveInteger(options.ttlMs ?? DEFAULT_TTL_MS, 'ttlMs');
+    this.pollIntervalMs = positiveInteger(options.pollIntervalMs ?? DEFAULT_POLL_INTERVAL_MS, 'pollIntervalMs');
+    this.maxPerPrincipal = positiveInteger(options.maxTasksPerPrincipal ?? DEFAULT_MAX_PER_PRINCIPAL, 'maxTasksPerPrincipal');
+    const gated = { requiresClientExtension: true } as const;
+    this.handle = server.useExtension({
+      id: TASKS_EXTENSION,
+      settings: {},
+      methods: {
+        'tasks/get': { ...gated, handler: (request) => this.get(request) },
+        'tasks/update': { ...gated, handler: (request) => this.update(request) },
+        'tasks/cancel': { ...gated, handler: (request) => this.cancel(request) },
+      },
+      listenFilters: { taskIds: { accept: (value, request) => this.acceptListen(value, request) } },
+      callTool: (call) => this.callTool(call),
+      close: () => this.close(),
+    });
+  }
+
+  /**
+   * Register a task-capable tool. Without `beforeTask` this is `server.registerTool` with
+   * `execution: { taskSupport }`; with it, `beforeTask` runs on the call and the handler in the task.
+   */
+  registerTool<P = undefined>(name: string, config: TaskToolConfig<P>, handler: TaskToolHandler<P>): Registration {
+    const { taskSupport = 'optional', beforeTask, ...tool } = config ?? {};
+    if (taskSupport !== 'optional' && taskSupport !== 'required') {
+      throw new TypeError(`Tool '${name}': taskSupport must be 'optional' or 'required'; got ${JSON.stringify(taskSupport)}`);
+    }
+    if (typeof handler !== 'function') throw new TypeError(`Tool '${name}' needs a handler function`);
+    if (beforeTask !== undefined && typeof beforeTask !== 'function') throw new TypeError(`Tool '${name}': beforeTask must be a function`);
+    const prepareThenRun = beforeTask
+      ? async (args: Record<string, unknown>, ctx: RequestContext) => handler(args, ctx, await beforeTask(args, ctx))
+      : (args: Record<string, unknown>, ctx: RequestContext) => handler(args, ctx, undefined as P);
+    const registration = this.server.registerTool(name, { ...tool, execution: { taskSupport } }, prepareThenRun);
+    if (beforeTask) this.before.set(name, { beforeTask, handler: handler as TaskToolHandler<unknown> });
+    else this.before.delete(name);
+    return {
+      remove: () => {
+        if (this.before.get(name)?.handler === handler) this.before.delete(name);
+        registration.remove();
+      },
+    };
+  }
+
+  /** How many tasks run in this process now. */
+  get running(): number {
+    return this.live.size;
+  }
+
+  // --- tools/call
+
+  private callTool(call: ToolCall): Promise<Record<string, unknown>> | undefined {
+    const support = call.tool.execution?.taskSupport;
+    if (support !== 'optional' && support !== 'required') return undefined;
+    const { session } = call;
+    if (session.era === 'modern' && declaresTasks(session.clientCapabilities)) return this.create(call);
+    if (support === 'optional') return undefined;
+    if (session.era === 'modern') throw missingTasksCapability(`Tool ${call.tool.name} runs only as a task: it`);
+    throw new McpError(
+      ErrorCode.MethodNotFound,
+      `Tool ${call.tool.name} runs only as a task, and tasks need protocol 2026-07-28 with the extension ${TASKS_EXTENSION}`,
+    );
+  }
+
+  private async create(call: ToolCall): Promise<Record<string, unknown>> {
+    if (this.closed) throw new McpError(ErrorCode.InternalError, 'The server is closing: no new tasks');
+    const before = this.before.get(call.tool.name);
+    // Input before the task is asked on the call itself: an input-required here unwinds as any call's.
+    const prepared = before ? await before.beforeTask(call.arguments, call.ctx) : undefined;
+    const owner = ownerOf(call.session.principal);
+    await this.makeRoom(owner);
+    const now = new Date();
+    const created = now.toISOString();
+    const task: StoredTask = {
+      taskId: randomUUID(),
+      status: 'working',
+      createdAt: created,
+      lastUpdatedAt: created,
+      ttlMs: this.ttlMs,
+      pollIntervalMs: this.pollIntervalMs,
+      owner,
+      expiresAt: this.ttlMs === null ? null : now.getTime() + this.ttlMs,
+    };
+    // SEP-2663: the task must be found by tasks/get before its id goes out.
+    await this.store.save(task);
+    const live: LiveTask = { task, controller: new AbortController(), questions: new Map(), saved: Promise.resolve(), expiry: undefined };
+    this.live.set(task.taskId, live);
+    this.scheduleExpiry(live);
+    this.server.emit('taskCreated', detailed(task), call.session);
+    call
+      .detach({
+        signal: live.controller.signal,
+        ask: (question) => this.ask(live, question),
+        handler: before ? (args, ctx) => before.handler(args, ctx, prepared) : undefined,
+      })
+      .then(
+        (result) => this.settle(live, 'completed', { result: result as Record<string, unknown> }),
+        (err: unknown) => this.failed(live, err),
+      );
+    const { owner: _owner, expiresAt: _expiresAt, ...wire } = task;
+    return { resultType: 'task', ...wire };
+  }
+
+  /** At the cap, the owner's oldest finished task goes; with none finished, the call is refused. */
+  private async makeRoom(owner: string): Promise<void> {
+    const owned = await this.store.ownedBy(owner);
+    if (owned.length < this.maxPerPrincipal) return;
+    for (const id of owned) {
+      if (this.live.has(id)) continue;
+      const task = await this.store.load(id);
+      if (!task || isTerminalStatus(task.status)) {
+        await this.store.delete(id);
+        return;
+      }
+    }
+    throw new McpError(
+      ErrorCode.InvalidRequest,
+      `Too many unfinished tasks: this client has ${owned.length} (maxTasksPerPrincipal); wait for some to finish, or cancel them with tasks/cancel`,
+    );
+  }
+
+  private scheduleExpiry(live: LiveTask): void {
+    const { expiresAt } = live.task;
+    if (expiresAt === null) return;
+    const wait = Math.min(Math.max(0, expiresAt - Date.now()), MAX_TIMER_MS);
+    live.expiry = setTimeout(() => {
+      if (Date.now() < expiresAt) this.scheduleExpiry(live);
+      else this.expire(live);
+    }, wait);
+    live.expiry.unref?.();
+  }
+
+  /** Its TTL ran out while it ran: it stops, and is gone. */
+  private expire(live: LiveTask): void {
+    const { taskId } = live.task;
+    this.end(live, new McpError(ErrorCode.RequestCancelled, 'The task expired (its ttlMs ran out)'));
+    live.saved = live.saved.then(() => this.store.delete(taskId)).catch((err: unknown) => this.server.reportError(err));
+  }
+
+  // --- while it runs
+
+  /** The handler asks: the task waits in input_required until tasks/update brings the answer. */
+  private ask(live: LiveTask, question: ClientQuestion): Promise<Record<string, unknown>> {
+    return new Promise((resolve, reject) => {
+      if (isTerminalStatus(live.task.status)) {
+        reject(new McpError(ErrorCode.RequestCancelled, `The task is ${live.task.status}`));
+        return;
+      }
+      live.questions.set(question.key, { question, resolve, reject });
+      this.change(live, 'input_required', undefined);
+    });
+  }
+
+  private failed(live: LiveTask, err: unknown): void {
+    if (isTerminalStatus(live.task.status)) return;
+    const error =
+      err instanceof McpError
+        ? { code: err.code, message: err.message, ...(err.data === undefined ? {} : { data: err.data }) }
+        : { code: ErrorCode.InternalError, message: err instanceof Error ? err.message : String(err) };
+    this.settle(live, 'failed', { error, statusMessage: error.message });
+  }
+
+  /** The handler's end: the task keeps its result (or error) until it expires. */
+  private settle(live: LiveTask, status: 'completed' | 'failed', outcome: Partial<StoredTask>): void {
+    if (isTerminalStatus(live.task.status)) return;
+    Object.assign(live.task, outcome);
+    this.end(live, undefined, status);
+  }
+
+  /** End a live task: cancelled (with `reason`) or its handler's outcome; every question still open is withdrawn. */
+  private end(live: LiveTask, reason: McpError | undefined, status: TaskStatus = 'cancelled'): void {
+    if (!isTerminalStatus(live.task.status)) {
+      if (reason) live.task.statusMessage = reason.message;
+      this.change(live, status, undefined);
+    }
+    this.live.delete(live.task.taskId);
+    if (live.expiry) clearTimeout(live.expiry);
+    for (const { reject } of live.questions.values()) reject(reason ?? new McpError(ErrorCode.RequestCancelled, `The task is ${status}`));
+    live.questions.clear();
+    if (reason) live.controller.abort(reason);
+  }
+
+  /** A new status (or the same one with new questions): stored, told to listeners and listen streams. */
+  private change(live: LiveTask, status: TaskStatus, statusMessage: string | undefined): void {
+    const { task } = live;
+    const previous = task.status;
+    task.status = status;
+    if (statusMessage !== undefined) task.statusMessage = statusMessage;
+    task.lastUpdatedAt = new Date().toISOString();
+    if (status === 'input_required') {
+      task.inputRequests = {};
+      for (const [key, { question }] of live.questions) task.inputRequests[key] = { method: question.method, params: question.params };
+    } else {
+      delete task.inputRequests;
+    }
+    const snapshot = { ...task };
+    live.saved = live.saved
+      .then(() => this.store.save(snapshot))
+      .catch((err: unknown) => this.server.reportError(err));
+    const shown = detailed(task);
+    if (status !== previous || status === 'input_required') this.server.emit('taskStatus', shown);
+    if (status === 'input_required') this.server.emit('taskInputRequired', shown);
+    if (isTerminalStatus(status)) this.server.emit('taskCompleted', shown);
+    this.handle.notifyListeners('taskIds', (ids) => (ids as string[]).includes(task.taskId), 'notifications/tasks', { ...shown });
+  }
+
+  // --- the methods
+
+  /** The task, if this principal owns it: live ones from memory (their latest state), others from the store. */
+  private async find(request: ExtensionRequest): Promise<{ task: StoredTask; live: LiveTask | undefined }> {
+    const taskId = request.params.taskId;
+    if (typeof taskId !== 'string' || taskId.length === 0) throw invalidExtensionParams('params.taskId must be a non-empty string');
+    const owner = ownerOf(request.principal);
+    const live = this.live.get(taskId);
+    const task = live?.task ?? (await this.store.load(taskId));
+    if (!task || task.owner !== owner) throw unknownTask(taskId);
+    return { task, live };
+  }
+
+  private async get(request: ExtensionRequest): Promise<Record<string, unknown>> {
+    const { task } = await this.find(request);
+    return { ...detailed(task) };
+  }
+
+  /** Answers to outstanding questions resume the handler; anything else is ignored (SEP-2663). */
+  private async update(request: ExtensionRequest): Promise<Record<string, unknown>> {
+    const responses = request.params.inputResponses;
+    if (!isObject(responses)) throw invalidExtensionParams('tasks/update needs params.inputResponses as an object of answers by key');
+    const { live } = await this.find(request);
+    if (!live || live.questions.size === 0) return {};
+    const answered: Question[] = [];
+    for (const [key, answer] of Object.entries(responses)) {
+      const question = live.questions.get(key);
+      if (!question) continue;
+      live.questions.delete(key);
+      answered.push(question);
+      question.resolve(isObject(answer) ? answer : { answer });
+    }
+    // The answered keys leave inputRequests before the acknowledgement: a tasks/get right after shows only what is still open.
+    if (answered.length > 0) this.change(live, live.questions.size > 0 ? 'input_required' : 'working', undefined);
+    return {};
+  }
+
+  /** Idempotent: a finished task stays as it ended. */
+  private async cancel(request: ExtensionRequest): Promise<Record<string, unknown>> {
+    const { task, live } = await this.find(request);
+    if (live) this.end(live, new McpError(ErrorCode.RequestCancelled, 'The task was cancelled by the client'));
+    else if (!isTerminalStatus(task.status)) {
+      // Its handler no longer runs anywhere this process knows of (a store that outlived a restart): it ends here.
+      task.status = 'cancelled';
+      task.lastUpdatedAt = new Date().toISOString();
+      delete task.inputRequests;
+      await this.store.save(task);
+    }
+    return {};
+  }
+
+  /** `subscriptions/listen` `taskIds`: the ones this principal owns are honoured. */
+  private async acceptListen(value: unknown, request: ExtensionRequest): Promise<string[] | undefined> {
+    if (!declaresTasks(request.clientCapabilities)) throw missingTasksCapability('Listening for task notifications (taskIds)');
+    if (!Array.isArray(value)) throw invalidExtensionParams('notifications.taskIds must be an array of task ids');
+    const owner = ownerOf(request.principal);
+    const honoured: string[] = [];
+    for (const id of value) {
+      if (typeof id !== 'string' || honoured.includes(id)) continue;
+      const task = this.live.get(id)?.task ?? (await this.store.load(id));
+      if (task && task.owner === owner) honoured.push(id);
+    }
+    return honoured;
+  }
+
+  /** The server is closing: tasks still running are cancelled, and the store is closed. */
+  private async close(): Promise<void> {
+    this.closed = true;
+    const running = [...this.live.values()];
+    for (const live of running) this.end(live, new McpError(ErrorCode.RequestCancelled, 'The server closed'));
+    await Promise.all(running.map((live) => live.saved));
+    await this.store.close?.();
+  }
+}
+
+/** Serve the Tasks extension on `server`: task-capable tools (`execution.taskSupport`) become tasks for clients that declare it. */
+export function useTasks(server: McpServer, options: TasksOptions = {}): Tasks {
+  return new Tasks(server, options);
+}

@@ -1,0 +1,156 @@
+/**
+ * A tool run apart from the request that started it (an extension's `call.detach`, e.g. a task): the
+ * request is answered meanwhile, and what the handler asks goes to the extension, which delivers it
+ * however it can and brings the answer back. The run keeps the call's era, capabilities and principal.
+ */
+import type { ClientOutcome, ClientRequestKind } from '../elicitation/kind.js';
+import type { InputMethod, InputRequest } from '../mrtr/input-required.js';
+import { describeRequest, inputKind, type RoundsContext, runPushedRounds } from '../mrtr/rounds.js';
+import { ErrorCode, McpError } from '../protocol/errors.js';
+import type { CallToolResult, Meta } from '../protocol/types.js';
+import type { InputOptions } from './api.js';
+import { reportAnswer } from './back-channel.js';
+import { Context } from './context.js';
+import type { ClientQuestion, DetachOptions } from './extension-api.js';
+import type { Channel } from './port.js';
+import { type BackChannel, Session } from './session.js';
+import { callTool, type ToolEntry } from './tools.js';
+
+const KEY_PREFIX: Record<InputMethod, string> = { 'elicitation/create': 'elicit', 'sampling/createMessage': 'sample', 'roots/list': 'roots' };
+/** How often a question is asked again when its answers do not fit it. */
+const MAX_ASKS = 3;
+
+/** Keys unique over one run: a key is never used for two questions (SEP-2663). */
+class QuestionKeys {
+  private readonly used = new Set<string>();
+  private counter = 0;
+
+  next(method: InputMethod, wanted: string | undefined): string {
+    let key = wanted ?? `${KEY_PREFIX[method]}-${++this.counter}`;
+    for (let n = 2; this.used.has(key); n++) key = wanted ? `${wanted}-${n}` : `${KEY_PREFIX[method]}-${++this.counter}`;
+    this.used.add(key);
+    return key;
+  }
+}
+
+/** Questions go to the extension's `ask`; the answers are read as a pushed request's would be. */
+class DetachedBackChannel implements BackChannel {
+  private readonly keys = new QuestionKeys();
+
+  constructor(
+    private readonly rounds: RoundsContext,
+    private readonly options: DetachOptions,
+  ) {}
+
+  send: BackChannel['send'] = (_session, kind) => {
+    throw new McpError(
+      ErrorCode.InvalidRequest,
+      `${kind.method} cannot be sent from a detached run (a task): ask with ctx.elicit, ctx.createMessage or ctx.listRoots`,
+    );
+  };
+
+  async ask<P, R>(session: Session, ctx: Context, kind: ClientRequestKind<P, R>, params: P, options: InputOptions): Promise<R> {
+    const prepared = kind.prepare(this.rounds.kinds, session.clientCapabilities, params);
+    const method = kind.method as InputMethod;
+    for (let asked = 1; ; asked++) {
+      if (ctx.aborted) throw abortError(this.options.signal);
+      const question: ClientQuestion = { method, params: wireParams(session, method, prepared as Record<string, unknown>), key: this.keys.next(method, options.key) };
+      const answer = await untilAborted(this.options.ask(question), this.options.signal);
+      let outcome: ClientOutcome<R>;
+      try {
+        outcome = { ok: true, result: kind.interpret(this.rounds.kinds, answer, prepared) };
+      } catch (err) {
+        outcome = { ok: false, error: err instanceof McpError ? err : new McpError(ErrorCode.InvalidParams, String(err)) };
+      }
+      reportAnswer(session, question.key, describeRequest(question as InputRequest), outcome as ClientOutcome<unknown>);
+      if (outcome.ok) return outcome.result;
+      if (asked >= MAX_ASKS) throw outcome.error;
+    }
+  }
+
+  run: BackChannel['run'] = (session, ctx, _params, target, invoke) =>
+    runPushedRounds(this.rounds, ctx, session.clientCapabilities, target, invoke, (request, key) =>
+      this.ask(session, ctx, inputKind(request.method), (request.params ?? {}) as never, { key }),
+    );
+
+  /** A handler's McpError is the run's protocol error; anything else it throws is an `isError` result. */
+  isRequestError(err: unknown): boolean {
+    return err instanceof McpError;
+  }
+}
+
+/** 2026-07-28 has no elicitationId: a URL question goes without one. */
+function wireParams(session: Session, method: InputMethod, params: Record<string, unknown>): Record<string, unknown> {
+  if (session.era !== 'modern' || method !== 'elicitation/create' || params.mode !== 'url') return params;
+  const { elicitationId: _dropped, ...rest } = params;
+  return rest;
+}
+
+function abortError(signal: AbortSignal): McpError {
+  const reason = signal.reason;
+  if (reason instanceof McpError) return reason;
+  return new McpError(ErrorCode.RequestCancelled, reason instanceof Error ? reason.message : `Cancelled: ${String(reason ?? 'the run was cancelled')}`);
+}
+
+function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(abortError(signal));
+  return new Promise((resolve, reject) => {
+    const onAbort = () => reject(abortError(signal));
+    signal.addEventListener('abort', onAbort, { once: true });
+    promise.then(
+      (value) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(value);
+      },
+      (err) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(err);
+      },
+    );
+  });
+}
+
+/** Run `entry` for the call `ctx` made, apart from it: see `ToolCall.detach`. */
+export async function runDetached(
+  rounds: RoundsContext,
+  call: Session,
+  ctx: Context,
+  entry: ToolEntry,
+  args: Record<string, unknown>,
+  options: DetachOptions,
+): Promise<CallToolResult> {
+  const backChannel = new DetachedBackChannel(rounds, options);
+  // Nothing reaches the client from a detached run but its questions: notifications and logs go nowhere.
+  const channel: Channel = { kind: call.transport, remoteAddress: call.remoteAddress, send: () => false, close: () => {} };
+  const session = new Session(call.host, channel, {
+    era: call.era,
+    backChannel,
+    principal: call.principal,
+    defaultLogLevel: undefined,
+    protocolVersion: call.protocolVersion ?? 'unknown',
+    clientInfo: call.clientInfo,
+    clientCapabilities: call.clientCapabilities,
+  });
+  const meta = withoutProgressToken(ctx.meta);
+  const detached = new Context(session, ctx.requestId, 'tools/call', meta);
+  const { signal } = options;
+  const abort = () => detached.abort(abortError(signal));
+  if (signal.aborted) abort();
+  else signal.addEventListener('abort', abort, { once: true });
+  const run = options.handler ? { ...entry, handler: options.handler } : entry;
+  try {
+    const result = await backChannel.run(session, detached, {}, { method: 'tools/call', target: entry.descriptor.name, arguments: args }, () =>
+      callTool(run, args, detached, backChannel),
+    );
+    return result as CallToolResult;
+  } finally {
+    signal.removeEventListener('abort', abort);
+  }
+}
+
+/** Progress has nowhere to go from a detached run: its handler sees no progress token. */
+function withoutProgressToken(meta: Meta | undefined): Meta | undefined {
+  if (meta?.progressToken === undefined) return meta;
+  const { progressToken: _dropped, ...rest } = meta;
+  return rest;
+}
