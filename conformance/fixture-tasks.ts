@@ -57,13 +57,9 @@ export function registerFixtureTasks(server: McpServer): void {
     },
   );
 
-  server.registerTool(
-    'protocol_error_job',
-    { description: 'Ends in a protocol error (a failed task)', execution: { taskSupport: 'optional' } },
-    async () => {
-      throw new McpError(ErrorCode.InternalError, 'The job crashed before it could produce a result');
-    },
-  );
+  server.registerTool('protocol_error_job', { description: 'Ends in a protocol error (a failed task)', execution: { taskSupport: 'optional' } }, async () => {
+    throw new McpError(ErrorCode.InternalError, 'The job crashed before it could produce a result');
+  });
 
   server.registerTool(
     'confirm_delete',

@@ -24,6 +24,7 @@ export const DEMO_INSTRUCTIONS = [
   'Sampling: summarize_note asks your model to summarize a note.',
   'Roots: list_roots lists the roots your client shares.',
   'Progress and logging: count_slowly counts to n, reporting progress and logging as it goes; cancel it to stop early.',
+  'Tasks: export_report runs as a task for a 2026-07-28 client that declares the Tasks extension (this console does), and asks which format you want halfway through.',
   'Also: echo repeats text, add returns structured content, the summarize prompt, and the resources demo://readme, demo://pixel and demo://notes/{id} (subscribe to one to hear when write_note changes it).',
 ].join('\n\n');
 

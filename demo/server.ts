@@ -8,6 +8,7 @@ import { DEMO_INSTRUCTIONS, registerDemoCatalog } from './catalog.js';
 import { buildConsole } from './console/bundle.js';
 import { ServerEventFeed } from './console/events.js';
 import { handleConnectPage, registerElicitationDemo } from './elicitation.js';
+import { registerTaskDemo } from './tasks.js';
 
 const server = new McpServer(
   { name: 'switchboard-demo', version: '0.1.0', title: 'Switchboard demo', instructions: DEMO_INSTRUCTIONS },
@@ -35,6 +36,7 @@ const baseUrl = () => `http://127.0.0.1:${port}`;
 
 registerDemoCatalog(server);
 registerElicitationDemo(server, baseUrl);
+registerTaskDemo(server);
 
 server.on('sessionNew', (s) => console.log(`session ${s.id} started: ${s.clientInfo?.name} ${s.clientInfo?.version}, protocol ${s.protocolVersion}`));
 server.on('sessionEnd', (s, reason) => console.log(`session ${s.id} ended: ${reason}`));

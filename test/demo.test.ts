@@ -25,6 +25,7 @@ import {
   type ProgressParams,
   RequestCancelledError,
   type Root,
+  TASKS_EXTENSION,
   WebSocketClientTransport,
 } from '../src/index.js';
 import { HttpTestClient } from './helpers/http-client.js';
@@ -51,6 +52,7 @@ const DEMO_TOOLS = [
   'plan_trip',
   'summarize_note',
   'list_roots',
+  'export_report',
 ];
 let demo: ChildProcess;
 let url: string;
@@ -107,7 +109,7 @@ describe('the demo server', () => {
       id: sent[0].id,
       result: {
         protocolVersion: '2025-06-18',
-        capabilities: DEFAULT_CAPABILITIES,
+        capabilities: { ...DEFAULT_CAPABILITIES, extensions: { [TASKS_EXTENSION]: {} } },
         serverInfo: { name: 'switchboard-demo', version: '0.1.0', title: 'Switchboard demo' },
         instructions: DEMO_INSTRUCTIONS,
       },
@@ -601,6 +603,44 @@ describe.each(ERAS)('the demo for a %s client', (era) => {
   });
 });
 
+describe('the demo task', () => {
+  const FORMAT_QUESTION = 'The Q2 figures are in. How should the report look?';
+
+  it('export_report runs as a task for a 2026-07-28 client that declares the extension, asking the format halfway', async () => {
+    const asked: { message: string; asked: Asked }[] = [];
+    const { client } = await clients.connectUrl(endpoint('modern'), { era: 'modern', tasks: true }, (c) =>
+      c.onElicitation((params, ctx) => {
+        asked.push({ message: params.message, asked: { era: ctx.era, inputKey: ctx.inputKey } });
+        return { action: 'accept', content: { format: 'csv', charts: false } };
+      }),
+    );
+    const states: string[] = [];
+    const result = await client.callTool(
+      'export_report',
+      { quarter: 'Q2' },
+      { onTask: (task) => void states.push(`${task.status}: ${task.statusMessage ?? ''}`) },
+    );
+    expect(result).toEqual({ content: [{ type: 'text', text: 'Exported the Q2 report as CSV, without charts.' }] });
+    expect(asked).toEqual([{ message: FORMAT_QUESTION, asked: { era: 'modern', inputKey: 'elicit-1' } }]);
+    // The task as created, then its progress as its status message while it waits for the answer.
+    expect(states[0]).toBe('working: ');
+    expect(states).toContain('input_required: Gathering the Q2 figures…');
+    expect(states.at(-1)).toBe('completed: Done');
+  });
+
+  it.each(ERAS)('export_report runs within the call for a %s client without tasks, asking the same question', async (era) => {
+    const asked: string[] = [];
+    const { client } = await clients.connectUrl(endpoint(era), { era }, (c) =>
+      c.onElicitation((params) => {
+        asked.push(params.message);
+        return { action: 'decline' };
+      }),
+    );
+    expect(await client.callTool('export_report', { quarter: 'Q2' })).toEqual(text(era, 'Export of Q2 stopped: you chose decline.', true));
+    expect(asked).toEqual([FORMAT_QUESTION]);
+  });
+});
+
 describe('the demo instructions', () => {
   it('name every tool of npm start, one short paragraph per feature, and reach clients of both eras', async () => {
     expect(DEMO_INSTRUCTIONS).toBe(
@@ -613,6 +653,7 @@ describe('the demo instructions', () => {
         'Sampling: summarize_note asks your model to summarize a note.',
         'Roots: list_roots lists the roots your client shares.',
         'Progress and logging: count_slowly counts to n, reporting progress and logging as it goes; cancel it to stop early.',
+        'Tasks: export_report runs as a task for a 2026-07-28 client that declares the Tasks extension (this console does), and asks which format you want halfway through.',
         'Also: echo repeats text, add returns structured content, the summarize prompt, and the resources demo://readme, demo://pixel and demo://notes/{id} (subscribe to one to hear when write_note changes it).',
       ].join('\n\n'),
     );

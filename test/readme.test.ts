@@ -37,7 +37,7 @@ function startListening(file: string, pattern: RegExp, env: Record<string, strin
 describe('README examples', () => {
   const blocks = [...readme.matchAll(/```ts\n\/\/ (examples\/[\w-]+\.ts)\n([\s\S]*?)```/g)];
 
-  it('shows twelve examples, each exactly as its file in examples/', () => {
+  it('shows thirteen examples, each exactly as its file in examples/', () => {
     expect(blocks.map((b) => b[1])).toEqual([
       'examples/quickstart.ts',
       'examples/stdio-server.ts',
@@ -50,6 +50,7 @@ describe('README examples', () => {
       'examples/express.ts',
       'examples/fastify.ts',
       'examples/skills.ts',
+      'examples/tasks.ts',
       'examples/client.ts',
     ]);
     for (const [, file, code] of blocks) expect(code, file).toBe(readFileSync(new URL(`../${file}`, import.meta.url), 'utf8'));
@@ -259,6 +260,32 @@ describe('README examples', () => {
     } finally {
       await Promise.all(started.map((example) => example.stop()));
       await redis.stop();
+    }
+  });
+
+  it('tasks runs export_report as a task that asks halfway, and deploy asks before its task exists', async () => {
+    const example = startListening('examples/tasks.ts', /listening on (http:\/\/\S+)/);
+    try {
+      const [, url] = await example.line;
+      const asked: string[] = [];
+      const client = new McpClient({ name: 'readme-test', version: '1.0.0' }, { era: 'modern', tasks: true });
+      client.onElicitation((params, ctx) => {
+        asked.push(`${params.message} ${ctx.taskId === undefined ? 'on the call' : 'in the task'}`);
+        const content: Record<string, string> = params.message === 'Which format?' ? { format: 'csv' } : { env: 'production' };
+        return { action: 'accept', content };
+      });
+      await client.connect(url!);
+      const messages: string[] = [];
+      const report = await client.callTool('export_report', {}, { onTask: (task) => void (task.statusMessage && messages.push(task.statusMessage)) });
+      expect(report).toEqual({ content: [{ type: 'text', text: 'Exported as csv.' }] });
+      expect(messages[0]).toBe('Gathering figures');
+      expect(await client.callTool('deploy')).toEqual({ content: [{ type: 'text', text: 'Deployed to production.' }] });
+      expect(asked).toEqual(['Which format? in the task', 'Deploy where? on the call']);
+      await client.close();
+      // The example logs each task's end.
+      await expect.poll(() => example.output().match(/task [0-9a-f]{8} completed/g)?.length).toBe(2);
+    } finally {
+      await example.stop();
     }
   });
 

@@ -131,7 +131,8 @@ connectForm.addEventListener('submit', async (event) => {
   const next = new McpClient(
     { name: 'switchboard-console', version: '0.1.0' },
     // A person answers the questions: calls wait for them (10 minutes) rather than the usual minute.
-    { era, requestTimeoutMs: 600_000, capabilities: { elicitation: { form: {}, url: {} }, sampling: {}, roots: { listChanged: true } } },
+    // It follows tasks (2026-07-28): a tool that becomes one is polled, and its questions asked here as any others.
+    { era, requestTimeoutMs: 600_000, tasks: true, capabilities: { elicitation: { form: {}, url: {} }, sampling: {}, roots: { listChanged: true } } },
   );
   next.onElicitation((params, ctx) => askElicitation(serverName(next), params, ctx));
   next.onSampling((params, ctx) => askSampling(serverName(next), params, ctx));
@@ -187,6 +188,15 @@ refreshButton.addEventListener('click', () => void loadTools());
 
 // ---- tools ---------------------------------------------------------------------------------------------
 
+/** A task's status (SEP-2663), as the running call shows it. */
+const TASK_STATUS: Record<string, string> = {
+  working: 'working',
+  input_required: 'waiting for your answer',
+  completed: 'completed',
+  failed: 'failed',
+  cancelled: 'cancelled',
+};
+
 async function loadTools(): Promise<void> {
   const from = client;
   if (!from) return;
@@ -223,6 +233,7 @@ function toolItem(tool: Tool): HTMLLIElement {
     result,
   );
   let controller: AbortController | undefined;
+  let lastTaskStatus: string | undefined;
   cancel.addEventListener('click', () => controller?.abort('cancelled by the user'));
   form.addEventListener('submit', async (event) => {
     event.preventDefault();
@@ -230,6 +241,7 @@ function toolItem(tool: Tool): HTMLLIElement {
     const from = client;
     if (!args || !from || controller) return;
     controller = new AbortController();
+    lastTaskStatus = undefined;
     call.disabled = true;
     cancel.hidden = running.hidden = false;
     progress.removeAttribute('value');
@@ -243,6 +255,13 @@ function toolItem(tool: Tool): HTMLLIElement {
           if (typeof total === 'number') progress.max = total;
           progress.value = done;
           progressText.textContent = message ?? `${done}${typeof total === 'number' ? ` of ${total}` : ''}`;
+        },
+        onTask: (task) => {
+          const status = TASK_STATUS[task.status] ?? task.status;
+          progressText.textContent = `Task ${status}${task.statusMessage ? `: ${task.statusMessage}` : ''}`;
+          result.dataset.task = task.status;
+          if (task.status !== lastTaskStatus) note(`${tool.name} task ${task.taskId.slice(0, 8)} ${status}`);
+          lastTaskStatus = task.status;
         },
       });
       showResult(result, answer);

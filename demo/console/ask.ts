@@ -65,6 +65,7 @@ function ask<T>(signal: AbortSignal, dismissed: () => T, render: (finish: (answe
 
 /** Where the question came from: a request the server pushed, or an input round. */
 function origin(kind: string, ctx: HandlerContext): string {
+  if (ctx.taskId !== undefined) return `${kind} · input ${ctx.inputKey} (task ${ctx.taskId.slice(0, 8)})`;
   return `${kind} · ${ctx.era === 'modern' ? `input ${ctx.inputKey} (2026-07-28 round)` : `request #${json(ctx.requestId)}`}`;
 }
 

@@ -46,6 +46,15 @@ export class ServerEventFeed {
         ...response,
       }));
     }
+    // Tasks outlive the request that made them: only their creation names a session.
+    const taskDetail = (task: Record<string, unknown>) => ({
+      taskId: task.taskId,
+      status: task.status,
+      ...(task.statusMessage === undefined ? {} : { statusMessage: task.statusMessage }),
+      ...(task.inputRequests === undefined ? {} : { inputRequests: Object.keys(task.inputRequests as object) }),
+    });
+    on('taskCreated', ((task: Record<string, unknown>, session: McpSession) => this.publish('taskCreated', session, taskDetail(task))) as Listener);
+    on('taskStatus', ((task: Record<string, unknown>) => this.publish('taskStatus', undefined, taskDetail(task))) as Listener);
     on('error', (error: Error, session?: McpSession) => this.publish('error', session, { message: error.message }));
     this.heartbeat = setInterval(() => {
       for (const res of this.watchers) res.write(': heartbeat\n\n');

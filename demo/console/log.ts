@@ -95,6 +95,9 @@ function summarize(record: ServerEventRecord): string {
       return json(d.params);
     case 'loggingSetLevel':
       return String(d.level);
+    case 'taskCreated':
+    case 'taskStatus':
+      return `${String(d.taskId).slice(0, 8)} ${d.status}${d.statusMessage ? ` · ${d.statusMessage}` : ''}${Array.isArray(d.inputRequests) ? ` · asks ${d.inputRequests.join(', ')}` : ''}`;
     case 'error':
       return String(d.message);
   }

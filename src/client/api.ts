@@ -21,6 +21,8 @@ export interface CallOptions {
   timeoutMs?: number;
   /** Progress the server reports for this call (the client sends a progress token when this is given). */
   onProgress?: (progress: ProgressParams) => void;
+  /** A tools/call that became a task (the `tasks` option): each new state of it, from creation to its end. */
+  onTask?: (task: DetailedTask) => void;
 }
 
 /** The change notifications a `subscriptions/listen` stream asks for (2026-07-28), and those the server honours. */
@@ -65,6 +67,8 @@ export interface HandlerContext {
   requestId?: RequestId;
   /** The input request's key in `inputRequests` (modern). */
   inputKey?: string;
+  /** The task that asks, when the question came in a task's `inputRequests` (the Tasks extension). */
+  taskId?: string;
   /**
    * Tell the server how far the answer has got (notifications/progress), when its request asked for
    * progress with a token (legacy); otherwise it does nothing.

@@ -72,12 +72,12 @@ export class ClientHandlers {
   }
 
   /** The answers to a 2026-07-28 `input_required`, by key; one the client cannot give fails the call. */
-  async fulfil(inputRequests: Record<string, unknown>, signal: AbortSignal | undefined): Promise<Record<string, unknown>> {
+  async fulfil(inputRequests: Record<string, unknown>, signal: AbortSignal | undefined, taskId?: string): Promise<Record<string, unknown>> {
     const control = new AbortController();
     const onAbort = () => control.abort(signal?.reason);
     signal?.addEventListener('abort', onAbort, { once: true });
     try {
-      const entries = await Promise.all(Object.entries(inputRequests).map(([key, request]) => this.fulfilOne(key, request, control.signal)));
+      const entries = await Promise.all(Object.entries(inputRequests).map(([key, request]) => this.fulfilOne(key, request, control.signal, taskId)));
       return Object.fromEntries(entries);
     } catch (err) {
       control.abort();
@@ -94,13 +94,15 @@ export class ClientHandlers {
     return request;
   }
 
-  private async fulfilOne(key: string, request: unknown, signal: AbortSignal): Promise<readonly [string, Record<string, unknown>]> {
+  private async fulfilOne(key: string, request: unknown, signal: AbortSignal, taskId: string | undefined): Promise<readonly [string, Record<string, unknown>]> {
     if (!isObject(request) || typeof request.method !== 'string') {
       throw new McpError(ErrorCode.InternalError, `The server's input request ${JSON.stringify(key)} has no method`);
     }
     const params = isObject(request.params) ? request.params : {};
     try {
-      return [key, await this.answer(request.method, params, { signal, era: 'modern', inputKey: key, progress: noProgress })];
+      const ctx: HandlerContext = { signal, era: 'modern', inputKey: key, progress: noProgress };
+      if (taskId !== undefined) ctx.taskId = taskId;
+      return [key, await this.answer(request.method, params, ctx)];
     } catch (err) {
       const error = this.errorFor(request.method, err);
       throw new McpError(error.code, `Could not answer the server's ${request.method} (input ${JSON.stringify(key)}): ${error.message}`, error.data);

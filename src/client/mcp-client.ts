@@ -401,12 +401,15 @@ export class McpClient extends SafeEmitter<McpClientEvents> {
 
   /** A tools/call answered with a task: polled to its end, its questions answered through the handlers. */
   private followTask(wire: EraWire, created: Record<string, unknown>, options: CallOptions): Promise<Record<string, unknown>> {
-    const { signal: _followed, onProgress: _none, ...each } = options;
+    const { signal: _followed, onProgress: _none, onTask, ...each } = options;
     return followTask(
       {
         send: (method, params) => this.send(wire, method, params, each),
-        fulfil: (inputRequests, signal) => this.handlers.fulfil(inputRequests, signal),
-        changed: (task) => this.emit('taskStatus', task),
+        fulfil: (inputRequests, signal, taskId) => this.handlers.fulfil(inputRequests, signal, taskId),
+        changed: (task) => {
+          onTask?.(task);
+          this.emit('taskStatus', task);
+        },
         reportError: (error) => this.reportError(error),
       },
       created,

@@ -20,7 +20,7 @@ export interface TaskDriver {
   /** One request on the client's wire (tasks/get, tasks/update, tasks/cancel). */
   send(method: string, params: Record<string, unknown>): Promise<Record<string, unknown>>;
   /** Answer questions through the handlers: answers by key. */
-  fulfil(inputRequests: Record<string, unknown>, signal: AbortSignal | undefined): Promise<Record<string, unknown>>;
+  fulfil(inputRequests: Record<string, unknown>, signal: AbortSignal | undefined, taskId: string): Promise<Record<string, unknown>>;
   /** A new state of the task. */
   changed(task: DetailedTask): void;
   reportError(error: unknown): void;
@@ -84,10 +84,11 @@ export async function followTask(driver: TaskDriver, created: Record<string, unk
   try {
     while (!isTerminalStatus(task.status)) {
       if (signal?.aborted) throw new RequestCancelledError('tools/call', abortReason(signal));
-      const fresh = task.status === 'input_required' && isObject(task.inputRequests) ? Object.entries(task.inputRequests).filter(([key]) => !answered.has(key)) : [];
+      const fresh =
+        task.status === 'input_required' && isObject(task.inputRequests) ? Object.entries(task.inputRequests).filter(([key]) => !answered.has(key)) : [];
       if (fresh.length > 0) {
         for (const [key] of fresh) answered.add(key);
-        const inputResponses = await driver.fulfil(Object.fromEntries(fresh), signal);
+        const inputResponses = await driver.fulfil(Object.fromEntries(fresh), signal, taskId);
         await driver.send('tasks/update', { taskId, inputResponses });
       } else {
         await sleep(pollDelay(task), signal);

@@ -43,8 +43,10 @@ export class ServerCore implements InboundHost, ServerPort, RoundsContext, KindC
   private readonly changedLists = new Set<ListKind>();
   private readonly stopSharing: (() => void) | undefined;
   /** Methods and declarations extensions add (`server.useExtension`). */
-  readonly extensions = new Extensions((method) => method in legacyDispatch.methods || method in statelessDispatch.methods, this, (error) =>
-    this.reportError(error),
+  readonly extensions = new Extensions(
+    (method) => method in legacyDispatch.methods || method in statelessDispatch.methods,
+    this,
+    (error) => this.reportError(error),
   );
 
   constructor(

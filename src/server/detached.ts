@@ -54,7 +54,11 @@ class DetachedBackChannel implements BackChannel {
     const method = kind.method as InputMethod;
     for (let asked = 1; ; asked++) {
       if (ctx.aborted) throw abortError(this.options.signal);
-      const question: ClientQuestion = { method, params: wireParams(session, method, prepared as Record<string, unknown>), key: this.keys.next(method, options.key) };
+      const question: ClientQuestion = {
+        method,
+        params: wireParams(session, method, prepared as Record<string, unknown>),
+        key: this.keys.next(method, options.key),
+      };
       const answer = await untilAborted(this.options.ask(question), this.options.signal);
       let outcome: ClientOutcome<R>;
       try {
@@ -131,8 +135,7 @@ export async function runDetached(
     clientInfo: call.clientInfo,
     clientCapabilities: call.clientCapabilities,
   });
-  const meta = withoutProgressToken(ctx.meta);
-  const detached = new Context(session, ctx.requestId, 'tools/call', meta);
+  const detached = new DetachedContext(session, ctx.requestId, 'tools/call', withoutProgressToken(ctx.meta), options.onProgress);
   const { signal } = options;
   const abort = () => detached.abort(abortError(signal));
   if (signal.aborted) abort();
@@ -148,7 +151,29 @@ export async function runDetached(
   }
 }
 
-/** Progress has nowhere to go from a detached run: its handler sees no progress token. */
+/** A detached run's context: its progress goes to the extension, which has no client request to report it on. */
+class DetachedContext extends Context {
+  private reported = Number.NEGATIVE_INFINITY;
+
+  constructor(
+    session: Session,
+    requestId: Context['requestId'],
+    method: string,
+    meta: Meta | undefined,
+    private readonly onProgress: DetachOptions['onProgress'],
+  ) {
+    super(session, requestId, method, meta);
+  }
+
+  override progress(progress: number, total?: number, message?: string): void {
+    if (this.aborted) return;
+    if (!(progress > this.reported)) throw new RangeError(`progress must increase with each notification: got ${progress} after ${this.reported}`);
+    this.reported = progress;
+    this.onProgress?.(progress, total, message);
+  }
+}
+
+/** The client's progress token does not reach a detached run: its progress is the extension's to report. */
 function withoutProgressToken(meta: Meta | undefined): Meta | undefined {
   if (meta?.progressToken === undefined) return meta;
   const { progressToken: _dropped, ...rest } = meta;

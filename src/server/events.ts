@@ -77,7 +77,7 @@ export interface McpServerEvents {
   responseRootsList: [session: McpSession, request: OutgoingRequest, response: RootsResponse];
   /** A tools/call became a task (the Tasks extension, `useTasks`); the session is the call's. */
   taskCreated: [task: DetailedTask, session: McpSession];
-  /** A task's status changed (to `input_required`, back to `working`, or to its end); the task as `tasks/get` shows it. */
+  /** A task changed: its status, its questions or its status message (the handler's `ctx.progress`); as `tasks/get` shows it. */
   taskStatus: [task: DetailedTask];
   /** A task asks its client for input: `task.inputRequests` holds every outstanding question. */
   taskInputRequired: [task: DetailedTask];

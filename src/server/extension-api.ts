@@ -42,6 +42,8 @@ export interface DetachOptions {
   ask(question: ClientQuestion): Promise<Record<string, unknown>>;
   /** Run this instead of the tool's registered handler; argument checks and `confirm` still apply. */
   handler?: ToolHandler;
+  /** The handler's `ctx.progress` (a detached run has no progress token of the client's to report to). */
+  onProgress?(progress: number, total: number | undefined, message: string | undefined): void;
 }
 
 /** A `tools/call` an extension may take over (`ServerExtension.callTool`). */

@@ -58,7 +58,12 @@ export class Extensions implements ExtensionMethods {
   }
 
   /** The answer an extension gives a tools/call in place of the tool's own, or undefined when none takes it. */
-  callTool(session: Session, entry: ToolEntry, args: Record<string, unknown>, ctx: Context): Record<string, unknown> | Promise<Record<string, unknown>> | undefined {
+  callTool(
+    session: Session,
+    entry: ToolEntry,
+    args: Record<string, unknown>,
+    ctx: Context,
+  ): Record<string, unknown> | Promise<Record<string, unknown>> | undefined {
     if (this.toolHooks.length === 0) return undefined;
     const rounds = this.rounds;
     const call: ToolCall = {

@@ -84,7 +84,12 @@ export interface ExtensionMethods {
   /** Whether its results carry caching hints on 2026-07-28. */
   cacheable(method: string): boolean;
   /** An extension's answer to a tools/call in place of the tool's own, if one takes it over. */
-  callTool(session: Session, entry: ToolEntry, args: Record<string, unknown>, ctx: Context): Record<string, unknown> | Promise<Record<string, unknown>> | undefined;
+  callTool(
+    session: Session,
+    entry: ToolEntry,
+    args: Record<string, unknown>,
+    ctx: Context,
+  ): Record<string, unknown> | Promise<Record<string, unknown>> | undefined;
   /** What the extensions honour of a subscriptions/listen filter (their keys), if anything. */
   acceptListen(session: Session, requested: unknown, ctx: Context): Promise<Record<string, unknown> | undefined>;
 }

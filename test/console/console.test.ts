@@ -466,4 +466,46 @@ describe('the console over Streamable HTTP, 2026-07-28 (in dark mode)', () => {
     },
     TEST_MS,
   );
+
+  it(
+    'follows a task: export_report asks which format halfway through, and the answer finishes it',
+    async () => {
+      await page.setViewportSize({ width: 1280, height: 900 });
+      const tool = await call(page, 'export_report');
+      const ask = dialog(page).locator('form[data-mode="form"]');
+      await expect(ask.locator('#ask-message').textContent()).resolves.toBe('The Q3 figures are in. How should the report look?');
+      await expect(ask.locator('.eyebrow').textContent()).resolves.toMatch(/input elicit-1 \(task [0-9a-f]{8}\)/i);
+      // Behind the dialog, the call shows the task waiting, with its progress as its status message.
+      await expect(tool.locator('.running .muted').textContent()).resolves.toBe('Task waiting for your answer: Gathering the Q3 figures…');
+      await screenshot(page, 'task');
+      await ask.getByRole('button', { name: 'Accept' }).click();
+
+      const report = await result(tool);
+      expect(report.state).toBe('ok');
+      expect(report.text).toContain('Exported the Q3 report as PDF, with charts.');
+      await expect(tool.locator('.result').getAttribute('data-task')).resolves.toBe('completed');
+      // The server's own account: created, asking elicit-1, then done.
+      const [created] = await waitForServerEvents(page, 'taskCreated', 1);
+      expect(created.detail).toMatchObject({ status: 'working' });
+      expect(created.session).toMatchObject({ era: 'modern', client: 'switchboard-console' });
+      const statuses = await waitForServerEvents(page, 'taskStatus', 3);
+      const mine = statuses.filter(({ detail }) => detail.taskId === created.detail.taskId).map(({ detail }) => detail);
+      expect(mine).toContainEqual({
+        taskId: created.detail.taskId,
+        status: 'input_required',
+        statusMessage: 'Gathering the Q3 figures…',
+        inputRequests: ['elicit-1'],
+      });
+      await page.locator('#log > li[data-event="taskStatus"]', { hasText: 'completed' }).first().waitFor({ state: 'attached' });
+      // On the wire: one tools/call, answered with the task; tasks/get polls and one tasks/update with the answer.
+      const out = await page
+        .locator('#log > li[data-kind="protocol"][data-dir="out"]')
+        .evaluateAll((items) => items.map((item) => item.getAttribute('data-method')));
+      const since = out.lastIndexOf('tools/call');
+      expect(out.slice(since).filter((method) => method === 'tasks/update')).toEqual(['tasks/update']);
+      expect(out.slice(since).includes('tasks/get')).toBe(true);
+      expect(problems).toEqual([]);
+    },
+    TEST_MS,
+  );
 });

@@ -93,7 +93,8 @@ function unknownTask(taskId: string): McpError {
 }
 
 function positiveInteger(value: unknown, name: string): number {
-  if (typeof value !== 'number' || !Number.isInteger(value) || value <= 0) throw new TypeError(`useTasks: ${name} must be a positive integer; got ${String(value)}`);
+  if (typeof value !== 'number' || !Number.isInteger(value) || value <= 0)
+    throw new TypeError(`useTasks: ${name} must be a positive integer; got ${String(value)}`);
   return value;
 }
 
@@ -121,7 +122,10 @@ export class Tasks {
   private readonly maxPerPrincipal: number;
   private readonly live = new Map<string, LiveTask>();
   /** Each `registerTool` tool's `beforeTask`, by tool name. */
-  private readonly before = new Map<string, { beforeTask: (args: Record<string, unknown>, ctx: RequestContext) => unknown; handler: TaskToolHandler<unknown> }>();
+  private readonly before = new Map<
+    string,
+    { beforeTask: (args: Record<string, unknown>, ctx: RequestContext) => unknown; handler: TaskToolHandler<unknown> }
+  >();
   private readonly handle: ExtensionHandle;
   private closed = false;
 
@@ -217,19 +221,25 @@ export class Tasks {
     const live: LiveTask = { task, controller: new AbortController(), questions: new Map(), saved: Promise.resolve(), expiry: undefined };
     this.live.set(task.taskId, live);
     this.scheduleExpiry(live);
+    // The seed state: the handler may have asked something before this returns.
+    const { owner: _owner, expiresAt: _expiresAt, ...seed } = task;
     this.server.emit('taskCreated', detailed(task), call.session);
     call
       .detach({
         signal: live.controller.signal,
         ask: (question) => this.ask(live, question),
+        // Progress is the task's statusMessage (tasks carry no notifications/progress).
+        onProgress: (progress, total, message) => {
+          if (!isTerminalStatus(live.task.status))
+            this.change(live, live.task.status, message ?? (total === undefined ? `${progress}` : `${progress} of ${total}`));
+        },
         handler: before ? (args, ctx) => before.handler(args, ctx, prepared) : undefined,
       })
       .then(
         (result) => this.settle(live, 'completed', { result: result as Record<string, unknown> }),
         (err: unknown) => this.failed(live, err),
       );
-    const { owner: _owner, expiresAt: _expiresAt, ...wire } = task;
-    return { resultType: 'task', ...wire };
+    return { resultType: 'task', ...seed };
   }
 
   /** At the cap, the owner's oldest finished task goes; with none finished, the call is refused. */
@@ -311,10 +321,9 @@ export class Tasks {
     if (reason) live.controller.abort(reason);
   }
 
-  /** A new status (or the same one with new questions): stored, told to listeners and listen streams. */
+  /** A new status, new questions or a new status message: stored, told to listeners and listen streams. */
   private change(live: LiveTask, status: TaskStatus, statusMessage: string | undefined): void {
     const { task } = live;
-    const previous = task.status;
     task.status = status;
     if (statusMessage !== undefined) task.statusMessage = statusMessage;
     task.lastUpdatedAt = new Date().toISOString();
@@ -325,11 +334,9 @@ export class Tasks {
       delete task.inputRequests;
     }
     const snapshot = { ...task };
-    live.saved = live.saved
-      .then(() => this.store.save(snapshot))
-      .catch((err: unknown) => this.server.reportError(err));
+    live.saved = live.saved.then(() => this.store.save(snapshot)).catch((err: unknown) => this.server.reportError(err));
     const shown = detailed(task);
-    if (status !== previous || status === 'input_required') this.server.emit('taskStatus', shown);
+    this.server.emit('taskStatus', shown);
     if (status === 'input_required') this.server.emit('taskInputRequired', shown);
     if (isTerminalStatus(status)) this.server.emit('taskCompleted', shown);
     this.handle.notifyListeners('taskIds', (ids) => (ids as string[]).includes(task.taskId), 'notifications/tasks', { ...shown });
