@@ -56,7 +56,7 @@ class DetachedBackChannel implements BackChannel {
       if (ctx.aborted) throw abortError(this.options.signal);
       const question: ClientQuestion = {
         method,
-        params: wireParams(session, method, prepared as Record<string, unknown>),
+        params: prepared as Record<string, unknown>,
         key: this.keys.next(method, options.key),
       };
       const answer = await untilAborted(this.options.ask(question), this.options.signal);
@@ -81,13 +81,6 @@ class DetachedBackChannel implements BackChannel {
   isRequestError(err: unknown): boolean {
     return err instanceof McpError;
   }
-}
-
-/** 2026-07-28 has no elicitationId: a URL question goes without one. */
-function wireParams(session: Session, method: InputMethod, params: Record<string, unknown>): Record<string, unknown> {
-  if (session.era !== 'modern' || method !== 'elicitation/create' || params.mode !== 'url') return params;
-  const { elicitationId: _dropped, ...rest } = params;
-  return rest;
 }
 
 function abortError(signal: AbortSignal): McpError {

@@ -96,6 +96,13 @@ const MODERN_TOOL_NAMES = [
   'test_headers',
   'test_trigger_tool_change',
   'test_trigger_prompt_change',
+  'greet',
+  'slow_compute',
+  'failing_job',
+  'protocol_error_job',
+  'confirm_delete',
+  'multi_input',
+  'test_tool_with_task',
 ];
 
 describe('lifecycle and utilities', () => {

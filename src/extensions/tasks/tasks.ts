@@ -10,6 +10,7 @@ import { isObject } from '../../protocol/is-object.js';
 import { principalKey, UNKEYED_PRINCIPAL } from '../../protocol/principal.js';
 import { type DetailedTask, isTerminalStatus, TASKS_EXTENSION, type TaskStatus } from '../../protocol/tasks.js';
 import type { CallToolResult, ClientCapabilities } from '../../protocol/types.js';
+import { isModernProtocolVersion } from '../../protocol/versions.js';
 import type { RequestContext } from '../../server/api.js';
 import type { ClientQuestion, ExtensionHandle, ExtensionRequest, ToolCall } from '../../server/extension-api.js';
 import { invalidExtensionParams } from '../../server/extensions.js';
@@ -96,6 +97,13 @@ function positiveInteger(value: unknown, name: string): number {
   if (typeof value !== 'number' || !Number.isInteger(value) || value <= 0)
     throw new TypeError(`useTasks: ${name} must be a positive integer; got ${String(value)}`);
   return value;
+}
+
+/** 2026-07-28 has no elicitationId: a URL question goes without one. */
+function onTheWire(question: ClientQuestion): ClientQuestion {
+  if (question.method !== 'elicitation/create' || question.params.mode !== 'url' || !('elicitationId' in question.params)) return question;
+  const { elicitationId: _dropped, ...params } = question.params;
+  return { ...question, params };
 }
 
 /** What `tasks/get` shows of a stored task: the wire fields only. */
@@ -188,9 +196,11 @@ export class Tasks {
     const support = call.tool.execution?.taskSupport;
     if (support !== 'optional' && support !== 'required') return undefined;
     const { session } = call;
-    if (session.era === 'modern' && declaresTasks(session.clientCapabilities)) return this.create(call);
+    // The extension is defined for 2026-07-28 (ext-tasks); a 2025 session is never served tasks.
+    const served = isModernProtocolVersion(session.protocolVersion);
+    if (served && declaresTasks(session.clientCapabilities)) return this.create(call);
     if (support === 'optional') return undefined;
-    if (session.era === 'modern') throw missingTasksCapability(`Tool ${call.tool.name} runs only as a task: it`);
+    if (served) throw missingTasksCapability(`Tool ${call.tool.name} runs only as a task: it`);
     throw new McpError(
       ErrorCode.MethodNotFound,
       `Tool ${call.tool.name} runs only as a task, and tasks need protocol 2026-07-28 with the extension ${TASKS_EXTENSION}`,
@@ -287,7 +297,7 @@ export class Tasks {
         reject(new McpError(ErrorCode.RequestCancelled, `The task is ${live.task.status}`));
         return;
       }
-      live.questions.set(question.key, { question, resolve, reject });
+      live.questions.set(question.key, { question: onTheWire(question), resolve, reject });
       this.change(live, 'input_required', undefined);
     });
   }
