@@ -10,6 +10,8 @@ export interface ExtensionRequest {
   clientCapabilities: ClientCapabilities;
   /** Who the transport's `auth` hook said the client is (undefined without one). */
   principal: unknown;
+  /** The request's protocol version (a 2025 session's negotiated one, or the 2026-07-28 request's own). */
+  protocolVersion: string | undefined;
   /** Aborted when the client cancels the request, or it ends otherwise. */
   signal: AbortSignal;
 }

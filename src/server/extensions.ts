@@ -64,7 +64,8 @@ export class Extensions implements ExtensionMethods {
     args: Record<string, unknown>,
     ctx: Context,
   ): Record<string, unknown> | Promise<Record<string, unknown>> | undefined {
-    if (this.toolHooks.length === 0) return undefined;
+    // Arguments the tool refuses are answered as the tool answers them, at once: no extension takes such a call over.
+    if (this.toolHooks.length === 0 || entry.validateInput(args)) return undefined;
     const rounds = this.rounds;
     const call: ToolCall = {
       tool: entry.descriptor,
@@ -106,6 +107,7 @@ export class Extensions implements ExtensionMethods {
         params: requested,
         clientCapabilities: session.clientCapabilities,
         principal: session.principal,
+        protocolVersion: session.protocolVersion,
         signal: ctx.signal,
       });
       if (value !== undefined) (honoured ??= {})[key] = value;
@@ -140,7 +142,7 @@ function gated(id: string, name: string, method: ExtensionMethod): MethodHandler
         extensions: { [id]: {} },
       });
     }
-    return method.handler({ params, clientCapabilities, principal: session.principal, signal: ctx.signal });
+    return method.handler({ params, clientCapabilities, principal: session.principal, protocolVersion: session.protocolVersion, signal: ctx.signal });
   };
 }
 

@@ -129,6 +129,8 @@ export class Tasks {
   private readonly pollIntervalMs: number;
   private readonly maxPerPrincipal: number;
   private readonly live = new Map<string, LiveTask>();
+  /** Each owner's task creations, one after another: the cap is checked against what the last one saved. */
+  private readonly creating = new Map<string, Promise<unknown>>();
   /** Each `registerTool` tool's `beforeTask`, by tool name. */
   private readonly before = new Map<
     string,
@@ -213,7 +215,30 @@ export class Tasks {
     // Input before the task is asked on the call itself: an input-required here unwinds as any call's.
     const prepared = before ? await before.beforeTask(call.arguments, call.ctx) : undefined;
     const owner = ownerOf(call.session.principal);
-    await this.makeRoom(owner);
+    // Two calls at once must not both pass the cap: an owner's creations queue, each saved before the next looks.
+    const create = async () => {
+      await this.makeRoom(owner);
+      return this.start(call, owner, before, prepared);
+    };
+    const previous = this.creating.get(owner);
+    const created = previous ? previous.then(create, create) : create();
+    const settled = created.then(
+      () => {},
+      () => {},
+    );
+    this.creating.set(owner, settled);
+    void settled.then(() => {
+      if (this.creating.get(owner) === settled) this.creating.delete(owner);
+    });
+    return created;
+  }
+
+  private async start(
+    call: ToolCall,
+    owner: string,
+    before: { handler: TaskToolHandler<unknown> } | undefined,
+    prepared: unknown,
+  ): Promise<Record<string, unknown>> {
     const now = new Date();
     const created = now.toISOString();
     const task: StoredTask = {
@@ -255,7 +280,8 @@ export class Tasks {
   /** At the cap, the owner's oldest finished task goes; with none finished, the call is refused. */
   private async makeRoom(owner: string): Promise<void> {
     const owned = await this.store.ownedBy(owner);
-    if (owned.length < this.maxPerPrincipal) return;
+    const held = owned.length;
+    if (held < this.maxPerPrincipal) return;
     for (const id of owned) {
       if (this.live.has(id)) continue;
       const task = await this.store.load(id);
@@ -266,7 +292,7 @@ export class Tasks {
     }
     throw new McpError(
       ErrorCode.InvalidRequest,
-      `Too many unfinished tasks: this client has ${owned.length} (maxTasksPerPrincipal); wait for some to finish, or cancel them with tasks/cancel`,
+      `Too many unfinished tasks: this client has ${held} (maxTasksPerPrincipal); wait for some to finish, or cancel them with tasks/cancel`,
     );
   }
 
@@ -344,7 +370,14 @@ export class Tasks {
       delete task.inputRequests;
     }
     const snapshot = { ...task };
-    live.saved = live.saved.then(() => this.store.save(snapshot)).catch((err: unknown) => this.server.reportError(err));
+    const final = isTerminalStatus(status);
+    live.saved = live.saved
+      .then(async () => {
+        // An end recorded meanwhile by another process sharing the store (a cancel) stands: an ended task stays ended.
+        if (final && status !== 'cancelled' && isTerminalStatus((await this.store.load(task.taskId))?.status ?? 'working')) return;
+        await this.store.save(snapshot);
+      })
+      .catch((err: unknown) => this.server.reportError(err));
     const shown = detailed(task);
     this.server.emit('taskStatus', shown);
     if (status === 'input_required') this.server.emit('taskInputRequired', shown);
@@ -356,6 +389,9 @@ export class Tasks {
 
   /** The task, if this principal owns it: live ones from memory (their latest state), others from the store. */
   private async find(request: ExtensionRequest): Promise<{ task: StoredTask; live: LiveTask | undefined }> {
+    if (!isModernProtocolVersion(request.protocolVersion)) {
+      throw new McpError(ErrorCode.MethodNotFound, `Tasks are served on protocol 2026-07-28 only (this session speaks ${request.protocolVersion})`);
+    }
     const taskId = request.params.taskId;
     if (typeof taskId !== 'string' || taskId.length === 0) throw invalidExtensionParams('params.taskId must be a non-empty string');
     const owner = ownerOf(request.principal);
