@@ -49,6 +49,12 @@ export type {
   ClientQuestion,
   ListenFilter,
 } from './server/extension-api.js';
+export { bearer } from './auth/bearer.js';
+export type { BearerOptions, IntrospectionOptions, TokenPrincipal, TokenClaims } from './auth/bearer.js';
+export { UrlElicitationBinder, ElicitationBindingError } from './auth/url-elicitation.js';
+export type { UrlElicitationBinderOptions, IssuedElicitation } from './auth/url-elicitation.js';
+export { AuthError } from './transports/auth.js';
+export type { AuthHook, AuthOption, HttpAuthenticator, Challenge } from './transports/auth.js';
 export { RedisScale, connectRedisScale } from './scale/redis.js';
 export type { RedisScaleOptions } from './scale/redis.js';
 

@@ -58,6 +58,8 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
   extensions: ['protocol', 'schema', 'elicitation', 'mrtr', 'server'],
   // What several instances share sits above the server: it implements the server's SharedState.
   scale: ['protocol', 'server', 'transports'],
+  // OAuth for the transports' `auth` option: it implements their authenticator, and knows nothing of the server.
+  auth: ['protocol', 'transports'],
 };
 
 describe('the layout of src/', () => {

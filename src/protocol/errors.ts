@@ -26,6 +26,8 @@ export const ErrorCode = {
   NoBackChannel: -32010,
   /** A session sent more requests than may be in flight at once (Switchboard's own code); answered, never run. */
   TooManyRequestsInFlight: -32011,
+  /** The principal lacks a scope the tool, prompt or resource needs (Switchboard's own code; HTTP answers 403 first). */
+  InsufficientScope: -32012,
   /** Local cause: the sender cancelled its own request (the LSP code for the same condition). */
   RequestCancelled: -32800,
 } as const;

@@ -45,3 +45,9 @@ export function samePrincipal(a: unknown, b: unknown): boolean | undefined {
   if (keyA === undefined || keyB === undefined) return undefined;
   return keyA === keyB;
 }
+
+/** The scopes a principal was granted: its `scopes` (an array of strings, as `bearer()` gives), else none. */
+export function scopesOf(principal: unknown): readonly string[] {
+  const scopes = typeof principal === 'object' && principal !== null ? (principal as { scopes?: unknown }).scopes : undefined;
+  return Array.isArray(scopes) ? scopes.filter((scope): scope is string => typeof scope === 'string') : [];
+}

@@ -105,6 +105,25 @@ export class ServerCore implements InboundHost, ServerPort, RoundsContext, KindC
     this.stats.invalidMessages++;
   }
 
+  requiredScopes(method: string, params: Record<string, unknown> | undefined): { scopes: readonly string[]; what: string } | undefined {
+    const name = params?.name;
+    if (method === 'tools/call' && typeof name === 'string') {
+      const scopes = this.catalog.tools.get(name)?.scopes;
+      return scopes && { scopes, what: `Tool ${name}` };
+    }
+    if (method === 'prompts/get' && typeof name === 'string') {
+      const scopes = this.catalog.prompts.get(name)?.scopes;
+      return scopes && { scopes, what: `Prompt ${name}` };
+    }
+    const uri = params?.uri;
+    if (method === 'resources/read' && typeof uri === 'string') {
+      const match = this.catalog.findResource(uri);
+      const scopes = match?.resource?.scopes ?? match?.template?.scopes;
+      return scopes && { scopes, what: `Resource ${uri}` };
+    }
+    return undefined;
+  }
+
   toolHeaderParams(name: string): readonly (readonly [string, string])[] | undefined {
     return this.catalog.tools.get(name)?.headerParams;
   }

@@ -15,6 +15,7 @@ import { getPrompt } from './prompts.js';
 import { ListenerRequest } from './request-event.js';
 import { normalizeReadOutput, type ReadOutput, resourceNotFound } from './resources.js';
 import type { Session } from './session.js';
+import { requireScopes } from './scopes.js';
 import { callTool } from './tools.js';
 import { quote } from '../protocol/quote.js';
 
@@ -58,6 +59,7 @@ const callToolMethod: MethodHandler = (session, params, ctx) => {
   if (!isObject(args)) throw invalidParams('tools/call params.arguments must be an object');
   const entry = session.host.catalog.tools.get(name);
   if (!entry && !hasListeners(session, 'requestTool')) throw invalidParams(`Unknown tool: ${name}`);
+  if (entry?.scopes) requireScopes(session.principal, entry.scopes, `Tool ${name}`);
   // Listeners run inside the input rounds too, so they may ask for input like handlers do.
   return withInput(session, ctx, params, { method: 'tools/call', target: name, arguments: args }, () => {
     const answer = emitRequest<{ name: string; arguments: Record<string, unknown> }, CallToolResult | string | InputRequired>(
@@ -82,6 +84,7 @@ const getPromptMethod: MethodHandler = async (session, params, ctx) => {
   const name = requireString(params, 'name', 'prompts/get');
   const entry = session.host.catalog.prompts.get(name);
   if (!entry && !hasListeners(session, 'requestPrompt')) throw invalidParams(`Unknown prompt: ${name}`);
+  if (entry?.scopes) requireScopes(session.principal, entry.scopes, `Prompt ${name}`);
   return withInput(session, ctx, params, { method: 'prompts/get', target: name, arguments: params.arguments }, async () => {
     const event = { name, arguments: (params.arguments ?? {}) as Record<string, string> };
     const answer = emitRequest<typeof event, GetPromptResult | InputRequired>(session, 'requestPrompt', event, ctx);
@@ -95,6 +98,8 @@ const readResourceMethod: MethodHandler = async (session, params, ctx) => {
   const uri = requireString(params, 'uri', 'resources/read');
   const match = session.host.catalog.findResource(uri);
   if (!match && !hasListeners(session, 'requestResource')) throw resourceNotFound(uri);
+  const scopes = match?.resource?.scopes ?? match?.template?.scopes;
+  if (scopes) requireScopes(session.principal, scopes, `Resource ${uri}`);
   return withInput(session, ctx, params, { method: 'resources/read', target: uri, arguments: undefined }, async () => {
     const answer = emitRequest<{ uri: string }, ReadOutput | InputRequired>(session, 'requestResource', { uri }, ctx);
     if (answer !== undefined) return readOutput(await answer, uri, undefined);

@@ -1,4 +1,5 @@
 /** Prompt registrations and `prompts/get` semantics (server/prompts.mdx). */
+import { checkScopes } from './scopes.js';
 import { ErrorCode, McpError } from '../protocol/errors.js';
 import type { GetPromptResult, Icon, Meta, Prompt, PromptArgument } from '../protocol/types.js';
 import type { RequestContext } from './api.js';
@@ -13,6 +14,8 @@ export interface PromptConfig {
   /** Completers for argument values, by argument name (`completion/complete`). */
   complete?: Record<string, Completer>;
   _meta?: Meta;
+  /** OAuth scopes a caller needs (see `ToolConfig.scopes`). */
+  scopes?: readonly string[];
 }
 
 export type PromptHandler = (args: Record<string, string>, ctx: RequestContext) => GetPromptResult | InputRequired | Promise<GetPromptResult | InputRequired>;
@@ -22,12 +25,14 @@ export interface PromptEntry {
   handler: PromptHandler;
   complete: Record<string, Completer> | undefined;
   required: string[];
+  scopes: readonly string[] | undefined;
 }
 
 export function createPromptEntry(name: string, config: PromptConfig, handler: PromptHandler): PromptEntry {
   if (!name) throw new TypeError('A prompt needs a non-empty name');
   if (typeof handler !== 'function') throw new TypeError(`Prompt '${name}' needs a handler function`);
-  const { complete, ...descriptor } = config;
+  const scopes = checkScopes(`Prompt '${name}'`, config.scopes);
+  const { complete, scopes: _scopes, ...descriptor } = config;
   for (const arg of config.arguments ?? []) {
     if (typeof arg?.name !== 'string' || !arg.name) throw new TypeError(`Prompt '${name}': every argument needs a name`);
   }
@@ -36,6 +41,7 @@ export function createPromptEntry(name: string, config: PromptConfig, handler: P
     handler,
     complete,
     required: (config.arguments ?? []).filter((a) => a.required).map((a) => a.name),
+    scopes,
   };
 }
 

@@ -4,6 +4,7 @@ import type { ReadResourceResult, Resource, ResourceContents, ResourceTemplate }
 import type { Completer } from './completions.js';
 import { checkCacheHint, type CacheHint } from './options.js';
 import type { RequestContext } from './api.js';
+import { checkScopes } from './scopes.js';
 import { UriTemplate } from './uri-template.js';
 import type { InputRequired } from '../mrtr/input-required.js';
 
@@ -11,9 +12,13 @@ import type { InputRequired } from '../mrtr/input-required.js';
 export type ResourceConfig = Omit<Resource, 'uri'> & {
   /** Caching hint for 2026-07-28 reads of this resource (SEP-2549); default: the server's `cache` option. */
   cache?: CacheHint;
+  /** OAuth scopes a reader needs (see `ToolConfig.scopes`). */
+  scopes?: readonly string[];
 };
 
-export interface ResourceTemplateConfig extends Omit<ResourceConfig, 'size' | 'cache'> {
+export interface ResourceTemplateConfig extends Omit<ResourceConfig, 'size' | 'cache' | 'scopes'> {
+  /** OAuth scopes a reader needs (see `ToolConfig.scopes`). */
+  scopes?: readonly string[];
   /** Caching hint for 2026-07-28 reads through this template (SEP-2549). */
   cache?: CacheHint;
   /** Completers for template variables, by variable name (`completion/complete` with `ref/resource`). */
@@ -36,6 +41,7 @@ export interface ResourceEntry {
   descriptor: Resource;
   handler: ResourceHandler;
   cache: CacheHint | undefined;
+  scopes: readonly string[] | undefined;
 }
 
 export interface ResourceTemplateEntry {
@@ -44,23 +50,26 @@ export interface ResourceTemplateEntry {
   handler: ResourceTemplateHandler;
   complete: Record<string, Completer> | undefined;
   cache: CacheHint | undefined;
+  scopes: readonly string[] | undefined;
 }
 
 export function createResourceEntry(uri: string, config: ResourceConfig, handler: ResourceHandler): ResourceEntry {
   checkUri(uri, 'Resource');
   if (!config?.name) throw new TypeError(`Resource '${uri}' needs a name`);
   if (typeof handler !== 'function') throw new TypeError(`Resource '${uri}' needs a read handler function`);
-  const { cache, ...descriptor } = config;
+  const scopes = checkScopes(`Resource '${uri}'`, config.scopes);
+  const { cache, scopes: _scopes, ...descriptor } = config;
   if (cache !== undefined) checkCacheHint(`cache of resource ${uri}`, cache);
-  return { descriptor: { uri, ...descriptor }, handler, cache };
+  return { descriptor: { uri, ...descriptor }, handler, cache, scopes };
 }
 
 export function createResourceTemplateEntry(uriTemplate: string, config: ResourceTemplateConfig, handler: ResourceTemplateHandler): ResourceTemplateEntry {
   if (!config?.name) throw new TypeError(`Resource template '${uriTemplate}' needs a name`);
   if (typeof handler !== 'function') throw new TypeError(`Resource template '${uriTemplate}' needs a read handler function`);
-  const { complete, cache, ...descriptor } = config;
+  const scopes = checkScopes(`Resource template '${uriTemplate}'`, config.scopes);
+  const { complete, cache, scopes: _scopes, ...descriptor } = config;
   if (cache !== undefined) checkCacheHint(`cache of resource template ${uriTemplate}`, cache);
-  return { descriptor: { uriTemplate, ...descriptor }, template: new UriTemplate(uriTemplate), handler, complete, cache };
+  return { descriptor: { uriTemplate, ...descriptor }, template: new UriTemplate(uriTemplate), handler, complete, cache, scopes };
 }
 
 export function resourceNotFound(uri: string): McpError {

@@ -5,6 +5,7 @@ import type { CallToolResult, Icon, JsonSchemaObject, Meta, Tool, ToolAnnotation
 import { confirm } from '../elicitation/confirm.js';
 import { InputRequired, InputRequiredSignal } from '../mrtr/input-required.js';
 import type { RequestContext } from './api.js';
+import { checkScopes } from './scopes.js';
 import { describeViolations, type SchemaCompiler, type Validator } from '../schema/compiler.js';
 
 export interface ToolConfig {
@@ -27,6 +28,8 @@ export interface ToolConfig {
    * the call with an `isError` result saying why.
    */
   confirm?: string | ((args: Record<string, unknown>) => string);
+  /** OAuth scopes a caller needs (`bearer()`): over HTTP a token without them gets 403 with the step-up challenge. */
+  scopes?: readonly string[];
 }
 
 /**
@@ -45,6 +48,7 @@ export interface ToolEntry {
   /** Arguments mirrored in HTTP headers (`x-mcp-header` in inputSchema, SEP-2243): property, header name. */
   headerParams: [string, string][] | undefined;
   confirm: ToolConfig['confirm'];
+  scopes: readonly string[] | undefined;
   validateInput: Validator;
   validateOutput: Validator | undefined;
 }
@@ -65,13 +69,15 @@ export function createToolEntry(name: string, config: ToolConfig, handler: ToolH
   if (taskSupport !== undefined && taskSupport !== 'forbidden' && taskSupport !== 'optional' && taskSupport !== 'required') {
     throw new TypeError(`Tool '${name}': execution.taskSupport must be 'forbidden', 'optional' or 'required'; got ${JSON.stringify(taskSupport)}`);
   }
-  const { confirm: confirmation, ...wire } = config;
+  const scopes = checkScopes(`Tool '${name}'`, config.scopes);
+  const { confirm: confirmation, scopes: _scopes, ...wire } = config;
   const descriptor: Tool = { name, ...wire, inputSchema };
   return {
     descriptor,
     handler,
     headerParams: headerParams(inputSchema),
     confirm: confirmation,
+    scopes,
     validateInput: compileFor(name, 'inputSchema', inputSchema, schemas),
     validateOutput: config.outputSchema && compileFor(name, 'outputSchema', config.outputSchema, schemas),
   };

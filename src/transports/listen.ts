@@ -85,11 +85,14 @@ export function listenOn(http: HttpServer, { host = '127.0.0.1', port = 0 }: Lis
 }
 
 /** Refuse an upgrade with a plain HTTP response and close the socket. */
-export function rejectUpgrade(socket: Duplex, status: number, message: string): void {
+export function rejectUpgrade(socket: Duplex, status: number, message: string, headers: Record<string, string> = {}): void {
   if (!socket.writable) return void socket.destroy();
   const body = `${message}\n`;
+  const extra = Object.entries(headers)
+    .map(([name, value]) => `${name}: ${value}\r\n`)
+    .join('');
   socket.end(
-    `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ''}\r\nConnection: close\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+    `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ''}\r\nConnection: close\r\n${extra}Content-Type: text/plain; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
   );
 }
 

@@ -6,8 +6,17 @@ import type { IncomingMessage, Server as HttpServer } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { type WebSocket, WebSocketServer } from 'ws';
 import { MAX_TIMER_MS, positiveInteger } from '../protocol/option-checks.js';
-import { isPrincipal } from '../protocol/principal.js';
 import { type Closable, type PortOwner, portOf, type ServerPort } from '../server/port.js';
+import {
+  type AuthOption,
+  authenticate,
+  challengeHeader,
+  checkAuthOption,
+  type HttpAuthenticator,
+  isAuthenticator,
+  isMetadataPath,
+  resourceOf,
+} from './auth.js';
 import { closeHttpServer, createLimitedServer, type ListeningAddress, type ListenOptions, listenOn, pathOf, rejectUpgrade } from './listen.js';
 import { type AllowedOrigins, checkAllowedHosts, checkAllowedOrigins, isHostAllowed, isOriginAllowed } from './origin.js';
 import { WsPeer } from './ws-peer.js';
@@ -23,8 +32,11 @@ export interface WebSocketTransportOptions {
   allowedOrigins?: AllowedOrigins;
   /** Host names allowed (403 otherwise). Default: on a loopback address, only loopback names (DNS rebinding). */
   allowedHosts?: readonly string[];
-  /** Authenticate the upgrade request: return a principal (kept on the session), or nothing for 401. */
-  auth?: (req: IncomingMessage) => unknown | Promise<unknown>;
+  /**
+   * Authenticate the upgrade request: `bearer({ issuer, audience, jwksUri })`, or a function returning a
+   * principal (kept on the session), or nothing for 401; an `AuthError` refuses with its status and challenge.
+   */
+  auth?: AuthOption;
   /** Bytes queued to one peer above which it is no longer read from, until they have gone out. Default 1 MiB. */
   sendHighWaterMark?: number;
   /** Bytes queued to one peer at which it is closed (1008): it does not read what it is sent. Default 16 MiB. */
@@ -67,7 +79,7 @@ export class WebSocketTransport implements Closable {
       firstMessageTimeoutMs: options.firstMessageTimeoutMs ?? 10_000,
       idleTimeoutMs: options.idleTimeoutMs ?? 30 * 60_000,
     };
-    if (options.auth !== undefined && typeof options.auth !== 'function') throw new TypeError('Option auth must be a function (req) => principal');
+    checkAuthOption(options.auth);
     if (!this.options.path.startsWith('/')) throw new TypeError(`WebSocketTransport option path must start with '/'; got ${JSON.stringify(this.options.path)}`);
     positiveInteger('maxPayload', this.options.maxPayload);
     positiveInteger('sendHighWaterMark', this.options.sendHighWaterMark);
@@ -91,7 +103,13 @@ export class WebSocketTransport implements Closable {
   /** Listen on a port of its own. Plain HTTP requests there get 426; other paths get 404. */
   async listen(options: ListenOptions = {}): Promise<ListeningAddress> {
     if (this.ownServer) throw new Error('WebSocketTransport is already listening; create another transport for another port');
-    const http = createLimitedServer(options, (_req, res) => {
+    const http = createLimitedServer(options, (req, res) => {
+      const auth = this.options.auth;
+      if (isAuthenticator(auth) && auth.protectedResourceMetadata && req.method === 'GET' && isMetadataPath(pathOf(req.url), this.path)) {
+        const body = JSON.stringify(auth.protectedResourceMetadata(resourceOf(auth, req, this.path, 'ws')));
+        res.writeHead(200, { 'content-type': 'application/json', 'cache-control': 'max-age=300', 'access-control-allow-origin': '*' }).end(body);
+        return;
+      }
       res
         .writeHead(426, { 'content-type': 'text/plain', upgrade: 'websocket' })
         .end(`Upgrade to WebSocket at ${this.path} with subprotocol '${SUBPROTOCOL}'\n`);
@@ -148,19 +166,22 @@ export class WebSocketTransport implements Closable {
       return rejectUpgrade(socket, 400, `Unsupported WebSocket subprotocol; offer '${SUBPROTOCOL}'`);
     }
     if (this.atSessionLimit(socket)) return;
-    if (!this.options.auth) return this.accept(req, socket, head, undefined);
-    Promise.resolve()
-      .then(() => this.options.auth!(req))
-      .then(
-        (principal) => {
-          if (!isPrincipal(principal)) rejectUpgrade(socket, 401, 'Unauthorized: send valid credentials');
-          else this.accept(req, socket, head, principal);
-        },
-        (err) => {
-          this.port.reportError(err);
-          rejectUpgrade(socket, 500, 'Internal error');
-        },
-      );
+    const auth = this.options.auth;
+    if (!auth) return this.accept(req, socket, head, undefined);
+    authenticate(auth, req, () => resourceOf(auth as HttpAuthenticator, req, this.path, 'ws')).then(
+      (outcome) => {
+        if ('principal' in outcome) return this.accept(req, socket, head, outcome.principal);
+        const { refused } = outcome;
+        const headers: Record<string, string> = {};
+        if (isAuthenticator(auth)) headers['WWW-Authenticate'] = challengeHeader(resourceOf(auth, req, this.path, 'ws'), refused.challenge);
+        else if (refused.status === 401) headers['WWW-Authenticate'] = 'Bearer realm="mcp"';
+        rejectUpgrade(socket, refused.status, refused.message, headers);
+      },
+      (err) => {
+        this.port.reportError(err);
+        rejectUpgrade(socket, 500, 'Internal error');
+      },
+    );
   }
 
   /** At the server's session limit the upgrade gets 503 (checked again after an async `auth`: others may have come meanwhile). */

@@ -1,7 +1,7 @@
 /** Streamable HTTP transport options, and their checks at construction. */
-import type { IncomingMessage } from 'node:http';
 import { MAX_TIMER_MS, positiveInteger } from '../../protocol/option-checks.js';
 import type { McpSession } from '../../server/port.js';
+import { type AuthOption, checkAuthOption } from '../auth.js';
 import { type AllowedOrigins, checkAllowedHosts, checkAllowedOrigins } from '../origin.js';
 import type { EventStore } from './event-store.js';
 import type { ResponseMode } from './http-session.js';
@@ -34,9 +34,13 @@ export interface StreamableHttpTransportOptions {
   allowedHosts?: readonly string[];
   /** CORS for browser clients: answers preflights and exposes `Mcp-Session-Id`. Off by default. */
   cors?: { origins: AllowedOrigins; maxAgeSeconds?: number };
-  /** Authenticate each request: return a principal (kept on the session), or nothing for 401. */
-  auth?: (req: IncomingMessage) => unknown | Promise<unknown>;
-  /** The `WWW-Authenticate` challenge sent with 401. Default `Bearer realm="mcp"`. */
+  /**
+   * Authenticate each request: `bearer({ issuer, audience, jwksUri })` (an OAuth 2.1 resource server,
+   * with its metadata document and step-up), or a function returning a principal (kept on the session),
+   * or nothing for 401; it may throw an `AuthError` to refuse with its status and challenge.
+   */
+  auth?: AuthOption;
+  /** The `WWW-Authenticate` challenge a function `auth` gets with 401. Default `Bearer realm="mcp"`. */
   authChallenge?: string;
   /** Whether a request's principal may use a session created by `sessionPrincipal`. Default: same `id`, or equal JSON. */
   samePrincipal?: (requestPrincipal: unknown, sessionPrincipal: unknown) => boolean;
@@ -77,7 +81,7 @@ export function validateHttpOptions(options: ResolvedHttpOptions): void {
   if (options.retryMs !== undefined) positiveInteger('retryMs', options.retryMs, MAX_TIMER_MS);
   if (options.keepAliveIntervalMs !== undefined && options.keepAliveIntervalMs !== 0)
     positiveInteger('keepAliveIntervalMs', options.keepAliveIntervalMs, MAX_TIMER_MS);
-  if (options.auth !== undefined && typeof options.auth !== 'function') throw new TypeError('Option auth must be a function (req) => principal');
+  checkAuthOption(options.auth);
   const { router, advertisedUrl } = options;
   if (router !== undefined && (typeof router !== 'object' || router === null || typeof router.locate !== 'function' || typeof router.claim !== 'function')) {
     throw new TypeError('Option router must be a session router such as scale.sessionRouter() gives: { claim, release, locate }');

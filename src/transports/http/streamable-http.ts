@@ -9,12 +9,21 @@ import { batchRefusal, INITIALIZE_IN_BATCH } from '../../protocol/batches.js';
 import { ErrorCode, type JsonRpcErrorObject, McpError, UnsupportedProtocolVersionError } from '../../protocol/errors.js';
 import { type Classified, classify, type JsonRpcRequest } from '../../protocol/jsonrpc.js';
 import { META } from '../../protocol/meta.js';
-import { isPrincipal } from '../../protocol/principal.js';
 import { SafeEmitter } from '../../protocol/safe-emitter.js';
 import type { RequestId } from '../../protocol/types.js';
 import { MODERN_PROTOCOL_VERSIONS, negotiateProtocolVersion } from '../../protocol/versions.js';
 import { type Closable, type PortOwner, portOf, type ServerPort } from '../../server/port.js';
 import { closeHttpServer, createLimitedServer, type ListeningAddress, type ListenOptions, listenOn, pathOf } from '../listen.js';
+import {
+  type AuthError,
+  authenticate,
+  challengeHeader,
+  type HttpAuthenticator,
+  insufficientScope,
+  isAuthenticator,
+  isMetadataPath,
+  resourceOf,
+} from '../auth.js';
 import { isHostAllowed, isOriginAllowed } from '../origin.js';
 import { ALLOW, ALLOW_WITHOUT_CORS, corsHeaders, preflight } from './cors.js';
 import { type EventStore, InMemoryEventStore } from './event-store.js';
@@ -133,6 +142,10 @@ export class StreamableHttpTransport extends SafeEmitter<StreamableHttpTransport
       this.emit('httpRequest', req, res, control);
       if (control.handled || res.headersSent || res.writableEnded) return;
     }
+    const auth = this.options.auth;
+    if (isAuthenticator(auth) && auth.protectedResourceMetadata && isMetadataPath(pathOf(req.url), this.path)) {
+      return this.protectedResourceMetadata(req, res, auth);
+    }
     if (ownPort && pathOf(req.url) !== this.path) {
       return sendHttpError(res, 404, HttpErrorCode.BadRequest, `Not Found: the MCP endpoint is ${this.path}`);
     }
@@ -146,14 +159,10 @@ export class StreamableHttpTransport extends SafeEmitter<StreamableHttpTransport
     }
     if (req.method === 'OPTIONS') return preflight(res, this.options.cors, cors);
     let principal: unknown;
-    if (this.options.auth) {
-      principal = await this.options.auth(req);
-      if (!isPrincipal(principal)) {
-        return sendHttpError(res, 401, HttpErrorCode.BadRequest, 'Unauthorized: send valid credentials', {
-          ...cors,
-          'www-authenticate': this.options.authChallenge ?? 'Bearer realm="mcp"',
-        });
-      }
+    if (auth) {
+      const outcome = await authenticate(auth, req, () => resourceOf(auth as HttpAuthenticator, req, this.path));
+      if ('refused' in outcome) return this.refuseAuth(req, res, cors, outcome.refused);
+      principal = outcome.principal;
     }
     if (this.port.eras === 'modern' && (req.method === 'GET' || req.method === 'DELETE')) {
       // 2026-07-28 has no standalone stream and no sessions to end.
@@ -215,6 +224,15 @@ export class StreamableHttpTransport extends SafeEmitter<StreamableHttpTransport
     const classified = (batch ? body : [body]).map(classify);
     if (classified.length === 0) return this.refuse(res, batchRefusal(undefined, 0) as JsonRpcErrorObject, cors);
     for (const message of classified) if (message.kind === 'invalid') return this.refuse(res, message.error, cors);
+    if (this.options.auth) {
+      // Step-up: a request for a tool, prompt or resource whose scopes the token lacks gets 403 before anything runs.
+      for (const message of classified) {
+        if (message.kind !== 'request') continue;
+        const needed = this.port.requiredScopes(message.message.method, message.message.params);
+        const refusal = needed && insufficientScope(principal, needed.scopes, needed.what);
+        if (refusal) return this.refuseAuth(req, res, cors, refusal);
+      }
+    }
     const first = classified[0] as Exclude<Classified, { kind: 'invalid' }>;
     const era = classifyEra(batch ? undefined : first.kind === 'response' ? {} : first.message, this.port.eras, header(req, 'mcp-protocol-version'));
     if (era === 'modern') return this.modernPost(req, res, cors, principal, batch ? undefined : first);
@@ -247,6 +265,33 @@ export class StreamableHttpTransport extends SafeEmitter<StreamableHttpTransport
     }
     http.openPostStream(res, requestIds, batch, this.options.responseMode, { ...cors, 'mcp-session-id': connection.id });
     connection.deliver(classified, batch, body);
+  }
+
+  /** RFC 9728: what this resource is and where its tokens come from (public, and readable cross-origin). */
+  private protectedResourceMetadata(req: IncomingMessage, res: ServerResponse, auth: HttpAuthenticator): void {
+    if (req.method !== 'GET' && req.method !== 'HEAD') {
+      return sendHttpError(res, 405, HttpErrorCode.BadRequest, 'Method Not Allowed: use GET', { allow: 'GET, HEAD' });
+    }
+    const body = JSON.stringify(auth.protectedResourceMetadata!(resourceOf(auth, req, this.path)));
+    res
+      .writeHead(200, {
+        'content-type': 'application/json',
+        'content-length': Buffer.byteLength(body),
+        'cache-control': 'max-age=300',
+        'access-control-allow-origin': '*',
+      })
+      .end(req.method === 'HEAD' ? undefined : body);
+  }
+
+  /** 401, 403 or 503 with its `WWW-Authenticate` challenge (naming the metadata document, for an authenticator). */
+  private refuseAuth(req: IncomingMessage, res: ServerResponse, cors: Record<string, string>, refusal: AuthError): void {
+    const auth = this.options.auth;
+    const headers: Record<string, string> = { ...cors };
+    if (isAuthenticator(auth)) headers['www-authenticate'] = challengeHeader(resourceOf(auth, req, this.path), refusal.challenge);
+    else if (refusal.status === 401) headers['www-authenticate'] = this.options.authChallenge ?? 'Bearer realm="mcp"';
+    if (refusal.status === 503) headers['retry-after'] = '5';
+    if (cors['access-control-allow-origin']) headers['access-control-expose-headers'] = 'WWW-Authenticate, Mcp-Session-Id';
+    sendHttpError(res, refusal.status, HttpErrorCode.BadRequest, refusal.message, headers);
   }
 
   /** A message refused before any session saw it: 400, and counted as invalid. */

@@ -1,0 +1,310 @@
+/**
+ * An OAuth 2.1 resource server (the MCP authorization spec, 2025-11-25 and 2026-07-28): `bearer()` checks
+ * the access token of each request, a JWT against the issuer's JWKS (signature, `iss`, `aud` per RFC
+ * 8707, `exp`/`nbf` with a small clock skew) or an opaque token by introspection (RFC 7662), and
+ * publishes the Protected Resource Metadata (RFC 9728) that tells clients where to get one. The token
+ * never appears in a message or a log: refusals say why, not what.
+ */
+import { createHash } from 'node:crypto';
+import type { IncomingMessage } from 'node:http';
+import { AuthError, type HttpAuthenticator } from '../transports/auth.js';
+
+/** What a verified token says about its bearer: the principal sessions, requestState and tasks are bound to. */
+export interface TokenPrincipal {
+  /** `issuer#subject`: what binds sessions, requestState and tasks to this principal. */
+  id: string;
+  /** `sub`. */
+  subject: string;
+  /** `client_id` (or `azp`), when the token names it. */
+  clientId?: string;
+  /** The granted scopes (`scope`, or `scp`). */
+  scopes: string[];
+  issuer?: string;
+  /** Epoch seconds. */
+  expiresAt?: number;
+  /** Every claim (JWT) or introspection field, the token itself excepted. */
+  claims: Record<string, unknown>;
+}
+
+export interface IntrospectionOptions {
+  /** The authorization server's introspection endpoint (RFC 7662). */
+  url: string;
+  /** Client credentials for the endpoint (HTTP Basic), when it asks for them. */
+  clientId?: string;
+  clientSecret?: string;
+  /** How long an answer is reused for the same token, at most (never past the token's `exp`). Default 60 000. */
+  cacheMs?: number;
+  /** How long to wait for the endpoint. Default 5000. */
+  timeoutMs?: number;
+}
+
+export interface BearerOptions {
+  /** The authorization server's issuer identifier: tokens must carry it as `iss`. */
+  issuer?: string;
+  /**
+   * What tokens must name in `aud`: this server's resource identifier (RFC 8707). Default `resource`;
+   * one of the two is needed unless `verify` is given.
+   */
+  audience?: string | readonly string[];
+  /** Where the issuer publishes its signing keys: tokens are JWTs checked against them. */
+  jwksUri?: string;
+  /** Check opaque tokens at the authorization server instead (RFC 7662). */
+  introspection?: IntrospectionOptions;
+  /** Check tokens yourself: return what the token says, or nothing to refuse it (401 invalid_token). */
+  verify?: (token: string) => TokenClaims | undefined | Promise<TokenClaims | undefined>;
+  /** This server's resource identifier (its MCP endpoint URL). Default: the endpoint's URL as a request reached it. */
+  resource?: string;
+  /** Scopes every request needs: 401 names them, and a token without them gets 403. */
+  scopes?: readonly string[];
+  /** `scopes_supported` in the metadata. Default: `scopes`. */
+  scopesSupported?: readonly string[];
+  /** `authorization_servers` in the metadata. Default: `[issuer]`. */
+  authorizationServers?: readonly string[];
+  /** `resource_name` and `resource_documentation` in the metadata. */
+  resourceName?: string;
+  resourceDocumentation?: string;
+  /** Clock skew allowed for `exp` and `nbf`, in seconds. Default 60. */
+  clockToleranceSeconds?: number;
+  /** JWT signing algorithms accepted. Default: the asymmetric ones the JWKS keys allow. */
+  algorithms?: readonly string[];
+  /** How long fetched keys are trusted before they are fetched again, and the least time between fetches (ms). Defaults 600 000 and 30 000. */
+  jwks?: { cacheMaxAgeMs?: number; cooldownMs?: number; timeoutMs?: number };
+}
+
+/** What a custom `verify` returns: the token's subject and grants. */
+export interface TokenClaims {
+  subject: string;
+  clientId?: string;
+  scopes?: readonly string[];
+  issuer?: string;
+  expiresAt?: number;
+  claims?: Record<string, unknown>;
+}
+
+type Jose = typeof import('jose');
+let josePromise: Promise<Jose> | undefined;
+
+/** jose is an optional peer: loaded on the first token, with a clear error when it is not installed. */
+function loadJose(): Promise<Jose> {
+  josePromise ??= import('jose').catch((err: unknown) => {
+    josePromise = undefined;
+    throw new Error(`bearer() checks JWTs with the jose package, which is not installed: npm install jose (${(err as Error).message})`);
+  });
+  return josePromise;
+}
+
+const BEARER = /^Bearer[ \t]+([A-Za-z0-9\-._~+/]+=*)[ \t]*$/i;
+const MAX_INTROSPECTION_CACHE = 10_000;
+
+function invalidToken(description: string): AuthError {
+  return new AuthError(401, { error: 'invalid_token', description });
+}
+
+function unavailable(what: string, err: unknown): AuthError {
+  const detail = err instanceof Error ? (err.name === 'TimeoutError' ? 'timed out' : err.message) : String(err);
+  return new AuthError(503, { error: 'temporarily_unavailable', description: `Cannot check the access token now: ${what} ${detail}` });
+}
+
+/** The scopes a token grants: `scope` (space-separated) or `scp` (a list or a string). */
+function scopesIn(fields: Record<string, unknown>): string[] {
+  const raw = fields.scope ?? fields.scp;
+  if (typeof raw === 'string') return raw.split(' ').filter(Boolean);
+  if (Array.isArray(raw)) return raw.filter((s): s is string => typeof s === 'string');
+  return [];
+}
+
+function principalOf(claims: TokenClaims): TokenPrincipal {
+  const principal: TokenPrincipal = {
+    id: `${claims.issuer ?? ''}#${claims.subject}`,
+    subject: claims.subject,
+    scopes: [...(claims.scopes ?? [])],
+    claims: claims.claims ?? {},
+  };
+  if (claims.clientId !== undefined) principal.clientId = claims.clientId;
+  if (claims.issuer !== undefined) principal.issuer = claims.issuer;
+  if (claims.expiresAt !== undefined) principal.expiresAt = claims.expiresAt;
+  return principal;
+}
+
+/** What a JWT or an introspection answer says, as TokenClaims. */
+function claimsOf(fields: Record<string, unknown>): TokenClaims {
+  const clientId = typeof fields.client_id === 'string' ? fields.client_id : typeof fields.azp === 'string' ? fields.azp : undefined;
+  const subject = typeof fields.sub === 'string' ? fields.sub : clientId;
+  if (subject === undefined) throw invalidToken('The access token names no subject (sub) or client (client_id)');
+  const { active: _active, ...claims } = fields;
+  const out: TokenClaims = { subject, scopes: scopesIn(fields), claims };
+  if (clientId !== undefined) out.clientId = clientId;
+  if (typeof fields.iss === 'string') out.issuer = fields.iss;
+  if (typeof fields.exp === 'number') out.expiresAt = fields.exp;
+  return out;
+}
+
+/** Why jose refused a JWT, in words a client can act on (never the token). */
+function joseRefusal(err: unknown): AuthError | undefined {
+  const code = (err as { code?: string }).code;
+  const claim = (err as { claim?: string }).claim;
+  switch (code) {
+    case 'ERR_JWT_EXPIRED':
+      return invalidToken('The access token expired');
+    case 'ERR_JWT_CLAIM_VALIDATION_FAILED':
+      if (claim === 'aud') return invalidToken('The access token is not for this resource (aud)');
+      if (claim === 'iss') return invalidToken('The access token is from another issuer (iss)');
+      if (claim === 'nbf') return invalidToken('The access token is not valid yet (nbf)');
+      return invalidToken(`The access token's ${claim ?? 'claims'} claim is not acceptable`);
+    case 'ERR_JWS_SIGNATURE_VERIFICATION_FAILED':
+      return invalidToken('The access token signature does not verify');
+    case 'ERR_JWKS_NO_MATCHING_KEY':
+      return invalidToken('The access token is signed with a key the issuer does not publish');
+    case 'ERR_JOSE_ALG_NOT_ALLOWED':
+      return invalidToken('The access token is signed with an algorithm this server does not accept');
+    case 'ERR_JWS_INVALID':
+    case 'ERR_JWT_INVALID':
+    case 'ERR_JOSE_NOT_SUPPORTED':
+      return invalidToken('The access token is not a valid JWT');
+    default:
+      return undefined;
+  }
+}
+
+class BearerAuthenticator implements HttpAuthenticator {
+  readonly resource: string | undefined;
+  readonly scopes: readonly string[] | undefined;
+  private readonly audience: string | string[] | undefined;
+  private jwks: ReturnType<Jose['createRemoteJWKSet']> | undefined;
+  /** Introspection answers by the token's SHA-256, oldest first. */
+  private readonly introspected = new Map<string, { claims: TokenClaims | undefined; until: number }>();
+
+  constructor(private readonly options: BearerOptions) {
+    const { jwksUri, introspection, verify, audience, resource } = options;
+    const ways = [jwksUri, introspection, verify].filter((way) => way !== undefined).length;
+    if (ways !== 1) throw new TypeError('bearer() needs exactly one way to check tokens: jwksUri (JWTs), introspection ({ url }), or verify (your own)');
+    if (jwksUri !== undefined && !URL.canParse(jwksUri)) throw new TypeError(`bearer(): jwksUri must be an absolute URL; got ${JSON.stringify(jwksUri)}`);
+    if (introspection !== undefined && !URL.canParse(introspection.url)) {
+      throw new TypeError(`bearer(): introspection.url must be an absolute URL; got ${JSON.stringify(introspection.url)}`);
+    }
+    if (resource !== undefined && !URL.canParse(resource)) throw new TypeError(`bearer(): resource must be an absolute URL; got ${JSON.stringify(resource)}`);
+    if (verify === undefined && audience === undefined && resource === undefined) {
+      throw new TypeError("bearer() needs audience (or resource): the value tokens must carry in aud, this server's resource URL (RFC 8707)");
+    }
+    if (jwksUri !== undefined && options.issuer === undefined) throw new TypeError('bearer() needs issuer with jwksUri: tokens must carry it as iss');
+    this.resource = resource;
+    this.scopes = options.scopes?.length ? [...options.scopes] : undefined;
+    this.audience = audience === undefined ? resource : typeof audience === 'string' ? audience : [...audience];
+  }
+
+  protectedResourceMetadata(resource: string): Record<string, unknown> {
+    const { issuer, authorizationServers, scopesSupported, resourceName, resourceDocumentation } = this.options;
+    const metadata: Record<string, unknown> = { resource };
+    const servers = authorizationServers ?? (issuer ? [issuer] : undefined);
+    if (servers) metadata.authorization_servers = [...servers];
+    const scopes = scopesSupported ?? this.scopes;
+    if (scopes) metadata.scopes_supported = [...scopes];
+    metadata.bearer_methods_supported = ['header'];
+    if (resourceName !== undefined) metadata.resource_name = resourceName;
+    if (resourceDocumentation !== undefined) metadata.resource_documentation = resourceDocumentation;
+    return metadata;
+  }
+
+  async authenticate(req: IncomingMessage, _resource: string): Promise<TokenPrincipal | undefined> {
+    const header = req.headers.authorization;
+    if (header === undefined) return undefined;
+    // MCP: tokens travel in the Authorization header only, never in the URL.
+    const token = BEARER.exec(header)?.[1];
+    if (token === undefined) throw new AuthError(401, { error: 'invalid_request', description: 'Send the access token as Authorization: Bearer <token>' });
+    const claims = await this.check(token);
+    if (!claims) throw invalidToken('The access token is not valid');
+    const principal = principalOf(claims);
+    const missing = (this.scopes ?? []).filter((scope) => !principal.scopes.includes(scope));
+    if (missing.length > 0) {
+      throw new AuthError(403, { error: 'insufficient_scope', scope: this.scopes!.join(' '), description: `This server needs the scope ${missing.join(' ')}` });
+    }
+    return principal;
+  }
+
+  private check(token: string): Promise<TokenClaims | undefined> {
+    const { verify, introspection } = this.options;
+    if (verify) return Promise.resolve(verify(token));
+    if (introspection) return this.introspect(token, introspection);
+    return this.verifyJwt(token);
+  }
+
+  private async verifyJwt(token: string): Promise<TokenClaims> {
+    const jose = await loadJose();
+    const { jwks = {} } = this.options;
+    this.jwks ??= jose.createRemoteJWKSet(new URL(this.options.jwksUri!), {
+      cacheMaxAge: jwks.cacheMaxAgeMs ?? 600_000,
+      cooldownDuration: jwks.cooldownMs ?? 30_000,
+      timeoutDuration: jwks.timeoutMs ?? 5000,
+    });
+    try {
+      const { payload } = await jose.jwtVerify(token, this.jwks, {
+        issuer: this.options.issuer,
+        audience: this.audience,
+        clockTolerance: this.options.clockToleranceSeconds ?? 60,
+        requiredClaims: ['exp'],
+        ...(this.options.algorithms ? { algorithms: [...this.options.algorithms] } : {}),
+      });
+      return claimsOf(payload as Record<string, unknown>);
+    } catch (err) {
+      if (err instanceof AuthError) throw err;
+      const refusal = joseRefusal(err);
+      if (refusal) throw refusal;
+      // The keys could not be fetched (network, timeout, a bad JWKS): not the client's fault.
+      throw unavailable(`the issuer's keys (${this.options.jwksUri}) could not be read:`, err);
+    }
+  }
+
+  private async introspect(token: string, options: IntrospectionOptions): Promise<TokenClaims | undefined> {
+    const key = createHash('sha256').update(token).digest('base64url');
+    const now = Date.now();
+    const cached = this.introspected.get(key);
+    if (cached && cached.until > now) return cached.claims;
+    const headers: Record<string, string> = { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' };
+    if (options.clientId !== undefined) {
+      headers.authorization = `Basic ${Buffer.from(`${encodeURIComponent(options.clientId)}:${encodeURIComponent(options.clientSecret ?? '')}`).toString('base64')}`;
+    }
+    let answer: Record<string, unknown>;
+    try {
+      const response = await fetch(options.url, {
+        method: 'POST',
+        headers,
+        body: new URLSearchParams({ token, token_type_hint: 'access_token' }).toString(),
+        signal: AbortSignal.timeout(options.timeoutMs ?? 5000),
+      });
+      if (!response.ok) throw new Error(`answered HTTP ${response.status}`);
+      answer = (await response.json()) as Record<string, unknown>;
+    } catch (err) {
+      throw unavailable('the introspection endpoint', err);
+    }
+    const claims = this.readIntrospection(answer);
+    const exp = claims?.expiresAt !== undefined ? claims.expiresAt * 1000 : Number.POSITIVE_INFINITY;
+    this.introspected.delete(key);
+    this.introspected.set(key, { claims, until: Math.min(exp, now + (options.cacheMs ?? 60_000)) });
+    if (this.introspected.size > MAX_INTROSPECTION_CACHE) this.introspected.delete(this.introspected.keys().next().value!);
+    return claims;
+  }
+
+  /** RFC 7662: inactive is invalid; the issuer, audience and expiry are checked as a JWT's would be. */
+  private readIntrospection(answer: Record<string, unknown>): TokenClaims | undefined {
+    if (answer.active !== true) return undefined;
+    const { issuer } = this.options;
+    if (issuer !== undefined && answer.iss !== undefined && answer.iss !== issuer) throw invalidToken('The access token is from another issuer (iss)');
+    if (this.audience !== undefined && answer.aud !== undefined) {
+      const wanted = Array.isArray(this.audience) ? this.audience : [this.audience];
+      const named = Array.isArray(answer.aud) ? answer.aud : [answer.aud];
+      if (!named.some((aud) => wanted.includes(aud as string))) throw invalidToken('The access token is not for this resource (aud)');
+    }
+    const skew = this.options.clockToleranceSeconds ?? 60;
+    if (typeof answer.exp === 'number' && answer.exp + skew < Date.now() / 1000) throw invalidToken('The access token expired');
+    return claimsOf(answer);
+  }
+}
+
+/**
+ * An OAuth 2.1 resource server for the transports' `auth` option: checks each request's bearer token
+ * and serves the Protected Resource Metadata (RFC 9728) at `/.well-known/oauth-protected-resource`.
+ */
+export function bearer(options: BearerOptions): HttpAuthenticator {
+  if (typeof options !== 'object' || options === null) throw new TypeError('bearer() needs options: { issuer, audience, jwksUri }');
+  return new BearerAuthenticator(options);
+}

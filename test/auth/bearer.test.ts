@@ -1,0 +1,508 @@
+/**
+ * The OAuth resource server (`bearer()`) over real sockets, with real tokens: keys generated here, their
+ * JWKS served from a local endpoint, tokens signed with them. The metadata document, 401 and 403 with
+ * their challenges, every way a token is refused, key rollover, introspection, step-up per tool, the
+ * principal in handlers and sessions, WebSocket upgrades, and tokens kept out of every message.
+ */
+import { createServer, type IncomingMessage, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { exportJWK, generateKeyPair, type JWK, SignJWT } from 'jose';
+import { afterEach, describe, expect, it } from 'vitest';
+import WebSocket from 'ws';
+import {
+  AuthError,
+  type BearerOptions,
+  bearer,
+  ElicitationBindingError,
+  McpServer,
+  type McpSession,
+  StreamableHttpTransport,
+  UrlElicitationBinder,
+  WebSocketTransport,
+} from '../../src/index.js';
+import { useCleanups } from '../helpers/util.js';
+
+const cleanups = useCleanups();
+const ISSUER = 'https://auth.example.test';
+const PROTOCOL = '2025-11-25';
+
+type KeyPair = Awaited<ReturnType<typeof generateKeyPair>>;
+interface Key {
+  kid: string;
+  pair: KeyPair;
+  jwk: JWK;
+}
+
+async function newKey(kid: string): Promise<Key> {
+  const pair = await generateKeyPair('ES256', { extractable: true });
+  return { kid, pair, jwk: { ...(await exportJWK(pair.publicKey)), kid, alg: 'ES256', use: 'sig' } };
+}
+
+/** A JWKS endpoint on 127.0.0.1 serving whatever `keys` holds now; it counts its requests. */
+async function jwksServer(keys: Key[]) {
+  const served = { keys, requests: 0 };
+  const http = createServer((_req, res) => {
+    served.requests++;
+    res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ keys: served.keys.map((k) => k.jwk) }));
+  });
+  await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
+  cleanups.push(() => closeServer(http));
+  return Object.assign(served, { url: `http://127.0.0.1:${(http.address() as AddressInfo).port}/jwks.json` });
+}
+
+function closeServer(http: Server): Promise<void> {
+  return new Promise((resolve) => {
+    http.close(() => resolve());
+    http.closeAllConnections();
+  });
+}
+
+interface TokenOptions {
+  key: Key;
+  audience?: string;
+  issuer?: string;
+  subject?: string;
+  scope?: string;
+  expiresIn?: number;
+  notBefore?: number;
+  kid?: string;
+}
+
+async function token(o: TokenOptions): Promise<string> {
+  const now = Math.floor(Date.now() / 1000);
+  const jwt = new SignJWT({ scope: o.scope ?? 'mcp:use', client_id: 'test-client' })
+    .setProtectedHeader({ alg: 'ES256', kid: o.kid ?? o.key.kid, typ: 'at+jwt' })
+    .setIssuer(o.issuer ?? ISSUER)
+    .setSubject(o.subject ?? 'alice')
+    .setAudience(o.audience ?? 'urn:test:resource')
+    .setIssuedAt(now)
+    .setExpirationTime(now + (o.expiresIn ?? 300));
+  if (o.notBefore !== undefined) jwt.setNotBefore(now + o.notBefore);
+  return jwt.sign(o.key.pair.privateKey);
+}
+
+interface Served {
+  server: McpServer;
+  port: number;
+  base: string;
+  url: string;
+  errors: Error[];
+  principals: unknown[];
+  sessions: McpSession[];
+}
+
+/** An McpServer behind bearer auth on HTTP and WebSocket (same port), with a `whoami` tool and a scoped one. */
+async function serve(options: Partial<BearerOptions> & Pick<BearerOptions, 'audience'>): Promise<Served> {
+  const server = new McpServer({ name: 'guarded', version: '1.0.0' });
+  const errors: Error[] = [];
+  const principals: unknown[] = [];
+  const sessions: McpSession[] = [];
+  server.on('error', (err) => void errors.push(err));
+  server.on('sessionNew', (session) => void sessions.push(session));
+  server.registerTool('whoami', { description: 'Who calls' }, (_args, ctx) => {
+    principals.push(ctx.session.principal);
+    return 'ok';
+  });
+  server.registerTool('write_file', { description: 'Writes', scopes: ['files:write'] }, () => 'written');
+  const auth = bearer({ issuer: ISSUER, ...options } as BearerOptions);
+  const http = new StreamableHttpTransport(server, { auth });
+  const { port } = await http.listen({ host: '127.0.0.1', port: 0 });
+  new WebSocketTransport(server, { auth }).attach(http.httpServer!);
+  cleanups.push(() => server.close());
+  const base = `http://127.0.0.1:${port}`;
+  return { server, port, base, url: `${base}/mcp`, errors, principals, sessions };
+}
+
+const METADATA_PATH = '/.well-known/oauth-protected-resource/mcp';
+
+function post(url: string, body: unknown, headers: Record<string, string> = {}) {
+  return fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers },
+    body: JSON.stringify(body),
+  });
+}
+
+const INITIALIZE = {
+  jsonrpc: '2.0',
+  id: 1,
+  method: 'initialize',
+  params: { protocolVersion: PROTOCOL, capabilities: {}, clientInfo: { name: 't', version: '1' } },
+};
+
+/** An initialized 2025-11-25 session over HTTP with `bearer`; returns a function that calls a tool on it. */
+async function session(url: string, bearerToken: string) {
+  const auth = { authorization: `Bearer ${bearerToken}` };
+  const init = await post(url, INITIALIZE, auth);
+  expect(init.status).toBe(200);
+  const id = init.headers.get('mcp-session-id')!;
+  const headers = { ...auth, 'mcp-session-id': id, 'mcp-protocol-version': PROTOCOL };
+  await post(url, { jsonrpc: '2.0', method: 'notifications/initialized' }, headers);
+  let next = 2;
+  return {
+    id,
+    call: (name: string, withToken = bearerToken) =>
+      post(url, { jsonrpc: '2.0', id: next++, method: 'tools/call', params: { name, arguments: {} } }, { ...headers, authorization: `Bearer ${withToken}` }),
+  };
+}
+
+/** A 2026-07-28 tools/call, self-contained. */
+function modernCall(url: string, name: string, bearerToken: string) {
+  return post(
+    url,
+    {
+      jsonrpc: '2.0',
+      id: 7,
+      method: 'tools/call',
+      params: {
+        name,
+        arguments: {},
+        _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {} },
+      },
+    },
+    { authorization: `Bearer ${bearerToken}`, 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/call', 'mcp-name': name },
+  );
+}
+
+function challenge(base: string, rest = ''): string {
+  return `Bearer resource_metadata="${base}${METADATA_PATH}"${rest}`;
+}
+
+describe('bearer(): the metadata document and 401', () => {
+  it('serves the Protected Resource Metadata at the path-suffixed and the bare well-known path, readable cross-origin', async () => {
+    const keys = await jwksServer([await newKey('k1')]);
+    const { base } = await serve({ audience: 'urn:test:resource', jwksUri: keys.url, scopes: ['mcp:use'], resourceName: 'Guarded' });
+    for (const path of [METADATA_PATH, '/.well-known/oauth-protected-resource']) {
+      const res = await fetch(`${base}${path}`);
+      expect(res.status, path).toBe(200);
+      expect(res.headers.get('access-control-allow-origin')).toBe('*');
+      expect(await res.json()).toEqual({
+        resource: `${base}/mcp`,
+        authorization_servers: [ISSUER],
+        scopes_supported: ['mcp:use'],
+        bearer_methods_supported: ['header'],
+        resource_name: 'Guarded',
+      });
+    }
+    // Its metadata only: another well-known document is not this server's.
+    expect((await fetch(`${base}/.well-known/oauth-authorization-server`)).status).toBe(404);
+  });
+
+  it('answers a request without a token 401 with the metadata URL and the scopes every request needs', async () => {
+    const keys = await jwksServer([await newKey('k1')]);
+    const { url, base } = await serve({ audience: 'urn:test:resource', jwksUri: keys.url, scopes: ['mcp:use'] });
+    const res = await post(url, INITIALIZE);
+    expect(res.status).toBe(401);
+    expect(res.headers.get('www-authenticate')).toBe(challenge(base, ', scope="mcp:use"'));
+    expect(await res.json()).toEqual({
+      jsonrpc: '2.0',
+      id: null,
+      error: { code: -32000, message: 'Unauthorized: send an access token (Authorization: Bearer ...)' },
+    });
+    const basic = await post(url, INITIALIZE, { authorization: 'Basic dXNlcjpwYXNz' });
+    expect(basic.status).toBe(401);
+    expect(basic.headers.get('www-authenticate')).toBe(
+      challenge(base, ', error="invalid_request", error_description="Send the access token as Authorization: Bearer <token>"'),
+    );
+  });
+});
+
+describe('bearer(): JWTs checked against the issuer keys', () => {
+  let key: Key;
+  let keys: Awaited<ReturnType<typeof jwksServer>>;
+
+  afterEach(() => {
+    keys.keys = [];
+  });
+
+  async function setUp(options: Partial<BearerOptions> = {}) {
+    key = await newKey('k1');
+    keys = await jwksServer([key]);
+    return serve({ audience: 'urn:test:resource', jwksUri: keys.url, ...options });
+  }
+
+  it('admits a valid token, and the handler and the session see its principal', async () => {
+    const served = await setUp();
+    const jwt = await token({ key, scope: 'mcp:use files:read' });
+    const { call } = await session(served.url, jwt);
+    expect(await (await call('whoami')).json()).toMatchObject({ result: { content: [{ type: 'text', text: 'ok' }] } });
+    const [principal] = served.principals as Record<string, unknown>[];
+    expect(principal).toEqual({
+      id: `${ISSUER}#alice`,
+      subject: 'alice',
+      clientId: 'test-client',
+      scopes: ['mcp:use', 'files:read'],
+      issuer: ISSUER,
+      expiresAt: expect.any(Number),
+      claims: {
+        iss: ISSUER,
+        sub: 'alice',
+        aud: 'urn:test:resource',
+        iat: expect.any(Number),
+        exp: expect.any(Number),
+        scope: 'mcp:use files:read',
+        client_id: 'test-client',
+      },
+    });
+    expect(served.sessions[0].principal).toBe(principal);
+  });
+
+  it.each([
+    ['an expired token', { expiresIn: -120 }, 'The access token expired'],
+    ['a token not valid yet', { notBefore: 600 }, 'The access token is not valid yet (nbf)'],
+    ['a token for another resource', { audience: 'urn:other' }, 'The access token is not for this resource (aud)'],
+    ['a token from another issuer', { issuer: 'https://evil.example.test' }, 'The access token is from another issuer (iss)'],
+    ['a token signed with a key the issuer does not publish', { kid: 'k-unknown' }, 'The access token is signed with a key the issuer does not publish'],
+  ] as const)('refuses %s with 401 invalid_token and says why', async (_what, claims, why) => {
+    const served = await setUp({ jwks: { cooldownMs: 0 } });
+    const jwt = await token({ key, ...claims });
+    const res = await post(served.url, INITIALIZE, { authorization: `Bearer ${jwt}` });
+    expect(res.status).toBe(401);
+    expect(res.headers.get('www-authenticate')).toBe(challenge(served.base, `, error="invalid_token", error_description="${why}"`));
+    expect((await res.json()).error.message).toBe(why);
+  });
+
+  it('refuses a forged signature (the right kid, another key), and accepts a token expired within the clock skew', async () => {
+    const served = await setUp();
+    const forger = await newKey('k1');
+    const forged = await post(served.url, INITIALIZE, { authorization: `Bearer ${await token({ key: forger })}` });
+    expect(forged.status).toBe(401);
+    expect((await forged.json()).error.message).toBe('The access token signature does not verify');
+    const justExpired = await post(served.url, INITIALIZE, { authorization: `Bearer ${await token({ key, expiresIn: -20 })}` });
+    expect(justExpired.status).toBe(200);
+  });
+
+  it('follows a key rollover: a token signed with the new key is admitted once the issuer publishes it, the retired key no more', async () => {
+    const served = await setUp({ jwks: { cooldownMs: 0 } });
+    const old = await token({ key });
+    expect((await post(served.url, INITIALIZE, { authorization: `Bearer ${old}` })).status).toBe(200);
+    const next = await newKey('k2');
+    keys.keys = [next];
+    const fresh = await token({ key: next });
+    expect((await post(served.url, INITIALIZE, { authorization: `Bearer ${fresh}` })).status).toBe(200);
+    const retired = await post(served.url, INITIALIZE, { authorization: `Bearer ${old}` });
+    expect(retired.status).toBe(401);
+    expect((await retired.json()).error.message).toBe('The access token is signed with a key the issuer does not publish');
+    // Fetched at the first token, and again for each kid it did not know (no cooldown here).
+    expect(keys.requests).toBe(3);
+  });
+
+  it('answers 503 with Retry-After when the issuer keys cannot be read, and never says the token', async () => {
+    key = await newKey('k1');
+    const served = await serve({ audience: 'urn:test:resource', jwksUri: 'http://127.0.0.1:9/jwks.json', jwks: { timeoutMs: 1000 } });
+    const jwt = await token({ key });
+    const res = await post(served.url, INITIALIZE, { authorization: `Bearer ${jwt}` });
+    expect(res.status).toBe(503);
+    expect(res.headers.get('retry-after')).toBe('5');
+    const header = res.headers.get('www-authenticate')!;
+    expect(header).toContain('error="temporarily_unavailable"');
+    const text = await res.text();
+    expect(text).toContain("Cannot check the access token now: the issuer's keys (http://127.0.0.1:9/jwks.json) could not be read:");
+    expect(`${text}${header}`).not.toContain(jwt);
+  });
+
+  it('keeps tokens out of every answer, event and log line', async () => {
+    const served = await setUp();
+    const seen: string[] = [];
+    served.server.on('message', (_session, _direction, message) => void seen.push(JSON.stringify(message)));
+    const good = await token({ key });
+    const expired = await token({ key, expiresIn: -600 });
+    const { call } = await session(served.url, good);
+    seen.push(await (await call('whoami')).text());
+    seen.push(await (await post(served.url, INITIALIZE, { authorization: `Bearer ${expired}` })).text());
+    seen.push(...served.errors.map((e) => `${e.message} ${e.stack}`));
+    seen.push(JSON.stringify(served.principals));
+    for (const text of seen) {
+      expect(text).not.toContain(good);
+      expect(text).not.toContain(expired);
+    }
+  });
+
+  it('binds the session to its principal: another user presenting its id gets 404', async () => {
+    const served = await setUp();
+    const alice = await session(served.url, await token({ key, subject: 'alice' }));
+    const asBob = await alice.call('whoami', await token({ key, subject: 'bob' }));
+    expect(asBob.status).toBe(404);
+    expect((await alice.call('whoami')).status).toBe(200);
+  });
+});
+
+describe('bearer(): scopes and step-up', () => {
+  it('answers a tool whose scopes the token lacks 403 insufficient_scope naming them, and runs it with them (both eras)', async () => {
+    const key = await newKey('k1');
+    const keys = await jwksServer([key]);
+    const served = await serve({ audience: 'urn:test:resource', jwksUri: keys.url });
+    const reader = await token({ key, scope: 'mcp:use' });
+    const writer = await token({ key, scope: 'mcp:use files:write' });
+    const expected = challenge(
+      served.base,
+      ', scope="files:write", error="insufficient_scope", error_description="Tool write_file needs the scope files:write"',
+    );
+
+    const { call } = await session(served.url, reader);
+    const refused = await call('write_file');
+    expect(refused.status).toBe(403);
+    expect(refused.headers.get('www-authenticate')).toBe(expected);
+    expect(await refused.json()).toEqual({ jsonrpc: '2.0', id: null, error: { code: -32000, message: 'Tool write_file needs the scope files:write' } });
+    expect((await call('whoami')).status).toBe(200);
+
+    const modern = await modernCall(served.url, 'write_file', reader);
+    expect(modern.status).toBe(403);
+    expect(modern.headers.get('www-authenticate')).toBe(expected);
+    const allowed = await modernCall(served.url, 'write_file', writer);
+    expect(allowed.status).toBe(200);
+    expect(await allowed.json()).toMatchObject({ result: { resultType: 'complete', content: [{ type: 'text', text: 'written' }] } });
+  });
+
+  it('refuses a token without the server-wide scopes with 403', async () => {
+    const key = await newKey('k1');
+    const keys = await jwksServer([key]);
+    const served = await serve({ audience: 'urn:test:resource', jwksUri: keys.url, scopes: ['mcp:use'] });
+    const res = await post(served.url, INITIALIZE, { authorization: `Bearer ${await token({ key, scope: 'profile' })}` });
+    expect(res.status).toBe(403);
+    expect(res.headers.get('www-authenticate')).toBe(
+      challenge(served.base, ', scope="mcp:use", error="insufficient_scope", error_description="This server needs the scope mcp:use"'),
+    );
+  });
+
+  it('checks the upgrade of a WebSocket, and answers a scoped tool there with -32012', async () => {
+    const key = await newKey('k1');
+    const keys = await jwksServer([key]);
+    const served = await serve({ audience: 'urn:test:resource', jwksUri: keys.url });
+    const wsUrl = `ws://127.0.0.1:${served.port}/mcp`;
+    const refused = await new Promise<IncomingMessage>((resolve, reject) => {
+      const ws = new WebSocket(wsUrl, 'mcp');
+      ws.on('unexpected-response', (_req, res) => resolve(res));
+      ws.on('open', () => reject(new Error('opened without a token')));
+    });
+    expect(refused.statusCode).toBe(401);
+    expect(refused.headers['www-authenticate']).toBe(`Bearer resource_metadata="http://127.0.0.1:${served.port}${METADATA_PATH}"`);
+
+    const ws = new WebSocket(wsUrl, 'mcp', { headers: { authorization: `Bearer ${await token({ key, scope: 'mcp:use' })}` } });
+    cleanups.push(() => ws.close());
+    const replies: Record<string, unknown>[] = [];
+    ws.on('message', (data) => void replies.push(JSON.parse(String(data))));
+    await new Promise((resolve) => ws.once('open', resolve));
+    ws.send(JSON.stringify(INITIALIZE));
+    ws.send(JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }));
+    ws.send(JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'write_file', arguments: {} } }));
+    await expect.poll(() => replies.find((r) => r.id === 2)).toBeDefined();
+    expect(replies.find((r) => r.id === 2)).toEqual({
+      jsonrpc: '2.0',
+      id: 2,
+      error: {
+        code: -32012,
+        message: 'Tool write_file needs the scope files:write: get a token that grants files:write',
+        data: { requiredScopes: ['files:write'] },
+      },
+    });
+  });
+});
+
+describe('bearer(): opaque tokens and custom checks', () => {
+  /** An RFC 7662 endpoint that knows one token; it records each request's Authorization and body. */
+  async function introspectionServer(answer: (token: string) => Record<string, unknown> | 'fail') {
+    const seen: { authorization: string | undefined; body: string }[] = [];
+    const http = createServer((req, res) => {
+      let body = '';
+      req.setEncoding('utf8').on('data', (chunk: string) => (body += chunk));
+      req.on('end', () => {
+        seen.push({ authorization: req.headers.authorization, body });
+        const out = answer(new URLSearchParams(body).get('token') ?? '');
+        if (out === 'fail') return void res.writeHead(500).end();
+        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(out));
+      });
+    });
+    await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
+    cleanups.push(() => closeServer(http));
+    return { seen, url: `http://127.0.0.1:${(http.address() as AddressInfo).port}/introspect` };
+  }
+
+  it('introspects an opaque token (client credentials, cached), refuses an inactive one, and answers 503 when the endpoint fails', async () => {
+    let failing = false;
+    const endpoint = await introspectionServer((t) => {
+      if (failing) return 'fail';
+      return t === 'good-opaque'
+        ? { active: true, sub: 'carol', client_id: 'c1', scope: 'mcp:use', iss: ISSUER, aud: 'urn:test:resource', exp: Math.floor(Date.now() / 1000) + 300 }
+        : { active: false };
+    });
+    const served = await serve({ audience: 'urn:test:resource', introspection: { url: endpoint.url, clientId: 'rs', clientSecret: 's3cret' } });
+    const { call } = await session(served.url, 'good-opaque');
+    expect((await call('whoami')).status).toBe(200);
+    expect(served.principals[0]).toMatchObject({ id: `${ISSUER}#carol`, subject: 'carol', clientId: 'c1', scopes: ['mcp:use'] });
+    // Three requests so far (initialize, initialized, the call): one introspection.
+    expect(endpoint.seen).toEqual([
+      { authorization: `Basic ${Buffer.from('rs:s3cret').toString('base64')}`, body: 'token=good-opaque&token_type_hint=access_token' },
+    ]);
+    const inactive = await post(served.url, INITIALIZE, { authorization: 'Bearer bad-opaque' });
+    expect(inactive.status).toBe(401);
+    expect(inactive.headers.get('www-authenticate')).toBe(challenge(served.base, ', error="invalid_token", error_description="The access token is not valid"'));
+    failing = true;
+    const down = await post(served.url, INITIALIZE, { authorization: 'Bearer other-opaque' });
+    expect(down.status).toBe(503);
+    expect((await down.json()).error.message).toBe('Cannot check the access token now: the introspection endpoint answered HTTP 500');
+  });
+
+  it('takes a custom verify, and an AuthError thrown by a function auth', async () => {
+    const server = new McpServer({ name: 'custom', version: '1.0.0' });
+    cleanups.push(() => server.close());
+    const auth = bearer({ audience: 'urn:x', verify: (t) => (t === 'letmein' ? { subject: 'dave', scopes: ['a'] } : undefined) });
+    const http = new StreamableHttpTransport(server, { auth });
+    const { url } = await http.listen({ host: '127.0.0.1', port: 0 });
+    expect((await post(url, INITIALIZE, { authorization: 'Bearer letmein' })).status).toBe(200);
+    expect((await post(url, INITIALIZE, { authorization: 'Bearer nope' })).status).toBe(401);
+
+    const hooked = new StreamableHttpTransport(server, {
+      auth: () => {
+        throw new AuthError(403, { error: 'insufficient_scope', scope: 'admin' }, 'Admins only');
+      },
+    });
+    const second = await hooked.listen({ host: '127.0.0.1', port: 0 });
+    const res = await post(second.url, INITIALIZE);
+    expect(res.status).toBe(403);
+    expect((await res.json()).error.message).toBe('Admins only');
+  });
+
+  it('refuses options that cannot check tokens, with what to give', () => {
+    expect(() => bearer({ issuer: ISSUER, audience: 'urn:x' })).toThrow(
+      'bearer() needs exactly one way to check tokens: jwksUri (JWTs), introspection ({ url }), or verify (your own)',
+    );
+    expect(() => bearer({ issuer: ISSUER, jwksUri: 'https://x.test/jwks' })).toThrow(
+      "bearer() needs audience (or resource): the value tokens must carry in aud, this server's resource URL (RFC 8707)",
+    );
+    expect(() => bearer({ audience: 'urn:x', jwksUri: 'https://x.test/jwks' })).toThrow('bearer() needs issuer with jwksUri: tokens must carry it as iss');
+    expect(() => bearer({ issuer: ISSUER, audience: 'urn:x', jwksUri: 'not a url' })).toThrow('bearer(): jwksUri must be an absolute URL; got "not a url"');
+  });
+});
+
+describe('UrlElicitationBinder', () => {
+  const alice = { id: 'alice' };
+  it('verifies the URL it issued for the same principal, and refuses another user, a tampered URL and an expired one', async () => {
+    const binder = new UrlElicitationBinder({ secret: 'x'.repeat(32) });
+    const issued = binder.issue(alice, 'https://app.example.test/connect?account=7');
+    expect(issued.url).toMatch(/^https:\/\/app\.example\.test\/connect\?account=7&mcp_elicitation=[\w-]+\.[\w-]+$/);
+    expect(binder.verify(issued.url, { id: 'alice' })).toBe(issued.elicitationId);
+    const reason = (fn: () => unknown) => {
+      try {
+        fn();
+      } catch (err) {
+        return err instanceof ElicitationBindingError ? [err.reason, err.message] : err;
+      }
+      return 'no error';
+    };
+    expect(reason(() => binder.verify(issued.url, { id: 'mallory' }))).toEqual([
+      'other-principal',
+      'This elicitation was issued to another user: sign in as the user the client acts for',
+    ]);
+    expect(reason(() => binder.verify(issued.url.replace(/\.[\w-]+$/, '.AAAA'), alice))).toEqual([
+      'invalid',
+      'The elicitation URL was altered or signed with another key',
+    ]);
+    expect(reason(() => new UrlElicitationBinder({ secret: 'y'.repeat(32) }).verify(issued.url, alice))[0]).toBe('invalid');
+    expect(reason(() => binder.verify('https://app.example.test/connect', alice))[0]).toBe('missing');
+    const short = new UrlElicitationBinder({ secret: 'x'.repeat(32), ttlMs: 1 });
+    const soon = short.issue(alice, 'https://app.example.test/connect');
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    expect(reason(() => short.verify(soon.url, alice))).toEqual(['expired', 'The elicitation URL expired: ask again from the client']);
+  });
+});
