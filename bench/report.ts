@@ -4,7 +4,7 @@ import type { CaseId } from './cases.js';
 import type { Sample } from './load.js';
 import { median } from './measure.js';
 
-export type Role = 'bare' | 'switchboard' | 'sdk';
+export type Role = 'bare' | 'switchboard' | 'sdk' | 'otel' | 'otel-sdk';
 
 export interface Measured extends Sample {
   rep: number;
@@ -31,11 +31,11 @@ export interface Row {
   opsPerSecond: number;
   loadGenBusy: number;
   otherBusy: number;
-  /** Switchboard against bare, the SDK against Switchboard: median of per-repetition CPU ratios. */
+  /** Switchboard against bare, the SDK and the telemetry variants against Switchboard: median of per-repetition CPU ratios. */
   ratio?: { against: Role; value: number };
 }
 
-const AGAINST: Partial<Record<Role, Role>> = { switchboard: 'bare', sdk: 'switchboard' };
+const AGAINST: Partial<Record<Role, Role>> = { switchboard: 'bare', sdk: 'switchboard', otel: 'switchboard', 'otel-sdk': 'switchboard' };
 
 /**
  * On a shared machine another process can take a CPU for seconds; a window in which others used more

@@ -5,7 +5,9 @@
  * pairs measurements taken moments apart; the report gives medians over repetitions.
  *
  * Options: --quick, --reps N, --concurrency 1,16, --case ws-echo,ws-elicit, --server switchboard,
- * --profile DIR (a V8 CPU profile of each server process, written when it exits). --scale runs the
+ * --profile DIR (a V8 CPU profile of each server process, written when it exits). `--server` may also name
+ * `otel` (Switchboard with the telemetry option on the bare OpenTelemetry API) and `otel-sdk` (recording
+ * with the SDK), which run only when named: `--server bare,switchboard,otel`. --scale runs the
  * scale-out benchmark instead (bench/scale.ts: two processes sharing a redis-server).
  */
 import { parseArgs } from 'node:util';
@@ -23,6 +25,10 @@ interface ServerSpec {
   cases: Partial<Record<CaseId, Partial<Endpoint>>>;
 }
 
+const SWITCHBOARD_CASES: ServerSpec['cases'] = { 'http-echo': {}, 'stateless-echo': {}, 'http-elicit': {}, 'mrtr-round': {}, 'ws-echo': {}, 'ws-elicit': {} };
+/** Variants that run only when `--server` names them. */
+const ON_REQUEST: readonly Role[] = ['otel', 'otel-sdk'];
+
 const SERVERS: ServerSpec[] = [
   { role: 'bare', name: 'bare node:http', entry: 'bare-http.mjs', cases: { 'http-echo': {}, 'stateless-echo': {}, 'http-elicit': {}, 'mrtr-round': {} } },
   { role: 'bare', name: 'bare ws', entry: 'bare-ws.mjs', cases: { 'ws-echo': {}, 'ws-elicit': {} } },
@@ -30,8 +36,10 @@ const SERVERS: ServerSpec[] = [
     role: 'switchboard',
     name: 'Switchboard',
     entry: 'switchboard.mjs',
-    cases: { 'http-echo': {}, 'stateless-echo': {}, 'http-elicit': {}, 'mrtr-round': {}, 'ws-echo': {}, 'ws-elicit': {} },
+    cases: SWITCHBOARD_CASES,
   },
+  { role: 'otel', name: 'SB otel no-op', entry: 'switchboard-otel.mjs', cases: SWITCHBOARD_CASES },
+  { role: 'otel-sdk', name: 'SB otel SDK', entry: 'switchboard-otel-sdk.mjs', cases: SWITCHBOARD_CASES },
   // SDK v1 has no 2026-07-28: its stateless mode gets sessionless 2025-11-25 calls.
   {
     role: 'sdk',
@@ -69,7 +77,7 @@ if (args.scale) {
 }
 for (const id of settings.cases) if (!CASES[id]) throw new Error(`unknown case ${id}; cases: ${Object.keys(CASES).join(', ')}`);
 for (const n of [settings.reps, ...settings.concurrency]) if (!Number.isInteger(n) || n < 1) throw new Error('--reps and --concurrency take positive integers');
-const servers = SERVERS.filter((s) => !args.server || list(args.server)!.includes(s.role));
+const servers = SERVERS.filter((s) => (args.server ? list(args.server)!.includes(s.role) : !ON_REQUEST.includes(s.role)));
 
 const deadline = setTimeout(() => {
   console.error(`bench: not done after ${settings.deadlineSeconds} s, giving up`);
@@ -124,7 +132,7 @@ const titles = Object.fromEntries(Object.entries(CASES).map(([id, c]) => [id, c.
 const rows = summarize(samples, titles).sort((a, b) => settings.cases.indexOf(a.caseId) - settings.cases.indexOf(b.caseId) || a.concurrency - b.concurrency);
 console.log(`\nmedians over the reps in which other processes took at most ${CONTENDED * 100}% of a CPU (all reps if none did);`);
 console.log("±reps: half the range of CPU µs/op over those reps; client: the load generator's share of its core;");
-console.log('other: CPU taken by other processes (100% = one CPU); ratio: median of per-rep CPU ratios, Switchboard/bare and SDK/Switchboard');
+console.log('other: CPU taken by other processes (100% = one CPU); ratio: median of per-rep CPU ratios, Switchboard/bare, SDK/Switchboard, otel/Switchboard');
 printTable(rows);
 printOtherLoad(samples);
 const file = writeJson({ node: process.version, pinning: pinning.note, cpuSource, settings, rows, samples });

@@ -6,6 +6,7 @@
  * a 2025 session's requests are forwarded to the fixture that holds it. With the three `--auth-*` flags
  * it is an OAuth resource server: every request needs a JWT from ISS for AUD, checked against the keys at
  * the JWKS URL, and the Protected Resource Metadata is served at /.well-known/oauth-protected-resource/mcp.
+ * `--health` serves /healthz and /readyz (without auth).
  */
 import { parseArgs } from 'node:util';
 import {
@@ -78,7 +79,7 @@ registerFixtureTasks(server);
 server.on('error', (err) => console.error('error:', err.message));
 
 const http = new StreamableHttpTransport(server, { ...(router ? { router } : {}), ...(auth ? { auth } : {}) });
-const { url } = await http.listen({ host: values.host, port });
+const { url } = await http.listen({ host: values.host, port, health: values.health });
 new WebSocketTransport(server, auth ? { auth } : {}).attach(http.httpServer!);
 console.log(`Switchboard conformance fixture on ${url} (WebSocket at ${url.replace(/^http/, 'ws')})`);
 

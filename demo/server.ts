@@ -47,16 +47,20 @@ server.on('responseElicitationCreate', (s, request, response) => {
 });
 server.on('error', (err) => console.error('error:', err.message));
 
-({ port } = await http.listen({ host: '127.0.0.1', port: Number(process.env.PORT ?? 3000) }));
+({ port } = await http.listen({ host: '127.0.0.1', port: Number(process.env.PORT ?? 3000), health: true }));
 new WebSocketTransport(server).attach(http.httpServer!);
 console.log(`Switchboard console: http://127.0.0.1:${port}/`);
 console.log(
   `MCP: ws://127.0.0.1:${port}/mcp (WebSocket, subprotocol "mcp") and http://127.0.0.1:${port}/mcp (Streamable HTTP), both protocol eras. Press Ctrl+C to stop.`,
 );
 
+// Drain on SIGTERM and SIGINT: nothing new is taken, what is under way gets up to 10 s to finish.
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   process.once(signal, () => {
-    feed.close();
-    void server.close().then(() => process.exit(0));
+    console.log(`${signal}: draining (up to 10 s), then stopping`);
+    void server.close({ drainMs: 10_000 }).then(() => {
+      feed.close();
+      process.exit(0);
+    });
   });
 }

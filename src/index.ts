@@ -3,6 +3,18 @@ export type { ServerInfo } from './server/mcp-server.js';
 export type { ServerStats } from './server/stats.js';
 export type { McpServerOptions, CacheHint } from './server/options.js';
 export type {
+  TelemetryOptions,
+  OtelApi,
+  OtelTracer,
+  OtelSpan,
+  OtelSpanOptions,
+  OtelSpanContext,
+  OtelContext,
+  OtelMeter,
+  OtelHistogram,
+  OtelAttributes,
+} from './telemetry/otel-api.js';
+export type {
   McpSession,
   SessionState,
   SessionRequestOptions,

@@ -51,7 +51,9 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
   schema: ['protocol'],
   elicitation: ['protocol', 'schema'],
   mrtr: ['protocol', 'schema', 'elicitation'],
-  server: ['protocol', 'schema', 'elicitation', 'mrtr'],
+  // OpenTelemetry knows the wire and the shape of a session, never the server: the server calls it.
+  telemetry: ['protocol'],
+  server: ['protocol', 'schema', 'elicitation', 'mrtr', 'telemetry'],
   // The client stands beside the server, on the same ground: it shares the wire, never the server.
   client: ['protocol', 'schema'],
   // Extensions register methods and declarations on the server; the core knows extensions, not skills or tasks.

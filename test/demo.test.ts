@@ -88,6 +88,43 @@ describe('the demo server', () => {
     expect(url).toMatch(/^ws:\/\/127\.0\.0\.1:\d+\/mcp$/);
   });
 
+  it('serves /healthz and /readyz on the same port', async () => {
+    const base = url.replace(/^ws/, 'http').replace(/\/mcp$/, '');
+    const live = await fetch(`${base}/healthz`);
+    expect([live.status, await live.json()]).toEqual([200, { status: 'ok' }]);
+    const ready = await fetch(`${base}/readyz`);
+    expect([ready.status, await ready.json()]).toEqual([200, { status: 'ready' }]);
+  });
+
+  it('drains on SIGTERM: a call under way finishes, then the process exits 0', async () => {
+    const second = spawn(fileURLToPath(new URL('../node_modules/.bin/tsx', import.meta.url)), ['demo/server.ts'], {
+      cwd: root,
+      env: { ...process.env, PORT: '0' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let out = '';
+    const exited = new Promise<number | null>((resolve) => second.once('exit', (code) => resolve(code)));
+    const secondUrl = await new Promise<string>((resolve, reject) => {
+      second.stdout!.setEncoding('utf8').on('data', (chunk: string) => {
+        out += chunk;
+        const match = /(ws:\/\/127\.0\.0\.1:\d+\/mcp)\b/.exec(out);
+        if (match) resolve(match[1]);
+      });
+      void exited.then((code) => reject(new Error(`demo exited with ${code}: ${out}`)));
+    });
+    const client = new McpClient({ name: 'drain-test', version: '1.0.0' }, { era: 'legacy' });
+    await client.connect(secondUrl);
+    let progressed!: () => void;
+    const started = new Promise<void>((resolve) => (progressed = resolve));
+    const counting = client.callTool('count_slowly', { n: 5 }, { onProgress: () => progressed() });
+    await started;
+    second.kill('SIGTERM');
+    expect(await counting).toEqual({ content: [{ type: 'text', text: 'counted to 5' }] });
+    expect(await exited).toBe(0);
+    expect(out).toContain('SIGTERM: draining (up to 10 s), then stopping');
+    await client.close();
+  });
+
   it('serves Streamable HTTP on the same port and path', async () => {
     const client = new HttpTestClient(url.replace(/^ws/, 'http'));
     expect((await client.initialize()).serverInfo.name).toBe('switchboard-demo');

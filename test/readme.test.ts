@@ -2,8 +2,11 @@
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { McpClient, StreamableHttpClientTransport } from '../src/index.js';
+import { testIssuer } from './helpers/oauth.js';
+import { freePort } from './helpers/ports.js';
+import { useCleanups } from './helpers/util.js';
 import { startRedis } from './helpers/redis.js';
 import { ACCEPT_BOTH, HttpTestClient, send } from './helpers/http-client.js';
 import { StdioTestClient } from './helpers/stdio-client.js';
@@ -12,6 +15,7 @@ import { WsTestClient } from './helpers/ws-client.js';
 const root = fileURLToPath(new URL('..', import.meta.url));
 const tsx = fileURLToPath(new URL('../node_modules/.bin/tsx', import.meta.url));
 const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
+const cleanups = useCleanups();
 
 /** Start an example that prints a line on listening; resolve with the process and that line. */
 function startListening(file: string, pattern: RegExp, env: Record<string, string> = {}) {
@@ -37,7 +41,7 @@ function startListening(file: string, pattern: RegExp, env: Record<string, strin
 describe('README examples', () => {
   const blocks = [...readme.matchAll(/```ts\n\/\/ (examples\/[\w-]+\.ts)\n([\s\S]*?)```/g)];
 
-  it('shows thirteen examples, each exactly as its file in examples/', () => {
+  it('shows fifteen examples, each exactly as its file in examples/', () => {
     expect(blocks.map((b) => b[1])).toEqual([
       'examples/quickstart.ts',
       'examples/stdio-server.ts',
@@ -49,9 +53,11 @@ describe('README examples', () => {
       'examples/http-server.ts',
       'examples/express.ts',
       'examples/fastify.ts',
+      'examples/telemetry.ts',
       'examples/skills.ts',
       'examples/tasks.ts',
       'examples/client.ts',
+      'examples/production.ts',
     ]);
     for (const [, file, code] of blocks) expect(code, file).toBe(readFileSync(new URL(`../${file}`, import.meta.url), 'utf8'));
   });
@@ -284,6 +290,66 @@ describe('README examples', () => {
       await client.close();
       // The example logs each task's end.
       await expect.poll(() => example.output().match(/task [0-9a-f]{8} completed/g)?.length).toBe(2);
+    } finally {
+      await example.stop();
+    }
+  });
+
+  it('production is a resource server: 401 with its metadata, the principal in the tool, step-up, health, and a drain on SIGTERM', async () => {
+    const issuer = await testIssuer(cleanups);
+    const port = await freePort();
+    const resource = `http://127.0.0.1:${port}/mcp`;
+    const example = startListening('examples/production.ts', /listening on (http:\/\/\S+)/, {
+      PORT: String(port),
+      ISSUER: issuer.issuer,
+      RESOURCE: resource,
+      JWKS_URI: issuer.jwksUri,
+    });
+    try {
+      const [, url] = await example.line;
+      expect(url).toBe(resource);
+      const anonymous = await fetch(url!, { method: 'POST', headers: { 'content-type': 'application/json', accept: ACCEPT_BOTH }, body: '{}' });
+      expect(anonymous.status).toBe(401);
+      const metadataUrl = `http://127.0.0.1:${port}/.well-known/oauth-protected-resource/mcp`;
+      expect(anonymous.headers.get('www-authenticate')).toBe(`Bearer resource_metadata="${metadataUrl}", scope="mcp:use"`);
+      expect(await (await fetch(metadataUrl)).json()).toEqual({
+        resource,
+        authorization_servers: [issuer.issuer],
+        scopes_supported: ['mcp:use'],
+        bearer_methods_supported: ['header'],
+      });
+      const token = await issuer.token({ audience: resource });
+      const client = new McpClient({ name: 'readme-test', version: '1.0.0' }, { era: 'modern' });
+      await client.connect(new StreamableHttpClientTransport(url!, { headers: { authorization: `Bearer ${token}` } }));
+      expect(await client.callTool('whoami')).toEqual({ resultType: 'complete', content: [{ type: 'text', text: 'alice (mcp:use)' }] });
+      // 403 with the step-up challenge: the client reports the server's reason.
+      await expect(client.callTool('purge_cache')).rejects.toThrow('Tool purge_cache needs the scope cache:admin');
+      await client.close();
+      expect((await fetch(`http://127.0.0.1:${port}/readyz`)).status).toBe(200);
+      const exited = new Promise((resolve) => example.child.once('exit', resolve));
+      example.child.kill('SIGTERM');
+      expect(await exited).toBe(0);
+    } finally {
+      await example.stop();
+    }
+  });
+
+  it('telemetry prints the tools/call span under the traceparent the client sent, and the span the tool starts under it', async () => {
+    const example = startListening('examples/telemetry.ts', /listening on (ws:\/\/\S+)/);
+    try {
+      const [, url] = await example.line;
+      const { client } = await WsTestClient.initialized(url);
+      const traceparent = '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01';
+      const reply = await client.request('tools/call', { name: 'get_weather', arguments: { city: 'Oslo' }, _meta: { traceparent } });
+      expect(reply.result).toEqual({ content: [{ type: 'text', text: 'It is sunny in Oslo.' }] });
+      await client.close();
+      // ConsoleSpanExporter prints each span as it ends: the tool's first, then the server's.
+      await vi.waitFor(() => expect(example.output()).toContain("name: 'tools/call get_weather'"));
+      const printed = example.output();
+      expect(printed).toContain("name: 'forecast lookup'");
+      // Both spans are in the client's trace: each prints the trace id twice, its own and its parent's.
+      expect(printed.match(/traceId: '4bf92f3577b34da6a3ce929d0e0e4736'/g)).toHaveLength(4);
+      expect(printed).toContain("'gen_ai.tool.name': 'get_weather'");
     } finally {
       await example.stop();
     }

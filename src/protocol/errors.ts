@@ -28,6 +28,8 @@ export const ErrorCode = {
   TooManyRequestsInFlight: -32011,
   /** The principal lacks a scope the tool, prompt or resource needs (Switchboard's own code; HTTP answers 403 first). */
   InsufficientScope: -32012,
+  /** The server is draining before it stops (Switchboard's own code; HTTP answers 503): send the request again, elsewhere. */
+  ShuttingDown: -32013,
   /** Local cause: the sender cancelled its own request (the LSP code for the same condition). */
   RequestCancelled: -32800,
 } as const;

@@ -36,6 +36,11 @@ export class RedisScale implements SharedState {
     readonly stateKeys: readonly string[],
   ) {}
 
+  /** Whether the connection to Redis is up (ioredis reconnects by itself; meanwhile commands fail fast). */
+  healthy(): boolean {
+    return this.redis.status === 'ready';
+  }
+
   private get channel(): string {
     return `${this.prefix}:events`;
   }

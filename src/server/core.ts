@@ -24,6 +24,7 @@ import { legacyDispatch } from './methods.js';
 import { serveStateless, statelessDispatch } from './stateless.js';
 import { newStats } from './stats.js';
 import type { Subscription } from './subscriptions.js';
+import { Telemetry } from '../telemetry/telemetry.js';
 
 const LIST_FILTER = { tools: 'toolsListChanged', prompts: 'promptsListChanged', resources: 'resourcesListChanged' } as const;
 
@@ -38,6 +39,8 @@ export class ServerCore implements InboundHost, ServerPort, RoundsContext, KindC
   readonly sessions = new Map<string, Session>();
   readonly push: PushBackChannel;
   readonly inputRequired: InputRequiredBackChannel;
+  /** Spans and metrics, with `options.telemetry` only: its instruments are made here, once. */
+  readonly telemetry: Telemetry | undefined;
   private readonly connections = new Set<Session>();
   private readonly transports = new Set<Closable>();
   private readonly changedLists = new Set<ListKind>();
@@ -59,6 +62,7 @@ export class ServerCore implements InboundHost, ServerPort, RoundsContext, KindC
     this.stopSharing = options.scale?.onBroadcast?.((event) => this.shared(event));
     this.push = new PushBackChannel(this);
     this.inputRequired = new InputRequiredBackChannel(this);
+    this.telemetry = options.telemetry && new Telemetry(options.telemetry);
   }
 
   get kinds(): KindContext {
@@ -162,7 +166,10 @@ export class ServerCore implements InboundHost, ServerPort, RoundsContext, KindC
 
   sessionEnded(session: Session, reason: string, wasInitialized: boolean): void {
     this.connections.delete(session);
-    if (wasInitialized && this.sessions.delete(session.id)) this.events.emit('sessionEnd', session, reason);
+    if (wasInitialized && this.sessions.delete(session.id)) {
+      this.telemetry?.sessionEnded(session);
+      this.events.emit('sessionEnd', session, reason);
+    }
     this.events.emit('disconnect', session, reason);
   }
 
@@ -235,8 +242,26 @@ export class ServerCore implements InboundHost, ServerPort, RoundsContext, KindC
     return told;
   }
 
-  /** End every session and stop every transport. Listen streams end gracefully first: their requests complete. */
-  async close(): Promise<void> {
+  /** Whether the server is draining: new sessions and requests are refused, those under way go on. */
+  draining = false;
+
+  /** Live and ready (for a load balancer): not while draining, nor while the shared store is unreachable. */
+  readiness(): { ready: boolean; reason?: string } {
+    if (this.draining) return { ready: false, reason: 'draining' };
+    const healthy = this.options.scale?.healthy?.();
+    if (healthy === false) return { ready: false, reason: 'the shared store is unreachable' };
+    return { ready: true };
+  }
+
+  /**
+   * Stop: refuse what is new, let requests under way finish for up to `drainMs` (their pending
+   * server-to-client requests may still be answered), then end every session and stop every transport.
+   * Listen streams end gracefully first: their requests complete.
+   */
+  async close(drainMs = 0): Promise<void> {
+    this.draining = true;
+    for (const subscription of this.subscriptions) subscription.end();
+    if (drainMs > 0) await settledWithin(this.stats, drainMs);
     this.stopSharing?.();
     await this.extensions.close();
     for (const subscription of this.subscriptions) subscription.end();
@@ -245,6 +270,18 @@ export class ServerCore implements InboundHost, ServerPort, RoundsContext, KindC
     await Promise.all([...this.transports].map((t) => t.close()));
     this.transports.clear();
   }
+}
+
+/** Resolves once no client request is in flight, or when `ms` have passed. */
+function settledWithin(stats: { readonly requestsInFlight: number }, ms: number): Promise<void> {
+  const deadline = Date.now() + ms;
+  return new Promise((resolve) => {
+    const check = () => {
+      if (stats.requestsInFlight === 0 || Date.now() >= deadline) return resolve();
+      setTimeout(check, Math.min(50, Math.max(1, deadline - Date.now()))).unref?.();
+    };
+    check();
+  });
 }
 
 /** The requestState codec's options: the shared key ring and single-use marks of `scale`, unless given outright. */

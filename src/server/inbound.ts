@@ -32,6 +32,12 @@ export interface InboundHost extends SessionHost {
   readonly inputRequired: BackChannel;
 }
 
+/** A request that arrives while the server drains: it is not run (the client may send it to another instance). */
+export const SHUTTING_DOWN: JsonRpcErrorObject = Object.freeze({
+  code: ErrorCode.ShuttingDown,
+  message: 'The server is shutting down: send the request again (to another instance)',
+});
+
 function invalidRequest(message: string): JsonRpcErrorObject {
   return { code: ErrorCode.InvalidRequest, message: `Invalid Request: ${message}` };
 }
@@ -39,6 +45,7 @@ function invalidRequest(message: string): JsonRpcErrorObject {
 /** Why `request` may not run on `session` now, or undefined when it may. */
 function requestRefusal(session: Session, request: JsonRpcRequest, era: Era, inBatch: boolean, seen?: Set<RequestId>): JsonRpcErrorObject | undefined {
   const { id, method } = request;
+  if (session.host.draining) return SHUTTING_DOWN;
   if (inBatch && method === 'initialize') return INITIALIZE_IN_BATCH;
   if (session.inFlight?.has(id) || seen?.has(id)) return invalidRequest(`request id ${JSON.stringify(id)} is already in flight in this session; use a new id`);
   const { maxRequestsInFlight, eras: served } = session.host.options;

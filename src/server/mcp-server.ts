@@ -140,10 +140,28 @@ export class McpServer extends SafeEmitter<McpServerEvents> {
 
   private closing: Promise<void> | undefined;
 
-  /** End every session (each gets `sessionEnd`, each pending request an error) and stop every transport. */
-  close(): Promise<void> {
-    this.closing ??= this.core.close();
+  /**
+   * Stop. With `drainMs`, drain first: new sessions and requests are refused (HTTP 503 with Retry-After,
+   * WebSocket upgrades 503, -32013 on open connections) and `/readyz` says so, while requests under way
+   * finish, for up to `drainMs`; their elicitations may still be answered. Then every session ends (each
+   * gets `sessionEnd`, each pending request a ConnectionClosedError), SSE streams end with a `retry`
+   * hint, and every transport stops. Idempotent: a second call returns the first's promise.
+   */
+  close(options: { drainMs?: number } = {}): Promise<void> {
+    const drainMs = options?.drainMs ?? 0;
+    if (!Number.isFinite(drainMs) || drainMs < 0) throw new TypeError(`close(): drainMs must be a non-negative number of milliseconds; got ${drainMs}`);
+    this.closing ??= this.core.close(drainMs);
     return this.closing;
+  }
+
+  /** Whether the server is draining (`close({ drainMs })` under way): it refuses new sessions and requests. */
+  get draining(): boolean {
+    return this.core.draining;
+  }
+
+  /** Readiness for a load balancer (`/readyz`): not while draining, nor while the shared store (`scale`) is unreachable. */
+  readiness(): { ready: boolean; reason?: string } {
+    return this.core.readiness();
   }
 
   private sessionFor(session: McpSession | string): Session {

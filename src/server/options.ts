@@ -5,6 +5,8 @@ import { isLoggingLevel } from '../protocol/logging.js';
 import { MAX_TIMER_MS, positiveInteger } from '../protocol/option-checks.js';
 import type { ServedEras } from '../protocol/era.js';
 import type { SharedState } from './shared-state.js';
+import { checkTelemetryOptions } from '../telemetry/options.js';
+import type { TelemetryOptions } from '../telemetry/otel-api.js';
 
 export interface McpServerOptions {
   /** Merged over the capabilities the server derives from what it serves (e.g. to add `experimental`). */
@@ -48,6 +50,11 @@ export interface McpServerOptions {
    * client gets "Internal error", the `error` event gets the error (tool errors stay `isError` results).
    */
   exposeErrors?: boolean;
+  /**
+   * OpenTelemetry spans and metrics after the MCP semantic conventions: `{ api }` with the application's
+   * `import * as otel from '@opentelemetry/api'`. Default: none, and then no telemetry work at all.
+   */
+  telemetry?: TelemetryOptions;
 }
 
 export interface CacheHint {
@@ -55,8 +62,8 @@ export interface CacheHint {
   scope: 'public' | 'private';
 }
 
-export type ResolvedServerOptions = Required<Omit<McpServerOptions, 'capabilities' | 'requestState' | 'scale'>> &
-  Pick<McpServerOptions, 'capabilities' | 'requestState' | 'scale'>;
+export type ResolvedServerOptions = Required<Omit<McpServerOptions, 'capabilities' | 'requestState' | 'scale' | 'telemetry'>> &
+  Pick<McpServerOptions, 'capabilities' | 'requestState' | 'scale' | 'telemetry'>;
 
 export function resolveServerOptions(options: McpServerOptions = {}): ResolvedServerOptions {
   if (typeof options !== 'object' || options === null) throw new TypeError('McpServer options must be an object');
@@ -77,6 +84,7 @@ export function resolveServerOptions(options: McpServerOptions = {}): ResolvedSe
     maxRequestsInFlight: options.maxRequestsInFlight ?? 100,
     maxSessions: options.maxSessions ?? 10_000,
     exposeErrors: options.exposeErrors ?? false,
+    telemetry: options.telemetry,
   };
   if (!['dual', 'legacy', 'modern'].includes(resolved.eras))
     throw new TypeError(`McpServer option eras must be dual, legacy or modern; got ${JSON.stringify(resolved.eras)}`);
@@ -102,6 +110,7 @@ export function resolveServerOptions(options: McpServerOptions = {}): ResolvedSe
   if (resolved.capabilities !== undefined && (typeof resolved.capabilities !== 'object' || resolved.capabilities === null)) {
     throw new TypeError('McpServer option capabilities must be an object');
   }
+  checkTelemetryOptions(resolved.telemetry);
   const { scale } = resolved;
   if (scale !== undefined && (typeof scale !== 'object' || scale === null || !Array.isArray(scale.stateKeys) || typeof scale.consumeState !== 'function')) {
     throw new TypeError('Option scale must be shared state such as connectRedisScale(url) gives: { stateKeys, consumeState }');

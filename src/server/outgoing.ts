@@ -15,6 +15,8 @@ import type { McpServerEvents } from './events.js';
 import type { ResolvedServerOptions } from './options.js';
 import { abortReason, type PendingEntryOptions, PendingRequests, type ReplyMatch, type RequestOutcome } from './pending-requests.js';
 import type { MutableStats } from './stats.js';
+import type { ClientSpan } from '../telemetry/client-span.js';
+import type { Telemetry } from '../telemetry/telemetry.js';
 
 /** What sending needs of the server. */
 export interface OutgoingHost {
@@ -23,11 +25,15 @@ export interface OutgoingHost {
   readonly stats: MutableStats;
   readonly events: SafeEmitter<McpServerEvents>;
   readonly deadlines: Deadlines;
+  /** Present only with `options.telemetry`. */
+  readonly telemetry?: Telemetry | undefined;
 }
 
 /** What sending needs of the session. */
 export interface OutgoingSession extends McpSession {
   readonly host: OutgoingHost;
+  /** The id of a session that initialize made (telemetry's `mcp.session.id`). */
+  readonly initializedId: string | undefined;
   /** Whether a request (related to `relatedRequestId`) can reach the client now. */
   canPush(relatedRequestId: RequestId | undefined): boolean;
   send(message: JsonRpcMessage, relatedRequestId?: RequestId): boolean;
@@ -52,6 +58,7 @@ class Outbound<P, R> implements PendingEntryOptions {
     readonly signal: AbortSignal | undefined,
     readonly resetTimeoutOnProgress: boolean | undefined,
     readonly maxTotalTimeoutMs: number | undefined,
+    readonly span: ClientSpan | undefined,
   ) {}
 
   get method(): string {
@@ -97,6 +104,8 @@ export class Outgoing {
       wire = { ...wire, _meta: { ...(wire._meta as object | undefined), progressToken: id } };
       (this.progressHandlers ??= new Map()).set(id, options.onProgress);
     }
+    const span = host.telemetry?.clientSpan(session, kind.method, id);
+    if (span) wire = span.inject(wire);
     const request: OutgoingRequest = { jsonrpc: '2.0', id, method: kind.method, params: wire };
     const timeoutMs = Math.min(options.timeoutMs ?? kind.timeoutMs(host.options), host.options.maxRequestTimeoutMs);
     const related = options.relatedRequestId ?? parent?.requestId;
@@ -112,6 +121,7 @@ export class Outgoing {
       options.signal,
       options.resetTimeoutOnProgress,
       options.maxTotalTimeoutMs,
+      span,
     );
     host.stats.pendingRequests++;
     if (options.signal?.aborted || parent?.aborted) {
@@ -184,6 +194,7 @@ export class Outgoing {
     } else {
       typed = outcome;
     }
+    entry.span?.end(typed.ok ? undefined : typed.error);
     if (kind.event !== undefined && host.events.listening(kind.event)) {
       (host.events.emit as (event: string, ...args: unknown[]) => boolean)(
         kind.event,

@@ -59,11 +59,14 @@ async function run(
   answers: Answers,
 ): Promise<void> {
   const { id, method } = request;
+  const handler = dispatch.methods[method] ?? session.host.extensions.handler(method);
+  // Without options.telemetry this is the only telemetry work a request does.
+  const span = session.host.telemetry?.serverSpan(session, request, handler !== undefined);
   let response: JsonRpcResponse;
   try {
-    const handler = dispatch.methods[method] ?? session.host.extensions.handler(method);
     if (!handler) throw new McpError(ErrorCode.MethodNotFound, `Method not found: ${method}`);
-    response = resultResponse(id, dispatch.complete(session, method, params, await handler(session, params, ctx)));
+    const result = await (span ? span.run(handler, session, params, ctx) : handler(session, params, ctx));
+    response = resultResponse(id, dispatch.complete(session, method, params, result));
   } catch (err) {
     response = errorResponse(id, errorObject(session, dispatch, method, err));
   } finally {
@@ -71,6 +74,7 @@ async function run(
     session.host.stats.requestsInFlight--;
   }
   answers.answer(id, ctx.aborted ? undefined : response);
+  span?.end(response, ctx.aborted);
 }
 
 /**

@@ -106,6 +106,10 @@ export interface ServerPort {
   countInvalidMessage(): void;
   /** The arguments of tool `name` mirrored in Mcp-Param-* headers (SEP-2243), as [property, header name]. */
   toolHeaderParams(name: string): readonly (readonly [string, string])[] | undefined;
+  /** The server is draining: transports refuse new sessions and requests (503). */
+  readonly draining: boolean;
+  /** Readiness for `/readyz`. */
+  readiness(): { ready: boolean; reason?: string };
   /** The OAuth scopes a request needs (its tool's, prompt's or resource's `scopes`), with what needs them; undefined when none. */
   requiredScopes(method: string, params: Record<string, unknown> | undefined): { scopes: readonly string[]; what: string } | undefined;
   /** Stop `transport` when the server closes. Returns what undoes that. */

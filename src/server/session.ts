@@ -64,6 +64,8 @@ export interface SessionHost extends OutgoingHost {
   readonly extensions: ExtensionMethods;
   /** Open 2026-07-28 `subscriptions/listen` streams. */
   readonly subscriptions: Set<Subscription>;
+  /** The server is draining: new requests are refused. */
+  readonly draining: boolean;
   /** Decode and handle one frame or line. */
   receive(session: Session, text: string): void;
   /** The first reason to refuse these messages before any runs (for transports that answer with a status). */
@@ -134,6 +136,8 @@ export class Session implements McpSession, Connection, ContextSession, Outgoing
   private relayChannel: Channel | undefined;
   /** Whether the server has been told the session started (sessions born ready, 2026-07-28's, never start). */
   private announced = false;
+  /** Whether initialize makes this session (a connection's); one born ready serves a single request. */
+  private readonly handshake: boolean;
 
   constructor(
     readonly host: SessionHost,
@@ -147,6 +151,7 @@ export class Session implements McpSession, Connection, ContextSession, Outgoing
     this.principal = init.principal;
     this.defaultLogLevel = init.defaultLogLevel;
     this.createdMs = this.lastActivityMs = Date.now();
+    this.handshake = init.protocolVersion === undefined;
     if (init.protocolVersion !== undefined) {
       this.announced = true;
       this.state = 'ready';
@@ -165,6 +170,11 @@ export class Session implements McpSession, Connection, ContextSession, Outgoing
 
   get lastActivity(): Date {
     return new Date(this.lastActivityMs);
+  }
+
+  /** The id telemetry reports as `mcp.session.id`: only a session that initialize made has one. */
+  get initializedId(): string | undefined {
+    return this.handshake && this.announced ? this.id : undefined;
   }
 
   get closeReason(): string | undefined {

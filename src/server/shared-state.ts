@@ -12,6 +12,8 @@ export interface SharedState {
   broadcast?(event: SharedEvent): Promise<void>;
   /** Hear what the other instances broadcast (never this instance's own); returns a function that stops listening. */
   onBroadcast?(listener: (event: SharedEvent) => void): () => void;
+  /** Whether the store is reachable now: `/readyz` says not ready while it is not. */
+  healthy?(): boolean;
 }
 
 /** A change every instance tells its own clients of: a resource that was updated, a list that changed. */

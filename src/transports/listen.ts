@@ -22,6 +22,59 @@ export interface ListenOptions {
    * answer. Default 30 000 ms: a backstop, since Node answers such a connection 408 after `headersTimeoutMs`.
    */
   idleTimeoutMs?: number;
+  /**
+   * Serve health checks for a load balancer, without auth: `/healthz` (liveness: 200 while the process
+   * serves) and `/readyz` (readiness: 503 while the server drains or its shared store is unreachable).
+   * `true`, or other paths. Off by default.
+   */
+  health?: boolean | { livePath?: string; readyPath?: string };
+}
+
+export interface HealthPaths {
+  live: string;
+  ready: string;
+}
+
+/** The health paths `options` ask for, or undefined when off. */
+export function healthPaths(options: ListenOptions): HealthPaths | undefined {
+  const { health } = options;
+  if (health === undefined || health === false) return undefined;
+  const paths = health === true ? {} : health;
+  if (typeof paths !== 'object' || paths === null) throw new TypeError('listen() option health must be true or { livePath?, readyPath? }');
+  const live = paths.livePath ?? '/healthz';
+  const ready = paths.readyPath ?? '/readyz';
+  for (const path of [live, ready]) {
+    if (typeof path !== 'string' || !path.startsWith('/')) throw new TypeError(`listen() health paths must start with '/'; got ${JSON.stringify(path)}`);
+  }
+  return { live, ready };
+}
+
+/** Answer a health check, if `req` is one: liveness is this answer itself; readiness is the server's. */
+export function answerHealth(
+  req: IncomingMessage,
+  res: ServerResponse,
+  paths: HealthPaths | undefined,
+  readiness: () => { ready: boolean; reason?: string },
+): boolean {
+  if (!paths || (req.method !== 'GET' && req.method !== 'HEAD')) return false;
+  const path = pathOf(req.url);
+  let status: number;
+  let body: Record<string, unknown>;
+  if (path === paths.live) {
+    status = 200;
+    body = { status: 'ok' };
+  } else if (path === paths.ready) {
+    const { ready, reason } = readiness();
+    status = ready ? 200 : 503;
+    body = ready ? { status: 'ready' } : { status: 'not ready', reason };
+  } else {
+    return false;
+  }
+  const text = JSON.stringify(body);
+  res
+    .writeHead(status, { 'content-type': 'application/json', 'cache-control': 'no-store', 'content-length': Buffer.byteLength(text) })
+    .end(req.method === 'HEAD' ? undefined : text);
+  return true;
 }
 
 type Handler = (req: IncomingMessage, res: ServerResponse) => void;

@@ -17,7 +17,17 @@ import {
   isMetadataPath,
   resourceOf,
 } from './auth.js';
-import { closeHttpServer, createLimitedServer, type ListeningAddress, type ListenOptions, listenOn, pathOf, rejectUpgrade } from './listen.js';
+import {
+  answerHealth,
+  closeHttpServer,
+  createLimitedServer,
+  healthPaths,
+  type ListeningAddress,
+  type ListenOptions,
+  listenOn,
+  pathOf,
+  rejectUpgrade,
+} from './listen.js';
 import { type AllowedOrigins, checkAllowedHosts, checkAllowedOrigins, isHostAllowed, isOriginAllowed } from './origin.js';
 import { WsPeer } from './ws-peer.js';
 
@@ -103,7 +113,9 @@ export class WebSocketTransport implements Closable {
   /** Listen on a port of its own. Plain HTTP requests there get 426; other paths get 404. */
   async listen(options: ListenOptions = {}): Promise<ListeningAddress> {
     if (this.ownServer) throw new Error('WebSocketTransport is already listening; create another transport for another port');
+    const health = healthPaths(options);
     const http = createLimitedServer(options, (req, res) => {
+      if (answerHealth(req, res, health, () => this.port.readiness())) return;
       const auth = this.options.auth;
       if (isAuthenticator(auth) && auth.protectedResourceMetadata && req.method === 'GET' && isMetadataPath(pathOf(req.url), this.path)) {
         const body = JSON.stringify(auth.protectedResourceMetadata(resourceOf(auth, req, this.path, 'ws')));
@@ -158,7 +170,7 @@ export class WebSocketTransport implements Closable {
   }
 
   private upgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void {
-    if (this.closing) return rejectUpgrade(socket, 503, 'Server is shutting down');
+    if (this.closing || this.port.draining) return rejectUpgrade(socket, 503, 'Server is shutting down', { 'Retry-After': '1' });
     if (!isHostAllowed(req, this.options.allowedHosts)) return rejectUpgrade(socket, 403, `Forbidden: Host ${req.headers.host ?? '(none)'} is not allowed`);
     if (!isOriginAllowed(req, this.options.allowedOrigins)) return rejectUpgrade(socket, 403, `Origin ${req.headers.origin} is not allowed`);
     const offered = req.headers['sec-websocket-protocol'];

@@ -482,13 +482,13 @@ describe('UrlElicitationBinder', () => {
     const issued = binder.issue(alice, 'https://app.example.test/connect?account=7');
     expect(issued.url).toMatch(/^https:\/\/app\.example\.test\/connect\?account=7&mcp_elicitation=[\w-]+\.[\w-]+$/);
     expect(binder.verify(issued.url, { id: 'alice' })).toBe(issued.elicitationId);
-    const reason = (fn: () => unknown) => {
+    const reason = (fn: () => unknown): unknown[] => {
       try {
         fn();
       } catch (err) {
-        return err instanceof ElicitationBindingError ? [err.reason, err.message] : err;
+        return err instanceof ElicitationBindingError ? [err.reason, err.message] : [err];
       }
-      return 'no error';
+      return ['no error'];
     };
     expect(reason(() => binder.verify(issued.url, { id: 'mallory' }))).toEqual([
       'other-principal',

@@ -90,13 +90,16 @@ describe('requestState across instances sharing Redis', () => {
   });
 
   it('gives a clear error while Redis is down, and recovers when it is back', async () => {
-    const { a, b } = await pair();
+    const { a, b, scales } = await pair();
+    expect(scales[1]!.healthy()).toBe(true);
     const meta = { [META_KEYS.clientCapabilities]: MODERN_CAPS.form };
     const first = await modernCall(a.url, 'tools/call', { name: 'trip', arguments: {} }, { meta });
     const { requestState } = first.result as { requestState: string };
     const retry = { name: 'trip', arguments: {}, requestState, inputResponses: { 'elicit-1': { action: 'accept', content: { city: 'Lisbon' } } } };
     await redis.stop();
     try {
+      // Not ready (/readyz) while the store is unreachable.
+      await expect.poll(() => scales[1]!.healthy(), { timeout: 8000, interval: 50 }).toBe(false);
       const down = await modernCall(b.url, 'tools/call', retry, { meta, id: 2 });
       expect(down.error).toMatchObject({
         code: -32603,
@@ -112,6 +115,7 @@ describe('requestState across instances sharing Redis', () => {
         interval: 250,
       })
       .toBe('input_required');
+    expect(scales[1]!.healthy()).toBe(true);
   });
 
   it('fails to connect with where and why, without hanging', async () => {

@@ -1,3 +1,4 @@
+import * as otel from '@opentelemetry/api';
 import { describe, expect, it } from 'vitest';
 import { McpServer } from '../../src/server/mcp-server.js';
 import { positiveInteger } from '../../src/protocol/option-checks.js';
@@ -20,6 +21,7 @@ const DEFAULTS = {
   maxRequestsInFlight: 100,
   maxSessions: 10_000,
   exposeErrors: false,
+  telemetry: undefined,
 };
 
 describe('resolveServerOptions', () => {
@@ -31,6 +33,7 @@ describe('resolveServerOptions', () => {
   it('keeps the options that are given', () => {
     const capabilities = { experimental: { x: {} } };
     const scale = { stateKeys: ['k'.repeat(32)], consumeState: async () => true };
+    const telemetry = { api: otel };
     const given = {
       capabilities,
       requestTimeoutMs: 5000,
@@ -48,6 +51,7 @@ describe('resolveServerOptions', () => {
       maxRequestsInFlight: 20,
       maxSessions: 30,
       exposeErrors: true,
+      telemetry,
     } as const;
     expect(resolveServerOptions(given)).toStrictEqual({
       capabilities: { experimental: { x: {} } },
@@ -66,7 +70,9 @@ describe('resolveServerOptions', () => {
       maxRequestsInFlight: 20,
       maxSessions: 30,
       exposeErrors: true,
+      telemetry,
     });
+    expect(resolveServerOptions(given).telemetry).toBe(telemetry);
   });
 
   it.each([

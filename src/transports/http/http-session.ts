@@ -19,7 +19,12 @@ export interface HttpSessionHost {
   readonly retryMs: number | undefined;
   sessionClosed(session: HttpSession): void;
   reportError(error: unknown, connection?: Connection): void;
+  /** The server is stopping: streams that end say when to come back (`retry`), to whichever instance then serves. */
+  stopping(): boolean;
 }
+
+/** The reconnection delay a stream ended by a stopping server suggests, in ms. */
+const STOPPING_RETRY_MS = 5000;
 
 interface Stream {
   readonly id: string;
@@ -283,8 +288,9 @@ export class HttpSession implements Channel {
   close(_reason: string): void {
     if (this.closed) return;
     this.closed = true;
-    for (const stream of this.live.values()) stream.res?.end();
-    this.standalone?.res?.end();
+    const hint = this.host.stopping() ? `retry: ${STOPPING_RETRY_MS}\n\n` : undefined;
+    for (const stream of this.live.values()) endStream(stream, hint);
+    if (this.standalone) endStream(this.standalone, hint);
     this.live.clear();
     this.byRequest.clear();
     this.standalone = undefined;
@@ -345,4 +351,12 @@ export class HttpSession implements Channel {
       this.host.reportError(err, this.connection);
     }
   }
+}
+
+/** End a stream's connection; an SSE stream first gets `hint` (a `retry` field), when there is one. */
+function endStream(stream: { res: ServerResponse | undefined; mode?: string }, hint: string | undefined): void {
+  const res = stream.res;
+  if (!res) return;
+  if (hint && stream.mode !== 'json' && stream.mode !== 'pending' && !res.writableEnded) res.write(hint);
+  res.end();
 }

@@ -13,7 +13,17 @@ import { SafeEmitter } from '../../protocol/safe-emitter.js';
 import type { RequestId } from '../../protocol/types.js';
 import { MODERN_PROTOCOL_VERSIONS, negotiateProtocolVersion } from '../../protocol/versions.js';
 import { type Closable, type PortOwner, portOf, type ServerPort } from '../../server/port.js';
-import { closeHttpServer, createLimitedServer, type ListeningAddress, type ListenOptions, listenOn, pathOf } from '../listen.js';
+import {
+  answerHealth,
+  closeHttpServer,
+  createLimitedServer,
+  type HealthPaths,
+  healthPaths,
+  type ListeningAddress,
+  type ListenOptions,
+  listenOn,
+  pathOf,
+} from '../listen.js';
 import {
   type AuthError,
   authenticate,
@@ -67,6 +77,8 @@ export class StreamableHttpTransport extends SafeEmitter<StreamableHttpTransport
   private readonly sessionHost: HttpSessionHost;
   private readonly unregister: () => void;
   private ownServer: HttpServer | undefined;
+  /** `/healthz` and `/readyz`, when `listen({ health })` asked for them. */
+  private health: HealthPaths | undefined;
   private closing: Promise<void> | undefined;
   /** Where the other instances reach this one (for the session router). */
   private advertisedUrl: string | undefined;
@@ -96,6 +108,7 @@ export class StreamableHttpTransport extends SafeEmitter<StreamableHttpTransport
         this.route('release', http.id);
       },
       reportError: (error, connection) => this.port.reportError(error, connection),
+      stopping: () => this.port.draining,
     };
     this.handler = (req, res) => void this.handle(req, res, false).catch((err) => this.failed(err, res));
     this.unregister = this.port.register(this);
@@ -104,6 +117,7 @@ export class StreamableHttpTransport extends SafeEmitter<StreamableHttpTransport
   /** Listen on a port of its own; requests to other paths get 404 (after `httpRequest` listeners had their say). */
   async listen(options: ListenOptions = {}): Promise<ListeningAddress> {
     if (this.ownServer) throw new Error('StreamableHttpTransport is already listening; create another transport for another port');
+    this.health = healthPaths(options);
     this.ownServer = createLimitedServer(options, (req, res) => void this.handle(req, res, true).catch((err) => this.failed(err, res)));
     const address = await listenOn(this.ownServer, options, 'http', this.path);
     this.advertisedUrl ??= address.url;
@@ -146,6 +160,7 @@ export class StreamableHttpTransport extends SafeEmitter<StreamableHttpTransport
     if (isAuthenticator(auth) && auth.protectedResourceMetadata && isMetadataPath(pathOf(req.url), this.path)) {
       return this.protectedResourceMetadata(req, res, auth);
     }
+    if (ownPort && answerHealth(req, res, this.health, () => this.port.readiness())) return;
     if (ownPort && pathOf(req.url) !== this.path) {
       return sendHttpError(res, 404, HttpErrorCode.BadRequest, `Not Found: the MCP endpoint is ${this.path}`);
     }
@@ -251,6 +266,7 @@ export class StreamableHttpTransport extends SafeEmitter<StreamableHttpTransport
     const connection = http.connection;
     const refused = connection.refuse(classified, batch);
     if (refused) {
+      if (refused.error.code === ErrorCode.ShuttingDown) return shuttingDown(res, cors);
       const status = refused.error.code === ErrorCode.TooManyRequestsInFlight ? 429 : 400;
       return sendHttpError(res, status, refused.error.code, refused.error.message, cors);
     }
@@ -314,6 +330,7 @@ export class StreamableHttpTransport extends SafeEmitter<StreamableHttpTransport
     cors: Record<string, string>,
     principal: unknown,
   ): void {
+    if (this.port.draining) return shuttingDown(res, cors);
     const limit = this.sessions.makeRoom(principal, req.socket.remoteAddress);
     if (limit !== undefined) {
       return sendHttpError(res, 503, HttpErrorCode.BadRequest, `Service Unavailable: the server is at its limit of ${limit} sessions; try again later`, {
@@ -352,6 +369,7 @@ export class StreamableHttpTransport extends SafeEmitter<StreamableHttpTransport
       return sendHttpError(res, 400, ErrorCode.InvalidRequest, 'Invalid Request: 2026-07-28 clients post requests only', cors, undefined, message.message.id);
     }
     const request = message.message;
+    if (this.port.draining) return shuttingDown(res, cors);
     const claim = (request.params?._meta as Record<string, unknown> | undefined)?.[META.protocolVersion];
     if (claim === undefined) {
       return sendHttpError(
@@ -462,4 +480,12 @@ export class StreamableHttpTransport extends SafeEmitter<StreamableHttpTransport
     }
     return text;
   }
+}
+
+/** The server drains: nothing new runs here; the client sends it again (a load balancer picks another instance). */
+function shuttingDown(res: ServerResponse, cors: Record<string, string>): void {
+  sendHttpError(res, 503, ErrorCode.ShuttingDown, 'Service Unavailable: the server is shutting down; send the request again (to another instance)', {
+    ...cors,
+    'retry-after': '1',
+  });
 }

@@ -1,0 +1,26 @@
+/** The benchmarked Switchboard server: Streamable HTTP and WebSocket on one port, with the benchmarked tools. */
+import { McpServer, StreamableHttpTransport, WebSocketTransport } from 'switchboard-mcp';
+import { elicitSchema, serveBenchControl } from './shared.mjs';
+
+/** Serve the bench's tools; `options` are merged into the McpServer options (the telemetry variants add theirs). */
+export async function serveSwitchboard(options = {}) {
+  const server = new McpServer(
+    { name: 'bench-switchboard', version: '1.0.0' },
+    { requestState: { keys: ['bench-request-state-key-of-32-bytes!'] }, ...options },
+  );
+  server.registerTool('echo', { inputSchema: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] } }, ({ text }) => String(text));
+  server.registerTool('ask', {}, async (_args, ctx) => {
+    // A fresh schema object per call, as application code with an inline schema makes.
+    const answer = await ctx.elicit({ message: 'Who are you?', requestedSchema: elicitSchema() });
+    return `${answer.action}:${answer.content?.name}`;
+  });
+  // The same handler serves 2026-07-28: ctx.elicit answers input-required, and the retry replays it.
+  server.registerTool('ask_stateless', {}, async (_args, ctx) => {
+    const answer = await ctx.elicit({ message: 'Who are you?', requestedSchema: elicitSchema() }, { key: 'name' });
+    return `${answer.action}:${answer.content?.name}`;
+  });
+  const http = new StreamableHttpTransport(server);
+  const { port } = await http.listen({ host: '127.0.0.1', port: 0 });
+  new WebSocketTransport(server).attach(http.httpServer);
+  serveBenchControl(port);
+}
