@@ -36,6 +36,11 @@ export interface IntrospectionOptions {
   cacheMs?: number;
   /** How long to wait for the endpoint. Default 5000. */
   timeoutMs?: number;
+  /**
+   * Refuse an active token whose answer names no `aud` (default true: RFC 8707 says a token must be for
+   * this resource). Turn off only for an authorization server that never reports audiences.
+   */
+  requireAudience?: boolean;
 }
 
 export interface BearerOptions {
@@ -52,7 +57,10 @@ export interface BearerOptions {
   introspection?: IntrospectionOptions;
   /** Check tokens yourself: return what the token says, or nothing to refuse it (401 invalid_token). */
   verify?: (token: string) => TokenClaims | undefined | Promise<TokenClaims | undefined>;
-  /** This server's resource identifier (its MCP endpoint URL). Default: the endpoint's URL as a request reached it. */
+  /**
+   * This server's resource identifier (its MCP endpoint URL), published in the metadata and the 401s.
+   * Default: `audience` when that is one http(s) URL, else the endpoint's URL as a request reached it.
+   */
   resource?: string;
   /** Scopes every request needs: 401 names them, and a token without them gets 403. */
   scopes?: readonly string[];
@@ -100,9 +108,11 @@ function invalidToken(description: string): AuthError {
   return new AuthError(401, { error: 'invalid_token', description });
 }
 
+/** 503: the token cannot be checked now. The client learns only that; the cause (with its URLs) goes to the server's `error` event. */
 function unavailable(what: string, err: unknown): AuthError {
   const detail = err instanceof Error ? (err.name === 'TimeoutError' ? 'timed out' : err.message) : String(err);
-  return new AuthError(503, { error: 'temporarily_unavailable', description: `Cannot check the access token now: ${what} ${detail}` });
+  const description = 'Cannot check the access token now; try again shortly';
+  return new AuthError(503, { description }, description, { cause: new Error(`bearer(): ${what} ${detail}`, { cause: err }) });
 }
 
 /** The scopes a token grants: `scope` (space-separated) or `scp` (a list or a string). */
@@ -137,6 +147,15 @@ function claimsOf(fields: Record<string, unknown>): TokenClaims {
   if (typeof fields.iss === 'string') out.issuer = fields.iss;
   if (typeof fields.exp === 'number') out.expiresAt = fields.exp;
   return out;
+}
+
+/** What a custom `verify` returned, checked: a principal needs a subject to be bound to. */
+function checkVerified(claims: TokenClaims | undefined): TokenClaims | undefined {
+  if (claims === undefined || claims === null) return undefined;
+  if (typeof claims !== 'object' || typeof claims.subject !== 'string' || claims.subject === '') {
+    throw new TypeError('bearer(): verify must return { subject: string, scopes?, clientId?, ... } for a good token, or nothing for a bad one');
+  }
+  return claims;
 }
 
 /** Why jose refused a JWT, in words a client can act on (never the token). */
@@ -187,7 +206,7 @@ class BearerAuthenticator implements HttpAuthenticator {
       throw new TypeError("bearer() needs audience (or resource): the value tokens must carry in aud, this server's resource URL (RFC 8707)");
     }
     if (jwksUri !== undefined && options.issuer === undefined) throw new TypeError('bearer() needs issuer with jwksUri: tokens must carry it as iss');
-    this.resource = resource;
+    this.resource = resource ?? (typeof audience === 'string' && /^https?:\/\//i.test(audience) && URL.canParse(audience) ? audience : undefined);
     this.scopes = options.scopes?.length ? [...options.scopes] : undefined;
     this.audience = audience === undefined ? resource : typeof audience === 'string' ? audience : [...audience];
   }
@@ -210,7 +229,7 @@ class BearerAuthenticator implements HttpAuthenticator {
     if (header === undefined) return undefined;
     // MCP: tokens travel in the Authorization header only, never in the URL.
     const token = BEARER.exec(header)?.[1];
-    if (token === undefined) throw new AuthError(401, { error: 'invalid_request', description: 'Send the access token as Authorization: Bearer <token>' });
+    if (token === undefined) throw new AuthError(400, { error: 'invalid_request', description: 'Send the access token as Authorization: Bearer <token>' });
     const claims = await this.check(token);
     if (!claims) throw invalidToken('The access token is not valid');
     const principal = principalOf(claims);
@@ -223,7 +242,7 @@ class BearerAuthenticator implements HttpAuthenticator {
 
   private check(token: string): Promise<TokenClaims | undefined> {
     const { verify, introspection } = this.options;
-    if (verify) return Promise.resolve(verify(token));
+    if (verify) return Promise.resolve(verify(token)).then(checkVerified);
     if (introspection) return this.introspect(token, introspection);
     return this.verifyJwt(token);
   }
@@ -276,7 +295,7 @@ class BearerAuthenticator implements HttpAuthenticator {
     } catch (err) {
       throw unavailable('the introspection endpoint', err);
     }
-    const claims = this.readIntrospection(answer);
+    const claims = this.readIntrospection(answer, options);
     const exp = claims?.expiresAt !== undefined ? claims.expiresAt * 1000 : Number.POSITIVE_INFINITY;
     this.introspected.delete(key);
     this.introspected.set(key, { claims, until: Math.min(exp, now + (options.cacheMs ?? 60_000)) });
@@ -285,10 +304,17 @@ class BearerAuthenticator implements HttpAuthenticator {
   }
 
   /** RFC 7662: inactive is invalid; the issuer, audience and expiry are checked as a JWT's would be. */
-  private readIntrospection(answer: Record<string, unknown>): TokenClaims | undefined {
+  private readIntrospection(answer: Record<string, unknown>, options: IntrospectionOptions): TokenClaims | undefined {
     if (answer.active !== true) return undefined;
+    // Only access tokens (a refresh token is active too, and must not open the door).
+    if (typeof answer.token_type === 'string' && !/^(access_token|bearer|access)$/i.test(answer.token_type)) {
+      throw invalidToken('The token is not an access token');
+    }
     const { issuer } = this.options;
     if (issuer !== undefined && answer.iss !== undefined && answer.iss !== issuer) throw invalidToken('The access token is from another issuer (iss)');
+    if (this.audience !== undefined && answer.aud === undefined && options.requireAudience !== false) {
+      throw invalidToken('The access token names no audience (aud), so it may be for another resource');
+    }
     if (this.audience !== undefined && answer.aud !== undefined) {
       const wanted = Array.isArray(this.audience) ? this.audience : [this.audience];
       const named = Array.isArray(answer.aud) ? answer.aud : [answer.aud];

@@ -385,7 +385,12 @@ export class McpClient extends SafeEmitter<McpClientEvents> {
     for (let round = 0; ; round++) {
       const result = await this.send(wire, method, retry, options);
       const next = wire.inputRound(method, result);
-      if (!next) return result.resultType === 'task' ? this.followTask(wire, result, options) : result;
+      if (!next) {
+        if (result.resultType !== 'task') return result;
+        // The 2026-07-28 wire checked the task already; on a handshake session one is never valid.
+        if (!wire.tasks) throw new McpError(ErrorCode.InternalError, `The server's ${method} result is invalid: a task on a session that cannot have one`);
+        return this.followTask(wire, result, options);
+      }
       if (round >= this.options.maxRounds) {
         throw new McpError(
           ErrorCode.InternalError,

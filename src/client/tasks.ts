@@ -14,6 +14,14 @@ const STATUSES: ReadonlySet<string> = new Set(['working', 'input_required', 'com
 const MIN_POLL_MS = 50;
 const MAX_POLL_MS = 30_000;
 const DEFAULT_POLL_MS = 1000;
+/** Polls that fail for a passing reason (the server drains, the network blips) are tried again this often before the call gives up. */
+const MAX_RETRIES = 5;
+
+/** Worth polling again: the server is draining (-32013, HTTP 503), timed out, or could not be reached. */
+function passing(err: unknown): boolean {
+  if (!(err instanceof McpError)) return true;
+  return err.code === ErrorCode.ShuttingDown || err.code === ErrorCode.RequestTimeout || err.code === ErrorCode.ConnectionClosed;
+}
 
 /** What following a task needs of the client. */
 export interface TaskDriver {
@@ -70,6 +78,19 @@ function outcome(task: DetailedTask): Record<string, unknown> {
   throw new McpError(ErrorCode.RequestCancelled, `Task ${task.taskId} was cancelled${task.statusMessage ? `: ${task.statusMessage}` : ''}`);
 }
 
+/** tasks/get, tried again with a growing pause while it fails for a passing reason. */
+async function poll(driver: TaskDriver, taskId: string, last: DetailedTask, signal: AbortSignal | undefined): Promise<Record<string, unknown>> {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await driver.send('tasks/get', { taskId });
+    } catch (err) {
+      if (attempt >= MAX_RETRIES || !passing(err) || signal?.aborted) throw err;
+      await sleep(Math.min(MAX_POLL_MS, pollDelay(last) * 2 ** (attempt + 1)), signal);
+      if (signal?.aborted) throw new RequestCancelledError('tools/call', abortReason(signal));
+    }
+  }
+}
+
 /**
  * Follow `created` until it ends. Aborting `signal` cancels the task on the server (tasks/cancel) and
  * rejects with RequestCancelledError.
@@ -94,7 +115,7 @@ export async function followTask(driver: TaskDriver, created: Record<string, unk
         await sleep(pollDelay(task), signal);
         if (signal?.aborted) continue;
       }
-      task = readTask(await driver.send('tasks/get', { taskId }));
+      task = readTask(await poll(driver, taskId, task, signal));
       const keys = Object.keys(task.inputRequests ?? {}).join('\n');
       if (task.status !== last.status || task.lastUpdatedAt !== last.lastUpdatedAt || keys !== last.keys) {
         last = { status: task.status, lastUpdatedAt: task.lastUpdatedAt, keys };

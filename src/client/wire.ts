@@ -30,6 +30,8 @@ export interface EraWire {
   setLogLevel(level: LoggingLevel): { method: string; params: Record<string, unknown> } | undefined;
   /** The request that checks the server answers. */
   readonly pingMethod: string;
+  /** Whether a tools/call may come back as a task (2026-07-28, with the Tasks extension declared). */
+  readonly tasks: boolean;
   /** Why `method` (with these params) cannot be sent in this era, or undefined. */
   refusal(method: string, params?: Record<string, unknown>): string | undefined;
   /**
@@ -47,6 +49,8 @@ export class LegacyWire implements EraWire {
   readonly cancelsByClosingStream = false;
   readonly pingMethod = 'ping';
   readonly wantsToolList = false;
+  /** Tasks are a 2026-07-28 extension: a handshake session is never given one. */
+  readonly tasks = false;
 
   constructor(readonly protocolVersion: string | undefined) {}
 

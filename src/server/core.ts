@@ -17,6 +17,7 @@ import type { McpServerEvents } from './events.js';
 import { deliver, type InboundHost, receive, refuse } from './inbound.js';
 import type { ResolvedServerOptions } from './options.js';
 import type { CancellableRequest, Channel, Closable, Connection, Refusal, ServerPort } from './port.js';
+import { type ScopeNeed, scopeNeeds } from './scopes.js';
 import { Session } from './session.js';
 import { LocalStateMarks, type SharedEvent } from './shared-state.js';
 import { Extensions } from './extensions.js';
@@ -109,23 +110,8 @@ export class ServerCore implements InboundHost, ServerPort, RoundsContext, KindC
     this.stats.invalidMessages++;
   }
 
-  requiredScopes(method: string, params: Record<string, unknown> | undefined): { scopes: readonly string[]; what: string } | undefined {
-    const name = params?.name;
-    if (method === 'tools/call' && typeof name === 'string') {
-      const scopes = this.catalog.tools.get(name)?.scopes;
-      return scopes && { scopes, what: `Tool ${name}` };
-    }
-    if (method === 'prompts/get' && typeof name === 'string') {
-      const scopes = this.catalog.prompts.get(name)?.scopes;
-      return scopes && { scopes, what: `Prompt ${name}` };
-    }
-    const uri = params?.uri;
-    if (method === 'resources/read' && typeof uri === 'string') {
-      const match = this.catalog.findResource(uri);
-      const scopes = match?.resource?.scopes ?? match?.template?.scopes;
-      return scopes && { scopes, what: `Resource ${uri}` };
-    }
-    return undefined;
+  requiredScopes(method: string, params: Record<string, unknown> | undefined): ScopeNeed | undefined {
+    return scopeNeeds(this.catalog, method, params);
   }
 
   toolHeaderParams(name: string): readonly (readonly [string, string])[] | undefined {
@@ -264,7 +250,6 @@ export class ServerCore implements InboundHost, ServerPort, RoundsContext, KindC
     if (drainMs > 0) await settledWithin(this.stats, drainMs);
     this.stopSharing?.();
     await this.extensions.close();
-    for (const subscription of this.subscriptions) subscription.end();
     if (this.subscriptions.size > 0) await new Promise((resolve) => setImmediate(resolve));
     for (const session of [...this.connections]) session.close('server closed');
     await Promise.all([...this.transports].map((t) => t.close()));

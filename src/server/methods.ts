@@ -15,7 +15,13 @@ import { getPrompt } from './prompts.js';
 import { ListenerRequest } from './request-event.js';
 import { normalizeReadOutput, type ReadOutput, resourceNotFound } from './resources.js';
 import type { Session } from './session.js';
-import { requireScopes } from './scopes.js';
+import { requireScopes, scopeNeeds } from './scopes.js';
+
+/** -32012 when the principal lacks the scopes the request's tool, prompt or resource needs. */
+function guardScopes(session: Session, method: string, params: Record<string, unknown>): void {
+  const needs = scopeNeeds(session.host.catalog, method, params);
+  if (needs) requireScopes(session.principal, needs.scopes, needs.what);
+}
 import { callTool } from './tools.js';
 import { quote } from '../protocol/quote.js';
 
@@ -59,7 +65,7 @@ const callToolMethod: MethodHandler = (session, params, ctx) => {
   if (!isObject(args)) throw invalidParams('tools/call params.arguments must be an object');
   const entry = session.host.catalog.tools.get(name);
   if (!entry && !hasListeners(session, 'requestTool')) throw invalidParams(`Unknown tool: ${name}`);
-  if (entry?.scopes) requireScopes(session.principal, entry.scopes, `Tool ${name}`);
+  guardScopes(session, 'tools/call', params);
   // Listeners run inside the input rounds too, so they may ask for input like handlers do.
   return withInput(session, ctx, params, { method: 'tools/call', target: name, arguments: args }, () => {
     const answer = emitRequest<{ name: string; arguments: Record<string, unknown> }, CallToolResult | string | InputRequired>(
@@ -84,7 +90,7 @@ const getPromptMethod: MethodHandler = async (session, params, ctx) => {
   const name = requireString(params, 'name', 'prompts/get');
   const entry = session.host.catalog.prompts.get(name);
   if (!entry && !hasListeners(session, 'requestPrompt')) throw invalidParams(`Unknown prompt: ${name}`);
-  if (entry?.scopes) requireScopes(session.principal, entry.scopes, `Prompt ${name}`);
+  guardScopes(session, 'prompts/get', params);
   return withInput(session, ctx, params, { method: 'prompts/get', target: name, arguments: params.arguments }, async () => {
     const event = { name, arguments: (params.arguments ?? {}) as Record<string, string> };
     const answer = emitRequest<typeof event, GetPromptResult | InputRequired>(session, 'requestPrompt', event, ctx);
@@ -98,8 +104,7 @@ const readResourceMethod: MethodHandler = async (session, params, ctx) => {
   const uri = requireString(params, 'uri', 'resources/read');
   const match = session.host.catalog.findResource(uri);
   if (!match && !hasListeners(session, 'requestResource')) throw resourceNotFound(uri);
-  const scopes = match?.resource?.scopes ?? match?.template?.scopes;
-  if (scopes) requireScopes(session.principal, scopes, `Resource ${uri}`);
+  guardScopes(session, 'resources/read', params);
   return withInput(session, ctx, params, { method: 'resources/read', target: uri, arguments: undefined }, async () => {
     const answer = emitRequest<{ uri: string }, ReadOutput | InputRequired>(session, 'requestResource', { uri }, ctx);
     if (answer !== undefined) return readOutput(await answer, uri, undefined);
@@ -119,6 +124,7 @@ const completeMethod: MethodHandler = async (session, params, ctx): Promise<Comp
   if (typeof argument?.name !== 'string' || typeof argument.value !== 'string') {
     throw invalidParams('completion/complete needs params.argument with a name and a value');
   }
+  guardScopes(session, 'completion/complete', params);
   const answer = emitRequest<CompleteParams, CompleteResult | string[]>(session, 'requestCompletion', params as unknown as CompleteParams, ctx);
   if (answer !== undefined) {
     const result = await answer;
@@ -193,6 +199,7 @@ function subscription(subscribe: boolean): MethodHandler {
     const uri = requireString(params, 'uri', subscribe ? 'resources/subscribe' : 'resources/unsubscribe');
     const { subscriptions } = session;
     if (subscribe) {
+      guardScopes(session, 'resources/subscribe', params);
       if (uri.length > MAX_SUBSCRIBED_URI_LENGTH) {
         throw invalidParams(`URI too long: a subscribed URI is at most ${MAX_SUBSCRIBED_URI_LENGTH} characters`);
       }

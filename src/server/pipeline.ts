@@ -49,6 +49,15 @@ export function serve(
   return ctx;
 }
 
+/** Whether the tool or prompt a request names is registered (telemetry names only those: a client's made-up names are unbounded). */
+function knownTarget(session: Session, method: string, params: Record<string, unknown>): boolean {
+  const name = params.name;
+  if (typeof name !== 'string') return true;
+  if (method === 'tools/call') return session.host.catalog.tools.get(name) !== undefined;
+  if (method === 'prompts/get') return session.host.catalog.prompts.get(name) !== undefined;
+  return true;
+}
+
 async function run(
   session: Session,
   request: JsonRpcRequest,
@@ -61,7 +70,7 @@ async function run(
   const { id, method } = request;
   const handler = dispatch.methods[method] ?? session.host.extensions.handler(method);
   // Without options.telemetry this is the only telemetry work a request does.
-  const span = session.host.telemetry?.serverSpan(session, request, handler !== undefined);
+  const span = session.host.telemetry?.serverSpan(session, request, handler !== undefined, knownTarget(session, method, params));
   let response: JsonRpcResponse;
   try {
     if (!handler) throw new McpError(ErrorCode.MethodNotFound, `Method not found: ${method}`);

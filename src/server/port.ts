@@ -73,6 +73,11 @@ export interface Connection {
   touch(): void;
   /** Server-to-client requests can reach the client now (Streamable HTTP: its GET stream opened). */
   backChannelOpened(): void;
+  /**
+   * The same principal came back with a fresher credential (HTTP authenticates every request): the
+   * session keeps it, so scopes granted since (step-up) count, and handlers see the latest.
+   */
+  renewPrincipal(principal: unknown): void;
   /** The transport lost the connection. */
   closed(reason: string): void;
   /** End the session and close the connection (DELETE, idle timeout, eviction). */

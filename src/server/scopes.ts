@@ -5,7 +5,63 @@
  * backstop everywhere. It fails closed: a principal without scopes (or no auth at all) has none.
  */
 import { ErrorCode, McpError } from '../protocol/errors.js';
+import { isObject } from '../protocol/is-object.js';
 import { scopesOf } from '../protocol/principal.js';
+
+type Scoped = { readonly scopes: readonly string[] | undefined } | undefined;
+type Lookup = { get(key: string): Scoped };
+
+/** What finding the scopes needs of the catalog (structural: the catalog's entries import this file). */
+export interface ScopedCatalog {
+  readonly tools: Lookup;
+  readonly prompts: Lookup;
+  readonly resources: Lookup;
+  readonly resourceTemplates: Lookup;
+  findResource(uri: string): { resource?: Scoped; template?: Scoped } | undefined;
+}
+
+/** The scopes a request needs, and what needs them. */
+export interface ScopeNeed {
+  scopes: readonly string[];
+  what: string;
+}
+
+/**
+ * What a request needs: its tool's, prompt's or resource's `scopes` (completions need those of the
+ * prompt or template they complete for, subscriptions those of the resource). Undefined when nothing.
+ */
+export function scopeNeeds(catalog: ScopedCatalog, method: string, params: Record<string, unknown> | undefined): ScopeNeed | undefined {
+  const name = params?.name;
+  const uri = params?.uri;
+  switch (method) {
+    case 'tools/call':
+      return typeof name === 'string' ? need(catalog.tools.get(name)?.scopes, `Tool ${name}`) : undefined;
+    case 'prompts/get':
+      return typeof name === 'string' ? need(catalog.prompts.get(name)?.scopes, `Prompt ${name}`) : undefined;
+    case 'resources/read':
+    case 'resources/subscribe': {
+      if (typeof uri !== 'string') return undefined;
+      const match = catalog.findResource(uri);
+      return need(match?.resource?.scopes ?? match?.template?.scopes, `Resource ${uri}`);
+    }
+    case 'completion/complete': {
+      const ref = params?.ref;
+      if (!isObject(ref)) return undefined;
+      if (ref.type === 'ref/prompt' && typeof ref.name === 'string') return need(catalog.prompts.get(ref.name)?.scopes, `Prompt ${ref.name}`);
+      if (ref.type === 'ref/resource' && typeof ref.uri === 'string') {
+        const scopes = catalog.resourceTemplates.get(ref.uri)?.scopes ?? catalog.resources.get(ref.uri)?.scopes;
+        return need(scopes, `Resource ${ref.uri}`);
+      }
+      return undefined;
+    }
+    default:
+      return undefined;
+  }
+}
+
+function need(scopes: readonly string[] | undefined, what: string): ScopeNeed | undefined {
+  return scopes && { scopes, what };
+}
 
 /** The `scopes` option of a registration: checked once, kept as given (undefined or non-empty). */
 export function checkScopes(what: string, scopes: unknown): readonly string[] | undefined {

@@ -119,7 +119,7 @@ export class Session implements McpSession, Connection, ContextSession, Outgoing
   readonly remoteAddress: string | undefined;
   readonly era: Era;
   readonly backChannel: BackChannel;
-  readonly principal: unknown;
+  principal: unknown;
   state: SessionState = 'new';
   protocolVersion: string | undefined;
   clientInfo: Implementation | undefined;
@@ -160,6 +160,10 @@ export class Session implements McpSession, Connection, ContextSession, Outgoing
       this.clientCapabilities = init.clientCapabilities ?? {};
       this.logLevel = init.logLevel;
     }
+  }
+
+  renewPrincipal(principal: unknown): void {
+    this.principal = principal;
   }
 
   // --- what applications see

@@ -44,7 +44,11 @@ export class ClientSpan {
    */
   inject(params: Record<string, unknown>): Record<string, unknown> {
     const carrier: Record<string, unknown> = {};
-    this.instruments.api.propagation.inject(this.context, carrier, META_SETTER);
+    try {
+      this.instruments.api.propagation.inject(this.context, carrier, META_SETTER);
+    } catch {
+      return params;
+    }
     for (const _key in carrier) {
       const meta = params._meta;
       return { ...params, _meta: isObject(meta) ? { ...meta, ...carrier } : carrier };
@@ -54,6 +58,14 @@ export class ClientSpan {
 
   /** The request ended: with a result (`error` undefined), an error reply, a timeout, a cancellation or the session's end. */
   end(error: unknown): void {
+    try {
+      this.finish(error);
+    } catch {
+      // As for server spans: a throwing tracer costs the span, never the request's outcome.
+    }
+  }
+
+  private finish(error: unknown): void {
     const { span } = this;
     if (error !== undefined && span.isRecording()) {
       const [errorType, statusCode] = classify(error);

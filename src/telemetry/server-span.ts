@@ -28,11 +28,13 @@ export class ServerSpan {
     private readonly session: TracedSession,
     request: JsonRpcRequest,
     served: boolean,
+    /** Whether the tool or prompt it names is registered: only then does its (client-chosen) name reach names and metrics. */
+    known: boolean,
   ) {
     const { api, tracer } = instruments;
     const method = served ? request.method : OTHER_METHOD;
     const params = served ? request.params : undefined;
-    const name = typeof params?.name === 'string' ? params.name : undefined;
+    const name = known && typeof params?.name === 'string' ? params.name : undefined;
     const uri = typeof params?.uri === 'string' && method.startsWith('resources/') ? params.uri : undefined;
     this.method = method;
     this.toolName = method === 'tools/call' ? name : undefined;
@@ -76,8 +78,16 @@ export class ServerSpan {
     return this.instruments.api.context.with(this.context, fn, undefined, ...args);
   }
 
-  /** The request ended: with `response` sent, or with nothing sent (`cancelled`). */
+  /** The request ended: with `response` sent, or with nothing sent (`cancelled`). A tracer that throws costs the span only. */
   end(response: JsonRpcResponse, cancelled: boolean): void {
+    try {
+      this.finish(response, cancelled);
+    } catch {
+      // The OpenTelemetry API promises never to throw; a tracer that does must not take the server with it.
+    }
+  }
+
+  private finish(response: JsonRpcResponse, cancelled: boolean): void {
     const seconds = (performance.now() - this.startedMs) / 1000;
     let errorType: string | undefined;
     let statusCode: string | undefined;

@@ -18,9 +18,9 @@ export class Telemetry {
   }
 
   /** The SERVER span of a client request; `served` is whether the server has a handler for its method. */
-  serverSpan(session: TracedSession, request: JsonRpcRequest, served: boolean): ServerSpan | undefined {
+  serverSpan(session: TracedSession, request: JsonRpcRequest, served: boolean, known: boolean): ServerSpan | undefined {
     try {
-      return new ServerSpan(this.instruments, session, request, served);
+      return new ServerSpan(this.instruments, session, request, served, known);
     } catch {
       // A tracer that throws (the API promises it never does) costs the request its span, not its answer.
       return undefined;
@@ -41,6 +41,10 @@ export class Telemetry {
     const attributes: OtelAttributes = {};
     if (session.protocolVersion !== undefined) attributes[ATTR.protocolVersion] = session.protocolVersion;
     addTransport(attributes, session.transport);
-    this.instruments.sessionDuration.record((Date.now() - session.createdAt.getTime()) / 1000, attributes);
+    try {
+      this.instruments.sessionDuration.record((Date.now() - session.createdAt.getTime()) / 1000, attributes);
+    } catch {
+      // A meter that throws costs the point, not the session's end.
+    }
   }
 }

@@ -28,7 +28,7 @@ export type AuthOption = AuthHook | HttpAuthenticator;
 
 export interface Challenge {
   /** RFC 6750 error code: `invalid_request`, `invalid_token`, `insufficient_scope`; none when no token was sent. */
-  error?: 'invalid_request' | 'invalid_token' | 'insufficient_scope' | 'temporarily_unavailable';
+  error?: 'invalid_request' | 'invalid_token' | 'insufficient_scope';
   description?: string;
   /** The scopes the request needs, space-separated. */
   scope?: string;
@@ -38,11 +38,14 @@ export interface Challenge {
 export class AuthError extends Error {
   override name = 'AuthError';
   constructor(
-    readonly status: 401 | 403 | 503,
+    /** 400 a malformed request, 401 no or a bad token, 403 too few scopes, 503 the token cannot be checked now. */
+    readonly status: 400 | 401 | 403 | 503,
     readonly challenge: Challenge,
     message = challenge.description ?? 'Unauthorized',
+    /** What went wrong on this side (a 503's cause): reported on the server's `error` event, never sent. */
+    options?: { cause?: unknown },
   ) {
-    super(message);
+    super(message, options);
   }
 }
 
@@ -57,11 +60,32 @@ export function checkAuthOption(auth: unknown): void {
   throw new TypeError('Option auth must be a function (req) => principal, or an authenticator such as bearer({ issuer, audience, jwksUri })');
 }
 
-/** The endpoint's URL as `req` reached it (the resource identifier when none is configured). */
+const BAD_HOST = () =>
+  new AuthError(
+    400,
+    { error: 'invalid_request', description: 'The Host header is not a host name and port' },
+    'Bad Request: the Host header is not a host name and port',
+  );
+
+/**
+ * The endpoint's URL as `req` reached it: the resource identifier when none is configured. The Host
+ * header is the client's to choose, so it must be a plain host and port (no userinfo, no path, a valid
+ * port) or the request is refused (400) rather than sent elsewhere by the challenge it would build.
+ */
 export function resourceOf(auth: HttpAuthenticator, req: IncomingMessage, path: string, scheme: 'http' | 'ws' = 'http'): string {
   if (auth.resource) return auth.resource;
+  const host = req.headers.host ?? '';
   const secure = (req.socket as { encrypted?: boolean }).encrypted === true;
-  return `${scheme}${secure ? 's' : ''}://${req.headers.host ?? 'localhost'}${path}`;
+  let url: URL;
+  try {
+    url = new URL(`${scheme}${secure ? 's' : ''}://${host}${path}`);
+  } catch {
+    throw BAD_HOST();
+  }
+  // The URL parser drops a default port; anything else it changed means the Host was not a plain host and port.
+  const given = host.toLowerCase().replace(secure ? /:443$/ : /:80$/, '');
+  if (host === '' || url.username !== '' || url.password !== '' || url.host !== given || url.pathname !== path) throw BAD_HOST();
+  return url.href;
 }
 
 /** Where the metadata document of `resource` lives (RFC 9728 §3.1: the well-known path, then the resource's path). */
@@ -75,11 +99,13 @@ export function metadataUrl(resource: string): string {
 
 /** Whether `pathname` asks for the metadata document of an endpoint at `path`: the bare well-known path, or path-suffixed. */
 export function isMetadataPath(pathname: string, path: string): boolean {
-  return pathname === WELL_KNOWN || pathname === `${WELL_KNOWN}${path}`;
+  const endpoint = path === '/' ? '' : path.replace(/\/$/, '');
+  return pathname === WELL_KNOWN || pathname === `${WELL_KNOWN}${endpoint}`;
 }
 
+/** A quoted-string of RFC 6750's characters only: no quote, backslash, control character or non-ASCII (no header splitting). */
 function quoted(value: string): string {
-  return `"${value.replace(/[\\"]/g, '\\$&')}"`;
+  return `"${value.replace(/[^\x20\x21\x23-\x5B\x5D-\x7E]/g, ' ')}"`;
 }
 
 /** `WWW-Authenticate` for a refusal: Bearer, the metadata URL, then what the challenge says. */
@@ -108,6 +134,47 @@ export function insufficientScope(principal: unknown, required: readonly string[
     scope: required.join(' '),
     description: `${what} needs the scope${missing.length === 1 ? '' : 's'} ${missing.join(' ')}`,
   });
+}
+
+/** The metadata document's answer (RFC 9728): public, readable cross-origin, and varying with Host when built from it. */
+export function metadataResponse(auth: HttpAuthenticator, resource: string, head: boolean): { headers: Record<string, string>; body: string | undefined } {
+  const body = JSON.stringify(auth.protectedResourceMetadata!(resource));
+  const headers: Record<string, string> = {
+    'content-type': 'application/json',
+    'content-length': String(Buffer.byteLength(body)),
+    'cache-control': 'max-age=300',
+    'access-control-allow-origin': '*',
+  };
+  if (!auth.resource) headers.vary = 'Host';
+  return { headers, body: head ? undefined : body };
+}
+
+/** The headers a refusal goes out with: the challenge (an authenticator's names its metadata), and Retry-After for a 503. */
+export function refusalHeaders(auth: AuthOption, refusal: AuthError, resource: () => string, hookChallenge: string): Record<string, string> {
+  const headers: Record<string, string> = {};
+  if (refusal.status !== 400) {
+    if (isAuthenticator(auth)) {
+      let url: string | undefined;
+      try {
+        url = resource();
+      } catch {
+        // A Host that names no place: the challenge goes without the metadata URL.
+      }
+      headers['www-authenticate'] = url === undefined ? bareChallenge(refusal.challenge) : challengeHeader(url, refusal.challenge);
+    } else if (refusal.status === 401) {
+      headers['www-authenticate'] = hookChallenge;
+    }
+  }
+  if (refusal.status === 503) headers['retry-after'] = '5';
+  return headers;
+}
+
+function bareChallenge(challenge: Challenge): string {
+  const parts: string[] = [];
+  if (challenge.scope) parts.push(`scope=${quoted(challenge.scope)}`);
+  if (challenge.error) parts.push(`error=${quoted(challenge.error)}`);
+  if (challenge.description) parts.push(`error_description=${quoted(challenge.description)}`);
+  return parts.length ? `Bearer ${parts.join(', ')}` : 'Bearer';
 }
 
 /** Run the `auth` option on `req`: the principal, or the AuthError to answer with. */

@@ -10,11 +10,12 @@ import { type Closable, type PortOwner, portOf, type ServerPort } from '../serve
 import {
   type AuthOption,
   authenticate,
-  challengeHeader,
   checkAuthOption,
   type HttpAuthenticator,
   isAuthenticator,
   isMetadataPath,
+  metadataResponse,
+  refusalHeaders,
   resourceOf,
 } from './auth.js';
 import {
@@ -117,9 +118,21 @@ export class WebSocketTransport implements Closable {
     const http = createLimitedServer(options, (req, res) => {
       if (answerHealth(req, res, health, () => this.port.readiness())) return;
       const auth = this.options.auth;
-      if (isAuthenticator(auth) && auth.protectedResourceMetadata && req.method === 'GET' && isMetadataPath(pathOf(req.url), this.path)) {
-        const body = JSON.stringify(auth.protectedResourceMetadata(resourceOf(auth, req, this.path, 'ws')));
-        res.writeHead(200, { 'content-type': 'application/json', 'cache-control': 'max-age=300', 'access-control-allow-origin': '*' }).end(body);
+      if (
+        isAuthenticator(auth) &&
+        auth.protectedResourceMetadata &&
+        (req.method === 'GET' || req.method === 'HEAD') &&
+        isMetadataPath(pathOf(req.url), this.path)
+      ) {
+        let resource: string;
+        try {
+          resource = resourceOf(auth, req, this.path, 'ws');
+        } catch (err) {
+          res.writeHead(400, { 'content-type': 'text/plain' }).end(`${(err as Error).message}\n`);
+          return;
+        }
+        const { headers, body } = metadataResponse(auth, resource, req.method === 'HEAD');
+        res.writeHead(200, headers).end(body);
         return;
       }
       res
@@ -180,20 +193,19 @@ export class WebSocketTransport implements Closable {
     if (this.atSessionLimit(socket)) return;
     const auth = this.options.auth;
     if (!auth) return this.accept(req, socket, head, undefined);
-    authenticate(auth, req, () => resourceOf(auth as HttpAuthenticator, req, this.path, 'ws')).then(
-      (outcome) => {
+    const resource = () => resourceOf(auth as HttpAuthenticator, req, this.path, 'ws');
+    authenticate(auth, req, resource)
+      .then((outcome) => {
         if ('principal' in outcome) return this.accept(req, socket, head, outcome.principal);
         const { refused } = outcome;
-        const headers: Record<string, string> = {};
-        if (isAuthenticator(auth)) headers['WWW-Authenticate'] = challengeHeader(resourceOf(auth, req, this.path, 'ws'), refused.challenge);
-        else if (refused.status === 401) headers['WWW-Authenticate'] = 'Bearer realm="mcp"';
-        rejectUpgrade(socket, refused.status, refused.message, headers);
-      },
-      (err) => {
+        if (refused.cause !== undefined) this.port.reportError(refused.cause);
+        rejectUpgrade(socket, refused.status, refused.message, refusalHeaders(auth, refused, resource, 'Bearer realm="mcp"'));
+      })
+      // Whatever fails here (the auth hook, the answer itself) is this request's 500, never the process's end.
+      .catch((err: unknown) => {
         this.port.reportError(err);
         rejectUpgrade(socket, 500, 'Internal error');
-      },
-    );
+      });
   }
 
   /** At the server's session limit the upgrade gets 503 (checked again after an async `auth`: others may have come meanwhile). */
@@ -205,6 +217,8 @@ export class WebSocketTransport implements Closable {
   }
 
   private accept(req: IncomingMessage, socket: Duplex, head: Buffer, principal: unknown): void {
+    // After an async auth: the server may have begun to drain, or others taken the last places.
+    if (this.options.auth && (this.closing || this.port.draining)) return rejectUpgrade(socket, 503, 'Server is shutting down', { 'Retry-After': '1' });
     if (this.options.auth && this.atSessionLimit(socket)) return;
     this.wss.handleUpgrade(req, socket, head, (ws) => this.onConnection(ws, req, principal));
   }
@@ -213,6 +227,16 @@ export class WebSocketTransport implements Closable {
     const peer = new WsPeer(ws, req.socket.remoteAddress, this.port, this.options);
     this.peers.add(peer);
     peer.start(principal);
+    // A connection lives no longer than the token that opened it: at its `expiresAt` (bearer()'s principals) it closes.
+    const expiresAt = (principal as { expiresAt?: unknown } | undefined)?.expiresAt;
+    if (typeof expiresAt === 'number') {
+      const left = expiresAt * 1000 - Date.now();
+      if (left < MAX_TIMER_MS) {
+        const timer = setTimeout(() => ws.close(1008, 'the access token expired: connect again with a new one'), Math.max(0, left));
+        timer.unref();
+        ws.once('close', () => clearTimeout(timer));
+      }
+    }
     let tooBig = false;
     ws.on('error', (err: Error & { code?: string }) => {
       // ws closes with 1009 itself, then never reads the peer's close frame, so the close event says 1006.

@@ -5,6 +5,7 @@
  * principal in handlers and sessions, WebSocket upgrades, and tokens kept out of every message.
  */
 import { createServer, type IncomingMessage, type Server } from 'node:http';
+import { connect } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { exportJWK, generateKeyPair, type JWK, SignJWT } from 'jose';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -164,6 +165,18 @@ function modernCall(url: string, name: string, bearerToken: string) {
   );
 }
 
+/** An initialized 2025-11-25 session over WebSocket, opened with `bearerToken`; every reply lands in `replies`. */
+async function wsSession(url: string, bearerToken: string): Promise<{ ws: WebSocket; replies: Record<string, unknown>[] }> {
+  const ws = new WebSocket(url, 'mcp', { headers: { authorization: `Bearer ${bearerToken}` } });
+  cleanups.push(() => ws.close());
+  const replies: Record<string, unknown>[] = [];
+  ws.on('message', (data) => void replies.push(JSON.parse(String(data))));
+  await new Promise((resolve) => ws.once('open', resolve));
+  ws.send(JSON.stringify(INITIALIZE));
+  ws.send(JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }));
+  return { ws, replies };
+}
+
 function challenge(base: string, rest = ''): string {
   return `Bearer resource_metadata="${base}${METADATA_PATH}"${rest}`;
 }
@@ -199,11 +212,10 @@ describe('bearer(): the metadata document and 401', () => {
       id: null,
       error: { code: -32000, message: 'Unauthorized: send an access token (Authorization: Bearer ...)' },
     });
+    // A malformed Authorization header is a bad request (RFC 6750 §3.1): 400, with what to send.
     const basic = await post(url, INITIALIZE, { authorization: 'Basic dXNlcjpwYXNz' });
-    expect(basic.status).toBe(401);
-    expect(basic.headers.get('www-authenticate')).toBe(
-      challenge(base, ', error="invalid_request", error_description="Send the access token as Authorization: Bearer <token>"'),
-    );
+    expect(basic.status).toBe(400);
+    expect((await basic.json()).error.message).toBe('Send the access token as Authorization: Bearer <token>');
   });
 });
 
@@ -295,10 +307,14 @@ describe('bearer(): JWTs checked against the issuer keys', () => {
     expect(res.status).toBe(503);
     expect(res.headers.get('retry-after')).toBe('5');
     const header = res.headers.get('www-authenticate')!;
-    expect(header).toContain('error="temporarily_unavailable"');
+    expect(header).toBe(challenge(served.base, ', error_description="Cannot check the access token now; try again shortly"'));
+    // The client learns only that; where and why go to the server's error event.
     const text = await res.text();
-    expect(text).toContain("Cannot check the access token now: the issuer's keys (http://127.0.0.1:9/jwks.json) could not be read:");
-    expect(`${text}${header}`).not.toContain(jwt);
+    expect(JSON.parse(text).error.message).toBe('Cannot check the access token now; try again shortly');
+    expect(served.errors.map((e) => e.message)).toEqual([
+      expect.stringMatching(/^bearer\(\): the issuer's keys \(http:\/\/127\.0\.0\.1:9\/jwks\.json\) could not be read: /),
+    ]);
+    expect(`${text}${header}${served.errors[0]?.message}`).not.toContain(jwt);
   });
 
   it('keeps tokens out of every answer, event and log line', async () => {
@@ -378,13 +394,7 @@ describe('bearer(): scopes and step-up', () => {
     expect(refused.statusCode).toBe(401);
     expect(refused.headers['www-authenticate']).toBe(`Bearer resource_metadata="http://127.0.0.1:${served.port}${METADATA_PATH}"`);
 
-    const ws = new WebSocket(wsUrl, 'mcp', { headers: { authorization: `Bearer ${await token({ key, scope: 'mcp:use' })}` } });
-    cleanups.push(() => ws.close());
-    const replies: Record<string, unknown>[] = [];
-    ws.on('message', (data) => void replies.push(JSON.parse(String(data))));
-    await new Promise((resolve) => ws.once('open', resolve));
-    ws.send(JSON.stringify(INITIALIZE));
-    ws.send(JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }));
+    const { ws, replies } = await wsSession(wsUrl, await token({ key, scope: 'mcp:use' }));
     ws.send(JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'write_file', arguments: {} } }));
     await expect.poll(() => replies.find((r) => r.id === 2)).toBeDefined();
     expect(replies.find((r) => r.id === 2)).toEqual({
@@ -396,6 +406,128 @@ describe('bearer(): scopes and step-up', () => {
         data: { requiredScopes: ['files:write'] },
       },
     });
+  });
+});
+
+describe('bearer(): what a client cannot bend', () => {
+  /** A raw HTTP request (fetch will not send a Host of our choosing): its status line and headers. */
+  function raw(port: number, lines: string[]): Promise<string> {
+    return new Promise((resolve, reject) => {
+      const socket = connect(port, '127.0.0.1', () => socket.end(`${lines.join('\r\n')}\r\n\r\n`));
+      let text = '';
+      socket.setEncoding('utf8').on('data', (chunk: string) => (text += chunk));
+      socket.on('end', () => resolve(text));
+      socket.on('error', reject);
+    });
+  }
+
+  it('refuses a Host that is not a plain host and port with 400, over HTTP and at an upgrade, and the process lives on', async () => {
+    const key = await newKey('k1');
+    const keys = await jwksServer([key]);
+    const served = await serve({ audience: 'urn:test:resource', jwksUri: keys.url });
+    for (const host of ['localhost:99999', `127.0.0.1:${served.port}@evil.example`, `127.0.0.1:${served.port}/x`]) {
+      const upgrade = await raw(served.port, [
+        'GET /mcp HTTP/1.1',
+        `Host: ${host}`,
+        'Connection: Upgrade',
+        'Upgrade: websocket',
+        'Sec-WebSocket-Version: 13',
+        'Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==',
+        'Sec-WebSocket-Protocol: mcp',
+      ]);
+      expect(upgrade.split('\r\n')[0], host).toBe('HTTP/1.1 400 Bad Request');
+      expect(upgrade).not.toContain('evil');
+      const metadata = await raw(served.port, [`GET ${METADATA_PATH} HTTP/1.1`, `Host: ${host}`, 'Connection: close']);
+      expect(metadata.split('\r\n')[0], host).toBe('HTTP/1.1 400 Bad Request');
+    }
+    // Still serving, and the metadata built from a good Host says it varies with it.
+    const res = await fetch(`${served.base}${METADATA_PATH}`);
+    expect([res.status, res.headers.get('vary')]).toEqual([200, 'Host']);
+  });
+
+  it('takes the resource from a URL audience, so the metadata and challenges never depend on Host', async () => {
+    const key = await newKey('k1');
+    const keys = await jwksServer([key]);
+    const served = await serve({ audience: 'https://mcp.example.test/mcp', jwksUri: keys.url });
+    const res = await fetch(`${served.base}${METADATA_PATH}`);
+    expect(res.headers.get('vary')).toBeNull();
+    expect((await res.json()).resource).toBe('https://mcp.example.test/mcp');
+    const anonymous = await post(served.url, INITIALIZE);
+    expect(anonymous.headers.get('www-authenticate')).toBe('Bearer resource_metadata="https://mcp.example.test/.well-known/oauth-protected-resource/mcp"');
+  });
+
+  it('keeps header values to RFC 6750 characters: a description with CR/LF cannot split the answer', async () => {
+    const server = new McpServer({ name: 'split', version: '1.0.0' });
+    cleanups.push(() => server.close());
+    const auth = {
+      resource: 'https://mcp.example.test/mcp',
+      authenticate: () => {
+        throw new AuthError(401, { error: 'invalid_token', description: 'bad\r\nX-Evil: 1 "quoted" \\ é' });
+      },
+    };
+    const http = new StreamableHttpTransport(server, { auth });
+    const { port } = await http.listen({ host: '127.0.0.1', port: 0 });
+    new WebSocketTransport(server, { auth }).attach(http.httpServer!);
+    const upgrade = await raw(port, [
+      'GET /mcp HTTP/1.1',
+      `Host: 127.0.0.1:${port}`,
+      'Connection: Upgrade',
+      'Upgrade: websocket',
+      'Sec-WebSocket-Version: 13',
+      'Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==',
+      'Sec-WebSocket-Protocol: mcp',
+    ]);
+    const headers = upgrade.split('\r\n\r\n')[0]!.split('\r\n');
+    expect(headers.some((line) => line.toLowerCase().startsWith('x-evil'))).toBe(false);
+    expect(headers).toContain(
+      'www-authenticate: Bearer resource_metadata="https://mcp.example.test/.well-known/oauth-protected-resource/mcp", error="invalid_token", error_description="bad  X-Evil: 1  quoted     "',
+    );
+  });
+
+  it('lets a session step up: the same user with a token that has the scope now may call the tool', async () => {
+    const key = await newKey('k1');
+    const keys = await jwksServer([key]);
+    const served = await serve({ audience: 'urn:test:resource', jwksUri: keys.url });
+    const { call } = await session(served.url, await token({ key, scope: 'mcp:use' }));
+    expect((await call('write_file')).status).toBe(403);
+    const stepped = await call('write_file', await token({ key, scope: 'mcp:use files:write' }));
+    expect(stepped.status).toBe(200);
+    expect(await stepped.json()).toMatchObject({ result: { content: [{ type: 'text', text: 'written' }] } });
+  });
+
+  it('closes a WebSocket when the token that opened it expires', async () => {
+    const key = await newKey('k1');
+    const keys = await jwksServer([key]);
+    const served = await serve({ audience: 'urn:test:resource', jwksUri: keys.url, clockToleranceSeconds: 0 });
+    const ws = new WebSocket(`ws://127.0.0.1:${served.port}/mcp`, 'mcp', { headers: { authorization: `Bearer ${await token({ key, expiresIn: 1 })}` } });
+    const closed = new Promise<[number, string]>((resolve) => ws.once('close', (code, reason) => resolve([code, String(reason)])));
+    await new Promise((resolve) => ws.once('open', resolve));
+    expect(await closed).toEqual([1008, 'the access token expired: connect again with a new one']);
+  });
+
+  it('checks scopes on completions for a scoped prompt and on subscriptions to a scoped resource (-32012)', async () => {
+    const key = await newKey('k1');
+    const keys = await jwksServer([key]);
+    const served = await serve({ audience: 'urn:test:resource', jwksUri: keys.url });
+    served.server.registerPrompt('secret', { arguments: [{ name: 'x' }], scopes: ['secrets:read'], complete: { x: () => ['a'] } }, () => ({ messages: [] }));
+    served.server.registerResource('secret://doc', { name: 'doc', scopes: ['secrets:read'] }, () => 'classified');
+    const { ws, replies } = await wsSession(`ws://127.0.0.1:${served.port}/mcp`, await token({ key }));
+    ws.send(
+      JSON.stringify({
+        jsonrpc: '2.0',
+        id: 2,
+        method: 'completion/complete',
+        params: { ref: { type: 'ref/prompt', name: 'secret' }, argument: { name: 'x', value: '' } },
+      }),
+    );
+    ws.send(JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'resources/subscribe', params: { uri: 'secret://doc' } }));
+    await expect.poll(() => replies.filter((r) => r.id === 2 || r.id === 3).length).toBe(2);
+    const refused = replies.filter((r) => r.id === 2 || r.id === 3).sort((a, b) => Number(a.id) - Number(b.id));
+    expect(refused.map((r) => (r.error as { code: number }).code)).toEqual([-32012, -32012]);
+    expect(refused.map((r) => (r.error as { message: string }).message)).toEqual([
+      'Prompt secret needs the scope secrets:read: get a token that grants secrets:read',
+      'Resource secret://doc needs the scope secrets:read: get a token that grants secrets:read',
+    ]);
   });
 });
 
@@ -424,7 +556,11 @@ describe('bearer(): opaque tokens and custom checks', () => {
       if (failing) return 'fail';
       return t === 'good-opaque'
         ? { active: true, sub: 'carol', client_id: 'c1', scope: 'mcp:use', iss: ISSUER, aud: 'urn:test:resource', exp: Math.floor(Date.now() / 1000) + 300 }
-        : { active: false };
+        : t === 'no-aud'
+          ? { active: true, sub: 'erin', scope: 'mcp:use' }
+          : t === 'refresh'
+            ? { active: true, sub: 'erin', token_type: 'refresh_token', aud: 'urn:test:resource' }
+            : { active: false };
     });
     const served = await serve({ audience: 'urn:test:resource', introspection: { url: endpoint.url, clientId: 'rs', clientSecret: 's3cret' } });
     const { call } = await session(served.url, 'good-opaque');
@@ -437,10 +573,18 @@ describe('bearer(): opaque tokens and custom checks', () => {
     const inactive = await post(served.url, INITIALIZE, { authorization: 'Bearer bad-opaque' });
     expect(inactive.status).toBe(401);
     expect(inactive.headers.get('www-authenticate')).toBe(challenge(served.base, ', error="invalid_token", error_description="The access token is not valid"'));
+    for (const [opaque, why] of [
+      ['no-aud', 'The access token names no audience (aud), so it may be for another resource'],
+      ['refresh', 'The token is not an access token'],
+    ]) {
+      const refused = await post(served.url, INITIALIZE, { authorization: `Bearer ${opaque}` });
+      expect([refused.status, (await refused.json()).error.message], opaque).toEqual([401, why]);
+    }
     failing = true;
     const down = await post(served.url, INITIALIZE, { authorization: 'Bearer other-opaque' });
     expect(down.status).toBe(503);
-    expect((await down.json()).error.message).toBe('Cannot check the access token now: the introspection endpoint answered HTTP 500');
+    expect((await down.json()).error.message).toBe('Cannot check the access token now; try again shortly');
+    expect(served.errors.at(-1)?.message).toBe('bearer(): the introspection endpoint answered HTTP 500');
   });
 
   it('takes a custom verify, and an AuthError thrown by a function auth', async () => {

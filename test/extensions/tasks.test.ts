@@ -204,9 +204,9 @@ describe('declaration', () => {
 
 describe('useTasks options', () => {
   it.each([
-    [{ ttlMs: 0 }, 'useTasks: ttlMs must be a positive integer; got 0'],
-    [{ pollIntervalMs: 1.5 }, 'useTasks: pollIntervalMs must be a positive integer; got 1.5'],
-    [{ maxTasksPerPrincipal: -1 }, 'useTasks: maxTasksPerPrincipal must be a positive integer; got -1'],
+    [{ ttlMs: 0 }, 'Option ttlMs must be a positive integer; got 0'],
+    [{ pollIntervalMs: 1.5 }, 'Option pollIntervalMs must be a positive integer; got 1.5'],
+    [{ maxTasksPerPrincipal: -1 }, 'Option maxTasksPerPrincipal must be a positive integer; got -1'],
   ])('refuses %j', (options, message) => {
     expect(() => useTasks(new McpServer({ name: 'x', version: '1' }), options)).toThrow(new TypeError(message));
   });
@@ -791,9 +791,22 @@ describe('a task the store holds that no handler here runs', () => {
     const created = resultOf(await running.declared.callTool('hold'));
     const { resultType: _task, ...task } = created;
     expect(resultOf(await get(other.declared, created.taskId))).toEqual({ resultType: 'complete', ...task });
+    // Answers must reach the instance whose handler waits for them: the other one says so.
+    const misrouted = await other.declared.request('tasks/update', { taskId: created.taskId, inputResponses: {} });
+    expect(misrouted.body.error).toEqual({
+      code: -32603,
+      message: `Task ${created.taskId} runs on another server instance: send tasks/update to it (route on the Mcp-Name header, the task id)`,
+    });
     expect(resultOf(await other.declared.request('tasks/cancel', { taskId: created.taskId }))).toEqual(ack);
     expect(resultOf(await get(other.declared, created.taskId))).toEqual({ resultType: 'complete', ...task, status: 'cancelled', lastUpdatedAt: ISO });
+    // The handler then finishes where it runs: the cancellation stands, everywhere.
     release.open();
+    await until(
+      () => running.tasks.running,
+      (n) => n === 0,
+      'the running instance to let the task go',
+    );
+    for (const where of [running, other]) expect(resultOf(await get(where.declared, created.taskId)).status).toBe('cancelled');
   });
 });
 

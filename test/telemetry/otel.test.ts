@@ -193,8 +193,10 @@ describe('SERVER spans', () => {
     const reply = await client.request('tools/call', { name: 'nope', arguments: {} });
     expect(reply.error).toEqual({ code: -32602, message: 'Unknown tool: nope' });
 
-    const call = span('tools/call nope');
-    expect(call.attributes).toMatchObject({ 'error.type': '-32602', 'rpc.response.status_code': '-32602', 'gen_ai.tool.name': 'nope' });
+    // An unregistered tool's name is the client's to choose: it stays out of the span name and the attributes.
+    const call = span('tools/call');
+    expect(call.attributes).toMatchObject({ 'mcp.method.name': 'tools/call', 'error.type': '-32602', 'rpc.response.status_code': '-32602' });
+    expect(call.attributes).not.toHaveProperty('gen_ai.tool.name');
     expect(call.status).toEqual({ code: otel.SpanStatusCode.ERROR, message: 'Unknown tool: nope' });
   });
 
@@ -385,7 +387,10 @@ describe('metrics', () => {
     expect(await histogram('mcp.server.operation.duration')).toEqual([
       { attributes: { 'mcp.method.name': 'initialize', ...version }, count: 1 },
       { attributes: tool('echo'), count: 2 },
-      { attributes: { ...tool('nope'), 'error.type': '-32602', 'rpc.response.status_code': '-32602' }, count: 1 },
+      {
+        attributes: { 'mcp.method.name': 'tools/call', ...version, 'error.type': '-32602', 'rpc.response.status_code': '-32602' },
+        count: 1,
+      },
       { attributes: { ...tool('fails'), 'error.type': 'tool_error' }, count: 1 },
     ]);
     expect(await histogram('mcp.server.session.duration')).toEqual([]);
@@ -394,6 +399,28 @@ describe('metrics', () => {
     await client.close();
     await ended;
     expect(await histogram('mcp.server.session.duration')).toEqual([{ attributes: version, count: 1 }]);
+  });
+});
+
+describe('a tracer that throws', () => {
+  it('costs the spans, never an answer: ending a span that throws leaves the request answered and the server serving', async () => {
+    const broken = () => {
+      throw new Error('exporter on fire');
+    };
+    const span = {
+      isRecording: () => true,
+      setAttribute: () => span,
+      setAttributes: () => span,
+      setStatus: () => span,
+      recordException: () => {},
+      spanContext: () => otel.INVALID_SPAN_CONTEXT,
+      end: broken,
+    };
+    const tracer = { startSpan: () => span, startActiveSpan: broken };
+    const running = await wsServer({ telemetry: { api: otel, tracer: tracer as never } });
+    const { client } = await openSession(running);
+    expect((await client.request('tools/call', { name: 'echo', arguments: {} })).result).toBeDefined();
+    expect((await client.request('ping', {})).result).toEqual({});
   });
 });
 

@@ -7,6 +7,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { ClientCapabilityError, ErrorCode, McpError } from '../../protocol/errors.js';
 import { isObject } from '../../protocol/is-object.js';
+import { MAX_TIMER_MS, positiveInteger } from '../../protocol/option-checks.js';
 import { principalKey, UNKEYED_PRINCIPAL } from '../../protocol/principal.js';
 import { type DetailedTask, isTerminalStatus, TASKS_EXTENSION, type TaskStatus } from '../../protocol/tasks.js';
 import type { CallToolResult, ClientCapabilities } from '../../protocol/types.js';
@@ -69,8 +70,8 @@ interface LiveTask {
 const DEFAULT_TTL_MS = 3_600_000;
 const DEFAULT_POLL_INTERVAL_MS = 1000;
 const DEFAULT_MAX_PER_PRINCIPAL = 100;
-/** setTimeout's limit: a longer TTL is checked again when this much has passed. */
-const MAX_TIMER_MS = 2_147_483_647;
+
+const SHUTTING_DOWN = () => new McpError(ErrorCode.ShuttingDown, 'The server is shutting down: no new tasks; call again (another instance will take it)');
 
 function declaresTasks(capabilities: ClientCapabilities): boolean {
   return isObject(capabilities.extensions) && isObject(capabilities.extensions[TASKS_EXTENSION]);
@@ -91,12 +92,6 @@ function ownerOf(principal: unknown): string {
 
 function unknownTask(taskId: string): McpError {
   return invalidExtensionParams(`unknown task ${JSON.stringify(taskId)} (it may have expired, or belong to someone else)`);
-}
-
-function positiveInteger(value: unknown, name: string): number {
-  if (typeof value !== 'number' || !Number.isInteger(value) || value <= 0)
-    throw new TypeError(`useTasks: ${name} must be a positive integer; got ${String(value)}`);
-  return value;
 }
 
 /** 2026-07-28 has no elicitationId: a URL question goes without one. */
@@ -144,9 +139,12 @@ export class Tasks {
     options: TasksOptions = {},
   ) {
     this.store = options.store ?? new MemoryTaskStore();
-    this.ttlMs = options.ttlMs === null ? null : positiveInteger(options.ttlMs ?? DEFAULT_TTL_MS, 'ttlMs');
-    this.pollIntervalMs = positiveInteger(options.pollIntervalMs ?? DEFAULT_POLL_INTERVAL_MS, 'pollIntervalMs');
-    this.maxPerPrincipal = positiveInteger(options.maxTasksPerPrincipal ?? DEFAULT_MAX_PER_PRINCIPAL, 'maxTasksPerPrincipal');
+    this.ttlMs = options.ttlMs === null ? null : (options.ttlMs ?? DEFAULT_TTL_MS);
+    this.pollIntervalMs = options.pollIntervalMs ?? DEFAULT_POLL_INTERVAL_MS;
+    this.maxPerPrincipal = options.maxTasksPerPrincipal ?? DEFAULT_MAX_PER_PRINCIPAL;
+    if (this.ttlMs !== null) positiveInteger('ttlMs', this.ttlMs);
+    positiveInteger('pollIntervalMs', this.pollIntervalMs);
+    positiveInteger('maxTasksPerPrincipal', this.maxPerPrincipal);
     const gated = { requiresClientExtension: true } as const;
     this.handle = server.useExtension({
       id: TASKS_EXTENSION,
@@ -210,10 +208,11 @@ export class Tasks {
   }
 
   private async create(call: ToolCall): Promise<Record<string, unknown>> {
-    if (this.closed) throw new McpError(ErrorCode.InternalError, 'The server is closing: no new tasks');
+    if (this.closed) throw SHUTTING_DOWN();
     const before = this.before.get(call.tool.name);
     // Input before the task is asked on the call itself: an input-required here unwinds as any call's.
     const prepared = before ? await before.beforeTask(call.arguments, call.ctx) : undefined;
+    if (this.closed) throw SHUTTING_DOWN();
     const owner = ownerOf(call.session.principal);
     // Two calls at once must not both pass the cap: an owner's creations queue, each saved before the next looks.
     const create = async () => {
@@ -370,11 +369,14 @@ export class Tasks {
       delete task.inputRequests;
     }
     const snapshot = { ...task };
-    const final = isTerminalStatus(status);
     live.saved = live.saved
       .then(async () => {
-        // An end recorded meanwhile by another process sharing the store (a cancel) stands: an ended task stays ended.
-        if (final && status !== 'cancelled' && isTerminalStatus((await this.store.load(task.taskId))?.status ?? 'working')) return;
+        // An end recorded meanwhile by another instance sharing the store (its tasks/cancel) stands, and ends this run.
+        const stored = status === 'cancelled' ? undefined : await this.store.load(task.taskId);
+        if (stored && isTerminalStatus(stored.status)) {
+          if (!isTerminalStatus(live.task.status)) this.end(live, new McpError(ErrorCode.RequestCancelled, stored.statusMessage ?? 'The task was cancelled'));
+          return;
+        }
         await this.store.save(snapshot);
       })
       .catch((err: unknown) => this.server.reportError(err));
@@ -410,8 +412,16 @@ export class Tasks {
   private async update(request: ExtensionRequest): Promise<Record<string, unknown>> {
     const responses = request.params.inputResponses;
     if (!isObject(responses)) throw invalidExtensionParams('tasks/update needs params.inputResponses as an object of answers by key');
-    const { live } = await this.find(request);
-    if (!live || live.questions.size === 0) return {};
+    const { task, live } = await this.find(request);
+    if (!live) {
+      if (isTerminalStatus(task.status)) return {};
+      // A store shared by several instances: the answers must reach the one whose handler waits for them.
+      throw new McpError(
+        ErrorCode.InternalError,
+        `Task ${task.taskId} runs on another server instance: send tasks/update to it (route on the Mcp-Name header, the task id)`,
+      );
+    }
+    if (live.questions.size === 0) return {};
     const answered: Question[] = [];
     for (const [key, answer] of Object.entries(responses)) {
       const question = live.questions.get(key);

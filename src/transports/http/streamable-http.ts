@@ -27,11 +27,12 @@ import {
 import {
   type AuthError,
   authenticate,
-  challengeHeader,
   type HttpAuthenticator,
   insufficientScope,
   isAuthenticator,
   isMetadataPath,
+  metadataResponse,
+  refusalHeaders,
   resourceOf,
 } from '../auth.js';
 import { isHostAllowed, isOriginAllowed } from '../origin.js';
@@ -263,6 +264,7 @@ export class StreamableHttpTransport extends SafeEmitter<StreamableHttpTransport
     }
     const http = this.sessions.lookup(req, res, principal, cors);
     if (!http) return;
+    if (this.options.auth) http.connection.renewPrincipal(principal);
     const connection = http.connection;
     const refused = connection.refuse(classified, batch);
     if (refused) {
@@ -288,24 +290,24 @@ export class StreamableHttpTransport extends SafeEmitter<StreamableHttpTransport
     if (req.method !== 'GET' && req.method !== 'HEAD') {
       return sendHttpError(res, 405, HttpErrorCode.BadRequest, 'Method Not Allowed: use GET', { allow: 'GET, HEAD' });
     }
-    const body = JSON.stringify(auth.protectedResourceMetadata!(resourceOf(auth, req, this.path)));
-    res
-      .writeHead(200, {
-        'content-type': 'application/json',
-        'content-length': Buffer.byteLength(body),
-        'cache-control': 'max-age=300',
-        'access-control-allow-origin': '*',
-      })
-      .end(req.method === 'HEAD' ? undefined : body);
+    let resource: string;
+    try {
+      resource = resourceOf(auth, req, this.path);
+    } catch (err) {
+      return sendHttpError(res, 400, HttpErrorCode.BadRequest, (err as Error).message);
+    }
+    const { headers, body } = metadataResponse(auth, resource, req.method === 'HEAD');
+    res.writeHead(200, headers).end(body);
   }
 
-  /** 401, 403 or 503 with its `WWW-Authenticate` challenge (naming the metadata document, for an authenticator). */
+  /** 400, 401, 403 or 503 with its `WWW-Authenticate` challenge (naming the metadata document, for an authenticator). */
   private refuseAuth(req: IncomingMessage, res: ServerResponse, cors: Record<string, string>, refusal: AuthError): void {
-    const auth = this.options.auth;
-    const headers: Record<string, string> = { ...cors };
-    if (isAuthenticator(auth)) headers['www-authenticate'] = challengeHeader(resourceOf(auth, req, this.path), refusal.challenge);
-    else if (refusal.status === 401) headers['www-authenticate'] = this.options.authChallenge ?? 'Bearer realm="mcp"';
-    if (refusal.status === 503) headers['retry-after'] = '5';
+    const auth = this.options.auth!;
+    if (refusal.cause !== undefined) this.port.reportError(refusal.cause);
+    const headers = {
+      ...cors,
+      ...refusalHeaders(auth, refusal, () => resourceOf(auth as HttpAuthenticator, req, this.path), this.options.authChallenge ?? 'Bearer realm="mcp"'),
+    };
     if (cors['access-control-allow-origin']) headers['access-control-expose-headers'] = 'WWW-Authenticate, Mcp-Session-Id';
     sendHttpError(res, refusal.status, HttpErrorCode.BadRequest, refusal.message, headers);
   }
@@ -409,6 +411,7 @@ export class StreamableHttpTransport extends SafeEmitter<StreamableHttpTransport
     }
     const http = this.sessions.lookup(req, res, principal, cors);
     if (!http) return;
+    if (this.options.auth) http.connection.renewPrincipal(principal);
     http.connection.touch();
     const headers = { ...cors, 'mcp-session-id': http.id };
     const lastEventId = header(req, 'last-event-id');
@@ -429,6 +432,7 @@ export class StreamableHttpTransport extends SafeEmitter<StreamableHttpTransport
   private delete(req: IncomingMessage, res: ServerResponse, cors: Record<string, string>, principal: unknown): void {
     const http = this.sessions.lookup(req, res, principal, cors);
     if (!http) return;
+    if (this.options.auth) http.connection.renewPrincipal(principal);
     http.connection.close('deleted by the client');
     res.writeHead(200, cors).end();
   }
