@@ -27,7 +27,7 @@ export class RedisScale implements SharedState {
 
   /** Listeners of what the other instances broadcast. */
   private readonly listeners = new Set<(event: SharedEvent) => void>();
-  /** A connection of its own for pub/sub (a subscribed connection runs no other command); made on first use. */
+  /** A connection of its own for pub/sub (a subscribed connection runs no other command). */
   private subscriber: RedisClient | undefined;
 
   private constructor(
@@ -55,15 +55,22 @@ export class RedisScale implements SharedState {
 
   onBroadcast(listener: (event: SharedEvent) => void): () => void {
     this.listeners.add(listener);
-    if (!this.subscriber) {
-      // Subscriptions are made again by ioredis after a reconnection; what was broadcast meanwhile is lost.
-      const subscriber = this.redis.duplicate({ enableOfflineQueue: true });
-      subscriber.on('error', () => {});
-      subscriber.on('message', (_channel: string, text: string) => this.heard(text));
-      void subscriber.subscribe(this.channel).catch(() => {});
-      this.subscriber = subscriber;
-    }
     return () => void this.listeners.delete(listener);
+  }
+
+  /** The pub/sub connection (a subscribed connection runs no other command), subscribed before `connect` returns. */
+  private async listen(): Promise<void> {
+    // Subscriptions are made again by ioredis after a reconnection; what was broadcast meanwhile is lost.
+    const subscriber = this.redis.duplicate({ enableOfflineQueue: true });
+    subscriber.on('error', () => {});
+    subscriber.on('message', (_channel: string, text: string) => this.heard(text));
+    this.subscriber = subscriber;
+    try {
+      await subscriber.subscribe(this.channel);
+    } catch (err) {
+      subscriber.disconnect();
+      throw err;
+    }
   }
 
   private heard(text: string): void {
@@ -112,7 +119,10 @@ export class RedisScale implements SharedState {
       if (!Array.isArray(ring) || ring.length === 0 || !ring.every((key) => typeof key === 'string' && key.length >= 32)) {
         throw new Error(`${ringKey} holds no key ring (a JSON array of secrets of 32 characters or more)`);
       }
-      return new RedisScale(redis, prefix, ring);
+      const scale = new RedisScale(redis, prefix, ring);
+      // Subscribed before it is handed out: a change another instance broadcasts from now on is heard.
+      await scale.listen();
+      return scale;
     } catch (err) {
       redis.disconnect();
       throw new Error(`Could not share state through Redis at ${redact(url)}: ${(err as Error).message}`, { cause: err });
