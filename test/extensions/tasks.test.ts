@@ -1049,19 +1049,21 @@ describe('subscriptions/listen with notifications.taskIds', () => {
 
   it('is -32021 for taskIds without the declaration, and -32602 for taskIds that are not an array; neither opens a subscription', async () => {
     const { server, url } = await serve(() => {});
-    // The listen stream is an event stream from the start, so its refusal is the stream's one message.
-    const refusals: Json[] = [];
+    // Refused before its acknowledgement, a listen is a plain JSON error with its status, as any other request's.
+    const refusals: { status: number; body: Json }[] = [];
     for (const [id, taskIds, capabilities] of [
       ['listen-2', ['whatever'], MODERN_CAPS.form],
       ['listen-3', 'whatever', DECLARES],
     ] as const) {
       const res = await listen(url, id, { taskIds }, capabilities);
-      refusals.push(await res.nextMessage({ id }));
-      await res.ended;
+      refusals.push({ status: res.status, body: await res.json() });
     }
     expect(refusals).toEqual([
-      { jsonrpc: '2.0', id: 'listen-2', error: missingCapability(gateMessage('Listening for task notifications (taskIds)')) },
-      { jsonrpc: '2.0', id: 'listen-3', error: { code: -32602, message: 'Invalid params: notifications.taskIds must be an array of task ids' } },
+      { status: 400, body: { jsonrpc: '2.0', id: 'listen-2', error: missingCapability(gateMessage('Listening for task notifications (taskIds)')) } },
+      {
+        status: 400,
+        body: { jsonrpc: '2.0', id: 'listen-3', error: { code: -32602, message: 'Invalid params: notifications.taskIds must be an array of task ids' } },
+      },
     ]);
     expect(server.stats.subscriptions).toBe(0);
   });

@@ -391,8 +391,9 @@ export class StreamableHttpTransport extends SafeEmitter<StreamableHttpTransport
       if (!(err instanceof McpError)) throw err;
       return sendHttpError(res, 400, err.code, err.message, cors, undefined, request.id);
     }
-    // A listen stream is nothing but notifications: it streams whatever responseMode says.
-    const mode = request.method === 'subscriptions/listen' ? 'sse' : this.options.responseMode;
+    // A listen stream is nothing but notifications, whatever responseMode says: it streams from its
+    // acknowledgement on, and a listen refused before that (a filter it may not have) is a plain JSON error.
+    const mode = request.method === 'subscriptions/listen' ? 'auto' : this.options.responseMode;
     const channel = new RequestChannel(res, request.id, mode, cors, req.socket.remoteAddress);
     this.port.serveStateless(channel, request, principal, (running) => {
       // streamable-http.mdx (2026-07-28): closing the request's stream is its cancellation.
