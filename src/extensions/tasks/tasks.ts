@@ -4,13 +4,12 @@
  * handler runs on, and the client polls `tasks/get`, answers the task's questions with `tasks/update`
  * and may `tasks/cancel` it. Input needed before the task exists is asked on the call itself (MRTR).
  */
-import { createHash, randomUUID } from 'node:crypto';
-import { ClientCapabilityError, ErrorCode, McpError } from '../../protocol/errors.js';
+import { randomUUID } from 'node:crypto';
+import { ErrorCode, McpError } from '../../protocol/errors.js';
 import { isObject } from '../../protocol/is-object.js';
 import { MAX_TIMER_MS, positiveInteger } from '../../protocol/option-checks.js';
-import { principalKey, UNKEYED_PRINCIPAL } from '../../protocol/principal.js';
-import { type DetailedTask, isTerminalStatus, TASKS_EXTENSION, type TaskStatus } from '../../protocol/tasks.js';
-import type { CallToolResult, ClientCapabilities } from '../../protocol/types.js';
+import { isTerminalStatus, TASKS_EXTENSION, type TaskStatus } from '../../protocol/tasks.js';
+import type { CallToolResult } from '../../protocol/types.js';
 import { isModernProtocolVersion } from '../../protocol/versions.js';
 import type { RequestContext } from '../../server/api.js';
 import type { ClientQuestion, ExtensionHandle, ExtensionRequest, ToolCall } from '../../server/extension-api.js';
@@ -18,6 +17,7 @@ import { invalidExtensionParams } from '../../server/extensions.js';
 import type { McpServer } from '../../server/mcp-server.js';
 import type { Registration } from '../../server/registry.js';
 import type { ToolConfig } from '../../server/tools.js';
+import { declaresTasks, detailed, missingTasksCapability, onTheWire, ownerOf, SHUTTING_DOWN, unknownTask } from './shapes.js';
 import { MemoryTaskStore, type StoredTask, type TaskStore } from './store.js';
 
 export interface TasksOptions {
@@ -70,53 +70,6 @@ interface LiveTask {
 const DEFAULT_TTL_MS = 3_600_000;
 const DEFAULT_POLL_INTERVAL_MS = 1000;
 const DEFAULT_MAX_PER_PRINCIPAL = 100;
-
-const SHUTTING_DOWN = () => new McpError(ErrorCode.ShuttingDown, 'The server is shutting down: no new tasks; call again (another instance will take it)');
-
-function declaresTasks(capabilities: ClientCapabilities): boolean {
-  return isObject(capabilities.extensions) && isObject(capabilities.extensions[TASKS_EXTENSION]);
-}
-
-function missingTasksCapability(what: string): ClientCapabilityError {
-  return new ClientCapabilityError(`${what} needs the client to declare the extension ${TASKS_EXTENSION} (capabilities.extensions["${TASKS_EXTENSION}"])`, {
-    extensions: { [TASKS_EXTENSION]: {} },
-  });
-}
-
-/** Tasks are bound to who created them: a digest of the principal's key. */
-function ownerOf(principal: unknown): string {
-  const key = principalKey(principal);
-  if (key === undefined) throw new McpError(ErrorCode.InternalError, `Cannot bind a task: ${UNKEYED_PRINCIPAL}`);
-  return createHash('sha256').update(key).digest('base64url');
-}
-
-function unknownTask(taskId: string): McpError {
-  return invalidExtensionParams(`unknown task ${JSON.stringify(taskId)} (it may have expired, or belong to someone else)`);
-}
-
-/** 2026-07-28 has no elicitationId: a URL question goes without one. */
-function onTheWire(question: ClientQuestion): ClientQuestion {
-  if (question.method !== 'elicitation/create' || question.params.mode !== 'url' || !('elicitationId' in question.params)) return question;
-  const { elicitationId: _dropped, ...params } = question.params;
-  return { ...question, params };
-}
-
-/** What `tasks/get` shows of a stored task: the wire fields only. */
-function detailed(task: StoredTask): DetailedTask {
-  const out: DetailedTask = {
-    taskId: task.taskId,
-    status: task.status,
-    createdAt: task.createdAt,
-    lastUpdatedAt: task.lastUpdatedAt,
-    ttlMs: task.ttlMs,
-  };
-  if (task.statusMessage !== undefined) out.statusMessage = task.statusMessage;
-  if (task.pollIntervalMs !== undefined) out.pollIntervalMs = task.pollIntervalMs;
-  if (task.status === 'input_required' && task.inputRequests) out.inputRequests = task.inputRequests;
-  if (task.status === 'completed' && task.result) out.result = task.result;
-  if (task.status === 'failed' && task.error) out.error = task.error;
-  return out;
-}
 
 export class Tasks {
   private readonly store: TaskStore;
