@@ -7,7 +7,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
-import { AuthError, type HttpAuthenticator } from '../transports/auth.js';
+import { AuthError, type HttpAuthenticator, insufficientScope } from '../transports/auth.js';
 
 /** What a verified token says about its bearer: the principal sessions, requestState and tasks are bound to. */
 export interface TokenPrincipal {
@@ -233,10 +233,8 @@ class BearerAuthenticator implements HttpAuthenticator {
     const claims = await this.check(token);
     if (!claims) throw invalidToken('The access token is not valid');
     const principal = principalOf(claims);
-    const missing = (this.scopes ?? []).filter((scope) => !principal.scopes.includes(scope));
-    if (missing.length > 0) {
-      throw new AuthError(403, { error: 'insufficient_scope', scope: this.scopes!.join(' '), description: `This server needs the scope ${missing.join(' ')}` });
-    }
+    const refusal = insufficientScope(principal, this.scopes, 'This server');
+    if (refusal) throw refusal;
     return principal;
   }
 

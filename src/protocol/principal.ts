@@ -51,3 +51,14 @@ export function scopesOf(principal: unknown): readonly string[] {
   const scopes = typeof principal === 'object' && principal !== null ? (principal as { scopes?: unknown }).scopes : undefined;
   return Array.isArray(scopes) ? scopes.filter((scope): scope is string => typeof scope === 'string') : [];
 }
+
+/** The scopes of `required` that `principal` was not granted (none when it was granted them all). */
+export function missingScopes(principal: unknown, required: readonly string[]): string[] {
+  const granted = scopesOf(principal);
+  return required.filter((scope) => !granted.includes(scope));
+}
+
+/** What a refusal for missing scopes says: `Tool x needs the scope a`, or `... the scopes a b`. */
+export function scopeShortfall(what: string, missing: readonly string[]): string {
+  return `${what} needs the scope${missing.length === 1 ? '' : 's'} ${missing.join(' ')}`;
+}

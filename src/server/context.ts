@@ -82,13 +82,22 @@ export class Context implements RequestContext, RoundHolder {
   }
 
   progress(progress: number, total?: number, message?: string): void {
-    const progressToken = this.progressToken;
-    if (progressToken === undefined || this.aborted) return;
+    if (!this.hearsProgress() || this.aborted) return;
     if (!(progress > this.lastProgress)) {
       throw new RangeError(`progress must increase with each notification: got ${progress} after ${this.lastProgress}`);
     }
     this.lastProgress = progress;
-    const params: Record<string, unknown> = { progressToken, progress };
+    this.reportProgress(progress, total, message);
+  }
+
+  /** Whether anyone hears this request's progress: its client, when the request carried a progress token. */
+  protected hearsProgress(): boolean {
+    return this.progressToken !== undefined;
+  }
+
+  /** Tell whoever hears it (checked already: it increases, and the request goes on). */
+  protected reportProgress(progress: number, total: number | undefined, message: string | undefined): void {
+    const params: Record<string, unknown> = { progressToken: this.progressToken, progress };
     if (total !== undefined) params.total = total;
     if (message !== undefined) params.message = message;
     this.session.notifyRelated('notifications/progress', params, this.requestId);

@@ -11,6 +11,7 @@ import type { CallToolResult, Meta } from '../protocol/types.js';
 import type { InputOptions } from './api.js';
 import { reportAnswer } from './back-channel.js';
 import { Context } from './context.js';
+import { abortReason } from './pending-requests.js';
 import type { ClientQuestion, DetachOptions } from './extension-api.js';
 import type { Channel } from './port.js';
 import { type BackChannel, Session } from './session.js';
@@ -84,9 +85,7 @@ class DetachedBackChannel implements BackChannel {
 }
 
 function abortError(signal: AbortSignal): McpError {
-  const reason = signal.reason;
-  if (reason instanceof McpError) return reason;
-  return new McpError(ErrorCode.RequestCancelled, reason instanceof Error ? reason.message : `Cancelled: ${String(reason ?? 'the run was cancelled')}`);
+  return signal.reason instanceof McpError ? signal.reason : new McpError(ErrorCode.RequestCancelled, abortReason(signal));
 }
 
 function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
@@ -146,8 +145,6 @@ export async function runDetached(
 
 /** A detached run's context: its progress goes to the extension, which has no client request to report it on. */
 class DetachedContext extends Context {
-  private reported = Number.NEGATIVE_INFINITY;
-
   constructor(
     session: Session,
     requestId: Context['requestId'],
@@ -158,10 +155,11 @@ class DetachedContext extends Context {
     super(session, requestId, method, meta);
   }
 
-  override progress(progress: number, total?: number, message?: string): void {
-    if (this.aborted) return;
-    if (!(progress > this.reported)) throw new RangeError(`progress must increase with each notification: got ${progress} after ${this.reported}`);
-    this.reported = progress;
+  protected override hearsProgress(): boolean {
+    return true;
+  }
+
+  protected override reportProgress(progress: number, total: number | undefined, message: string | undefined): void {
     this.onProgress?.(progress, total, message);
   }
 }

@@ -11,7 +11,7 @@ import { runDetached } from './detached.js';
 import type { ExtensionMethod, ListenFilter, ServerExtension, ToolCall } from './extension-api.js';
 import type { MethodHandler } from './pipeline.js';
 import type { ExtensionMethods, Session } from './session.js';
-import type { ToolEntry } from './tools.js';
+import { argumentRefusal, type ToolEntry } from './tools.js';
 
 /** The filter keys subscriptions/listen has of its own (subscriptions.ts). */
 const CORE_FILTERS = new Set(['toolsListChanged', 'promptsListChanged', 'resourcesListChanged', 'resourceSubscriptions']);
@@ -64,14 +64,14 @@ export class Extensions implements ExtensionMethods {
     args: Record<string, unknown>,
     ctx: Context,
   ): Record<string, unknown> | Promise<Record<string, unknown>> | undefined {
-    // Arguments the tool refuses are answered as the tool answers them, at once: no extension takes such a call over.
-    if (this.toolHooks.length === 0 || entry.validateInput(args)) return undefined;
+    if (this.toolHooks.length === 0) return undefined;
     const rounds = this.rounds;
     const call: ToolCall = {
       tool: entry.descriptor,
       arguments: args,
       session,
       ctx,
+      checkArguments: () => argumentRefusal(entry, args),
       detach: (options) => runDetached(rounds, session, ctx, entry, args, options),
     };
     for (const hook of this.toolHooks) {

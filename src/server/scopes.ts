@@ -6,7 +6,7 @@
  */
 import { ErrorCode, McpError } from '../protocol/errors.js';
 import { isObject } from '../protocol/is-object.js';
-import { scopesOf } from '../protocol/principal.js';
+import { missingScopes, scopeShortfall } from '../protocol/principal.js';
 
 type Scoped = { readonly scopes: readonly string[] | undefined } | undefined;
 type Lookup = { get(key: string): Scoped };
@@ -75,14 +75,9 @@ export function checkScopes(what: string, scopes: unknown): readonly string[] | 
 /** -32012 when `principal` lacks any of `required`. */
 export function requireScopes(principal: unknown, required: readonly string[] | undefined, what: string): void {
   if (!required) return;
-  const granted = scopesOf(principal);
-  const missing = required.filter((scope) => !granted.includes(scope));
+  const missing = missingScopes(principal, required);
   if (missing.length === 0) return;
-  throw new McpError(
-    ErrorCode.InsufficientScope,
-    `${what} needs the scope${missing.length === 1 ? '' : 's'} ${missing.join(' ')}: get a token that grants ${required.join(' ')}`,
-    {
-      requiredScopes: [...required],
-    },
-  );
+  throw new McpError(ErrorCode.InsufficientScope, `${scopeShortfall(what, missing)}: get a token that grants ${required.join(' ')}`, {
+    requiredScopes: [...required],
+  });
 }

@@ -100,6 +100,12 @@ function compileFor(name: string, which: string, schema: object, schemas: Schema
   }
 }
 
+/** The `isError` result a tool's `inputSchema` gives `args` (SEP-1303), or undefined when they fit. */
+export function argumentRefusal(entry: ToolEntry, args: Record<string, unknown>): CallToolResult | undefined {
+  const violations = entry.validateInput(args);
+  return violations ? errorResult(`Invalid arguments for tool ${entry.descriptor.name}: ${describeViolations(violations)}`) : undefined;
+}
+
 /**
  * Run a tool: argument validation and handler failures are `isError` results (SEP-1303), not protocol
  * errors, except an input round unwinding and what `errors.isRequestError` says travels as a JSON-RPC error.
@@ -111,8 +117,8 @@ export async function callTool(
   errors: { isRequestError(err: unknown): boolean },
 ): Promise<CallToolResult | InputRequired> {
   const name = entry.descriptor.name;
-  const violations = entry.validateInput(args);
-  if (violations) return errorResult(`Invalid arguments for tool ${name}: ${describeViolations(violations)}`);
+  const refused = argumentRefusal(entry, args);
+  if (refused) return refused;
   let result: CallToolResult;
   try {
     if (entry.confirm !== undefined) await confirm(ctx, typeof entry.confirm === 'string' ? entry.confirm : entry.confirm(args));

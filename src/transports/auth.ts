@@ -4,7 +4,7 @@
  * and a challenge, publishes Protected Resource Metadata (RFC 9728) and carries scopes for step-up.
  */
 import type { IncomingMessage } from 'node:http';
-import { isPrincipal, scopesOf } from '../protocol/principal.js';
+import { isPrincipal, missingScopes, scopeShortfall } from '../protocol/principal.js';
 
 /** `auth` as a function: a principal, or nothing (undefined, null, false) for 401. It may throw an AuthError. */
 export type AuthHook = (req: IncomingMessage) => unknown | Promise<unknown>;
@@ -108,13 +108,13 @@ function quoted(value: string): string {
   return `"${value.replace(/[^\x20\x21\x23-\x5B\x5D-\x7E]/g, ' ')}"`;
 }
 
-/** `WWW-Authenticate` for a refusal: Bearer, the metadata URL, then what the challenge says. */
-export function challengeHeader(resource: string, challenge: Challenge): string {
-  const parts = [`resource_metadata=${quoted(metadataUrl(resource))}`];
+/** `WWW-Authenticate` for a refusal: Bearer, the metadata URL (when the resource is known), then what the challenge says. */
+function challengeHeader(resource: string | undefined, challenge: Challenge): string {
+  const parts = resource === undefined ? [] : [`resource_metadata=${quoted(metadataUrl(resource))}`];
   if (challenge.scope) parts.push(`scope=${quoted(challenge.scope)}`);
   if (challenge.error) parts.push(`error=${quoted(challenge.error)}`);
   if (challenge.description) parts.push(`error_description=${quoted(challenge.description)}`);
-  return `Bearer ${parts.join(', ')}`;
+  return parts.length > 0 ? `Bearer ${parts.join(', ')}` : 'Bearer';
 }
 
 /** The 401 for a request with no principal: the scopes every request needs, and no error (no token was sent, RFC 6750 §3.1). */
@@ -126,13 +126,12 @@ export function missingCredentials(auth: HttpAuthenticator): AuthError {
 /** Step-up (403 insufficient_scope) when `principal` lacks any of `required`; the challenge names what the operation needs. */
 export function insufficientScope(principal: unknown, required: readonly string[] | undefined, what: string): AuthError | undefined {
   if (!required || required.length === 0) return undefined;
-  const granted = scopesOf(principal);
-  const missing = required.filter((scope) => !granted.includes(scope));
+  const missing = missingScopes(principal, required);
   if (missing.length === 0) return undefined;
   return new AuthError(403, {
     error: 'insufficient_scope',
     scope: required.join(' '),
-    description: `${what} needs the scope${missing.length === 1 ? '' : 's'} ${missing.join(' ')}`,
+    description: scopeShortfall(what, missing),
   });
 }
 
@@ -160,21 +159,13 @@ export function refusalHeaders(auth: AuthOption, refusal: AuthError, resource: (
       } catch {
         // A Host that names no place: the challenge goes without the metadata URL.
       }
-      headers['www-authenticate'] = url === undefined ? bareChallenge(refusal.challenge) : challengeHeader(url, refusal.challenge);
+      headers['www-authenticate'] = challengeHeader(url, refusal.challenge);
     } else if (refusal.status === 401) {
       headers['www-authenticate'] = hookChallenge;
     }
   }
   if (refusal.status === 503) headers['retry-after'] = '5';
   return headers;
-}
-
-function bareChallenge(challenge: Challenge): string {
-  const parts: string[] = [];
-  if (challenge.scope) parts.push(`scope=${quoted(challenge.scope)}`);
-  if (challenge.error) parts.push(`error=${quoted(challenge.error)}`);
-  if (challenge.description) parts.push(`error_description=${quoted(challenge.description)}`);
-  return parts.length ? `Bearer ${parts.join(', ')}` : 'Bearer';
 }
 
 /** Run the `auth` option on `req`: the principal, or the AuthError to answer with. */

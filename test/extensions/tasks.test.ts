@@ -810,6 +810,19 @@ describe('a task the store holds that no handler here runs', () => {
   });
 });
 
+describe('MemoryTaskStore', () => {
+  it('keeps an ended task as it ended: a later save of it is refused (false), a save of a running one kept (true)', () => {
+    const store = new MemoryTaskStore();
+    const base = { taskId: 't1', owner: 'o', createdAt: 'x', lastUpdatedAt: 'x', ttlMs: null, expiresAt: null } as const;
+    expect(store.save({ ...base, status: 'working' })).toBe(true);
+    expect(store.save({ ...base, status: 'input_required' })).toBe(true);
+    expect(store.save({ ...base, status: 'cancelled' })).toBe(true);
+    expect(store.save({ ...base, status: 'completed', result: { content: [] } })).toBe(false);
+    expect(store.load('t1')).toEqual({ ...base, status: 'cancelled' });
+    store.close();
+  });
+});
+
 describe('ttlMs', () => {
   it('a task still running when its TTL runs out is gone, and its handler aborted', async () => {
     const reasons: unknown[] = [];

@@ -2,7 +2,7 @@
  * Where tasks are kept between polls: a small interface, and the in-memory default. A task is kept until
  * its TTL runs out; what is kept is what `tasks/get` answers, plus the task's owner.
  */
-import type { DetailedTask } from '../../protocol/tasks.js';
+import { type DetailedTask, isTerminalStatus } from '../../protocol/tasks.js';
 
 /** A task as stored: what `tasks/get` shows, its owner, and when it expires. */
 export interface StoredTask extends DetailedTask {
@@ -17,8 +17,12 @@ export interface StoredTask extends DetailedTask {
  * (a database) keeps what the tasks were; the handlers themselves run in the process that created them.
  */
 export interface TaskStore {
-  /** Keep a new or changed task (the whole record). */
-  save(task: StoredTask): void | Promise<void>;
+  /**
+   * Keep a new or changed task (the whole record), unless the stored one has ended: an ended task stays
+   * ended (another instance sharing the store may have cancelled it). Return false when it was not kept,
+   * true (or nothing) when it was.
+   */
+  save(task: StoredTask): boolean | undefined | Promise<boolean | undefined>;
   /** The task, or undefined when it is unknown or expired. */
   load(taskId: string): StoredTask | undefined | Promise<StoredTask | undefined>;
   delete(taskId: string): void | Promise<void>;
@@ -48,11 +52,14 @@ export class MemoryTaskStore implements TaskStore {
     return this.tasks.size;
   }
 
-  save(task: StoredTask): void {
+  save(task: StoredTask): boolean {
+    const stored = this.tasks.get(task.taskId);
+    if (stored && isTerminalStatus(stored.status)) return false;
     this.tasks.set(task.taskId, structuredClone(task));
     let owned = this.owners.get(task.owner);
     if (!owned) this.owners.set(task.owner, (owned = new Set()));
     owned.add(task.taskId);
+    return true;
   }
 
   load(taskId: string): StoredTask | undefined {

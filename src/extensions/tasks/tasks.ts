@@ -151,7 +151,11 @@ export class Tasks {
     const { session } = call;
     // The extension is defined for 2026-07-28 (ext-tasks); a 2025 session is never served tasks.
     const served = isModernProtocolVersion(session.protocolVersion);
-    if (served && declaresTasks(session.clientCapabilities)) return this.create(call);
+    if (served && declaresTasks(session.clientCapabilities)) {
+      // Arguments the tool refuses are answered at once, as the tool answers them: never a task, nor a question first.
+      const refused = call.checkArguments();
+      return refused ? Promise.resolve(refused) : this.create(call);
+    }
     if (support === 'optional') return undefined;
     if (served) throw missingTasksCapability(`Tool ${call.tool.name} runs only as a task: it`);
     throw new McpError(
@@ -324,13 +328,12 @@ export class Tasks {
     const snapshot = { ...task };
     live.saved = live.saved
       .then(async () => {
-        // An end recorded meanwhile by another instance sharing the store (its tasks/cancel) stands, and ends this run.
-        const stored = status === 'cancelled' ? undefined : await this.store.load(task.taskId);
-        if (stored && isTerminalStatus(stored.status)) {
-          if (!isTerminalStatus(live.task.status)) this.end(live, new McpError(ErrorCode.RequestCancelled, stored.statusMessage ?? 'The task was cancelled'));
-          return;
+        // The store keeps an ended task as it ended: an end recorded meanwhile by another instance sharing
+        // it (its tasks/cancel) stands, and ends this run.
+        const kept = await this.store.save(snapshot);
+        if (kept === false && !isTerminalStatus(live.task.status)) {
+          this.end(live, new McpError(ErrorCode.RequestCancelled, 'The task was cancelled (through another instance)'));
         }
-        await this.store.save(snapshot);
       })
       .catch((err: unknown) => this.server.reportError(err));
     const shown = detailed(task);
@@ -393,7 +396,8 @@ export class Tasks {
     const { task, live } = await this.find(request);
     if (live) this.end(live, new McpError(ErrorCode.RequestCancelled, 'The task was cancelled by the client'));
     else if (!isTerminalStatus(task.status)) {
-      // Its handler no longer runs anywhere this process knows of (a store that outlived a restart): it ends here.
+      // Its handler runs on another instance sharing the store (which honours the end at its next save), or
+      // nowhere any more (a store that outlived a restart): the store records the end.
       task.status = 'cancelled';
       task.lastUpdatedAt = new Date().toISOString();
       delete task.inputRequests;
