@@ -416,18 +416,16 @@ describe('servers from StreamableHttpTransport.listen()', () => {
 // 5. The SSE event store
 
 describe('InMemoryEventStore, bounded by size', () => {
-  const MESSAGE = { jsonrpc: '2.0', method: 'notifications/message', params: {} } as StoredEvent['message'];
-
-  /** An event whose JSON is `size` characters long. */
+  /** An event whose data is `size` characters long. */
   function event(eventId: string, size: number): StoredEvent {
-    return { eventId, message: MESSAGE, data: 'x'.repeat(size) };
+    return { eventId, data: 'x'.repeat(size) };
   }
 
   const ids = (events: StoredEvent[]) => events.map((e) => e.eventId);
 
   it('counts bytes of UTF-8, not characters: 40 euro signs are 120 bytes', () => {
     const store = new InMemoryEventStore({ maxBytesPerSession: 200 });
-    const euros = (eventId: string): StoredEvent => ({ eventId, message: MESSAGE, data: '€'.repeat(40) });
+    const euros = (eventId: string): StoredEvent => ({ eventId, data: '€'.repeat(40) });
     store.append('s', '1', euros('1_1'));
     expect(store.keptSize).toBe(120);
     store.append('s', '1', euros('1_2'));

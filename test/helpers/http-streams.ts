@@ -164,9 +164,21 @@ export async function standaloneOpen(running: RunningHttpServer, session: McpSes
   );
 }
 
-/** An event as the transport stores it: its id, its message, and the message's JSON exactly as it was sent. */
+/** A client that completed initialize and notifications/initialized with a server whose every POST answers with an event stream (`responseMode: 'sse'`). */
+export async function initializedOverSse(url: string, protocolVersion = '2025-11-25'): Promise<HttpTestClient> {
+  const client = new HttpTestClient(url);
+  const res = await client.request('initialize', { protocolVersion, capabilities: {}, clientInfo: { name: 'sse', version: '1.0.0' } }, 0);
+  const answer = await res.nextMessage({ id: 0 });
+  if (!answer.result) throw new Error(`initialize failed: ${JSON.stringify(answer)}`);
+  client.sessionId = res.headers['mcp-session-id'] as string;
+  client.protocolVersion = answer.result.protocolVersion;
+  await (await client.notify('notifications/initialized')).ended;
+  return client;
+}
+
+/** An event as the transport stores it: its id and the message's JSON exactly as it was sent. */
 export function stored(eventId: string, message: Json): StoredEvent {
-  return { eventId, message: message as unknown as JsonRpcMessage, data: JSON.stringify(message) };
+  return { eventId, data: JSON.stringify(message) };
 }
 
 /** An EventStore that records every call and keeps the events in an InMemoryEventStore. */
@@ -193,7 +205,7 @@ export class RecordingEventStore implements EventStore {
 
   /** The stream a stored message went on. */
   streamOf(match: (message: JsonRpcMessage & Json) => boolean): string | undefined {
-    return this.appended.find((e) => match(e.event.message as JsonRpcMessage & Json))?.streamId;
+    return this.appended.find((e) => match(JSON.parse(e.event.data)))?.streamId;
   }
 
   /** The stored events of one stream of one session, in order. */

@@ -135,7 +135,7 @@ describe('form elicitation', () => {
     );
     await client.ping();
     expect(events).toEqual([]);
-    expect(running.store.appended.filter((e) => (e.event.message as { method?: string }).method === 'elicitation/create')).toEqual([]);
+    expect(running.store.appended.filter((e) => JSON.parse(e.event.data).method === 'elicitation/create')).toEqual([]);
   });
 });
 

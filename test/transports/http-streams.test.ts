@@ -726,6 +726,26 @@ describe('resumability', () => {
     expect(resumed.body).toBe(wire(sseMessage('2_2', log('x 2')), sseMessage('2_3', textResult(2, 'x'))));
   });
 
+  it('an eventStore whose replay holds an event without data gets the resumption a 500 and an error event, and the session goes on', async () => {
+    const store: EventStore = {
+      append: () => {},
+      replayAfter: () => [{ eventId: '0_1' } as StoredEvent],
+      dropSession: () => {},
+    };
+    const running = await h.start(() => {}, { transport: { eventStore: store } });
+    const { client, session } = await h.client(running);
+
+    const resumed = await client.get({ 'last-event-id': '0_0' });
+    expect({ status: resumed.status, contentType: resumed.headers['content-type'] }).toEqual({ status: 500, contentType: 'application/json' });
+    expect(await resumed.json()).toEqual(httpError(-32603, 'Internal error'));
+    expect(running.errors.map(([error, at]) => [error.constructor, error.message, at])).toEqual([
+      [TypeError, "eventStore.replayAfter must return events as { eventId, data }, both strings (data is the message's JSON, as appended)", undefined],
+    ]);
+    const standalone = await client.get();
+    expect({ status: standalone.status, state: session.state }).toEqual({ status: 200, state: 'ready' });
+    standalone.abort();
+  });
+
   it('the InMemoryEventStore keeps maxEventsPerStream events: a Last-Event-ID older than those replays what is kept', async () => {
     const release = deferred();
     const running = await h.start(

@@ -3,13 +3,11 @@
  * Event ids are made by the transport: `<stream>_<n>`, with n counting up within the stream, so they are
  * unique per session and name their stream. A store only keeps and replays them.
  */
-import type { JsonRpcMessage } from '../../protocol/jsonrpc.js';
 
 export interface StoredEvent {
   eventId: string;
-  message: JsonRpcMessage;
-  /** The message's JSON, when the transport has it: a store may size the event by it, and keep it to replay. */
-  data?: string;
+  /** The message's JSON, as it was written on the stream: what a replay writes again. */
+  data: string;
 }
 
 export interface EventStore {
@@ -25,53 +23,69 @@ export interface InMemoryEventStoreOptions {
   maxEventsPerStream?: number;
   /** Streams kept per session; the oldest is dropped first. Default 100. */
   maxStreamsPerSession?: number;
-  /** Bytes of the events one session keeps (their JSON, as UTF-8); its oldest go first. Default 4 MiB. */
+  /** Bytes of the events one session keeps (their data, as UTF-8); its oldest go first. Default 4 MiB. */
   maxBytesPerSession?: number;
   /** Bytes of all the events kept; the oldest go first, whoever they belong to. Default 64 MiB. */
   maxBytes?: number;
 }
 
-interface Kept {
-  readonly sessionId: string;
-  readonly streamId: string;
-  readonly event: StoredEvent;
-  readonly size: number;
-  dropped: boolean;
+/** A kept event's place in one of its lists: the events next to it, older and newer. */
+interface Link {
+  older: Kept | undefined;
+  newer: Kept | undefined;
 }
 
-/** Events in the order they came, oldest first; dropped ones are skipped, and cleared out once they are most. */
-class Arrivals {
-  private events: Kept[] = [];
-  private dropped = 0;
+/** One event, in three lists at once: its stream's, its session's and the store's, each in the order they came. */
+interface Kept {
+  readonly eventId: string;
+  readonly data: string;
+  readonly size: number;
+  readonly session: SessionEvents;
+  readonly stream: EventList;
+  readonly inStream: Link;
+  readonly inSession: Link;
+  readonly inStore: Link;
+}
+
+/** Events oldest first, linked through their own `Link`s: any one leaves in O(1), with no compaction to wait for. */
+class EventList {
+  oldest: Kept | undefined;
+  private newest: Kept | undefined;
+  length = 0;
+
+  constructor(private readonly linkOf: (kept: Kept) => Link) {}
 
   push(kept: Kept): void {
-    this.events.push(kept);
+    const link = this.linkOf(kept);
+    link.older = this.newest;
+    if (this.newest) this.linkOf(this.newest).newer = kept;
+    else this.oldest = kept;
+    this.newest = kept;
+    this.length++;
   }
 
-  /** One of the events here was dropped. */
-  onDrop(): void {
-    if (++this.dropped > 64 && this.dropped > this.events.length / 2) {
-      this.events = this.events.filter((k) => !k.dropped);
-      this.dropped = 0;
-    }
+  remove(kept: Kept): void {
+    const link = this.linkOf(kept);
+    if (link.older) this.linkOf(link.older).newer = link.newer;
+    else this.oldest = link.newer;
+    if (link.newer) this.linkOf(link.newer).older = link.older;
+    else this.newest = link.older;
+    link.older = link.newer = undefined;
+    this.length--;
   }
 
-  oldest(): Kept | undefined {
-    while (this.events.length > 0 && this.events[0].dropped) {
-      this.events.shift();
-      this.dropped--;
-    }
-    return this.events[0];
-  }
-
-  all(): readonly Kept[] {
-    return this.events;
+  *[Symbol.iterator](): IterableIterator<Kept> {
+    for (let kept = this.oldest; kept; kept = this.linkOf(kept).newer) yield kept;
   }
 }
 
+const inStream = (kept: Kept) => kept.inStream;
+const inSession = (kept: Kept) => kept.inSession;
+const inStore = (kept: Kept) => kept.inStore;
+
 interface SessionEvents {
-  readonly streams: Map<string, Kept[]>;
-  readonly arrivals: Arrivals;
+  readonly streams: Map<string, EventList>;
+  readonly arrivals: EventList;
   size: number;
 }
 
@@ -81,7 +95,7 @@ interface SessionEvents {
  */
 export class InMemoryEventStore implements EventStore {
   private readonly sessions = new Map<string, SessionEvents>();
-  private readonly arrivals = new Arrivals();
+  private readonly arrivals = new EventList(inStore);
   private size = 0;
   private readonly limits: Required<InMemoryEventStoreOptions>;
 
@@ -98,63 +112,71 @@ export class InMemoryEventStore implements EventStore {
     }
   }
 
-  /** Bytes of the events kept, in all (their JSON, as UTF-8). */
+  /** Bytes of the events kept, in all (their data, as UTF-8). */
   get keptSize(): number {
     return this.size;
   }
 
   append(sessionId: string, streamId: string, event: StoredEvent): void {
-    const size = Buffer.byteLength(event.data ?? JSON.stringify(event.message));
+    if (typeof event?.eventId !== 'string' || typeof event.data !== 'string')
+      throw new TypeError(`InMemoryEventStore.append takes { eventId, data } with both strings (data is the message's JSON); got ${shapeOf(event)}`);
     let session = this.sessions.get(sessionId);
-    if (!session) this.sessions.set(sessionId, (session = { streams: new Map(), arrivals: new Arrivals(), size: 0 }));
-    let events = session.streams.get(streamId);
-    if (!events) {
-      session.streams.set(streamId, (events = []));
+    if (!session) this.sessions.set(sessionId, (session = { streams: new Map(), arrivals: new EventList(inSession), size: 0 }));
+    let stream = session.streams.get(streamId);
+    if (!stream) {
+      session.streams.set(streamId, (stream = new EventList(inStream)));
       if (session.streams.size > this.limits.maxStreamsPerSession) this.dropStream(session, session.streams.keys().next().value as string);
     }
-    const kept: Kept = { sessionId, streamId, event, size, dropped: false };
-    events.push(kept);
+    const size = Buffer.byteLength(event.data);
+    const kept: Kept = {
+      eventId: event.eventId,
+      data: event.data,
+      size,
+      session,
+      stream,
+      inStream: { older: undefined, newer: undefined },
+      inSession: { older: undefined, newer: undefined },
+      inStore: { older: undefined, newer: undefined },
+    };
+    stream.push(kept);
     session.arrivals.push(kept);
     this.arrivals.push(kept);
     session.size += size;
     this.size += size;
-    if (events.length > this.limits.maxEventsPerStream) this.drop(events[0]);
-    while (session.size > this.limits.maxBytesPerSession) this.drop(session.arrivals.oldest());
-    while (this.size > this.limits.maxBytes) this.drop(this.arrivals.oldest());
+    if (stream.length > this.limits.maxEventsPerStream) this.drop(stream.oldest!);
+    while (session.size > this.limits.maxBytesPerSession) this.drop(session.arrivals.oldest!);
+    while (this.size > this.limits.maxBytes) this.drop(this.arrivals.oldest!);
   }
 
   replayAfter(sessionId: string, streamId: string, lastEventId: string): StoredEvent[] {
-    const events = this.sessions.get(sessionId)?.streams.get(streamId);
-    if (!events) return [];
+    const stream = this.sessions.get(sessionId)?.streams.get(streamId);
+    if (!stream) return [];
     const after = eventSeq(lastEventId);
-    return events.filter((kept) => eventSeq(kept.event.eventId) > after).map((kept) => kept.event);
+    const replay: StoredEvent[] = [];
+    for (const kept of stream) if (eventSeq(kept.eventId) > after) replay.push({ eventId: kept.eventId, data: kept.data });
+    return replay;
   }
 
   dropSession(sessionId: string): void {
     const session = this.sessions.get(sessionId);
     if (!session) return;
-    for (const kept of session.arrivals.all()) this.drop(kept);
+    while (session.arrivals.oldest) this.drop(session.arrivals.oldest);
     this.sessions.delete(sessionId);
   }
 
   private dropStream(session: SessionEvents, streamId: string): void {
-    const events = session.streams.get(streamId) ?? [];
+    const stream = session.streams.get(streamId);
     session.streams.delete(streamId);
-    for (const kept of events) this.drop(kept);
+    while (stream?.oldest) this.drop(stream.oldest);
   }
 
-  /** Drop one event. Only the oldest of a stream is ever dropped alone: events leave in the order they came. */
-  private drop(kept: Kept | undefined): void {
-    if (!kept || kept.dropped) return;
-    kept.dropped = true;
+  /** Take one event out of all three of its lists: nothing refers to it, or to its data, any more. */
+  private drop(kept: Kept): void {
+    kept.stream.remove(kept);
+    kept.session.arrivals.remove(kept);
+    this.arrivals.remove(kept);
+    kept.session.size -= kept.size;
     this.size -= kept.size;
-    this.arrivals.onDrop();
-    const session = this.sessions.get(kept.sessionId);
-    if (!session) return;
-    session.size -= kept.size;
-    session.arrivals.onDrop();
-    const events = session.streams.get(kept.streamId);
-    if (events?.[0] === kept) events.shift();
   }
 }
 
@@ -162,4 +184,10 @@ export class InMemoryEventStore implements EventStore {
 export function eventSeq(eventId: string): number {
   const cut = eventId.lastIndexOf('_');
   return cut === -1 ? Number.NaN : Number(eventId.slice(cut + 1));
+}
+
+/** What an event that is not one looks like, for the error that refuses it. */
+function shapeOf(event: unknown): string {
+  if (typeof event !== 'object' || event === null) return String(event);
+  return `an object with ${Object.keys(event).join(', ') || 'no keys'}`;
 }

@@ -189,6 +189,7 @@ export class HttpSession implements Channel {
     try {
       const stored = this.host.eventStore.replayAfter(this.id, streamId, lastEventId);
       replayed = Array.isArray(stored) ? stored : await stored;
+      checkReplay(replayed);
     } catch (err) {
       if (stream) this.release(stream);
       throw err;
@@ -196,13 +197,13 @@ export class HttpSession implements Channel {
     startEventStream(res, headers);
     let seen = lastSeq;
     for (const event of replayed) {
-      writeEventData(res, event.eventId, event.data ?? JSON.stringify(event.message));
+      writeEventData(res, event.eventId, event.data);
       seen = Math.max(seen, eventSeq(event.eventId));
     }
     if (stream) {
       const held = stream.held ?? [];
       stream.held = undefined;
-      for (const event of held) if (eventSeq(event.eventId) > seen) writeEventData(res, event.eventId, event.data ?? JSON.stringify(event.message));
+      for (const event of held) if (eventSeq(event.eventId) > seen) writeEventData(res, event.eventId, event.data);
     }
     if (!stream || stream.done || this.closed) {
       if (stream) this.release(stream);
@@ -252,13 +253,13 @@ export class HttpSession implements Channel {
     } else if (relatedRequestId !== undefined) {
       const stream = this.byRequest.get(relatedRequestId);
       if (stream && stream.mode !== 'json') {
-        this.deliver(stream, message, data);
+        this.deliver(stream, data);
         return true;
       }
     }
     // Unrelated messages, and related ones whose stream cannot carry them, go on the standalone stream.
     if (!this.standalone) return false;
-    this.deliver(this.standalone, message, data);
+    this.deliver(this.standalone, data);
     return true;
   }
 
@@ -297,16 +298,13 @@ export class HttpSession implements Channel {
     this.host.sessionClosed(this);
   }
 
-  /** Write `message` on the stream as an event (stored for resumption); `last` ends the stream's connection with it. */
-  private deliver(stream: Stream, message: JsonRpcMessage | JsonRpcMessage[], data: string, last = false): void {
+  /** Write a message's JSON on the stream as an event (stored for resumption); `last` ends the stream's connection with it. */
+  private deliver(stream: Stream, data: string, last = false): void {
     if (stream.mode === 'pending') this.upgrade(stream);
-    let eventId: string | undefined;
-    if (this.resumable) {
-      eventId = `${stream.id}_${++stream.seq}`;
-      this.store(stream.id, { eventId, message: message as JsonRpcMessage, data });
-    }
-    if (stream.held && eventId !== undefined) stream.held.push({ eventId, message: message as JsonRpcMessage, data });
-    else if (stream.res) writeEventData(stream.res, eventId, data, last);
+    const event = this.resumable ? { eventId: `${stream.id}_${++stream.seq}`, data } : undefined;
+    if (event) this.store(stream.id, event);
+    if (stream.held && event) stream.held.push(event);
+    else if (stream.res) writeEventData(stream.res, event?.eventId, data, last);
   }
 
   private deliverResponse(stream: Stream, response: JsonRpcResponse, data: string): void {
@@ -316,7 +314,7 @@ export class HttpSession implements Channel {
       this.live.delete(stream.id);
       this.connection.touch(); // idle from now, not from when the request arrived
     }
-    if (stream.mode === 'sse') this.deliver(stream, response, data, last);
+    if (stream.mode === 'sse') this.deliver(stream, data, last);
     else if (stream.batch) stream.buffered.push(response);
     if (!last) return;
     if (stream.mode !== 'sse') this.writeJson(stream, stream.batch ? JSON.stringify(stream.buffered) : data);
@@ -340,7 +338,7 @@ export class HttpSession implements Channel {
       startEventStream(stream.res, stream.headers, this.primes(stream) ? primingEvent(`${stream.id}_0`, this.host.retryMs) : undefined);
     }
     const buffered = stream.buffered.splice(0);
-    for (const response of buffered) this.deliver(stream, response, JSON.stringify(response));
+    for (const response of buffered) this.deliver(stream, JSON.stringify(response));
   }
 
   private store(streamId: string, event: StoredEvent): void {
@@ -350,6 +348,15 @@ export class HttpSession implements Channel {
     } catch (err) {
       this.host.reportError(err, this.connection);
     }
+  }
+}
+
+/** A custom store's replay is written as it is: an event it cannot write is refused before the stream starts. */
+function checkReplay(events: unknown): asserts events is StoredEvent[] {
+  if (!Array.isArray(events)) throw new TypeError(`eventStore.replayAfter must return an array of { eventId, data }; got ${typeof events}`);
+  for (const event of events) {
+    if (typeof event?.eventId !== 'string' || typeof event.data !== 'string')
+      throw new TypeError("eventStore.replayAfter must return events as { eventId, data }, both strings (data is the message's JSON, as appended)");
   }
 }
 

@@ -1,0 +1,229 @@
+/**
+ * InMemoryEventStore on its own: what each limit drops (per stream count, streams per session, bytes per
+ * session, bytes in all, dropSession), as exact keptSize and exact replays, one copy of each event, and
+ * the store against a plain reference model over generated sequences of appends and session drops.
+ */
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { eventSeq } from '../../src/transports/http/event-store.js';
+import { InMemoryEventStore, type InMemoryEventStoreOptions, type StoredEvent } from '../../src/index.js';
+import { checkProperty } from '../helpers/fuzz.js';
+
+/** An event whose data is `size` bytes of JSON (a string), distinct for each id. */
+function event(eventId: string, size: number): StoredEvent {
+  const data = JSON.stringify(eventId.padEnd(size - 2, '.'));
+  if (data.length !== size) throw new Error(`an event of ${size} bytes cannot carry the id ${eventId}`);
+  return { eventId, data };
+}
+
+/** Every event of one stream, from its start. */
+function replayAll(store: InMemoryEventStore, sessionId: string, streamId: string): StoredEvent[] {
+  return store.replayAfter(sessionId, streamId, `${streamId}_0`);
+}
+
+describe('InMemoryEventStore drops by each of its limits', () => {
+  it('maxEventsPerStream: a stream keeps its newest events, and what it dropped no longer counts toward its session', () => {
+    const store = new InMemoryEventStore({ maxEventsPerStream: 2, maxBytesPerSession: 100 });
+    for (const [n, size] of [10, 20, 30, 40].entries()) store.append('s', '1', event(`1_${n + 1}`, size));
+    expect({ kept: store.keptSize, one: replayAll(store, 's', '1') }).toEqual({ kept: 70, one: [event('1_3', 30), event('1_4', 40)] });
+    // 70 + 30 is exactly the session's 100: nothing more goes.
+    store.append('s', '2', event('2_1', 30));
+    expect({ kept: store.keptSize, one: replayAll(store, 's', '1'), two: replayAll(store, 's', '2') }).toEqual({
+      kept: 100,
+      one: [event('1_3', 30), event('1_4', 40)],
+      two: [event('2_1', 30)],
+    });
+  });
+
+  it('maxStreamsPerSession: a new stream over the limit drops the oldest stream whole, and the next drop is of a kept event', () => {
+    const store = new InMemoryEventStore({ maxStreamsPerSession: 2, maxBytes: 100 });
+    store.append('a', '1', event('1_1', 20));
+    store.append('a', '1', event('1_2', 20));
+    store.append('a', '2', event('2_1', 20));
+    store.append('a', '3', event('3_1', 20));
+    expect({ kept: store.keptSize, one: replayAll(store, 'a', '1'), two: replayAll(store, 'a', '2'), three: replayAll(store, 'a', '3') }).toEqual({
+      kept: 40,
+      one: [],
+      two: [event('2_1', 20)],
+      three: [event('3_1', 20)],
+    });
+    store.append('b', '1', event('1_1', 70));
+    expect({ kept: store.keptSize, two: replayAll(store, 'a', '2'), three: replayAll(store, 'a', '3'), b: replayAll(store, 'b', '1') }).toEqual({
+      kept: 90,
+      two: [],
+      three: [event('3_1', 20)],
+      b: [event('1_1', 70)],
+    });
+  });
+
+  it("maxBytesPerSession: the session's oldest events go first, across its streams, and no other session's", () => {
+    const store = new InMemoryEventStore({ maxBytesPerSession: 100 });
+    store.append('quiet', '1', event('1_1', 90));
+    store.append('loud', '1', event('1_1', 40));
+    store.append('loud', '2', event('2_1', 40));
+    store.append('loud', '1', event('1_2', 40));
+    store.append('loud', '2', event('2_2', 20));
+    expect({
+      kept: store.keptSize,
+      quiet: replayAll(store, 'quiet', '1'),
+      one: replayAll(store, 'loud', '1'),
+      two: replayAll(store, 'loud', '2'),
+    }).toEqual({ kept: 90 + 100, quiet: [event('1_1', 90)], one: [event('1_2', 40)], two: [event('2_1', 40), event('2_2', 20)] });
+  });
+
+  it('maxBytes: the oldest events of any session go first', () => {
+    const store = new InMemoryEventStore({ maxBytes: 100, maxBytesPerSession: 100 });
+    store.append('a', '1', event('1_1', 30));
+    store.append('b', '1', event('1_1', 30));
+    store.append('a', '1', event('1_2', 30));
+    store.append('c', '1', event('1_1', 50));
+    expect(['a', 'b', 'c'].map((s) => replayAll(store, s, '1'))).toEqual([[event('1_2', 30)], [], [event('1_1', 50)]]);
+    expect(store.keptSize).toBe(80);
+  });
+
+  it('dropSession: the session keeps nothing, the others keep all, and the same id starts again with its full budget', () => {
+    const store = new InMemoryEventStore({ maxBytesPerSession: 100, maxStreamsPerSession: 2 });
+    store.append('gone', '1', event('1_1', 60));
+    store.append('gone', '2', event('2_1', 40));
+    store.append('kept', '1', event('1_1', 50));
+    store.dropSession('gone');
+    expect({ kept: store.keptSize, one: replayAll(store, 'gone', '1'), two: replayAll(store, 'gone', '2'), other: replayAll(store, 'kept', '1') }).toEqual({
+      kept: 50,
+      one: [],
+      two: [],
+      other: [event('1_1', 50)],
+    });
+    store.append('gone', '3', event('3_1', 60));
+    store.append('gone', '4', event('4_1', 40));
+    expect({ kept: store.keptSize, three: replayAll(store, 'gone', '3'), four: replayAll(store, 'gone', '4') }).toEqual({
+      kept: 150,
+      three: [event('3_1', 60)],
+      four: [event('4_1', 40)],
+    });
+    store.dropSession('kept');
+    store.dropSession('gone');
+    store.dropSession('never seen');
+    expect(store.keptSize).toBe(0);
+  });
+
+  it('replays only the events after Last-Event-ID, in order, and none for an id without a number', () => {
+    const store = new InMemoryEventStore();
+    for (let n = 1; n <= 4; n++) store.append('s', '7', event(`7_${n}`, 10));
+    expect({ afterTwo: store.replayAfter('s', '7', '7_2'), last: store.replayAfter('s', '7', '7_4'), bad: store.replayAfter('s', '7', '7') }).toEqual({
+      afterTwo: [event('7_3', 10), event('7_4', 10)],
+      last: [],
+      bad: [],
+    });
+  });
+});
+
+describe('InMemoryEventStore keeps one copy of each event', () => {
+  it('replays an event as its eventId and data alone, whatever else the appended object carried', () => {
+    const store = new InMemoryEventStore();
+    const appended = { eventId: '1_1', data: '{"jsonrpc":"2.0","method":"notifications/message"}', message: { jsonrpc: '2.0' } };
+    store.append('s', '1', appended);
+    expect(store.replayAfter('s', '1', '1_0')).toStrictEqual([{ eventId: '1_1', data: '{"jsonrpc":"2.0","method":"notifications/message"}' }]);
+  });
+
+  it('refuses an event whose data is not a string with a TypeError saying what an event is', () => {
+    const store = new InMemoryEventStore();
+    const withoutData = { eventId: '1_1', message: { jsonrpc: '2.0', method: 'ping' } } as unknown as StoredEvent;
+    expect(() => store.append('s', '1', withoutData)).toThrow(
+      new TypeError("InMemoryEventStore.append takes { eventId, data } with both strings (data is the message's JSON); got an object with eventId, message"),
+    );
+    expect({ kept: store.keptSize, replay: replayAll(store, 's', '1') }).toEqual({ kept: 0, replay: [] });
+  });
+});
+
+// ---------------------------------------------------------------------------------------------------------
+// Against a reference model
+
+type Operation = { append: [session: string, stream: string, size: number] } | { dropSession: string };
+
+/** The store's rules written as plainly as they can be: arrays filtered at every step. */
+class ModelStore {
+  private events: { session: string; stream: string; event: StoredEvent; size: number }[] = [];
+  private readonly streams = new Map<string, string[]>();
+
+  constructor(private readonly limits: Required<InMemoryEventStoreOptions>) {}
+
+  get keptSize(): number {
+    return this.events.reduce((sum, e) => sum + e.size, 0);
+  }
+
+  append(session: string, stream: string, event: StoredEvent): void {
+    const streams = this.streams.get(session) ?? [];
+    this.streams.set(session, streams);
+    if (!streams.includes(stream)) {
+      streams.push(stream);
+      if (streams.length > this.limits.maxStreamsPerSession) {
+        const oldest = streams.shift();
+        this.events = this.events.filter((e) => !(e.session === session && e.stream === oldest));
+      }
+    }
+    this.events.push({ session, stream, event, size: Buffer.byteLength(event.data) });
+    const ofStream = this.events.filter((e) => e.session === session && e.stream === stream);
+    if (ofStream.length > this.limits.maxEventsPerStream) this.remove(ofStream[0]);
+    const sessionSize = () => this.events.filter((e) => e.session === session).reduce((sum, e) => sum + e.size, 0);
+    while (sessionSize() > this.limits.maxBytesPerSession) this.remove(this.events.find((e) => e.session === session)!);
+    while (this.keptSize > this.limits.maxBytes) this.remove(this.events[0]);
+  }
+
+  replayAfter(session: string, stream: string, lastEventId: string): StoredEvent[] {
+    return this.events.filter((e) => e.session === session && e.stream === stream && eventSeq(e.event.eventId) > eventSeq(lastEventId)).map((e) => e.event);
+  }
+
+  dropSession(session: string): void {
+    this.events = this.events.filter((e) => e.session !== session);
+    this.streams.delete(session);
+  }
+
+  private remove(kept: (typeof this.events)[number]): void {
+    this.events.splice(this.events.indexOf(kept), 1);
+  }
+}
+
+const SESSIONS = ['a', 'b', 'c'];
+const STREAMS = ['0', '1', '2', '3'];
+
+const operationArb: fc.Arbitrary<Operation> = fc.oneof(
+  { weight: 12, arbitrary: fc.tuple(fc.constantFrom(...SESSIONS), fc.constantFrom(...STREAMS), fc.integer({ min: 8, max: 60 })).map((append) => ({ append })) },
+  { weight: 1, arbitrary: fc.constantFrom(...SESSIONS).map((dropSession) => ({ dropSession })) },
+);
+
+const limitsArb = fc.record({
+  maxEventsPerStream: fc.integer({ min: 1, max: 6 }),
+  maxStreamsPerSession: fc.integer({ min: 1, max: 4 }),
+  maxBytesPerSession: fc.integer({ min: 40, max: 300 }),
+  maxBytes: fc.integer({ min: 60, max: 600 }),
+});
+
+describe('InMemoryEventStore against a reference model', () => {
+  it('keeps exactly what the model keeps, in keptSize and in the replay of every stream, after every step', async () => {
+    await checkProperty(
+      fc.tuple(limitsArb, fc.array(operationArb, { minLength: 1, maxLength: 300, size: 'max' })),
+      ([limits, operations]) => {
+        const store = new InMemoryEventStore(limits);
+        const model = new ModelStore(limits);
+        const seq = new Map<string, number>();
+        for (const [step, operation] of operations.entries()) {
+          if ('append' in operation) {
+            const [session, stream, size] = operation.append;
+            const n = (seq.get(`${session} ${stream}`) ?? 0) + 1;
+            seq.set(`${session} ${stream}`, n);
+            const appended = event(`${stream}_${n}`, size);
+            store.append(session, stream, appended);
+            model.append(session, stream, appended);
+          } else {
+            store.dropSession(operation.dropSession);
+            model.dropSession(operation.dropSession);
+          }
+          const seen = { kept: store.keptSize, replays: SESSIONS.flatMap((s) => STREAMS.map((t) => store.replayAfter(s, t, `${t}_0`))) };
+          const expected = { kept: model.keptSize, replays: SESSIONS.flatMap((s) => STREAMS.map((t) => model.replayAfter(s, t, `${t}_0`))) };
+          if (JSON.stringify(seen) !== JSON.stringify(expected)) expect({ step, ...seen }).toEqual({ step, ...expected });
+        }
+      },
+      100,
+    );
+  });
+});
