@@ -3,25 +3,33 @@ import { createServer, type Server as HttpServer, type IncomingMessage, STATUS_C
 import type { AddressInfo, Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { MAX_TIMER_MS, positiveInteger } from '../protocol/option-checks.js';
+import { ConnectionBudget, isRefusedConnection } from './connection-budget.js';
 
 export interface ListenOptions {
   /** Default `127.0.0.1`: local servers SHOULD bind to loopback (transports.mdx). */
   host?: string;
   /** Default 0: the OS picks a free port. */
   port?: number;
-  /** Most connections open at once (WebSocket ones included); more are closed as they arrive. Default 1024. */
+  /**
+   * Most connections open at once (WebSocket ones included). At the limit a newcomer displaces the
+   * oldest connection that has sent nothing; with none, it gets 503 and is closed. Default 1024.
+   */
   maxConnections?: number;
+  /**
+   * Most connections one client holds: one remote address (an IPv6 /64), or one principal once a request
+   * on the connection has authenticated it. At the limit the client's newcomer displaces its own oldest
+   * connection that has sent nothing; with none, it gets 503 and is closed. Default 128. Behind a
+   * reverse proxy every connection comes from the proxy: raise it there, and limit clients at the proxy.
+   */
+  maxConnectionsPerClient?: number;
+  /** A new connection must send its first byte within this long, or it is closed unanswered. Default 5 000 ms (at most `headersTimeoutMs`). */
+  firstByteTimeoutMs?: number;
   /** Time a connection has to send a request's headers. Default 10 000 ms. */
   headersTimeoutMs?: number;
   /** Time a connection has to send a whole request, body included. Default 30 000 ms. */
   requestTimeoutMs?: number;
   /** How long a kept-alive connection may wait for its next request. Default 5 000 ms. */
   keepAliveTimeoutMs?: number;
-  /**
-   * A new connection that sends nothing for this long, before its first request, is closed without an
-   * answer. Default 30 000 ms: a backstop, since Node answers such a connection 408 after `headersTimeoutMs`.
-   */
-  idleTimeoutMs?: number;
   /**
    * Serve health checks for a load balancer, without auth: `/healthz` (liveness: 200 while the process
    * serves) and `/readyz` (readiness: 503 while the server drains or its shared store is unreachable).
@@ -82,21 +90,30 @@ type Handler = (req: IncomingMessage, res: ServerResponse) => void;
 /**
  * The node:http server a transport's `listen()` opens, with limits that hold without configuration:
  * Node's own defaults allow a minute for headers, five for a request, and any number of connections.
- * A new connection also gets an inactivity timeout until its first request begins, so one that never
- * sends a byte goes even where the header timeout would not reach it.
+ * Connections are shared out fairly (`ConnectionBudget`), and one that never sends a byte goes after
+ * `firstByteTimeoutMs`, before the header timeout would reach it.
  */
 export function createLimitedServer(options: ListenOptions, handler: Handler): HttpServer {
+  const headersTimeoutMs = options.headersTimeoutMs ?? 10_000;
   const limits = {
     maxConnections: options.maxConnections ?? 1024,
-    headersTimeoutMs: options.headersTimeoutMs ?? 10_000,
+    maxConnectionsPerClient: options.maxConnectionsPerClient ?? 128,
+    firstByteTimeoutMs: options.firstByteTimeoutMs ?? Math.min(5_000, headersTimeoutMs),
+    headersTimeoutMs,
     requestTimeoutMs: options.requestTimeoutMs ?? 30_000,
     keepAliveTimeoutMs: options.keepAliveTimeoutMs ?? 5_000,
-    idleTimeoutMs: options.idleTimeoutMs ?? 30_000,
   };
   for (const [name, value] of Object.entries(limits)) positiveInteger(name, value, MAX_TIMER_MS);
   if (limits.headersTimeoutMs > limits.requestTimeoutMs) {
     throw new TypeError(`Option headersTimeoutMs (${limits.headersTimeoutMs}) must not exceed requestTimeoutMs (${limits.requestTimeoutMs})`);
   }
+  if (limits.firstByteTimeoutMs > limits.headersTimeoutMs) {
+    throw new TypeError(`Option firstByteTimeoutMs (${limits.firstByteTimeoutMs}) must not exceed headersTimeoutMs (${limits.headersTimeoutMs})`);
+  }
+  if (limits.maxConnectionsPerClient > limits.maxConnections) {
+    throw new TypeError(`Option maxConnectionsPerClient (${limits.maxConnectionsPerClient}) must not exceed maxConnections (${limits.maxConnections})`);
+  }
+  const budget = new ConnectionBudget(limits);
   const http = createServer(
     {
       headersTimeout: limits.headersTimeoutMs,
@@ -105,15 +122,15 @@ export function createLimitedServer(options: ListenOptions, handler: Handler): H
       // Node checks the two timeouts above this often (30 s by default).
       connectionsCheckingInterval: Math.max(Math.floor(limits.headersTimeoutMs / 2), 10),
     },
-    handler,
+    (req, res) => {
+      // Refused at arrival: its 503 went out already, and the socket is closing.
+      if (isRefusedConnection(req.socket)) return;
+      handler(req, res);
+    },
   );
-  http.maxConnections = limits.maxConnections;
-  const idleTimeoutMs = limits.idleTimeoutMs;
-  // Node closes a socket that times out with no request under way; once a request begins, the request's own timeouts apply.
-  http.on('connection', (socket: Socket) => socket.setTimeout(idleTimeoutMs));
-  http.on('request', (req: IncomingMessage) => {
-    if (req.socket.timeout) req.socket.setTimeout(0);
-  });
+  // Node's own maxConnections would refuse a newcomer before it could displace anyone: the budget decides.
+  http.on('connection', (socket: Socket) => budget.admit(socket));
+  http.once('close', () => budget.close());
   return http;
 }
 

@@ -29,6 +29,7 @@ import {
   pathOf,
   rejectUpgrade,
 } from './listen.js';
+import { chargeConnection, isRefusedConnection, TOO_MANY_FOR_PRINCIPAL } from './connection-budget.js';
 import { type AllowedOrigins, checkAllowedHosts, checkAllowedOrigins, isHostAllowed, isOriginAllowed } from './origin.js';
 import { WsPeer } from './ws-peer.js';
 
@@ -124,6 +125,11 @@ export class WebSocketTransport implements Closable {
         (req.method === 'GET' || req.method === 'HEAD') &&
         isMetadataPath(pathOf(req.url), this.path)
       ) {
+        // The metadata may name the resource after Host: only a Host this server answers to may shape it.
+        if (!isHostAllowed(req, this.options.allowedHosts)) {
+          res.writeHead(403, { 'content-type': 'text/plain' }).end(`Forbidden: Host ${req.headers.host ?? '(none)'} is not allowed\n`);
+          return;
+        }
         let resource: string;
         try {
           resource = resourceOf(auth, req, this.path, 'ws');
@@ -151,6 +157,7 @@ export class WebSocketTransport implements Closable {
   attach(http: HttpServer, { exclusive = false }: { exclusive?: boolean } = {}): this {
     if (this.attached.has(http)) return this;
     const onUpgrade = (req: IncomingMessage, socket: Duplex, head: Buffer) => {
+      if (isRefusedConnection(socket)) return;
       if (pathOf(req.url) !== this.path) {
         if (exclusive) rejectUpgrade(socket, 404, `No MCP endpoint here; connect to ${this.path}`);
         return;
@@ -220,6 +227,7 @@ export class WebSocketTransport implements Closable {
     // After an async auth: the server may have begun to drain, or others taken the last places.
     if (this.options.auth && (this.closing || this.port.draining)) return rejectUpgrade(socket, 503, 'Server is shutting down', { 'Retry-After': '1' });
     if (this.options.auth && this.atSessionLimit(socket)) return;
+    if (!chargeConnection(req.socket, principal)) return rejectUpgrade(socket, 503, TOO_MANY_FOR_PRINCIPAL, { 'Retry-After': '1' });
     this.wss.handleUpgrade(req, socket, head, (ws) => this.onConnection(ws, req, principal));
   }
 

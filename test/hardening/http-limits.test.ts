@@ -119,9 +119,10 @@ interface RawConnection {
   readonly closed: Promise<string>;
 }
 
-function rawConnect(port: number, host = '127.0.0.1'): Promise<RawConnection> {
+/** A bare TCP connection to 127.0.0.1:`port`, from the loopback address `from`. */
+function rawConnect(port: number, from = '127.0.0.1'): Promise<RawConnection> {
   return new Promise((resolve, reject) => {
-    const socket = connect(port, host);
+    const socket = connect({ port, host: '127.0.0.1', localAddress: from });
     cleanups.push(() => socket.destroy());
     socket.setEncoding('utf8');
     let text = '';
@@ -318,31 +319,33 @@ describe('the demo server (npm start)', () => {
 describe('servers from StreamableHttpTransport.listen()', () => {
   const absentRequest = (port: number) => `GET /elsewhere HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\n\r\n`;
 
-  it('hold limits without options: 1024 connections, headers in 10 s, a request in 30 s, keep-alive 5 s, a silent socket 30 s', async () => {
-    const { transport, port } = await start();
+  it("hold limits without options: headers in 10 s, a request in 30 s, keep-alive 5 s, and no cap of Node's own on connections", async () => {
+    const { transport } = await start();
     const http = transport.httpServer!;
-    const accepted = new Promise<Socket>((resolve) => http.once('connection', resolve));
-    await rawConnect(port);
-    const socket = await accepted;
     expect({
       maxConnections: http.maxConnections,
       headersTimeout: http.headersTimeout,
       requestTimeout: http.requestTimeout,
       keepAliveTimeout: http.keepAliveTimeout,
-      idleTimeout: socket.timeout,
-    }).toEqual({ maxConnections: 1024, headersTimeout: 10_000, requestTimeout: 30_000, keepAliveTimeout: 5_000, idleTimeout: 30_000 });
+    }).toEqual({ maxConnections: undefined, headersTimeout: 10_000, requestTimeout: 30_000, keepAliveTimeout: 5_000 });
   });
 
-  it('close a connection that sends nothing after idleTimeoutMs, but not one whose request is under way', async () => {
-    const { server, url, port } = await start({ listen: { idleTimeoutMs: 100 } });
+  it('close a connection that sends no byte within firstByteTimeoutMs, but not one that has begun its request or whose request is under way', async () => {
+    const { server, url, port } = await start({ listen: { firstByteTimeoutMs: 100, headersTimeoutMs: 2000 } });
     const client = await initialized(url);
     const stream = await client.get();
     expect(stream.status).toBe(200);
 
+    const begun = await rawConnect(port);
+    begun.socket.write('GET /elsewhere HTTP/1.1\r\n');
     const silent = await rawConnect(port);
     expect(await within(silent.closed, 'the server to close the silent connection')).toBe('');
+    // The one that began its request is left to the header timeout: it can still finish it.
+    const answer = begun.receive(NOT_FOUND_BODY);
+    begun.socket.write(`Host: 127.0.0.1:${port}\r\n\r\n`);
+    expect(parseAnswer(await within(answer, 'an answer to the finished request')).statusLine).toBe('HTTP/1.1 404 Not Found');
 
-    // The GET stream has been open longer than idleTimeoutMs by now: it still carries what the server sends.
+    // The GET stream has been open longer than firstByteTimeoutMs by now: it still carries what the server sends.
     server.registerTool('late', {}, () => 'late');
     expect((await stream.nextEvent()).message).toEqual({ jsonrpc: '2.0', method: 'notifications/tools/list_changed' });
     stream.abort();
@@ -391,24 +394,74 @@ describe('servers from StreamableHttpTransport.listen()', () => {
     });
   });
 
-  it('at maxConnections close the next connection at once, while the open ones keep being served', async () => {
-    const { port } = await start({ listen: { maxConnections: 2 } });
-    const open = [await rawConnect(port), await rawConnect(port)];
-    // An answer on each proves the server counted both before the third arrives.
-    for (const raw of open) {
+  /** What a connection refused at arrival receives before the server closes it. */
+  const refusal = (message: string) =>
+    `HTTP/1.1 503 Service Unavailable\r\nConnection: close\r\nRetry-After: 1\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: ${message.length + 1}\r\n\r\n${message}\n`;
+
+  /** Connections that have each had an answer: the server has counted them, and they are not silent. */
+  async function answered(port: number, count: number, from = '127.0.0.1'): Promise<RawConnection[]> {
+    const open: RawConnection[] = [];
+    for (let n = 0; n < count; n++) {
+      const raw = await rawConnect(port, from);
       const answer = raw.receive(NOT_FOUND_BODY);
       raw.socket.write(absentRequest(port));
       await within(answer, 'an answer on an open connection');
+      open.push(raw);
     }
+    return open;
+  }
+
+  it("at a client's share answer its next connection 503 and close it when every one it holds has sent something, while those keep being served", async () => {
+    const { port } = await start({ listen: { maxConnectionsPerClient: 2 } });
+    const open = await answered(port, 2);
 
     const third = await rawConnect(port);
-    expect(await within(third.closed, 'the server to close the connection over the limit')).toBe('');
+    expect(await within(third.closed, 'the server to refuse the connection over the share')).toBe(
+      refusal('Too many connections from your address (limit 2); close some and try again'),
+    );
+    // Another address has a share of its own.
+    expect((await answered(port, 1, '127.0.0.2')).length).toBe(1);
 
     for (const raw of open) {
       const answer = raw.receive(NOT_FOUND_BODY);
       raw.socket.write(absentRequest(port));
       expect(parseAnswer(await within(answer, 'a second answer on an open connection')).statusLine).toBe('HTTP/1.1 404 Not Found');
     }
+  });
+
+  it('at maxConnections answer a newcomer 503 and close it when every open connection has sent something', async () => {
+    const { port } = await start({ listen: { maxConnections: 2, maxConnectionsPerClient: 2 } });
+    await answered(port, 2, '127.0.0.2');
+    const refused = await rawConnect(port);
+    expect(await within(refused.closed, 'the server to refuse the connection over the limit')).toBe(
+      refusal('The server is at its limit of 2 connections; try again later'),
+    );
+  });
+
+  it("let a newcomer at a limit displace the oldest connection that has sent nothing for a fifth of firstByteTimeoutMs: its client's own at its share, anyone's at maxConnections", async () => {
+    const listen = { maxConnections: 4, maxConnectionsPerClient: 2, firstByteTimeoutMs: 2000, headersTimeoutMs: 4000 };
+    const { url, port } = await start({ listen });
+    const pause = () => new Promise((resolve) => setTimeout(resolve, 600));
+    const [oldest, younger] = [await rawConnect(port, '127.0.0.2'), await rawConnect(port, '127.0.0.2')];
+    younger.socket.write('G');
+    // Still fresh: a newcomer is refused rather than displacing a connection that may be about to speak.
+    const early = await rawConnect(port, '127.0.0.2');
+    expect(await within(early.closed, 'the server to refuse the early newcomer')).toBe(
+      refusal('Too many connections from your address (limit 2); close some and try again'),
+    );
+    await pause();
+    const third = await rawConnect(port, '127.0.0.2');
+    // The silent one goes, unanswered; the one that has begun its request stays.
+    expect(await within(oldest.closed, 'the oldest silent connection to be displaced')).toBe('');
+    expect({ younger: younger.socket.destroyed, third: third.socket.destroyed }).toEqual({ younger: false, third: false });
+
+    // The server is full now (two from 127.0.0.2, two from 127.0.0.3); a client with nothing open still gets in.
+    const others = [await rawConnect(port, '127.0.0.3'), await rawConnect(port, '127.0.0.3')];
+    await pause();
+    const client = await initialized(url);
+    expect(client.sessionId).toMatch(/^[0-9a-f-]{36}$/);
+    expect(await within(third.closed, 'the oldest silent connection of all to be displaced')).toBe('');
+    expect(others.map((raw) => raw.socket.destroyed)).toEqual([false, false]);
   });
 });
 

@@ -560,8 +560,8 @@ describe('first-message and idle timeouts', () => {
 });
 
 describe('the server WebSocketTransport.listen() opens', () => {
-  it('closes a TCP connection that sends nothing for idleTimeoutMs, but not a WebSocket that stays quiet longer after its upgrade', async () => {
-    const { url, port } = await listenWith({ idleTimeoutMs: 100 });
+  it('closes a TCP connection that sends no byte for firstByteTimeoutMs, but not a WebSocket that stays quiet longer after its upgrade', async () => {
+    const { url, port } = await listenWith({ firstByteTimeoutMs: 100 });
     const ws = await h.connectUrl(url);
     await ws.initialize();
 
@@ -576,17 +576,17 @@ describe('the server WebSocketTransport.listen() opens', () => {
     expect(await within(slow.closed, 5000, 'the server timing out the headers')).toBe('HTTP/1.1 408 Request Timeout\r\nConnection: close\r\n\r\n');
   });
 
-  it('at maxConnections closes further TCP connections unanswered, and accepts again once one has closed', async () => {
-    const { server, url, port } = await listenWith({ maxConnections: 2 });
+  it('at maxConnections answers further upgrades 503 while every connection is a session, and accepts again once one has closed', async () => {
+    const { server, url, port } = await listenWith({ maxConnections: 2, maxConnectionsPerClient: 2 });
     const first = await h.connectUrl(url);
     const second = await h.connectUrl(url);
 
-    const refused = await httpUpgrade(port, '/mcp', { 'sec-websocket-protocol': 'mcp' }).then(
-      (reply) => ({ answered: reply.status }),
-      (err: NodeJS.ErrnoException) => ({ dropped: err.code }),
-    );
-    expect(['ECONNRESET', 'EPIPE'].map((code) => ({ dropped: code }))).toContainEqual(refused);
-    expect(await within(rawConnection(port).closed, 5000, 'the server dropping the connection')).toBe('');
+    const refused = await httpUpgrade(port, '/mcp', { 'sec-websocket-protocol': 'mcp' });
+    expect({ status: refused.status, retryAfter: refused.headers['retry-after'], body: refused.body }).toEqual({
+      status: 503,
+      retryAfter: '1',
+      body: 'Too many connections from your address (limit 2); close some and try again\n',
+    });
 
     const gone = nextEvent(server, 'disconnect');
     await first.close();

@@ -35,6 +35,7 @@ import {
   refusalHeaders,
   resourceOf,
 } from '../auth.js';
+import { chargeConnection, TOO_MANY_FOR_PRINCIPAL } from '../connection-budget.js';
 import { isHostAllowed, isOriginAllowed } from '../origin.js';
 import { ALLOW, ALLOW_WITHOUT_CORS, corsHeaders, preflight } from './cors.js';
 import { type EventStore, InMemoryEventStore } from './event-store.js';
@@ -157,19 +158,20 @@ export class StreamableHttpTransport extends SafeEmitter<StreamableHttpTransport
       this.emit('httpRequest', req, res, control);
       if (control.handled || res.headersSent || res.writableEnded) return;
     }
+    if (ownPort && answerHealth(req, res, this.health, () => this.port.readiness())) return;
+    const cors = corsHeaders(req, this.options.cors);
+    // Before the metadata too: it may name the resource after Host, and only a Host this server answers to may shape it.
+    if (!isHostAllowed(req, this.options.allowedHosts)) {
+      return sendHttpError(res, 403, HttpErrorCode.BadRequest, `Forbidden: Host ${req.headers.host ?? '(none)'} is not allowed`, cors);
+    }
     const auth = this.options.auth;
     if (isAuthenticator(auth) && auth.protectedResourceMetadata && isMetadataPath(pathOf(req.url), this.path)) {
       return this.protectedResourceMetadata(req, res, auth);
     }
-    if (ownPort && answerHealth(req, res, this.health, () => this.port.readiness())) return;
     if (ownPort && pathOf(req.url) !== this.path) {
       return sendHttpError(res, 404, HttpErrorCode.BadRequest, `Not Found: the MCP endpoint is ${this.path}`);
     }
     if (this.listening('httpResponse')) res.once('close', () => this.emit('httpResponse', req, res));
-    const cors = corsHeaders(req, this.options.cors);
-    if (!isHostAllowed(req, this.options.allowedHosts)) {
-      return sendHttpError(res, 403, HttpErrorCode.BadRequest, `Forbidden: Host ${req.headers.host ?? '(none)'} is not allowed`, cors);
-    }
     if (!isOriginAllowed(req, this.options.allowedOrigins ?? this.options.cors?.origins)) {
       return sendHttpError(res, 403, HttpErrorCode.BadRequest, `Forbidden: Origin ${req.headers.origin} is not allowed`, cors);
     }
@@ -179,6 +181,9 @@ export class StreamableHttpTransport extends SafeEmitter<StreamableHttpTransport
       const outcome = await authenticate(auth, req, () => resourceOf(auth as HttpAuthenticator, req, this.path));
       if ('refused' in outcome) return this.refuseAuth(req, res, cors, outcome.refused);
       principal = outcome.principal;
+      if (!chargeConnection(req.socket, principal)) {
+        return sendHttpError(res, 503, HttpErrorCode.BadRequest, TOO_MANY_FOR_PRINCIPAL, { ...cors, 'retry-after': '1', connection: 'close' });
+      }
     }
     if (this.port.eras === 'modern' && (req.method === 'GET' || req.method === 'DELETE')) {
       // 2026-07-28 has no standalone stream and no sessions to end.

@@ -1,0 +1,254 @@
+/**
+ * One client cannot lock the others out of a server from `listen()`, with default options: a hostile
+ * address (127.0.0.2) holds 1,100 silent TCP sockets, reopened as they drop, or 1,024 idle initialized
+ * WebSocket sessions, and initializes from another address (127.0.0.1) still succeed, each within 1 s.
+ * Connections count against their principal once a request authenticates one.
+ */
+import { request } from 'node:http';
+import { connect, type Socket } from 'node:net';
+import { describe, expect, it } from 'vitest';
+import WebSocket from 'ws';
+import { McpServer, StreamableHttpTransport, WebSocketTransport } from '../../src/index.js';
+import { TOO_MANY_FOR_PRINCIPAL } from '../../src/transports/connection-budget.js';
+import { useCleanups } from '../helpers/util.js';
+
+const cleanups = useCleanups();
+
+const HOSTILE = '127.0.0.2';
+const INITIALIZE = JSON.stringify({
+  jsonrpc: '2.0',
+  id: 1,
+  method: 'initialize',
+  params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'legit', version: '1.0.0' } },
+});
+
+function newServer(): McpServer {
+  const server = new McpServer({ name: 'shares', version: '1.0.0' });
+  server.on('error', () => {});
+  cleanups.push(() => server.close());
+  return server;
+}
+
+/**
+ * Silent sockets from `from`, `count` of them, each reopened as soon as it drops; resolves once all
+ * `count` have connected (or been closed). Opened 64 at a time: a thousand connects at once would
+ * overflow the listen backlog (511) and wait on SYN retries.
+ */
+async function holdSilentSockets(port: number, from: string, count: number): Promise<{ reopened: () => number; stop: () => void }> {
+  let stopped = false;
+  let churning = false;
+  let reopened = 0;
+  let dropped = 0;
+  const live = new Set<Socket>();
+  const open = () =>
+    new Promise<void>((settled) => {
+      const socket = connect({ port, host: '127.0.0.1', localAddress: from });
+      live.add(socket);
+      socket.on('error', () => {});
+      // It reads (and drops) what it is sent, so it sees a refusal's end at once and comes back.
+      socket.resume();
+      socket.once('connect', () => settled());
+      // Reopened on the next turn, so the churn shares the loop with everyone else instead of starving it.
+      socket.once('close', () => {
+        settled();
+        live.delete(socket);
+        if (stopped) return;
+        reopened++;
+        // Until all are open, one that drops is opened again once they are.
+        if (churning) setImmediate(open);
+        else dropped++;
+      });
+    });
+  const stop = () => {
+    stopped = true;
+    for (const socket of live) socket.destroy();
+  };
+  cleanups.push(stop);
+  for (let opened = 0; opened < count; opened += 64) await Promise.all(Array.from({ length: Math.min(64, count - opened) }, open));
+  churning = true;
+  for (; dropped > 0; dropped--) setImmediate(open);
+  return { reopened: () => reopened, stop };
+}
+
+/** POST initialize from `from` over a connection of its own; the status, or why it failed, within 1 s. */
+function httpInitialize(port: number, from = '127.0.0.1'): Promise<string> {
+  return new Promise((resolve) => {
+    const req = request({
+      host: '127.0.0.1',
+      port,
+      path: '/mcp',
+      method: 'POST',
+      localAddress: from,
+      agent: false,
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      timeout: 1000,
+    });
+    req.on('timeout', () => req.destroy(new Error('no answer within 1 s')));
+    req.on('error', (err: NodeJS.ErrnoException) => resolve(err.code ?? err.message));
+    req.on('response', (res) => {
+      res.resume();
+      res.on('end', () => resolve(String(res.statusCode)));
+    });
+    req.end(INITIALIZE);
+  });
+}
+
+/** A WebSocket from `from`, initialized: `'ok'`, or why it was not, within 1 s. */
+function wsInitialize(url: string, from = '127.0.0.1', keep?: WebSocket[]): Promise<string> {
+  return new Promise((resolve) => {
+    const ws = new WebSocket(url, ['mcp'], { localAddress: from });
+    const timer = setTimeout(() => finish('no answer within 1 s'), 1000);
+    const finish = (outcome: string) => {
+      clearTimeout(timer);
+      if (outcome === 'ok' && keep) keep.push(ws);
+      else ws.terminate();
+      resolve(outcome);
+    };
+    ws.on('error', (err: NodeJS.ErrnoException) => finish(err.code ?? err.message));
+    ws.on('unexpected-response', (_req, res) => finish(`HTTP ${res.statusCode}`));
+    ws.on('open', () => ws.send(INITIALIZE));
+    ws.on('message', (data) => {
+      const reply = JSON.parse(data.toString());
+      if (reply.id === 1) finish(reply.result ? 'ok' : JSON.stringify(reply.error));
+    });
+  });
+}
+
+async function tally(attempts: number, attempt: () => Promise<string>): Promise<Record<string, number>> {
+  const outcomes: Record<string, number> = {};
+  for (let n = 0; n < attempts; n++) {
+    const outcome = await attempt();
+    outcomes[outcome] = (outcomes[outcome] ?? 0) + 1;
+  }
+  return outcomes;
+}
+
+describe('connection shares, with default options', () => {
+  it('let another address initialize while one holds 1,100 silent sockets, reopened as they drop', async () => {
+    const transport = new StreamableHttpTransport(newServer());
+    const { port } = await transport.listen({ host: '127.0.0.1', port: 0 });
+    const hostile = await holdSilentSockets(port, HOSTILE, 1100);
+
+    const outcomes = await tally(10, () => httpInitialize(port));
+    const reopened = hostile.reopened();
+    hostile.stop();
+    expect(outcomes['200'] ?? 0, JSON.stringify(outcomes)).toBeGreaterThanOrEqual(9);
+    // The hostile address kept trying all along: its connections were displaced or refused, and reopened.
+    expect(reopened).toBeGreaterThan(1100 - 128);
+  }, 30_000);
+
+  it('let another address initialize while one holds 1,024 idle initialized WebSocket sessions', async () => {
+    const ws = new WebSocketTransport(newServer());
+    const { url } = await ws.listen({ host: '127.0.0.1', port: 0 });
+    const held: WebSocket[] = [];
+    cleanups.push(() => {
+      for (const socket of held) socket.terminate();
+    });
+    // Opened 64 at a time: a thousand connects at once would overflow the listen backlog (511) and wait on SYN retries.
+    const hostile: string[] = [];
+    for (let batch = 0; batch < 1024 / 64; batch++) hostile.push(...(await Promise.all(Array.from({ length: 64 }, () => wsInitialize(url, HOSTILE, held)))));
+    const outcomes = await tally(10, () => wsInitialize(url));
+    expect(outcomes.ok ?? 0, JSON.stringify(outcomes)).toBeGreaterThanOrEqual(9);
+    // The hostile address got its share, 128, and the rest were told why.
+    expect({ ok: hostile.filter((o) => o === 'ok').length, refused: hostile.filter((o) => o === 'HTTP 503').length }).toEqual({ ok: 128, refused: 896 });
+  }, 30_000);
+
+  it('close a connection that sends nothing after 5 s, before the 10 s header timeout', async () => {
+    const transport = new StreamableHttpTransport(newServer());
+    const { port } = await transport.listen({ host: '127.0.0.1', port: 0 });
+    const started = Date.now();
+    const socket = connect({ port, host: '127.0.0.1' });
+    socket.on('error', () => {});
+    cleanups.push(() => socket.destroy());
+    const received = await new Promise<string>((resolve) => {
+      let text = '';
+      socket.on('data', (chunk) => (text += chunk));
+      socket.on('close', () => resolve(text));
+    });
+    const after = Date.now() - started;
+    expect({ received, closedAfterFirstByteTimeout: after >= 4900, beforeHeaderTimeout: after < 9000 }).toEqual({
+      received: '',
+      closedAfterFirstByteTimeout: true,
+      beforeHeaderTimeout: true,
+    });
+  }, 15_000);
+});
+
+describe('connection shares by principal', () => {
+  const auth = (req: { headers: Record<string, string | string[] | undefined> }) => {
+    const user = req.headers['x-user'];
+    return typeof user === 'string' ? { id: user } : undefined;
+  };
+
+  it('count a WebSocket against its principal after the upgrade: one address may hold the shares of several principals, one principal only its own', async () => {
+    const ws = new WebSocketTransport(newServer(), { auth });
+    const { url } = await ws.listen({ host: '127.0.0.1', port: 0, maxConnectionsPerClient: 2 });
+    const open: WebSocket[] = [];
+    cleanups.push(() => {
+      for (const socket of open) socket.terminate();
+    });
+    const connectAs = (user: string) =>
+      new Promise<string>((resolve) => {
+        const socket = new WebSocket(url, ['mcp'], { headers: { 'x-user': user } });
+        socket.on('open', () => {
+          open.push(socket);
+          resolve('open');
+        });
+        socket.on('unexpected-response', (_req, res) => {
+          let body = '';
+          res.on('data', (chunk) => (body += chunk));
+          res.on('end', () => resolve(`${res.statusCode} ${res.headers['retry-after']} ${body}`));
+        });
+        socket.on('error', () => {});
+      });
+    const outcomes = [];
+    for (const user of ['ann', 'bob', 'cid', 'ann', 'ann']) outcomes.push(await connectAs(user));
+    expect(outcomes).toEqual(['open', 'open', 'open', 'open', `503 1 ${TOO_MANY_FOR_PRINCIPAL}\n`]);
+  });
+
+  it("answer an HTTP request 503 and close its connection when its principal's share is full of connections in use", async () => {
+    const server = newServer();
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    cleanups.push(() => release());
+    let started = 0;
+    server.registerTool('wait', {}, async () => {
+      started++;
+      await released;
+      return 'done';
+    });
+    const transport = new StreamableHttpTransport(server, { auth });
+    const { port } = await transport.listen({ host: '127.0.0.1', port: 0, maxConnectionsPerClient: 2 });
+    const post = (user: string, body: object, sessionId?: string) =>
+      new Promise<{ status: number; headers: Record<string, unknown>; body: string }>((resolve, reject) => {
+        const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'x-user': user };
+        if (sessionId) Object.assign(headers, { 'mcp-session-id': sessionId, 'mcp-protocol-version': '2025-11-25' });
+        const req = request({ host: '127.0.0.1', port, path: '/mcp', method: 'POST', agent: false, headers });
+        req.on('error', reject);
+        req.on('response', (res) => {
+          let text = '';
+          res.on('data', (chunk) => (text += chunk));
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: text }));
+        });
+        req.end(JSON.stringify(body));
+      });
+    const init = await post('ann', JSON.parse(INITIALIZE));
+    const sessionId = init.headers['mcp-session-id'] as string;
+    await post('ann', { jsonrpc: '2.0', method: 'notifications/initialized' }, sessionId);
+    const call = (id: number) => post('ann', { jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'wait', arguments: {} } }, sessionId);
+    const waiting = [call(2), call(3)];
+    // Both calls are under way (and their connections charged to ann) before the third connection arrives.
+    while (started < 2) await new Promise((r) => setTimeout(r, 5));
+    const third = await call(4);
+    expect({ status: third.status, retryAfter: third.headers['retry-after'], connection: third.headers.connection, body: JSON.parse(third.body) }).toEqual({
+      status: 503,
+      retryAfter: '1',
+      connection: 'close',
+      body: { jsonrpc: '2.0', error: { code: -32000, message: TOO_MANY_FOR_PRINCIPAL }, id: null },
+    });
+    // Another principal from the same address is not held back by ann's share.
+    expect((await post('bob', JSON.parse(INITIALIZE))).status).toBe(200);
+    release();
+    expect((await Promise.all(waiting)).map((r) => r.status)).toEqual([200, 200]);
+  });
+});
