@@ -8,13 +8,18 @@
 import { createHash } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { AuthError, type HttpAuthenticator, insufficientScope } from '../transports/auth.js';
+import { checkJwksOptions, IssuerKeys, IssuerKeysUnavailableError, type JwksOptions } from './issuer-keys.js';
 
 /** What a verified token says about its bearer: the principal sessions, requestState and tasks are bound to. */
 export interface TokenPrincipal {
-  /** `issuer#subject`: what binds sessions, requestState and tasks to this principal. */
+  /**
+   * What binds sessions, requestState and tasks to this principal: `<iss>#<sub>`, or `<iss>#client#<client_id>`
+   * for a token that names no subject (a client acting for itself, as with client credentials). A `%` or `#`
+   * inside a part is written `%25` or `%23`, so two principals never share an id whatever their names hold.
+   */
   id: string;
-  /** `sub`. */
-  subject: string;
+  /** `sub`: whom the token speaks for. Absent when it names none: the principal is then the client, `clientId`. */
+  subject?: string;
   /** `client_id` (or `azp`), when the token names it. */
   clientId?: string;
   /** The granted scopes (`scope`, or `scp`). */
@@ -55,7 +60,10 @@ export interface BearerOptions {
   jwksUri?: string;
   /** Check opaque tokens at the authorization server instead (RFC 7662). */
   introspection?: IntrospectionOptions;
-  /** Check tokens yourself: return what the token says, or nothing to refuse it (401 invalid_token). */
+  /**
+   * Check tokens yourself: return what the token says (`{ subject }`, or `{ clientId }` alone for a client acting
+   * for itself), or nothing to refuse it (401 invalid_token).
+   */
   verify?: (token: string) => TokenClaims | undefined | Promise<TokenClaims | undefined>;
   /**
    * This server's resource identifier (its MCP endpoint URL), published in the metadata and the 401s.
@@ -75,13 +83,22 @@ export interface BearerOptions {
   clockToleranceSeconds?: number;
   /** JWT signing algorithms accepted. Default: the asymmetric ones the JWKS keys allow. */
   algorithms?: readonly string[];
-  /** How long fetched keys are trusted before they are fetched again, and the least time between fetches (ms). Defaults 600 000 and 30 000. */
-  jwks?: { cacheMaxAgeMs?: number; cooldownMs?: number; timeoutMs?: number };
+  /**
+   * How long fetched keys are used (default 600 000 ms) and the least time between two fetches (30 000 ms),
+   * doubled with each failed fetch in a row up to `maxCooldownMs` (300 000 ms); meanwhile the last good keys serve.
+   */
+  jwks?: JwksOptions;
+  /**
+   * Refuse a JWT whose header `typ` is not `at+jwt` (RFC 9068 §2.1), so an ID token or another JWT the issuer
+   * signs cannot pass for an access token. Default false: Auth0 (its default token profile) and Keycloak
+   * (unless a client turns it on) send `typ: JWT`.
+   */
+  requireAtJwtType?: boolean;
 }
 
-/** What a custom `verify` returns: the token's subject and grants. */
+/** What a custom `verify` returns: whom the token speaks for (a `subject`, or with none its `clientId`) and its grants. */
 export interface TokenClaims {
-  subject: string;
+  subject?: string;
   clientId?: string;
   scopes?: readonly string[];
   issuer?: string;
@@ -123,13 +140,32 @@ function scopesIn(fields: Record<string, unknown>): string[] {
   return [];
 }
 
+/** One part of a principal id: `%` and `#` escaped, so `#` only ever separates parts. */
+function idPart(value: string): string {
+  return value.replace(/%/g, '%25').replace(/#/g, '%23');
+}
+
+/**
+ * Whom a token speaks for, the same rules for a JWT, an introspection answer and a custom verify: its
+ * subject, or with none the client acting for itself. An empty or non-string name binds no one: refused.
+ */
+function checkIdentity(subject: unknown, clientId: unknown, clientClaim: 'client_id' | 'azp' | 'clientId'): void {
+  if (subject !== undefined && typeof subject !== 'string') throw invalidToken("The access token's subject (sub) is not a string");
+  if (subject === '') throw invalidToken("The access token's subject (sub) is empty, so it names no one");
+  if (clientId !== undefined && typeof clientId !== 'string') throw invalidToken(`The access token's client (${clientClaim}) is not a string`);
+  if (clientId === '') throw invalidToken(`The access token's client (${clientClaim}) is empty, so it names no client`);
+  if (subject === undefined && clientId === undefined) throw invalidToken('The access token names no subject (sub) or client (client_id)');
+}
+
 function principalOf(claims: TokenClaims): TokenPrincipal {
+  const issuer = idPart(claims.issuer ?? '');
+  // RFC 9068 §5: the issuer keeps a sub it gave a client apart from its users; a token with no sub is the client's own.
   const principal: TokenPrincipal = {
-    id: `${claims.issuer ?? ''}#${claims.subject}`,
-    subject: claims.subject,
+    id: claims.subject !== undefined ? `${issuer}#${idPart(claims.subject)}` : `${issuer}#client#${idPart(claims.clientId!)}`,
     scopes: [...(claims.scopes ?? [])],
     claims: claims.claims ?? {},
   };
+  if (claims.subject !== undefined) principal.subject = claims.subject;
   if (claims.clientId !== undefined) principal.clientId = claims.clientId;
   if (claims.issuer !== undefined) principal.issuer = claims.issuer;
   if (claims.expiresAt !== undefined) principal.expiresAt = claims.expiresAt;
@@ -138,23 +174,29 @@ function principalOf(claims: TokenClaims): TokenPrincipal {
 
 /** What a JWT or an introspection answer says, as TokenClaims. */
 function claimsOf(fields: Record<string, unknown>): TokenClaims {
-  const clientId = typeof fields.client_id === 'string' ? fields.client_id : typeof fields.azp === 'string' ? fields.azp : undefined;
-  const subject = typeof fields.sub === 'string' ? fields.sub : clientId;
-  if (subject === undefined) throw invalidToken('The access token names no subject (sub) or client (client_id)');
+  const clientClaim = fields.client_id !== undefined ? 'client_id' : 'azp';
+  const subject = fields.sub;
+  const clientId = fields[clientClaim];
+  checkIdentity(subject, clientId, clientClaim);
   const { active: _active, ...claims } = fields;
-  const out: TokenClaims = { subject, scopes: scopesIn(fields), claims };
-  if (clientId !== undefined) out.clientId = clientId;
+  const out: TokenClaims = { scopes: scopesIn(fields), claims };
+  if (subject !== undefined) out.subject = subject as string;
+  if (clientId !== undefined) out.clientId = clientId as string;
   if (typeof fields.iss === 'string') out.issuer = fields.iss;
   if (typeof fields.exp === 'number') out.expiresAt = fields.exp;
   return out;
 }
 
-/** What a custom `verify` returned, checked: a principal needs a subject to be bound to. */
+/** What a custom `verify` returned, checked: a wrong shape is a bug in verify (500), an empty name a bad token (401). */
 function checkVerified(claims: TokenClaims | undefined): TokenClaims | undefined {
   if (claims === undefined || claims === null) return undefined;
-  if (typeof claims !== 'object' || typeof claims.subject !== 'string' || claims.subject === '') {
-    throw new TypeError('bearer(): verify must return { subject: string, scopes?, clientId?, ... } for a good token, or nothing for a bad one');
+  const named = (value: unknown) => value === undefined || typeof value === 'string';
+  if (typeof claims !== 'object' || !named(claims.subject) || !named(claims.clientId) || (claims.subject === undefined && claims.clientId === undefined)) {
+    throw new TypeError(
+      'bearer(): verify must return { subject: string, scopes?, clientId?, ... } (or { clientId } alone) for a good token, or nothing for a bad one',
+    );
   }
+  checkIdentity(claims.subject, claims.clientId, 'clientId');
   return claims;
 }
 
@@ -169,6 +211,7 @@ function joseRefusal(err: unknown): AuthError | undefined {
       if (claim === 'aud') return invalidToken('The access token is not for this resource (aud)');
       if (claim === 'iss') return invalidToken('The access token is from another issuer (iss)');
       if (claim === 'nbf') return invalidToken('The access token is not valid yet (nbf)');
+      if (claim === 'typ') return invalidToken('The token is not an access token (its typ is not at+jwt)');
       return invalidToken(`The access token's ${claim ?? 'claims'} claim is not acceptable`);
     case 'ERR_JWS_SIGNATURE_VERIFICATION_FAILED':
       return invalidToken('The access token signature does not verify');
@@ -189,7 +232,7 @@ class BearerAuthenticator implements HttpAuthenticator {
   readonly resource: string | undefined;
   readonly scopes: readonly string[] | undefined;
   private readonly audience: string | string[] | undefined;
-  private jwks: ReturnType<Jose['createRemoteJWKSet']> | undefined;
+  private keys: IssuerKeys | undefined;
   /** Introspection answers by the token's SHA-256, oldest first. */
   private readonly introspected = new Map<string, { claims: TokenClaims | undefined; until: number }>();
 
@@ -206,6 +249,12 @@ class BearerAuthenticator implements HttpAuthenticator {
       throw new TypeError("bearer() needs audience (or resource): the value tokens must carry in aud, this server's resource URL (RFC 8707)");
     }
     if (jwksUri !== undefined && options.issuer === undefined) throw new TypeError('bearer() needs issuer with jwksUri: tokens must carry it as iss');
+    checkJwksOptions(options.jwks);
+    const { requireAtJwtType } = options;
+    if (requireAtJwtType !== undefined && typeof requireAtJwtType !== 'boolean') {
+      throw new TypeError(`bearer(): requireAtJwtType must be true or false; got ${JSON.stringify(requireAtJwtType)}`);
+    }
+    if (requireAtJwtType && jwksUri === undefined) throw new TypeError('bearer(): requireAtJwtType checks JWTs, so it needs jwksUri');
     this.resource = resource ?? (typeof audience === 'string' && /^https?:\/\//i.test(audience) && URL.canParse(audience) ? audience : undefined);
     this.scopes = options.scopes?.length ? [...options.scopes] : undefined;
     this.audience = audience === undefined ? resource : typeof audience === 'string' ? audience : [...audience];
@@ -247,27 +296,24 @@ class BearerAuthenticator implements HttpAuthenticator {
 
   private async verifyJwt(token: string): Promise<TokenClaims> {
     const jose = await loadJose();
-    const { jwks = {} } = this.options;
-    this.jwks ??= jose.createRemoteJWKSet(new URL(this.options.jwksUri!), {
-      cacheMaxAge: jwks.cacheMaxAgeMs ?? 600_000,
-      cooldownDuration: jwks.cooldownMs ?? 30_000,
-      timeoutDuration: jwks.timeoutMs ?? 5000,
-    });
+    this.keys ??= new IssuerKeys(this.options.jwksUri!, jose.createLocalJWKSet, this.options.jwks);
     try {
-      const { payload } = await jose.jwtVerify(token, this.jwks, {
+      const { payload } = await jose.jwtVerify(token, this.keys.lookup, {
         issuer: this.options.issuer,
         audience: this.audience,
         clockTolerance: this.options.clockToleranceSeconds ?? 60,
         requiredClaims: ['exp'],
+        ...(this.options.requireAtJwtType ? { typ: 'at+jwt' } : {}),
         ...(this.options.algorithms ? { algorithms: [...this.options.algorithms] } : {}),
       });
       return claimsOf(payload as Record<string, unknown>);
     } catch (err) {
       if (err instanceof AuthError) throw err;
+      if (err instanceof IssuerKeysUnavailableError) throw unavailable(`the issuer's keys (${this.options.jwksUri}) could not be read:`, err);
       const refusal = joseRefusal(err);
       if (refusal) throw refusal;
-      // The keys could not be fetched (network, timeout, a bad JWKS): not the client's fault.
-      throw unavailable(`the issuer's keys (${this.options.jwksUri}) could not be read:`, err);
+      // Keys the issuer published but that cannot be used (a malformed key, several that match): not the client's fault.
+      throw unavailable(`the issuer's keys (${this.options.jwksUri}) could not be used:`, err);
     }
   }
 

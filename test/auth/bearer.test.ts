@@ -4,10 +4,8 @@
  * their challenges, every way a token is refused, key rollover, introspection, step-up per tool, the
  * principal in handlers and sessions, WebSocket upgrades, and tokens kept out of every message.
  */
-import { createServer, type IncomingMessage, type Server } from 'node:http';
+import { type IncomingMessage, request } from 'node:http';
 import { connect } from 'node:net';
-import type { AddressInfo } from 'node:net';
-import { exportJWK, generateKeyPair, type JWK, SignJWT } from 'jose';
 import { afterEach, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import {
@@ -16,136 +14,16 @@ import {
   bearer,
   ElicitationBindingError,
   McpServer,
-  type McpSession,
   StreamableHttpTransport,
   UrlElicitationBinder,
   WebSocketTransport,
 } from '../../src/index.js';
+import { challenge, INITIALIZE, ISSUER, METADATA_PATH, post, serveGuarded, session, token } from '../helpers/guarded-server.js';
+import { introspectionEndpoint, type JwksEndpoint, jwksEndpoint, type SigningKey, signingKey } from '../helpers/oauth.js';
 import { useCleanups } from '../helpers/util.js';
 
 const cleanups = useCleanups();
-const ISSUER = 'https://auth.example.test';
-const PROTOCOL = '2025-11-25';
-
-type KeyPair = Awaited<ReturnType<typeof generateKeyPair>>;
-interface Key {
-  kid: string;
-  pair: KeyPair;
-  jwk: JWK;
-}
-
-async function newKey(kid: string): Promise<Key> {
-  const pair = await generateKeyPair('ES256', { extractable: true });
-  return { kid, pair, jwk: { ...(await exportJWK(pair.publicKey)), kid, alg: 'ES256', use: 'sig' } };
-}
-
-/** A JWKS endpoint on 127.0.0.1 serving whatever `keys` holds now; it counts its requests. */
-async function jwksServer(keys: Key[]) {
-  const served = { keys, requests: 0 };
-  const http = createServer((_req, res) => {
-    served.requests++;
-    res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ keys: served.keys.map((k) => k.jwk) }));
-  });
-  await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
-  cleanups.push(() => closeServer(http));
-  return Object.assign(served, { url: `http://127.0.0.1:${(http.address() as AddressInfo).port}/jwks.json` });
-}
-
-function closeServer(http: Server): Promise<void> {
-  return new Promise((resolve) => {
-    http.close(() => resolve());
-    http.closeAllConnections();
-  });
-}
-
-interface TokenOptions {
-  key: Key;
-  audience?: string;
-  issuer?: string;
-  subject?: string;
-  scope?: string;
-  expiresIn?: number;
-  notBefore?: number;
-  kid?: string;
-}
-
-async function token(o: TokenOptions): Promise<string> {
-  const now = Math.floor(Date.now() / 1000);
-  const jwt = new SignJWT({ scope: o.scope ?? 'mcp:use', client_id: 'test-client' })
-    .setProtectedHeader({ alg: 'ES256', kid: o.kid ?? o.key.kid, typ: 'at+jwt' })
-    .setIssuer(o.issuer ?? ISSUER)
-    .setSubject(o.subject ?? 'alice')
-    .setAudience(o.audience ?? 'urn:test:resource')
-    .setIssuedAt(now)
-    .setExpirationTime(now + (o.expiresIn ?? 300));
-  if (o.notBefore !== undefined) jwt.setNotBefore(now + o.notBefore);
-  return jwt.sign(o.key.pair.privateKey);
-}
-
-interface Served {
-  server: McpServer;
-  port: number;
-  base: string;
-  url: string;
-  errors: Error[];
-  principals: unknown[];
-  sessions: McpSession[];
-}
-
-/** An McpServer behind bearer auth on HTTP and WebSocket (same port), with a `whoami` tool and a scoped one. */
-async function serve(options: Partial<BearerOptions> & Pick<BearerOptions, 'audience'>): Promise<Served> {
-  const server = new McpServer({ name: 'guarded', version: '1.0.0' });
-  const errors: Error[] = [];
-  const principals: unknown[] = [];
-  const sessions: McpSession[] = [];
-  server.on('error', (err) => void errors.push(err));
-  server.on('sessionNew', (session) => void sessions.push(session));
-  server.registerTool('whoami', { description: 'Who calls' }, (_args, ctx) => {
-    principals.push(ctx.session.principal);
-    return 'ok';
-  });
-  server.registerTool('write_file', { description: 'Writes', scopes: ['files:write'] }, () => 'written');
-  const auth = bearer({ issuer: ISSUER, ...options } as BearerOptions);
-  const http = new StreamableHttpTransport(server, { auth });
-  const { port } = await http.listen({ host: '127.0.0.1', port: 0 });
-  new WebSocketTransport(server, { auth }).attach(http.httpServer!);
-  cleanups.push(() => server.close());
-  const base = `http://127.0.0.1:${port}`;
-  return { server, port, base, url: `${base}/mcp`, errors, principals, sessions };
-}
-
-const METADATA_PATH = '/.well-known/oauth-protected-resource/mcp';
-
-function post(url: string, body: unknown, headers: Record<string, string> = {}) {
-  return fetch(url, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers },
-    body: JSON.stringify(body),
-  });
-}
-
-const INITIALIZE = {
-  jsonrpc: '2.0',
-  id: 1,
-  method: 'initialize',
-  params: { protocolVersion: PROTOCOL, capabilities: {}, clientInfo: { name: 't', version: '1' } },
-};
-
-/** An initialized 2025-11-25 session over HTTP with `bearer`; returns a function that calls a tool on it. */
-async function session(url: string, bearerToken: string) {
-  const auth = { authorization: `Bearer ${bearerToken}` };
-  const init = await post(url, INITIALIZE, auth);
-  expect(init.status).toBe(200);
-  const id = init.headers.get('mcp-session-id')!;
-  const headers = { ...auth, 'mcp-session-id': id, 'mcp-protocol-version': PROTOCOL };
-  await post(url, { jsonrpc: '2.0', method: 'notifications/initialized' }, headers);
-  let next = 2;
-  return {
-    id,
-    call: (name: string, withToken = bearerToken) =>
-      post(url, { jsonrpc: '2.0', id: next++, method: 'tools/call', params: { name, arguments: {} } }, { ...headers, authorization: `Bearer ${withToken}` }),
-  };
-}
+const serve = (options: Partial<BearerOptions> & Pick<BearerOptions, 'audience'>) => serveGuarded(cleanups, options);
 
 /** A 2026-07-28 tools/call, self-contained. */
 function modernCall(url: string, name: string, bearerToken: string) {
@@ -177,13 +55,9 @@ async function wsSession(url: string, bearerToken: string): Promise<{ ws: WebSoc
   return { ws, replies };
 }
 
-function challenge(base: string, rest = ''): string {
-  return `Bearer resource_metadata="${base}${METADATA_PATH}"${rest}`;
-}
-
 describe('bearer(): the metadata document and 401', () => {
   it('serves the Protected Resource Metadata at the path-suffixed and the bare well-known path, readable cross-origin', async () => {
-    const keys = await jwksServer([await newKey('k1')]);
+    const keys = await jwksEndpoint(cleanups, [await signingKey('k1')]);
     const { base } = await serve({ audience: 'urn:test:resource', jwksUri: keys.url, scopes: ['mcp:use'], resourceName: 'Guarded' });
     for (const path of [METADATA_PATH, '/.well-known/oauth-protected-resource']) {
       const res = await fetch(`${base}${path}`);
@@ -201,8 +75,37 @@ describe('bearer(): the metadata document and 401', () => {
     expect((await fetch(`${base}/.well-known/oauth-authorization-server`)).status).toBe(404);
   });
 
+  it('checks Host before the metadata: a Host the server does not answer to gets 403, never a document naming it', async () => {
+    const keys = await jwksEndpoint(cleanups, [await signingKey('k1')]);
+    const { port } = await serve({ audience: 'urn:test:resource', jwksUri: keys.url });
+    // A WebSocket transport's own port serves the metadata too.
+    const server = new McpServer({ name: 'ws-only', version: '1.0.0' });
+    cleanups.push(() => server.close());
+    const ws = await new WebSocketTransport(server, { auth: bearer({ issuer: ISSUER, audience: 'urn:test:resource', jwksUri: keys.url }) }).listen({
+      host: '127.0.0.1',
+      port: 0,
+    });
+    const asked = (to: number, host: string) =>
+      new Promise<{ status: number; body: string }>((resolve, reject) => {
+        const req = request({ host: '127.0.0.1', port: to, path: METADATA_PATH, headers: { host } });
+        req.on('error', reject);
+        req.on('response', (res) => {
+          let body = '';
+          res.on('data', (chunk) => (body += chunk));
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+        });
+        req.end();
+      });
+    expect(await asked(port, 'evil.example')).toEqual({
+      status: 403,
+      body: JSON.stringify({ jsonrpc: '2.0', error: { code: -32000, message: 'Forbidden: Host evil.example is not allowed' }, id: null }),
+    });
+    expect(await asked(ws.port, 'evil.example')).toEqual({ status: 403, body: 'Forbidden: Host evil.example is not allowed\n' });
+    expect(JSON.parse((await asked(ws.port, `127.0.0.1:${ws.port}`)).body).resource).toBe(`ws://127.0.0.1:${ws.port}/mcp`);
+  });
+
   it('answers a request without a token 401 with the metadata URL and the scopes every request needs', async () => {
-    const keys = await jwksServer([await newKey('k1')]);
+    const keys = await jwksEndpoint(cleanups, [await signingKey('k1')]);
     const { url, base } = await serve({ audience: 'urn:test:resource', jwksUri: keys.url, scopes: ['mcp:use'] });
     const res = await post(url, INITIALIZE);
     expect(res.status).toBe(401);
@@ -220,16 +123,16 @@ describe('bearer(): the metadata document and 401', () => {
 });
 
 describe('bearer(): JWTs checked against the issuer keys', () => {
-  let key: Key;
-  let keys: Awaited<ReturnType<typeof jwksServer>>;
+  let key: SigningKey;
+  let keys: JwksEndpoint;
 
   afterEach(() => {
     keys.keys = [];
   });
 
   async function setUp(options: Partial<BearerOptions> = {}) {
-    key = await newKey('k1');
-    keys = await jwksServer([key]);
+    key = await signingKey('k1');
+    keys = await jwksEndpoint(cleanups, [key]);
     return serve({ audience: 'urn:test:resource', jwksUri: keys.url, ...options });
   }
 
@@ -276,7 +179,7 @@ describe('bearer(): JWTs checked against the issuer keys', () => {
 
   it('refuses a forged signature (the right kid, another key), and accepts a token expired within the clock skew', async () => {
     const served = await setUp();
-    const forger = await newKey('k1');
+    const forger = await signingKey('k1');
     const forged = await post(served.url, INITIALIZE, { authorization: `Bearer ${await token({ key: forger })}` });
     expect(forged.status).toBe(401);
     expect((await forged.json()).error.message).toBe('The access token signature does not verify');
@@ -288,7 +191,7 @@ describe('bearer(): JWTs checked against the issuer keys', () => {
     const served = await setUp({ jwks: { cooldownMs: 0 } });
     const old = await token({ key });
     expect((await post(served.url, INITIALIZE, { authorization: `Bearer ${old}` })).status).toBe(200);
-    const next = await newKey('k2');
+    const next = await signingKey('k2');
     keys.keys = [next];
     const fresh = await token({ key: next });
     expect((await post(served.url, INITIALIZE, { authorization: `Bearer ${fresh}` })).status).toBe(200);
@@ -300,7 +203,7 @@ describe('bearer(): JWTs checked against the issuer keys', () => {
   });
 
   it('answers 503 with Retry-After when the issuer keys cannot be read, and never says the token', async () => {
-    key = await newKey('k1');
+    key = await signingKey('k1');
     const served = await serve({ audience: 'urn:test:resource', jwksUri: 'http://127.0.0.1:9/jwks.json', jwks: { timeoutMs: 1000 } });
     const jwt = await token({ key });
     const res = await post(served.url, INITIALIZE, { authorization: `Bearer ${jwt}` });
@@ -345,8 +248,8 @@ describe('bearer(): JWTs checked against the issuer keys', () => {
 
 describe('bearer(): scopes and step-up', () => {
   it('answers a tool whose scopes the token lacks 403 insufficient_scope naming them, and runs it with them (both eras)', async () => {
-    const key = await newKey('k1');
-    const keys = await jwksServer([key]);
+    const key = await signingKey('k1');
+    const keys = await jwksEndpoint(cleanups, [key]);
     const served = await serve({ audience: 'urn:test:resource', jwksUri: keys.url });
     const reader = await token({ key, scope: 'mcp:use' });
     const writer = await token({ key, scope: 'mcp:use files:write' });
@@ -371,8 +274,8 @@ describe('bearer(): scopes and step-up', () => {
   });
 
   it('refuses a token without the server-wide scopes with 403', async () => {
-    const key = await newKey('k1');
-    const keys = await jwksServer([key]);
+    const key = await signingKey('k1');
+    const keys = await jwksEndpoint(cleanups, [key]);
     const served = await serve({ audience: 'urn:test:resource', jwksUri: keys.url, scopes: ['mcp:use'] });
     const res = await post(served.url, INITIALIZE, { authorization: `Bearer ${await token({ key, scope: 'profile' })}` });
     expect(res.status).toBe(403);
@@ -382,8 +285,8 @@ describe('bearer(): scopes and step-up', () => {
   });
 
   it('checks the upgrade of a WebSocket, and answers a scoped tool there with -32012', async () => {
-    const key = await newKey('k1');
-    const keys = await jwksServer([key]);
+    const key = await signingKey('k1');
+    const keys = await jwksEndpoint(cleanups, [key]);
     const served = await serve({ audience: 'urn:test:resource', jwksUri: keys.url });
     const wsUrl = `ws://127.0.0.1:${served.port}/mcp`;
     const refused = await new Promise<IncomingMessage>((resolve, reject) => {
@@ -422,8 +325,8 @@ describe('bearer(): what a client cannot bend', () => {
   }
 
   it('refuses a Host that is not a plain host and port with 400, over HTTP and at an upgrade, and the process lives on', async () => {
-    const key = await newKey('k1');
-    const keys = await jwksServer([key]);
+    const key = await signingKey('k1');
+    const keys = await jwksEndpoint(cleanups, [key]);
     const served = await serve({ audience: 'urn:test:resource', jwksUri: keys.url });
     for (const host of ['localhost:99999', `127.0.0.1:${served.port}@evil.example`, `127.0.0.1:${served.port}/x`]) {
       const upgrade = await raw(served.port, [
@@ -446,8 +349,8 @@ describe('bearer(): what a client cannot bend', () => {
   });
 
   it('takes the resource from a URL audience, so the metadata and challenges never depend on Host', async () => {
-    const key = await newKey('k1');
-    const keys = await jwksServer([key]);
+    const key = await signingKey('k1');
+    const keys = await jwksEndpoint(cleanups, [key]);
     const served = await serve({ audience: 'https://mcp.example.test/mcp', jwksUri: keys.url });
     const res = await fetch(`${served.base}${METADATA_PATH}`);
     expect(res.headers.get('vary')).toBeNull();
@@ -485,8 +388,8 @@ describe('bearer(): what a client cannot bend', () => {
   });
 
   it('lets a session step up: the same user with a token that has the scope now may call the tool', async () => {
-    const key = await newKey('k1');
-    const keys = await jwksServer([key]);
+    const key = await signingKey('k1');
+    const keys = await jwksEndpoint(cleanups, [key]);
     const served = await serve({ audience: 'urn:test:resource', jwksUri: keys.url });
     const { call } = await session(served.url, await token({ key, scope: 'mcp:use' }));
     expect((await call('write_file')).status).toBe(403);
@@ -496,8 +399,8 @@ describe('bearer(): what a client cannot bend', () => {
   });
 
   it('closes a WebSocket when the token that opened it expires', async () => {
-    const key = await newKey('k1');
-    const keys = await jwksServer([key]);
+    const key = await signingKey('k1');
+    const keys = await jwksEndpoint(cleanups, [key]);
     const served = await serve({ audience: 'urn:test:resource', jwksUri: keys.url, clockToleranceSeconds: 0 });
     const ws = new WebSocket(`ws://127.0.0.1:${served.port}/mcp`, 'mcp', { headers: { authorization: `Bearer ${await token({ key, expiresIn: 1 })}` } });
     const closed = new Promise<[number, string]>((resolve) => ws.once('close', (code, reason) => resolve([code, String(reason)])));
@@ -506,8 +409,8 @@ describe('bearer(): what a client cannot bend', () => {
   });
 
   it('checks scopes on completions for a scoped prompt and on subscriptions to a scoped resource (-32012)', async () => {
-    const key = await newKey('k1');
-    const keys = await jwksServer([key]);
+    const key = await signingKey('k1');
+    const keys = await jwksEndpoint(cleanups, [key]);
     const served = await serve({ audience: 'urn:test:resource', jwksUri: keys.url });
     served.server.registerPrompt('secret', { arguments: [{ name: 'x' }], scopes: ['secrets:read'], complete: { x: () => ['a'] } }, () => ({ messages: [] }));
     served.server.registerResource('secret://doc', { name: 'doc', scopes: ['secrets:read'] }, () => 'classified');
@@ -532,27 +435,9 @@ describe('bearer(): what a client cannot bend', () => {
 });
 
 describe('bearer(): opaque tokens and custom checks', () => {
-  /** An RFC 7662 endpoint that knows one token; it records each request's Authorization and body. */
-  async function introspectionServer(answer: (token: string) => Record<string, unknown> | 'fail') {
-    const seen: { authorization: string | undefined; body: string }[] = [];
-    const http = createServer((req, res) => {
-      let body = '';
-      req.setEncoding('utf8').on('data', (chunk: string) => (body += chunk));
-      req.on('end', () => {
-        seen.push({ authorization: req.headers.authorization, body });
-        const out = answer(new URLSearchParams(body).get('token') ?? '');
-        if (out === 'fail') return void res.writeHead(500).end();
-        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(out));
-      });
-    });
-    await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
-    cleanups.push(() => closeServer(http));
-    return { seen, url: `http://127.0.0.1:${(http.address() as AddressInfo).port}/introspect` };
-  }
-
   it('introspects an opaque token (client credentials, cached), refuses an inactive one, and answers 503 when the endpoint fails', async () => {
     let failing = false;
-    const endpoint = await introspectionServer((t) => {
+    const endpoint = await introspectionEndpoint(cleanups, (t) => {
       if (failing) return 'fail';
       return t === 'good-opaque'
         ? { active: true, sub: 'carol', client_id: 'c1', scope: 'mcp:use', iss: ISSUER, aud: 'urn:test:resource', exp: Math.floor(Date.now() / 1000) + 300 }
