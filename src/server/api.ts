@@ -107,6 +107,8 @@ export interface RequestContext {
   /**
    * Report progress. Sends `notifications/progress` only when the client asked for it with
    * `_meta.progressToken`; otherwise it does nothing. Progress must increase (basic/utilities/progress).
+   * While the request waits on an elicitation or sampling request, the server's keep-alive
+   * (`progressKeepAliveMs`) sends steps of a billionth of the scale on from your last value, below its total.
    */
   progress(progress: number, total?: number, message?: string): void;
   /** Send `notifications/message` related to this request, if the session's log level lets it through. */

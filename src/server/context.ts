@@ -18,6 +18,7 @@ import type {
   RequestId,
 } from '../protocol/types.js';
 import type { InputOptions, McpSession, RequestContext, SessionRequestOptions } from './api.js';
+import { type KeepAliveTarget, nextKeepAliveProgress, type ProgressKeepAlive } from './progress-keep-alive.js';
 
 /** What a context needs of its session, besides what applications see. */
 export interface ContextSession extends McpSession {
@@ -35,14 +36,21 @@ export interface ContextSession extends McpSession {
 const NO_INPUT = (method: string) =>
   new McpError(ErrorCode.InvalidRequest, `${method} cannot ask for input: only tools/call, prompts/get and resources/read can`);
 
-export class Context implements RequestContext, RoundHolder {
+export class Context implements RequestContext, RoundHolder, KeepAliveTarget {
+  /** The handler's own last progress (it must increase); the wire may be a keep-alive step past it. */
   private lastProgress = Number.NEGATIVE_INFINITY;
+  private sentProgress = Number.NEGATIVE_INFINITY;
+  private lastTotal: number | undefined;
   // The AbortController is made only when a handler asks for the signal: most never do, and it is
   // the costliest allocation of a request.
   private controller: AbortController | undefined;
   private abortReason: unknown;
   /** Whether the request was cancelled, or its session ended: then nothing more is sent for it. */
   aborted = false;
+  /** Whether the request was answered (or dropped): its keep-alive ends with it. */
+  ended = false;
+  /** Its progress while it waits on a person (made by the first question that needs it). */
+  keepAlive: ProgressKeepAlive | undefined;
   /** The MRTR round of this request (tools/call, prompts/get and resources/read). */
   input: InputRound | undefined;
 
@@ -66,9 +74,16 @@ export class Context implements RequestContext, RoundHolder {
     if (this.aborted) return;
     this.aborted = true;
     this.abortReason = reason;
+    this.keepAlive?.stop();
     this.controller?.abort(reason);
     // The requests it made are cancelled with it.
     this.session.cancelRequestsFor(this, reason instanceof Error ? reason.message : String(reason));
+  }
+
+  /** The pipeline is done with the request. */
+  end(): void {
+    this.ended = true;
+    this.keepAlive?.stop();
   }
 
   /** A cancellable request (the port's `CancellableRequest`): the transport ends it. */
@@ -87,7 +102,22 @@ export class Context implements RequestContext, RoundHolder {
       throw new RangeError(`progress must increase with each notification: got ${progress} after ${this.lastProgress}`);
     }
     this.lastProgress = progress;
-    this.reportProgress(progress, total, message);
+    this.lastTotal = total;
+    // A keep-alive may have taken the wire a hair past it; the wire never goes back (with no step left, the client saw as much).
+    const wire = progress > this.sentProgress ? progress : nextKeepAliveProgress(this.sentProgress, total);
+    if (wire === undefined) return;
+    this.sentProgress = wire;
+    this.reportProgress(wire, total, message);
+  }
+
+  /** A keep-alive step on from what was sent, with the handler's last total (progress-keep-alive.ts). */
+  sendKeepAlive(message: string): boolean {
+    if (this.aborted || this.ended || !this.hearsProgress()) return false;
+    const next = nextKeepAliveProgress(this.sentProgress, this.lastTotal);
+    if (next === undefined) return false;
+    this.sentProgress = next;
+    this.reportProgress(next, this.lastTotal, message);
+    return true;
   }
 
   /** Whether anyone hears this request's progress: its client, when the request carried a progress token. */

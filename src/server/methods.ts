@@ -6,7 +6,7 @@ import { ErrorCode, McpError } from '../protocol/errors.js';
 import { isObject } from '../protocol/is-object.js';
 import { isLoggingLevel } from '../protocol/logging.js';
 import type { CallToolResult, CompleteParams, CompleteResult, GetPromptResult, Implementation, InitializeParams, InitializeResult } from '../protocol/types.js';
-import { negotiateProtocolVersion } from '../protocol/versions.js';
+import { isModernProtocolVersion, negotiateProtocolVersion } from '../protocol/versions.js';
 import { type Completer, EMPTY_COMPLETION, toCompleteResult } from './completions.js';
 import type { Context } from './context.js';
 import type { McpServerEvents } from './events.js';
@@ -155,7 +155,8 @@ function findCompleter(session: Session, ref: CompleteParams['ref'], argument: s
 
 function list(kind: 'tools' | 'prompts' | 'resources' | 'resourceTemplates'): MethodHandler {
   return (session, params) => {
-    const { items, nextCursor } = session.host.catalog[kind].page(params.cursor, session.host.options.pageSize);
+    const legacy = !isModernProtocolVersion(session.protocolVersion);
+    const { items, nextCursor } = session.host.catalog[kind].page(params.cursor, session.host.options.pageSize, legacy);
     return nextCursor === undefined ? { [kind]: items } : { [kind]: items, nextCursor };
   };
 }

@@ -19,6 +19,12 @@ export interface McpServerOptions {
   samplingTimeoutMs?: number;
   /** Cap on any per-call timeout. Default 3 600 000 (one hour). */
   maxRequestTimeoutMs?: number;
+  /**
+   * While a client request that carried a progress token waits on an elicitation or sampling request its
+   * handler sent, send `notifications/progress` for it this often, so clients that time requests out
+   * unless they hear progress keep waiting. 0 turns it off. Default 15 000.
+   */
+  progressKeepAliveMs?: number;
   /** Validate accepted elicitation content against requestedSchema. Default true. */
   validateElicitationResponses?: boolean;
   /** Log level for sessions that never sent `logging/setLevel`. Default `info`. */
@@ -73,6 +79,7 @@ export function resolveServerOptions(options: McpServerOptions = {}): ResolvedSe
     elicitationTimeoutMs: options.elicitationTimeoutMs ?? 600_000,
     samplingTimeoutMs: options.samplingTimeoutMs ?? 600_000,
     maxRequestTimeoutMs: options.maxRequestTimeoutMs ?? 3_600_000,
+    progressKeepAliveMs: options.progressKeepAliveMs ?? 15_000,
     validateElicitationResponses: options.validateElicitationResponses ?? true,
     defaultLogLevel: options.defaultLogLevel ?? 'info',
     pageSize: options.pageSize ?? 100,
@@ -91,6 +98,10 @@ export function resolveServerOptions(options: McpServerOptions = {}): ResolvedSe
   checkCacheHint('cache', resolved.cache);
   for (const key of ['requestTimeoutMs', 'elicitationTimeoutMs', 'samplingTimeoutMs', 'maxRequestTimeoutMs'] as const) {
     positiveInteger(key, resolved[key], MAX_TIMER_MS);
+  }
+  const keepAlive = resolved.progressKeepAliveMs;
+  if (!Number.isInteger(keepAlive) || keepAlive < 0 || keepAlive > MAX_TIMER_MS) {
+    throw new TypeError(`Option progressKeepAliveMs must be 0 (off) or a positive integer up to ${MAX_TIMER_MS}; got ${JSON.stringify(keepAlive)}`);
   }
   positiveInteger('pageSize', resolved.pageSize);
   positiveInteger('maxBatchSize', resolved.maxBatchSize);

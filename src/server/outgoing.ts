@@ -14,6 +14,7 @@ import type { Deadlines } from './deadlines.js';
 import type { McpServerEvents } from './events.js';
 import type { ResolvedServerOptions } from './options.js';
 import { abortReason, type PendingEntryOptions, PendingRequests, type ReplyMatch, type RequestOutcome } from './pending-requests.js';
+import { keepAliveMessage, ProgressKeepAlive } from './progress-keep-alive.js';
 import type { MutableStats } from './stats.js';
 import type { ClientSpan } from '../telemetry/client-span.js';
 import type { Telemetry } from '../telemetry/telemetry.js';
@@ -45,6 +46,8 @@ export type OnDone<Result> = (outcome: ClientOutcome<Result>, request: OutgoingR
 class Outbound<P, R> implements PendingEntryOptions {
   /** Whether it went out: one that never did is not cancelled at the client. */
   sent = false;
+  /** Ends the keep-alive of the client request it waits for, if it holds one. */
+  release: (() => void) | undefined = undefined;
 
   constructor(
     private readonly owner: Outgoing,
@@ -131,6 +134,7 @@ export class Outgoing {
       return request;
     }
     this.table.add(id, entry);
+    if (parent) this.keepAlive(entry as Outbound<unknown, unknown>, parent, wire);
     if (session.canPush(related)) this.transmit(entry as Outbound<unknown, unknown>);
     else this.wait(entry as Outbound<unknown, unknown>);
     return request;
@@ -147,6 +151,16 @@ export class Outgoing {
     if (!handler) return;
     this.table.progress(params.progressToken);
     handler(params);
+  }
+
+  /** A question that waits on a person keeps the request it was asked for alive, where its client hears progress. */
+  private keepAlive(entry: Outbound<unknown, unknown>, parent: Context, params: Record<string, unknown>): void {
+    const periodMs = this.session.host.options.progressKeepAliveMs;
+    if (periodMs === 0 || parent.progressToken === undefined || parent.ended || !this.table.has(entry.request.id)) return;
+    const message = keepAliveMessage(entry.kind.method, params);
+    if (message === undefined) return;
+    parent.keepAlive ??= new ProgressKeepAlive(parent, this.session.host.deadlines, periodMs);
+    entry.release = parent.keepAlive.hold(message);
   }
 
   private wait(entry: Outbound<unknown, unknown>): void {
@@ -182,6 +196,7 @@ export class Outgoing {
     const { request, kind } = entry;
     const host = this.session.host;
     this.progressHandlers?.delete(request.id);
+    entry.release?.();
     host.stats.pendingRequests--;
     let typed: ClientOutcome<R>;
     if (outcome.ok) {

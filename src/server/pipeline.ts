@@ -79,6 +79,7 @@ async function run(
   } catch (err) {
     response = errorResponse(id, errorObject(session, dispatch, method, err));
   } finally {
+    ctx.end();
     table?.remove(ctx);
     session.host.stats.requestsInFlight--;
   }

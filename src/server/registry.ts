@@ -7,9 +7,10 @@ export interface Registration {
   remove(): void;
 }
 
-export class Registry<Entry extends { descriptor: Descriptor }, Descriptor = Entry['descriptor']> {
+export class Registry<Entry extends { descriptor: Descriptor; legacyDescriptor?: Descriptor }, Descriptor = Entry['descriptor']> {
   private readonly entries = new Map<string, Entry>();
   private listing: Descriptor[] | undefined;
+  private legacyListing: Descriptor[] | undefined;
 
   /** @param onChange called after each add or remove, so the server can send `list_changed`. */
   constructor(
@@ -45,10 +46,15 @@ export class Registry<Entry extends { descriptor: Descriptor }, Descriptor = Ent
     return true;
   }
 
-  /** One page of descriptors. The cursor is opaque to clients: it encodes the offset of the page. */
-  page(cursor: unknown, pageSize: number): { items: Descriptor[]; nextCursor?: string } {
+  /**
+   * One page of descriptors; `legacy`: as versions before 2026-07-28 see them (an entry's
+   * `legacyDescriptor`, where it has one). The cursor is opaque to clients: it encodes the offset of the page.
+   */
+  page(cursor: unknown, pageSize: number, legacy = false): { items: Descriptor[]; nextCursor?: string } {
     // Built once per change and frozen: every list call shares it.
-    const all = (this.listing ??= Object.freeze(Array.from(this.entries.values(), (e) => e.descriptor)) as Descriptor[]);
+    const all = legacy
+      ? (this.legacyListing ??= Object.freeze(Array.from(this.entries.values(), (e) => e.legacyDescriptor ?? e.descriptor)) as Descriptor[])
+      : (this.listing ??= Object.freeze(Array.from(this.entries.values(), (e) => e.descriptor)) as Descriptor[]);
     const start = cursor === undefined ? 0 : decodeCursor(cursor);
     if (start === 0 && all.length <= pageSize) return { items: all };
     const end = start + pageSize;
@@ -56,7 +62,7 @@ export class Registry<Entry extends { descriptor: Descriptor }, Descriptor = Ent
   }
 
   private changed(): void {
-    this.listing = undefined;
+    this.listing = this.legacyListing = undefined;
     this.onChange();
   }
 }

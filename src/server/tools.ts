@@ -44,6 +44,8 @@ export type ToolHandler = (
 
 export interface ToolEntry {
   descriptor: Tool;
+  /** As tools/list shows it before 2026-07-28: without the keywords only that version gives meaning (`x-mcp-header`). */
+  legacyDescriptor: Tool;
   handler: ToolHandler;
   /** Arguments mirrored in HTTP headers (`x-mcp-header` in inputSchema, SEP-2243): property, header name. */
   headerParams: [string, string][] | undefined;
@@ -72,8 +74,10 @@ export function createToolEntry(name: string, config: ToolConfig, handler: ToolH
   const scopes = checkScopes(`Tool '${name}'`, config.scopes);
   const { confirm: confirmation, scopes: _scopes, ...wire } = config;
   const descriptor: Tool = { name, ...wire, inputSchema };
+  const legacyInput = withoutHeaderMarks(inputSchema);
   return {
     descriptor,
+    legacyDescriptor: legacyInput === inputSchema ? descriptor : { ...descriptor, inputSchema: legacyInput },
     handler,
     headerParams: headerParams(inputSchema),
     confirm: confirmation,
@@ -90,6 +94,22 @@ function headerParams(schema: JsonSchemaObject): [string, string][] | undefined 
     if (typeof header === 'string' && header.length > 0) found.push([property, header]);
   }
   return found.length > 0 ? found : undefined;
+}
+
+/**
+ * `inputSchema` without `x-mcp-header` on its properties, where SEP-2243 reads it: a keyword earlier
+ * versions do not define, on which strict validators (Ajv's `strict`) throw. The same object when it has none.
+ */
+function withoutHeaderMarks(schema: JsonSchemaObject): JsonSchemaObject {
+  const marked = (definition: unknown) => typeof definition === 'object' && definition !== null && 'x-mcp-header' in definition;
+  const entries = Object.entries(schema.properties ?? {});
+  if (!entries.some(([, definition]) => marked(definition))) return schema;
+  const unmarked = (definition: object) => {
+    if (!marked(definition)) return definition;
+    const { 'x-mcp-header': _mark, ...rest } = definition as Record<string, unknown>;
+    return rest;
+  };
+  return { ...schema, properties: Object.fromEntries(entries.map(([property, definition]) => [property, unmarked(definition)])) };
 }
 
 function compileFor(name: string, which: string, schema: object, schemas: SchemaCompiler): Validator {

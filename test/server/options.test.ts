@@ -10,6 +10,7 @@ const DEFAULTS = {
   elicitationTimeoutMs: 600_000,
   samplingTimeoutMs: 600_000,
   maxRequestTimeoutMs: 3_600_000,
+  progressKeepAliveMs: 15_000,
   validateElicitationResponses: true,
   defaultLogLevel: 'info',
   pageSize: 100,
@@ -40,6 +41,7 @@ describe('resolveServerOptions', () => {
       elicitationTimeoutMs: 6000,
       samplingTimeoutMs: 7000,
       maxRequestTimeoutMs: 8000,
+      progressKeepAliveMs: 500,
       validateElicitationResponses: false,
       defaultLogLevel: 'debug',
       pageSize: 2,
@@ -59,6 +61,7 @@ describe('resolveServerOptions', () => {
       elicitationTimeoutMs: 6000,
       samplingTimeoutMs: 7000,
       maxRequestTimeoutMs: 8000,
+      progressKeepAliveMs: 500,
       validateElicitationResponses: false,
       defaultLogLevel: 'debug',
       pageSize: 2,
@@ -111,6 +114,19 @@ describe('resolveServerOptions', () => {
       expect(() => resolveServerOptions({ [name]: 2_147_483_648 })).toThrow(`Option ${name} must be a positive integer up to 2147483647; got 2147483648`);
     },
   );
+
+  it('accepts progressKeepAliveMs 0, which turns the keep-alive off, up to 2^31 - 1 ms', () => {
+    expect(resolveServerOptions({ progressKeepAliveMs: 0 }).progressKeepAliveMs).toBe(0);
+    expect(resolveServerOptions({ progressKeepAliveMs: 2_147_483_647 }).progressKeepAliveMs).toBe(2_147_483_647);
+  });
+
+  it.each([[-1], [1.5], ['1000'], [NaN], [Infinity], [true], [2_147_483_648]])('throws a TypeError naming progressKeepAliveMs for %j', (value) => {
+    const options = { progressKeepAliveMs: value } as unknown as McpServerOptions;
+    expect(() => resolveServerOptions(options)).toThrow(TypeError);
+    expect(() => resolveServerOptions(options)).toThrow(
+      `Option progressKeepAliveMs must be 0 (off) or a positive integer up to 2147483647; got ${JSON.stringify(value)}`,
+    );
+  });
 
   it.each([['yes'], [1], [0], ['false']])('throws a TypeError naming validateElicitationResponses for %j', (value) => {
     const options = { validateElicitationResponses: value } as unknown as McpServerOptions;
