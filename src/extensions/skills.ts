@@ -2,16 +2,26 @@
  * The Skills extension (`io.modelcontextprotocol/skills`, SEP-2640): a skill is a directory of files
  * whose `SKILL.md` starts with YAML frontmatter (a `name` and a `description`). Each file is a resource
  * at `skill://<name>/<path>`; `skills/list` and `skills/get` describe skills with every file's digest and
- * size, and `resources/directory/read` lists a directory's direct children.
+ * size, and `resources/directory/read` lists a directory's direct children. Lists come in pages.
  */
 import { createHash } from 'node:crypto';
 import { isObject } from '../protocol/is-object.js';
+import { positiveInteger } from '../protocol/option-checks.js';
 import { quote } from '../protocol/quote.js';
 import { invalidExtensionParams } from '../server/extensions.js';
 import type { McpServer } from '../server/mcp-server.js';
 import type { ExtensionMethod } from '../server/extension-api.js';
 
 export const SKILLS_EXTENSION = 'io.modelcontextprotocol/skills';
+
+export interface SkillsOptions {
+  /** Entries on one page of `skills/list` and `resources/directory/read` (default: the server's `pageSize`, 100). */
+  pageSize?: number;
+  /** The most bytes of entries on one page (default 1 MiB); a page holds one entry at least. */
+  maxPageBytes?: number;
+  /** The most bytes one skill's entry, what `skills/get` answers, may take (default 256 KiB); `add` refuses a larger skill. */
+  maxEntryBytes?: number;
+}
 
 export interface SkillDefinition {
   /** The skill's files by path inside it (`SKILL.md`, `references/FORMS.md`, ...), as UTF-8 text. */
@@ -26,26 +36,56 @@ export interface SkillEntry {
   resources: { uri: string; digest: string; size: number }[];
 }
 
+interface DirectoryChild {
+  uri: string;
+  name: string;
+  mimeType: string;
+}
+
 interface Skill {
   name: string;
   entry: SkillEntry;
+  /** The entry's size as JSON, in bytes. */
+  entryBytes: number;
   /** Directory paths ('' for the root) and their direct children. */
-  directories: Map<string, { uri: string; name: string; mimeType: string }[]>;
+  directories: Map<string, DirectoryChild[]>;
+}
+
+interface PageLimits {
+  pageSize: number;
+  maxPageBytes: number;
 }
 
 /** SEP-2640 names: 1-64 of a-z, 0-9 and hyphens, no leading, trailing or double hyphen. */
 const SKILL_NAME = /^(?!.*--)[a-z0-9]([a-z0-9-]{0,62}[a-z0-9])?$/;
 const FRONTMATTER = /^\uFEFF?---\r?\n([\s\S]*?)\r?\n---[ \t]*(?:\r?\n|$)/;
-const PAGE_SIZE = 100;
+// SEP-2640's 512 files to a skill, at 500 bytes an entry.
+const DEFAULT_MAX_ENTRY_BYTES = 256 * 1024;
+const DEFAULT_MAX_PAGE_BYTES = 1024 * 1024;
 
 export class Skills {
   private readonly skills = new Map<string, Skill>();
+  private readonly limits: PageLimits;
+  private readonly maxEntryBytes: number;
 
-  constructor(private readonly server: McpServer) {
+  constructor(
+    private readonly server: McpServer,
+    options: SkillsOptions = {},
+  ) {
+    this.limits = { pageSize: options.pageSize ?? server.options.pageSize, maxPageBytes: options.maxPageBytes ?? DEFAULT_MAX_PAGE_BYTES };
+    this.maxEntryBytes = options.maxEntryBytes ?? DEFAULT_MAX_ENTRY_BYTES;
+    positiveInteger('pageSize', this.limits.pageSize);
+    positiveInteger('maxPageBytes', this.limits.maxPageBytes);
+    positiveInteger('maxEntryBytes', this.maxEntryBytes);
+    if (this.maxEntryBytes > this.limits.maxPageBytes) {
+      throw new TypeError(
+        `Option maxEntryBytes must be at most maxPageBytes (${this.limits.maxPageBytes}), as a page holds one entry at least; got ${this.maxEntryBytes}`,
+      );
+    }
     const methods: Record<string, ExtensionMethod['handler']> = {
       'skills/list': ({ params }) => this.list(params.cursor),
       'skills/get': ({ params }) => ({ skill: this.find(params.uri).entry }),
-      'resources/directory/read': ({ params }) => ({ resources: this.directory(params.uri) }),
+      'resources/directory/read': ({ params }) => this.directory(params.uri, params.cursor),
     };
     server.useExtension({
       id: SKILLS_EXTENSION,
@@ -70,7 +110,8 @@ export class Skills {
     if (this.skills.has(name)) throw new TypeError(`Skill ${name} is already served`);
     const root = `skill://${name}`;
     const resources: SkillEntry['resources'] = [];
-    const directories = new Map<string, { uri: string; name: string; mimeType: string }[]>([['', []]]);
+    const served: { uri: string; text: string; described: { name: string; description?: string; mimeType: string } }[] = [];
+    const directories = new Map<string, DirectoryChild[]>([['', []]]);
     // SKILL.md first: it is the skill's entry point.
     for (const [path, text] of [['SKILL.md', manifest] as const, ...files.filter(([path]) => path !== 'SKILL.md')]) {
       if (typeof text !== 'string') throw new TypeError(`Skill ${name}: file ${path} must be text`);
@@ -91,22 +132,26 @@ export class Skills {
         if (!isFile) directories.set(here, []);
       }
       const described = path === 'SKILL.md' ? { name, description: frontmatter.description as string } : { name: path };
-      this.server.registerResource(uri, { ...described, mimeType }, () => text);
+      served.push({ uri, text, described: { ...described, mimeType } });
     }
-    this.skills.set(name, { name, entry: { uri: `${root}/SKILL.md`, frontmatter, resources }, directories });
-    return `${root}/SKILL.md`;
+    const entry: SkillEntry = { uri: `${root}/SKILL.md`, frontmatter, resources };
+    const entryBytes = jsonBytes(entry);
+    if (entryBytes > this.maxEntryBytes) {
+      throw new TypeError(
+        `Skill ${name}: its entry (what skills/list and skills/get send: frontmatter and a digest per file) takes ${entryBytes} bytes, over maxEntryBytes (${this.maxEntryBytes}); split it into smaller skills, or raise maxEntryBytes`,
+      );
+    }
+    for (const { uri, text, described } of served) this.server.registerResource(uri, described, () => text);
+    this.skills.set(name, { name, entry, entryBytes, directories });
+    return entry.uri;
   }
 
   private list(cursor: unknown): Record<string, unknown> {
     const all = [...this.skills.values()];
-    let start = 0;
-    if (cursor !== undefined) {
-      start = typeof cursor === 'string' && /^\d+$/.test(cursor) ? Number(cursor) : -1;
-      if (start < 0 || start > all.length) throw invalidExtensionParams(`unknown cursor ${quote(cursor)}; send the nextCursor skills/list gave`);
-    }
-    const page = all.slice(start, start + PAGE_SIZE).map((skill) => skill.entry);
-    const next = start + PAGE_SIZE;
-    return next < all.length ? { skills: page, nextCursor: String(next) } : { skills: page };
+    const start = offsetOf(cursor, SKILLS_LISTING, all.length, 'skills/list gave');
+    const { page, next } = pageOf(all, start, (skill) => skill.entryBytes, this.limits);
+    const skills = page.map((skill) => skill.entry);
+    return next === undefined ? { skills } : { skills, nextCursor: cursorAt(SKILLS_LISTING, next) };
   }
 
   private find(uri: unknown): Skill {
@@ -115,19 +160,63 @@ export class Skills {
     return skill;
   }
 
-  private directory(uri: unknown): { uri: string; name: string; mimeType: string }[] {
+  private directory(uri: unknown, cursor: unknown): Record<string, unknown> {
+    const children = this.childrenOf(uri);
+    const listing = createHash('sha256')
+      .update(uri as string)
+      .digest('base64url')
+      .slice(0, 16);
+    const start = offsetOf(cursor, listing, children.length, 'resources/directory/read gave for this directory');
+    const { page, next } = pageOf(children, start, jsonBytes, this.limits);
+    const resources = page.map((child) => ({ ...child }));
+    return next === undefined ? { resources } : { resources, nextCursor: cursorAt(listing, next) };
+  }
+
+  private childrenOf(uri: unknown): readonly DirectoryChild[] {
     if (typeof uri === 'string' && uri.startsWith('skill://') && !uri.endsWith('/')) {
       const [name, ...rest] = uri.slice('skill://'.length).split('/');
       const children = this.skills.get(name!)?.directories.get(rest.join('/'));
-      if (children) return children.map((child) => ({ ...child }));
+      if (children) return children;
     }
     throw invalidExtensionParams(`${quote(uri)} is no directory of a skill (a skill's root is skill://<name>, without a trailing slash)`);
   }
 }
 
 /** Serve the Skills extension on `server`; add skills with `.add({ files })`. */
-export function useSkills(server: McpServer): Skills {
-  return new Skills(server);
+export function useSkills(server: McpServer, options: SkillsOptions = {}): Skills {
+  return new Skills(server, options);
+}
+
+/** What a skills/list cursor is bound to; a directory's is a digest of its URI. */
+const SKILLS_LISTING = 'skills';
+
+/** An opaque cursor: the offset of the next page, bound to the listing it pages (skills only grow, so offsets hold). */
+function cursorAt(listing: string, offset: number): string {
+  return Buffer.from(`${offset}:${listing}`).toString('base64url');
+}
+
+/** Where a page starts: 0 without a cursor; a cursor this listing did not give is -32602. */
+function offsetOf(cursor: unknown, listing: string, total: number, gave: string): number {
+  if (cursor === undefined) return 0;
+  const match = typeof cursor === 'string' ? /^(\d{1,9}):(.+)$/s.exec(Buffer.from(cursor, 'base64url').toString()) : null;
+  if (match && match[2] === listing && Number(match[1]) < total) return Number(match[1]);
+  throw invalidExtensionParams(`unknown cursor ${quote(cursor)}; send the nextCursor ${gave}`);
+}
+
+/** The page from `start`: `pageSize` items at most, and no more than `maxPageBytes` of them past the first. */
+function pageOf<T>(items: readonly T[], start: number, bytesOf: (item: T) => number, limits: PageLimits): { page: T[]; next: number | undefined } {
+  let end = start;
+  let bytes = 0;
+  while (end < items.length && end - start < limits.pageSize) {
+    bytes += bytesOf(items[end]!);
+    if (bytes > limits.maxPageBytes && end > start) break;
+    end++;
+  }
+  return { page: items.slice(start, end), next: end < items.length ? end : undefined };
+}
+
+function jsonBytes(value: unknown): number {
+  return Buffer.byteLength(JSON.stringify(value));
 }
 
 /** The skill name in `skill://<name>/SKILL.md`. */

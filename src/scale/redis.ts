@@ -11,6 +11,7 @@ import type { Redis as RedisClient } from 'ioredis';
 import { ErrorCode, McpError } from '../protocol/errors.js';
 import type { SharedEvent, SharedState } from '../server/shared-state.js';
 import type { SessionRouter } from '../transports/http/session-router.js';
+import { ExpiringMap } from './expiring-map.js';
 
 export interface RedisScaleOptions {
   /** The prefix of every key this instance reads or writes. Default `switchboard`. */
@@ -143,33 +144,48 @@ export class RedisScale implements SharedState {
   /**
    * Who holds which Streamable HTTP session, for `new StreamableHttpTransport(server, { router })`: a
    * session's owner is kept for `ttlMs` (default 24 hours) after it was created, and forgotten when the
-   * session ends (or when its owner cannot be reached).
+   * session ends (or when its owner cannot be reached). An id that is not a session id is no one's
+   * without asking Redis; an id Redis says no one holds is no one's for the next 2 seconds.
    */
   sessionRouter(options: { ttlMs?: number } = {}): SessionRouter {
     const ttlMs = options.ttlMs ?? 24 * 3_600_000;
     const key = (sessionId: string) => `${this.prefix}:session:${sessionId}`;
     // A session never moves: who holds it is remembered here for a while. A stale answer costs nothing
     // wrong: the old owner answers 404 for a session it ended, and an owner that is gone is released.
-    const known = new Map<string, { owner: string; until: number }>();
+    const known = new ExpiringMap<string>(LOCATE_CACHE_SIZE, LOCATE_CACHE_MS);
+    // A session claimed elsewhere just after a miss here is found once the miss expires; its owner claims
+    // it before answering initialize, so only a request that overtakes that SET can meet the window.
+    const unheld = new ExpiringMap<true>(MISS_CACHE_SIZE, MISS_CACHE_MS);
+    // Requests at once for one id share one GET.
+    const asking = new Map<string, Promise<string | undefined>>();
+    const ask = async (sessionId: string): Promise<string | undefined> => {
+      const owner = (await this.redis.get(key(sessionId))) ?? undefined;
+      if (owner === undefined) unheld.set(sessionId, true);
+      else known.set(sessionId, owner);
+      return owner;
+    };
     return {
       claim: async (sessionId, ownerUrl) => {
+        unheld.delete(sessionId);
         await this.redis.set(key(sessionId), ownerUrl, 'PX', ttlMs);
       },
       release: async (sessionId, ownerUrl) => {
         known.delete(sessionId);
+        unheld.set(sessionId, true);
         // Only the owner's own entry: a session id is never reused, but an entry may have moved on.
         await this.redis.eval(RELEASE_IF_OWNER, 1, key(sessionId), ownerUrl);
       },
-      locate: async (sessionId) => {
-        const now = Date.now();
-        const cached = known.get(sessionId);
-        if (cached && cached.until > now) return cached.owner;
-        const owner = (await this.redis.get(key(sessionId))) ?? undefined;
-        if (owner !== undefined) {
-          if (known.size >= LOCATE_CACHE_SIZE) known.delete(known.keys().next().value!);
-          known.set(sessionId, { owner, until: now + LOCATE_CACHE_MS });
+      locate: (sessionId) => {
+        // Session ids are randomUUID()s (server/session.ts): anything else is held by no instance.
+        if (!SESSION_ID.test(sessionId) || unheld.get(sessionId)) return Promise.resolve(undefined);
+        const owner = known.get(sessionId);
+        if (owner !== undefined) return Promise.resolve(owner);
+        let answer = asking.get(sessionId);
+        if (answer === undefined) {
+          answer = ask(sessionId).finally(() => asking.delete(sessionId));
+          asking.set(sessionId, answer);
         }
-        return owner;
+        return answer;
       },
     };
   }
@@ -193,6 +209,11 @@ function isSharedEvent(event: unknown): event is SharedEvent {
 /** How many owners, and for how long, a router remembers without asking Redis again. */
 const LOCATE_CACHE_SIZE = 10_000;
 const LOCATE_CACHE_MS = 30_000;
+/** How many ids no one holds, and for how long, a router remembers: short, as a new session may be claimed meanwhile. */
+const MISS_CACHE_SIZE = 10_000;
+const MISS_CACHE_MS = 2000;
+/** What randomUUID() makes. */
+const SESSION_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 const RELEASE_IF_OWNER = "if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) else return 0 end";
 

@@ -5,8 +5,8 @@
  */
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { McpServer, SKILLS_EXTENSION, StreamableHttpTransport, useSkills, WebSocketTransport } from '../../src/index.js';
-import { parseFrontmatter } from '../../src/extensions/skills.js';
+import { type McpClient, McpServer, type McpServerOptions, SKILLS_EXTENSION, StreamableHttpTransport, useSkills, WebSocketTransport } from '../../src/index.js';
+import { parseFrontmatter, type SkillsOptions } from '../../src/extensions/skills.js';
 import { rpcError, useMcpClients } from '../helpers/mcp-clients.js';
 import { useCleanups } from '../helpers/util.js';
 
@@ -88,20 +88,6 @@ describe.each([
 });
 
 describe('useSkills().add', () => {
-  it('pages skills/list 100 at a time, with a cursor that must be its own', async () => {
-    const server = new McpServer({ name: 'many', version: '1.0.0' });
-    const skills = useSkills(server);
-    for (let i = 0; i < 101; i++) skills.add({ files: { 'SKILL.md': `---\nname: s${i}\ndescription: skill ${i}\n---\n` } });
-    const { url } = await new StreamableHttpTransport(server).listen({ host: '127.0.0.1', port: 0 });
-    cleanups.push(() => server.close());
-    const { client } = await clients.connectUrl(url, { era: 'modern' });
-    const first = (await client.request('skills/list')) as { skills: unknown[]; nextCursor?: string };
-    expect([first.skills.length, first.nextCursor]).toEqual([100, '100']);
-    const second = (await client.request('skills/list', { cursor: first.nextCursor })) as { skills: unknown[]; nextCursor?: string };
-    expect([second.skills.length, second.nextCursor]).toEqual([1, undefined]);
-    expect((await rpcError(client.request('skills/list', { cursor: 'x' }))).code).toBe(-32602);
-  });
-
   it.each([
     [{ files: {} }, 'A skill needs a SKILL.md file, as text'],
     [{ files: { 'SKILL.md': 'no frontmatter' } }, 'SKILL.md must start with YAML frontmatter between --- lines'],
@@ -122,6 +108,123 @@ describe('useSkills().add', () => {
     skills.add({ files: { 'SKILL.md': '---\nname: ok\ndescription: d\n---\n' } });
     expect(() => skills.add({ files: { 'SKILL.md': '---\nname: ok\ndescription: d\n---\n' } })).toThrow(new TypeError('Skill ok is already served'));
     expect(() => useSkills(server)).toThrow(new TypeError(`Extension ${SKILLS_EXTENSION} is already in use on this server`));
+  });
+});
+
+describe('pages and sizes', () => {
+  const manifest = (name: string, description = `skill ${name}`) => `---\nname: ${name}\ndescription: ${description}\n---\n`;
+
+  async function serveSkills(add: (skills: ReturnType<typeof useSkills>) => void, options: SkillsOptions = {}, serverOptions: McpServerOptions = {}) {
+    const server = new McpServer({ name: 'many', version: '1.0.0' }, serverOptions);
+    add(useSkills(server, options));
+    const { url } = await new StreamableHttpTransport(server).listen({ host: '127.0.0.1', port: 0 });
+    cleanups.push(() => server.close());
+    return (await clients.connectUrl(url, { era: 'modern' })).client;
+  }
+
+  /** Every page of `method` for `params`: what each page held, and the cursors that led to them. */
+  async function pages(client: McpClient, method: string, key: string, params: Record<string, unknown> = {}) {
+    const held: Record<string, unknown>[][] = [];
+    const cursors: string[] = [];
+    for (let cursor: string | undefined; ; ) {
+      const page = (await client.request(method, cursor === undefined ? params : { ...params, cursor })) as Record<string, unknown>;
+      held.push(page[key] as Record<string, unknown>[]);
+      if (typeof page.nextCursor !== 'string') return { held, cursors };
+      cursor = page.nextCursor;
+      cursors.push(cursor);
+    }
+  }
+
+  it('pages skills/list 100 at a time, with an opaque cursor that must be its own (-32602 otherwise)', async () => {
+    const client = await serveSkills((skills) => {
+      for (let i = 0; i < 101; i++) skills.add({ files: { 'SKILL.md': manifest(`s${i}`) } });
+    });
+    const { held, cursors } = await pages(client, 'skills/list', 'skills');
+    expect(held.map((page) => page.length)).toEqual([100, 1]);
+    expect(held.flat().map((entry) => entry.uri)).toEqual(Array.from({ length: 101 }, (_, i) => `skill://s${i}/SKILL.md`));
+    expect(cursors[0]).not.toMatch(/^\d+$/);
+    for (const cursor of ['x', '100', 5]) {
+      expect(await rpcError(client.request('skills/list', { cursor }))).toEqual({
+        code: -32602,
+        message: `Invalid params: unknown cursor ${JSON.stringify(cursor)}; send the nextCursor skills/list gave`,
+      });
+    }
+  });
+
+  it('pages resources/directory/read 100 children at a time, in order; a cursor of another directory, or none it gave, is -32602', async () => {
+    const files: Record<string, string> = { 'SKILL.md': manifest('big'), 'sub/a.txt': 'a' };
+    for (let i = 0; i < 249; i++) files[`f${String(i).padStart(3, '0')}.txt`] = `file ${i}`;
+    const client = await serveSkills((skills) => skills.add({ files }));
+    const { held, cursors } = await pages(client, 'resources/directory/read', 'resources', { uri: 'skill://big' });
+    expect(held.map((page) => page.length)).toEqual([100, 100, 51]);
+    const children = held.flat();
+    expect(children[0]).toEqual({ uri: 'skill://big/SKILL.md', name: 'SKILL.md', mimeType: 'text/markdown' });
+    expect(children[1]).toEqual({ uri: 'skill://big/sub', name: 'sub', mimeType: 'inode/directory' });
+    expect(children.slice(2).map((child) => child.name)).toEqual(Array.from({ length: 249 }, (_, i) => `f${String(i).padStart(3, '0')}.txt`));
+    for (const [uri, cursor] of [
+      ['skill://big/sub', cursors[0]],
+      ['skill://big', 'x'],
+      ['skill://big', Buffer.from('500:whatever').toString('base64url')],
+    ]) {
+      expect(await rpcError(client.request('resources/directory/read', { uri, cursor }))).toEqual({
+        code: -32602,
+        message: `Invalid params: unknown cursor ${JSON.stringify(cursor)}; send the nextCursor resources/directory/read gave for this directory`,
+      });
+    }
+  });
+
+  it("takes the server's pageSize unless given its own", async () => {
+    const files = { 'SKILL.md': manifest('few'), 'a.txt': 'a', 'b.txt': 'b' };
+    const byServer = await serveSkills((skills) => skills.add({ files }), {}, { pageSize: 2 });
+    expect((await pages(byServer, 'resources/directory/read', 'resources', { uri: 'skill://few' })).held.map((page) => page.length)).toEqual([2, 1]);
+    const ownSize = await serveSkills((skills) => skills.add({ files }), { pageSize: 1 }, { pageSize: 2 });
+    expect((await pages(ownSize, 'resources/directory/read', 'resources', { uri: 'skill://few' })).held.map((page) => page.length)).toEqual([1, 1, 1]);
+  });
+
+  it('ends a page before the entry that would take it past maxPageBytes, and keeps one entry on a page at least', async () => {
+    // Five skills whose entries take the same number of bytes (names of one length).
+    const add = (skills: ReturnType<typeof useSkills>) => {
+      for (let i = 0; i < 5; i++) skills.add({ files: { 'SKILL.md': manifest(`s${i}`), 'notes.md': 'n' } });
+    };
+    const probe = await serveSkills(add);
+    const entryBytes = Buffer.byteLength(JSON.stringify(((await probe.request('skills/get', { uri: 'skill://s0/SKILL.md' })) as { skill: unknown }).skill));
+    const twoAPage = await serveSkills(add, { maxPageBytes: 2 * entryBytes + 1, maxEntryBytes: entryBytes });
+    expect((await pages(twoAPage, 'skills/list', 'skills')).held.map((page) => page.length)).toEqual([2, 2, 1]);
+    const oneAPage = await serveSkills(add, { maxPageBytes: entryBytes, maxEntryBytes: entryBytes });
+    expect((await pages(oneAPage, 'skills/list', 'skills')).held.map((page) => page.length)).toEqual([1, 1, 1, 1, 1]);
+  });
+
+  it('refuses a skill whose entry would pass maxEntryBytes, serving none of its files', async () => {
+    const server = new McpServer({ name: 'x', version: '1' });
+    const skills = useSkills(server, { maxEntryBytes: 1000 });
+    const files: Record<string, string> = { 'SKILL.md': manifest('wide') };
+    for (let i = 0; i < 10; i++) files[`file-${i}.md`] = `${i}`;
+    const entry = {
+      uri: 'skill://wide/SKILL.md',
+      frontmatter: { name: 'wide', description: 'skill wide' },
+      resources: Object.entries(files).map(([path, text]) => ({ uri: `skill://wide/${path}`, digest: sha(text), size: Buffer.byteLength(text) })),
+    };
+    const bytes = Buffer.byteLength(JSON.stringify(entry));
+    expect(bytes).toBeGreaterThan(1000);
+    expect(() => skills.add({ files })).toThrow(
+      new TypeError(
+        `Skill wide: its entry (what skills/list and skills/get send: frontmatter and a digest per file) takes ${bytes} bytes, over maxEntryBytes (1000); split it into smaller skills, or raise maxEntryBytes`,
+      ),
+    );
+    const { url } = await new StreamableHttpTransport(server).listen({ host: '127.0.0.1', port: 0 });
+    cleanups.push(() => server.close());
+    const { client } = await clients.connectUrl(url, { era: 'modern' });
+    expect((await client.listResources()).resources).toEqual([]);
+    expect(await client.request('skills/list')).toMatchObject({ skills: [] });
+  });
+
+  it.each([
+    [{ pageSize: 0 }, 'Option pageSize must be a positive integer; got 0'],
+    [{ maxPageBytes: -1 }, 'Option maxPageBytes must be a positive integer; got -1'],
+    [{ maxEntryBytes: 0 }, 'Option maxEntryBytes must be a positive integer; got 0'],
+    [{ maxEntryBytes: 2048, maxPageBytes: 1024 }, 'Option maxEntryBytes must be at most maxPageBytes (1024), as a page holds one entry at least; got 2048'],
+  ])('refuses the options %j', (options, message) => {
+    expect(() => useSkills(new McpServer({ name: 'x', version: '1' }), options)).toThrow(new TypeError(message));
   });
 });
 

@@ -1,8 +1,8 @@
 /**
  * The Tasks extension (SEP-2663, `io.modelcontextprotocol/tasks`, 2026-07-28) over real Streamable HTTP:
  * the declaration, task creation and polling, the -32021/-32601/-32602 gates, failures, task-time input
- * through tasks/get and tasks/update, cancellation, principal binding, the cap per principal, the TTL,
- * MRTR before the task, the task events, subscriptions/listen taskIds, and server.close().
+ * through tasks/get and tasks/update, cancellation, principal binding, the TTL, MRTR before the task,
+ * the task events, subscriptions/listen taskIds, and server.close(). The caps are in task-caps.test.ts.
  */
 import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
@@ -12,24 +12,36 @@ import {
   McpServer,
   MemoryTaskStore,
   type McpSession,
-  type RequestContext,
   type StoredTask,
   type StreamableHttpTransport,
-  type StreamableHttpTransportOptions,
   TASKS_EXTENSION,
   type Tasks,
-  type TasksOptions,
   type TaskStore,
   useTasks,
   WebSocketTransport,
 } from '../../src/index.js';
 import { HttpTestClient, type OpenResponse } from '../helpers/http-client.js';
 import { rpcError, useMcpClients } from '../helpers/mcp-clients.js';
-import { META_KEYS, MODERN_CAPS, ModernClient, modernPost, SIGNED_STATE, useHttpServers, type Reply } from '../helpers/modern.js';
+import { META_KEYS, MODERN_CAPS, ModernClient, modernPost, SIGNED_STATE } from '../helpers/modern.js';
+import {
+  BY_USER,
+  createTask,
+  DECLARES,
+  failure,
+  getTask as get,
+  reasonOf,
+  resultOf,
+  unknownTask,
+  until,
+  untilAborted,
+  untilStatus,
+  useTaskServers,
+} from '../helpers/tasks.js';
 import { gate } from '../helpers/util.js';
 import type { Json } from '../helpers/ws-client.js';
 
-const h = useHttpServers();
+const h = useTaskServers();
+const { serve } = h;
 // Clients go on the servers' cleanup stack, so they close first.
 const mcp = useMcpClients({
   push: (...cleanups) => {
@@ -37,122 +49,19 @@ const mcp = useMcpClients({
   },
 });
 
-/** A 2026-07-28 client that declares the extension (and form elicitation, which task-time questions need). */
-const DECLARES = { extensions: { [TASKS_EXTENSION]: {} }, elicitation: { form: {} } };
 const ISO = expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
 const NAME_SCHEMA: ElicitRequestedSchema = { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] };
 const ASK_NAME = { message: 'Your name?', requestedSchema: NAME_SCHEMA };
-/** Two principals, named by the X-User header. */
-const BY_USER: StreamableHttpTransportOptions = {
-  auth: (req) => (typeof req.headers['x-user'] === 'string' ? { id: req.headers['x-user'] } : undefined),
-};
 const CREATED_KEYS = ['createdAt', 'lastUpdatedAt', 'pollIntervalMs', 'resultType', 'status', 'taskId', 'ttlMs'];
 
 const text = (value: string) => ({ content: [{ type: 'text', text: value }] });
 const ack = { resultType: 'complete' };
-
-interface Served {
-  server: McpServer;
-  transport: StreamableHttpTransport;
-  url: string;
-  tasks: Tasks;
-  /** Declares the extension (and form elicitation). */
-  declared: ModernClient;
-  /** Declares form elicitation only. */
-  plain: ModernClient;
-}
-
-async function serve(
-  setup: (server: McpServer, tasks: Tasks) => void,
-  options: TasksOptions = {},
-  transport?: StreamableHttpTransportOptions,
-): Promise<Served> {
-  let tasks!: Tasks;
-  const running = await h.start(
-    (server) => {
-      tasks = useTasks(server, options);
-      setup(server, tasks);
-    },
-    { transport },
-  );
-  return {
-    server: running.server,
-    transport: running.transport,
-    url: running.url,
-    tasks,
-    declared: new ModernClient(running.url, DECLARES),
-    plain: new ModernClient(running.url, MODERN_CAPS.form),
-  };
-}
 
 /** A WebSocket endpoint on the same port as `transport`. */
 function wsUrlOf(server: McpServer, transport: StreamableHttpTransport): string {
   new WebSocketTransport(server).attach(transport.httpServer!);
   return `ws://127.0.0.1:${(transport.httpServer!.address() as AddressInfo).port}/mcp`;
 }
-
-/** The result of a 200 reply (fails the test otherwise). */
-function resultOf(reply: Reply): Json {
-  if (reply.status !== 200 || reply.body.result === undefined) throw new Error(`expected a result; got ${reply.status} ${JSON.stringify(reply.body)}`);
-  return reply.body.result;
-}
-
-/** The HTTP status and JSON-RPC error of a failed reply. */
-function failure(reply: Reply): { status: number; error: Json } {
-  if (reply.body.error === undefined) throw new Error(`expected an error; got ${reply.status} ${JSON.stringify(reply.body)}`);
-  return { status: reply.status, error: reply.body.error };
-}
-
-function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
-}
-
-/** Probe until `done` holds: every 20 ms, for at most 5 s. */
-async function until<T>(probe: () => T | Promise<T>, done: (value: T) => boolean, what: string): Promise<T> {
-  const deadline = Date.now() + 5000;
-  for (;;) {
-    const value = await probe();
-    if (done(value)) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}; last: ${JSON.stringify(value)}`);
-    await sleep(20);
-  }
-}
-
-const get = (client: ModernClient, taskId: string) => client.request('tasks/get', { taskId });
-
-/** tasks/get until the task has `status`; its result then. */
-async function untilStatus(client: ModernClient, taskId: string, status: string): Promise<Json> {
-  const reply = await until(
-    () => get(client, taskId),
-    (r) => r.body.result?.status === status,
-    `task ${taskId} to be ${status}`,
-  );
-  return reply.body.result;
-}
-
-/** Call `tool` as a task: the CreateTaskResult's task id. */
-async function createTask(client: ModernClient, tool: string, args: Json = {}): Promise<string> {
-  const created = resultOf(await client.callTool(tool, args));
-  if (created.resultType !== 'task') throw new Error(`expected a task; got ${JSON.stringify(created)}`);
-  return created.taskId;
-}
-
-/** A handler that waits until its task is cancelled, recording the abort reason. */
-function untilAborted(reasons: unknown[]) {
-  return (_args: Record<string, unknown>, ctx: RequestContext) =>
-    new Promise<string>((resolve) => {
-      ctx.signal.addEventListener(
-        'abort',
-        () => {
-          reasons.push(ctx.signal.reason);
-          resolve('stopped');
-        },
-        { once: true },
-      );
-    });
-}
-
-const reasonOf = (reason: unknown) => ({ name: (reason as Error).name, code: (reason as McpError).code, message: (reason as Error).message });
 
 const missingCapability = (message: string) => ({
   code: -32021,
@@ -161,10 +70,6 @@ const missingCapability = (message: string) => ({
 });
 const gateMessage = (method: string) =>
   `${method} needs the client to declare the extension ${TASKS_EXTENSION} (capabilities.extensions["${TASKS_EXTENSION}"])`;
-const unknownTask = (taskId: string) => ({
-  code: -32602,
-  message: `Invalid params: unknown task ${JSON.stringify(taskId)} (it may have expired, or belong to someone else)`,
-});
 
 // ---------------------------------------------------------------------------------------------------------
 
@@ -685,98 +590,6 @@ describe('tasks are bound to the principal that created them', () => {
   });
 });
 
-describe('maxTasksPerPrincipal', () => {
-  it('refuses a call with -32600 while every held task runs; a finished one then makes room and is gone', async () => {
-    const releases = [gate(), gate(), gate()];
-    const { url } = await serve(
-      (server) =>
-        server.registerTool(
-          'hold',
-          { execution: { taskSupport: 'optional' }, inputSchema: { type: 'object', properties: { n: { type: 'number' } }, required: ['n'] } },
-          async (args) => {
-            await releases[args.n as number].opened;
-            return `released ${String(args.n)}`;
-          },
-        ),
-      { maxTasksPerPrincipal: 2 },
-      BY_USER,
-    );
-    const alice = new ModernClient(url, DECLARES, { 'x-user': 'alice' });
-    const bob = new ModernClient(url, DECLARES, { 'x-user': 'bob' });
-    const first = await createTask(alice, 'hold', { n: 0 });
-    const second = await createTask(alice, 'hold', { n: 1 });
-    expect(failure(await alice.callTool('hold', { n: 2 }))).toEqual({
-      status: 400,
-      error: {
-        code: -32600,
-        message: 'Too many unfinished tasks: this client has 2 (maxTasksPerPrincipal); wait for some to finish, or cancel them with tasks/cancel',
-      },
-    });
-    // The cap is per principal.
-    await createTask(bob, 'hold', { n: 2 });
-
-    releases[0].open();
-    await untilStatus(alice, first, 'completed');
-    const third = await createTask(alice, 'hold', { n: 2 });
-    expect(failure(await get(alice, first))).toEqual({ status: 400, error: unknownTask(first) });
-    expect(resultOf(await get(alice, second)).status).toBe('working');
-    expect(resultOf(await get(alice, third)).status).toBe('working');
-    releases[1].open();
-    releases[2].open();
-  });
-
-  it('counts a cancelled task as finished', async () => {
-    const reasons: unknown[] = [];
-    const { declared } = await serve((server) => server.registerTool('long', { execution: { taskSupport: 'optional' } }, untilAborted(reasons)), {
-      maxTasksPerPrincipal: 1,
-    });
-    const first = await createTask(declared, 'long');
-    expect(failure(await declared.callTool('long')).error.code).toBe(-32600);
-    await declared.request('tasks/cancel', { taskId: first });
-    await until(
-      () => reasons.length,
-      (n) => n === 1,
-      'the handler to be aborted',
-    );
-    await createTask(declared, 'long');
-    expect(failure(await get(declared, first)).error).toEqual(unknownTask(first));
-  });
-});
-
-describe('maxTasksPerPrincipal under concurrent calls', () => {
-  // BUG (src/extensions/tasks/tasks.ts, create/makeRoom): the cap is checked (store.ownedBy) and the task
-  // saved (store.save) across awaits, with nothing held between them: calls that reach makeRoom together
-  // all see room, and the principal ends up with more tasks than maxTasksPerPrincipal. An async beforeTask
-  // lines the calls up here; an async TaskStore (a database) does the same without one.
-  it('refuses the second of two calls that reach the cap together (beforeTask resumes both at once)', async () => {
-    const resume = gate();
-    let entered = 0;
-    const { declared } = await serve(
-      (_server, tasks) =>
-        tasks.registerTool(
-          'prepared',
-          {
-            beforeTask: async () => {
-              entered++;
-              await resume.opened;
-            },
-          },
-          () => 'done',
-        ),
-      { maxTasksPerPrincipal: 1 },
-    );
-    const calls = [declared.callTool('prepared'), declared.callTool('prepared')];
-    await until(
-      () => entered,
-      (n) => n === 2,
-      'both calls to be in beforeTask',
-    );
-    resume.open();
-    const replies = await Promise.all(calls);
-    expect(replies.map((reply) => reply.body.result?.resultType ?? reply.body.error?.code).sort()).toEqual([-32600, 'task']);
-  });
-});
-
 describe('a task the store holds that no handler here runs', () => {
   it('tasks/get reads it from the store, and tasks/cancel ends it there', async () => {
     const store = new MemoryTaskStore();
@@ -1096,6 +909,8 @@ describe('server.close()', () => {
       load: (taskId) => inner.load(taskId),
       delete: (taskId) => inner.delete(taskId),
       ownedBy: (owner) => inner.ownedBy(owner),
+      count: () => inner.count(),
+      oldestFinished: () => inner.oldestFinished(),
       close: () => {
         closes++;
         inner.close();

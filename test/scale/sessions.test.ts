@@ -4,6 +4,7 @@
  * every HTTP request; every response event fires once, on the owner; DELETE ends the session everywhere;
  * an owner that is gone means 404 (initialize anew); Redis down means 503.
  */
+import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { connectRedisScale, type ElicitResult, McpClient, McpServer, StreamableHttpClientTransport, StreamableHttpTransport } from '../../src/index.js';
 import { send } from '../helpers/http-client.js';
@@ -130,10 +131,12 @@ describe('2025 sessions across instances', () => {
     const [, b] = await pair();
     const router = b.scale.sessionRouter();
     const dead = 'http://127.0.0.1:9/mcp';
-    await router.claim('lost-session', dead);
-    const reply = await send(b.url, 'POST', { ...ACCEPT, 'mcp-session-id': 'lost-session' }, { jsonrpc: '2.0', id: 1, method: 'ping' });
+    // A session id as owners make them: anything else is no one's without asking Redis.
+    const lost = randomUUID();
+    await router.claim(lost, dead);
+    const reply = await send(b.url, 'POST', { ...ACCEPT, 'mcp-session-id': lost }, { jsonrpc: '2.0', id: 1, method: 'ping' });
     expect(reply.status).toBe(404);
-    expect(await router.locate('lost-session')).toBeUndefined();
+    expect(await router.locate(lost)).toBeUndefined();
   });
 
   it('answers 503, not 404, while Redis cannot say who holds a session; then serves it again', async () => {

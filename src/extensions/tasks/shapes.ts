@@ -25,11 +25,37 @@ export function missingTasksCapability(what: string): ClientCapabilityError {
   });
 }
 
-/** Tasks are bound to who created them: a digest of the principal's key. */
-export function ownerOf(principal: unknown): string {
+/** Marks the owner of a task made without a principal (no `auth`): a digest holds no colon. */
+const ANONYMOUS = 'anonymous:';
+
+/**
+ * Who a task is bound to and counted against: a digest of the principal's key. Without a principal (no
+ * `auth`), a digest of the caller's remote address, so one client cannot use up every caller's cap.
+ */
+export function ownerOf(principal: unknown, remoteAddress: string | undefined): string {
+  if (isAnonymous(principal)) return `${ANONYMOUS}${digest(remoteAddress ?? '')}`;
+  return digest(keyOf(principal));
+}
+
+/** Whether `principal` may reach a task of `owner`: its own, or, without a principal, any made without one. */
+export function reaches(principal: unknown, owner: string): boolean {
+  if (isAnonymous(principal)) return owner.startsWith(ANONYMOUS);
+  return owner === digest(keyOf(principal));
+}
+
+/** principalKey's "none": no auth hook, or one that let the request through without a principal. */
+function isAnonymous(principal: unknown): boolean {
+  return principal === undefined || principal === null;
+}
+
+function keyOf(principal: unknown): string {
   const key = principalKey(principal);
   if (key === undefined) throw new McpError(ErrorCode.InternalError, `Cannot bind a task: ${UNKEYED_PRINCIPAL}`);
-  return createHash('sha256').update(key).digest('base64url');
+  return key;
+}
+
+function digest(text: string): string {
+  return createHash('sha256').update(text).digest('base64url');
 }
 
 export function unknownTask(taskId: string): McpError {

@@ -6,7 +6,10 @@ import { type DetailedTask, isTerminalStatus } from '../../protocol/tasks.js';
 
 /** A task as stored: what `tasks/get` shows, its owner, and when it expires. */
 export interface StoredTask extends DetailedTask {
-  /** A digest of the principal that created it: only the same principal finds it. */
+  /**
+   * A digest of the principal that created it: only the same principal finds it. Without a principal
+   * (no `auth`), `anonymous:` and a digest of the caller's remote address: any caller without one finds it.
+   */
   owner: string;
   /** Epoch milliseconds after which the task is gone; null for never. */
   expiresAt: number | null;
@@ -28,8 +31,24 @@ export interface TaskStore {
   delete(taskId: string): void | Promise<void>;
   /** The ids of the owner's unexpired tasks, oldest first (the cap per principal counts them). */
   ownedBy(owner: string): string[] | Promise<string[]>;
+  /** How many tasks it holds, everyone's (the cap on all tasks counts them; expired ones may count until they go). */
+  count(): number | Promise<number>;
+  /** The id of its oldest task that has ended or expired, if any: at the cap on all tasks, it makes room. */
+  oldestFinished(): string | undefined | Promise<string | undefined>;
   /** The server is closing. */
   close?(): void | Promise<void>;
+}
+
+const STORE_METHODS = ['save', 'load', 'delete', 'ownedBy', 'count', 'oldestFinished'] as const;
+
+/** `useTasks`'s `store`, checked for every method it calls. */
+export function checkedStore(store: TaskStore): TaskStore {
+  for (const method of STORE_METHODS) {
+    if (typeof (store as unknown as Record<string, unknown> | null)?.[method] !== 'function') {
+      throw new TypeError(`Option store must be a TaskStore (${STORE_METHODS.join(', ')}): its ${method} is not a function`);
+    }
+  }
+  return store;
 }
 
 export interface MemoryTaskStoreOptions {
@@ -89,6 +108,17 @@ export class MemoryTaskStore implements TaskStore {
       if (task && !expired(task, now)) ids.push(id);
     }
     return ids;
+  }
+
+  count(): number {
+    return this.tasks.size;
+  }
+
+  oldestFinished(): string | undefined {
+    const now = Date.now();
+    // A Map keeps the order tasks were first saved in: the oldest come first.
+    for (const task of this.tasks.values()) if (isTerminalStatus(task.status) || expired(task, now)) return task.taskId;
+    return undefined;
   }
 
   close(): void {

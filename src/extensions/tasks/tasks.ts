@@ -17,8 +17,9 @@ import { invalidExtensionParams } from '../../server/extensions.js';
 import type { McpServer } from '../../server/mcp-server.js';
 import type { Registration } from '../../server/registry.js';
 import type { ToolConfig } from '../../server/tools.js';
-import { declaresTasks, detailed, missingTasksCapability, onTheWire, ownerOf, SHUTTING_DOWN, unknownTask } from './shapes.js';
-import { MemoryTaskStore, type StoredTask, type TaskStore } from './store.js';
+import { TaskCaps } from './caps.js';
+import { declaresTasks, detailed, missingTasksCapability, onTheWire, ownerOf, reaches, SHUTTING_DOWN, unknownTask } from './shapes.js';
+import { checkedStore, MemoryTaskStore, type StoredTask, type TaskStore } from './store.js';
 
 export interface TasksOptions {
   /** Where tasks are kept between polls (default: a `MemoryTaskStore`). */
@@ -28,10 +29,16 @@ export interface TasksOptions {
   /** How often clients should poll, in milliseconds (default 1000). */
   pollIntervalMs?: number;
   /**
-   * The most tasks one principal may hold (default 100). At the cap, its oldest finished task makes room;
-   * when none has finished, a new call is refused with -32600.
+   * The most tasks one principal may hold (default 100); without `auth`, each remote address counts as
+   * one. At the cap, its oldest finished task makes room; when none has finished, a new call is refused
+   * with -32600.
    */
   maxTasksPerPrincipal?: number;
+  /**
+   * The most tasks the store may hold, everyone's (default 4000). At the cap, the oldest finished task
+   * makes room, whoever it belongs to; when none has finished, a new call is refused with -32600.
+   */
+  maxTasks?: number;
 }
 
 /** A task tool's handler: `prepared` is what `beforeTask` returned (undefined without one). */
@@ -70,15 +77,15 @@ interface LiveTask {
 const DEFAULT_TTL_MS = 3_600_000;
 const DEFAULT_POLL_INTERVAL_MS = 1000;
 const DEFAULT_MAX_PER_PRINCIPAL = 100;
+// A task waiting for input holds 17 KB measured (14 KB waiting on anything else, 1 KB once finished): 68 MB at the cap.
+const DEFAULT_MAX_TASKS = 4000;
 
 export class Tasks {
   private readonly store: TaskStore;
   private readonly ttlMs: number | null;
   private readonly pollIntervalMs: number;
-  private readonly maxPerPrincipal: number;
+  private readonly caps: TaskCaps;
   private readonly live = new Map<string, LiveTask>();
-  /** Each owner's task creations, one after another: the cap is checked against what the last one saved. */
-  private readonly creating = new Map<string, Promise<unknown>>();
   /** Each `registerTool` tool's `beforeTask`, by tool name. */
   private readonly before = new Map<
     string,
@@ -91,13 +98,18 @@ export class Tasks {
     private readonly server: McpServer,
     options: TasksOptions = {},
   ) {
-    this.store = options.store ?? new MemoryTaskStore();
+    this.store = options.store === undefined ? new MemoryTaskStore() : checkedStore(options.store);
     this.ttlMs = options.ttlMs === null ? null : (options.ttlMs ?? DEFAULT_TTL_MS);
     this.pollIntervalMs = options.pollIntervalMs ?? DEFAULT_POLL_INTERVAL_MS;
-    this.maxPerPrincipal = options.maxTasksPerPrincipal ?? DEFAULT_MAX_PER_PRINCIPAL;
+    const limits = {
+      maxTasksPerPrincipal: options.maxTasksPerPrincipal ?? DEFAULT_MAX_PER_PRINCIPAL,
+      maxTasks: options.maxTasks ?? DEFAULT_MAX_TASKS,
+    };
     if (this.ttlMs !== null) positiveInteger('ttlMs', this.ttlMs);
     positiveInteger('pollIntervalMs', this.pollIntervalMs);
-    positiveInteger('maxTasksPerPrincipal', this.maxPerPrincipal);
+    positiveInteger('maxTasksPerPrincipal', limits.maxTasksPerPrincipal);
+    positiveInteger('maxTasks', limits.maxTasks);
+    this.caps = new TaskCaps(this.store, limits, (taskId) => this.live.has(taskId));
     const gated = { requiresClientExtension: true } as const;
     this.handle = server.useExtension({
       id: TASKS_EXTENSION,
@@ -170,23 +182,8 @@ export class Tasks {
     // Input before the task is asked on the call itself: an input-required here unwinds as any call's.
     const prepared = before ? await before.beforeTask(call.arguments, call.ctx) : undefined;
     if (this.closed) throw SHUTTING_DOWN();
-    const owner = ownerOf(call.session.principal);
-    // Two calls at once must not both pass the cap: an owner's creations queue, each saved before the next looks.
-    const create = async () => {
-      await this.makeRoom(owner);
-      return this.start(call, owner, before, prepared);
-    };
-    const previous = this.creating.get(owner);
-    const created = previous ? previous.then(create, create) : create();
-    const settled = created.then(
-      () => {},
-      () => {},
-    );
-    this.creating.set(owner, settled);
-    void settled.then(() => {
-      if (this.creating.get(owner) === settled) this.creating.delete(owner);
-    });
-    return created;
+    const owner = ownerOf(call.session.principal, call.session.remoteAddress);
+    return this.caps.admit(owner, () => this.start(call, owner, before, prepared));
   }
 
   private async start(
@@ -231,25 +228,6 @@ export class Tasks {
         (err: unknown) => this.failed(live, err),
       );
     return { resultType: 'task', ...seed };
-  }
-
-  /** At the cap, the owner's oldest finished task goes; with none finished, the call is refused. */
-  private async makeRoom(owner: string): Promise<void> {
-    const owned = await this.store.ownedBy(owner);
-    const held = owned.length;
-    if (held < this.maxPerPrincipal) return;
-    for (const id of owned) {
-      if (this.live.has(id)) continue;
-      const task = await this.store.load(id);
-      if (!task || isTerminalStatus(task.status)) {
-        await this.store.delete(id);
-        return;
-      }
-    }
-    throw new McpError(
-      ErrorCode.InvalidRequest,
-      `Too many unfinished tasks: this client has ${held} (maxTasksPerPrincipal); wait for some to finish, or cancel them with tasks/cancel`,
-    );
   }
 
   private scheduleExpiry(live: LiveTask): void {
@@ -352,10 +330,9 @@ export class Tasks {
     }
     const taskId = request.params.taskId;
     if (typeof taskId !== 'string' || taskId.length === 0) throw invalidExtensionParams('params.taskId must be a non-empty string');
-    const owner = ownerOf(request.principal);
     const live = this.live.get(taskId);
     const task = live?.task ?? (await this.store.load(taskId));
-    if (!task || task.owner !== owner) throw unknownTask(taskId);
+    if (!task || !reaches(request.principal, task.owner)) throw unknownTask(taskId);
     return { task, live };
   }
 
@@ -410,12 +387,11 @@ export class Tasks {
   private async acceptListen(value: unknown, request: ExtensionRequest): Promise<string[] | undefined> {
     if (!declaresTasks(request.clientCapabilities)) throw missingTasksCapability('Listening for task notifications (taskIds)');
     if (!Array.isArray(value)) throw invalidExtensionParams('notifications.taskIds must be an array of task ids');
-    const owner = ownerOf(request.principal);
     const honoured: string[] = [];
     for (const id of value) {
       if (typeof id !== 'string' || honoured.includes(id)) continue;
       const task = this.live.get(id)?.task ?? (await this.store.load(id));
-      if (task && task.owner === owner) honoured.push(id);
+      if (task && reaches(request.principal, task.owner)) honoured.push(id);
     }
     return honoured;
   }

@@ -1,0 +1,126 @@
+/**
+ * Tasks extension test peers: a server with `useTasks` on a real Streamable HTTP port, 2026-07-28 clients
+ * that declare the extension (or not), and the shapes of replies, task ids and the errors tasks answer with.
+ */
+import type { McpError, McpServer, RequestContext, StreamableHttpTransport, StreamableHttpTransportOptions, Tasks, TasksOptions } from '../../src/index.js';
+import { TASKS_EXTENSION, useTasks } from '../../src/index.js';
+import { MODERN_CAPS, ModernClient, type Reply, useHttpServers } from './modern.js';
+import type { Cleanup } from './util.js';
+import type { Json } from './ws-client.js';
+
+/** A 2026-07-28 client that declares the extension (and form elicitation, which task-time questions need). */
+export const DECLARES = { extensions: { [TASKS_EXTENSION]: {} }, elicitation: { form: {} } };
+
+/** Two principals, named by the X-User header. */
+export const BY_USER: StreamableHttpTransportOptions = {
+  auth: (req) => (typeof req.headers['x-user'] === 'string' ? { id: req.headers['x-user'] } : undefined),
+};
+
+export interface ServedTasks {
+  server: McpServer;
+  transport: StreamableHttpTransport;
+  url: string;
+  tasks: Tasks;
+  /** Declares the extension (and form elicitation). */
+  declared: ModernClient;
+  /** Declares form elicitation only. */
+  plain: ModernClient;
+}
+
+export type ServeTasks = (
+  setup: (server: McpServer, tasks: Tasks) => void,
+  options?: TasksOptions,
+  transport?: StreamableHttpTransportOptions,
+) => Promise<ServedTasks>;
+
+/** Call once at the top level of a test file: servers started through `serve` are closed after each test. */
+export function useTaskServers(): { serve: ServeTasks; defer(cleanup: Cleanup): void } {
+  const h = useHttpServers();
+  const serve: ServeTasks = async (setup, options = {}, transport) => {
+    let tasks!: Tasks;
+    const running = await h.start(
+      (server) => {
+        tasks = useTasks(server, options);
+        setup(server, tasks);
+      },
+      { transport },
+    );
+    return {
+      server: running.server,
+      transport: running.transport,
+      url: running.url,
+      tasks,
+      declared: new ModernClient(running.url, DECLARES),
+      plain: new ModernClient(running.url, MODERN_CAPS.form),
+    };
+  };
+  return { serve, defer: (cleanup) => h.defer(cleanup) };
+}
+
+/** The result of a 200 reply (fails the test otherwise). */
+export function resultOf(reply: Reply): Json {
+  if (reply.status !== 200 || reply.body.result === undefined) throw new Error(`expected a result; got ${reply.status} ${JSON.stringify(reply.body)}`);
+  return reply.body.result;
+}
+
+/** The HTTP status and JSON-RPC error of a failed reply. */
+export function failure(reply: Reply): { status: number; error: Json } {
+  if (reply.body.error === undefined) throw new Error(`expected an error; got ${reply.status} ${JSON.stringify(reply.body)}`);
+  return { status: reply.status, error: reply.body.error };
+}
+
+export function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+/** Probe until `done` holds: every 20 ms, for at most 5 s. */
+export async function until<T>(probe: () => T | Promise<T>, done: (value: T) => boolean, what: string): Promise<T> {
+  const deadline = Date.now() + 5000;
+  for (;;) {
+    const value = await probe();
+    if (done(value)) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}; last: ${JSON.stringify(value)}`);
+    await sleep(20);
+  }
+}
+
+export const getTask = (client: ModernClient, taskId: string) => client.request('tasks/get', { taskId });
+
+/** tasks/get until the task has `status`; its result then. */
+export async function untilStatus(client: ModernClient, taskId: string, status: string): Promise<Json> {
+  const reply = await until(
+    () => getTask(client, taskId),
+    (r) => r.body.result?.status === status,
+    `task ${taskId} to be ${status}`,
+  );
+  return reply.body.result;
+}
+
+/** Call `tool` as a task: the CreateTaskResult's task id. */
+export async function createTask(client: ModernClient, tool: string, args: Json = {}): Promise<string> {
+  const created = resultOf(await client.callTool(tool, args));
+  if (created.resultType !== 'task') throw new Error(`expected a task; got ${JSON.stringify(created)}`);
+  return created.taskId;
+}
+
+/** A handler that waits until its task is cancelled, recording the abort reason. */
+export function untilAborted(reasons: unknown[]) {
+  return (_args: Record<string, unknown>, ctx: RequestContext) =>
+    new Promise<string>((resolve) => {
+      ctx.signal.addEventListener(
+        'abort',
+        () => {
+          reasons.push(ctx.signal.reason);
+          resolve('stopped');
+        },
+        { once: true },
+      );
+    });
+}
+
+export const reasonOf = (reason: unknown) => ({ name: (reason as Error).name, code: (reason as McpError).code, message: (reason as Error).message });
+
+export const unknownTask = (taskId: string) => ({
+  code: -32602,
+  message: `Invalid params: unknown task ${JSON.stringify(taskId)} (it may have expired, or belong to someone else)`,
+});
