@@ -378,6 +378,11 @@ export function hostOf(url: string): string {
   return URL.canParse(url) ? new URL(url).host : '(not a valid URL)';
 }
 
+/** The URL as a browser reads it (`new URL(url).href`: controls and spaces percent-encoded, the host in punycode). */
+export function hrefOf(url: string): string {
+  return URL.canParse(url) ? new URL(url).href : '(not a valid URL)';
+}
+
 export const USAGE = 'usage: npm run client -- <url> [--era auto|legacy|modern]';
 
 export type Era = 'auto' | 'legacy' | 'modern';

@@ -12,12 +12,18 @@
  *   numbered options for enums, the default in brackets, which an empty answer takes). A wrong answer is
  *   asked again with the reason. `!decline` or `!cancel` at any field prompt answers that at once.
  *   How each answer is read is `parseAnswer` in ./prompts.ts, which has no I/O.
- * - Elicitation, URL mode: the URL and its host are printed and "Open this URL? [y/N]" asked. Nothing is
- *   opened here: `y` answers accept (the user opens it), anything else decline.
+ * - Elicitation, URL mode: the URL as a browser reads it (`new URL(url).href`) and its host are printed,
+ *   and "Open this URL on host <host>? [y/N]" asked, naming the host again on the line answered. Nothing
+ *   is opened here: `y` answers accept (the user opens it), anything else decline.
  * - Sampling: the messages are printed and the user types the reply, sent as the assistant's text with
  *   model `human`; `!decline` refuses it (error -1, as the spec suggests for a user's rejection).
  * - Roots: the working directory, as one `file://` root.
  * Requests the server sends while the tool menu waits interrupt it; several are asked one after another.
+ * What the server sends at any time (log messages, progress, notes) waits while a question is on screen,
+ * and is printed once it is answered (the idle tool menu gives way to it at once).
+ *
+ * Every server string reaches the screen through ./terminal.ts, which escapes controls, bidi and invisible
+ * characters (`\x1b`, `<U+202E>`): a server cannot move the cursor, rewrite a line or set the title.
  *
  * Input is read line by line with node:readline, so piped stdin works (each line read is echoed, so the
  * output reads as a transcript); colours only when stdout is a terminal (and NO_COLOR is unset).
@@ -29,7 +35,6 @@
  */
 import { readFileSync } from 'node:fs';
 import { basename } from 'node:path';
-import { createInterface, type Interface } from 'node:readline/promises';
 import { pathToFileURL } from 'node:url';
 import {
   type CallToolResult,
@@ -41,125 +46,8 @@ import {
   McpError,
   type Tool,
 } from '../src/index.js';
-import { describeField, hostOf, parseAction, parseAnswer, parseCommandLine, parseYesNo } from './prompts.js';
-
-/** A prompt gave way to a request from the server (the idle tool menu only). */
-class Interrupted extends Error {}
-
-type Ask = (prompt: string) => Promise<string | null>;
-
-/**
- * The terminal: lines from stdin in order (kept when they arrive before they are asked for, as piped
- * input does), and one user of the prompt at a time.
- */
-class Terminal {
-  readonly color: boolean;
-  private readonly rl: Interface;
-  private readonly echo: boolean;
-  private readonly lines: string[] = [];
-  private waiter: ((line: string | null) => void) | undefined;
-  private ended = false;
-  private tail: Promise<void> = Promise.resolve();
-  private queued = 0;
-  private interruptHolder: (() => void) | undefined;
-
-  constructor(onInterrupt: () => void) {
-    const interactive = Boolean(process.stdin.isTTY && process.stdout.isTTY);
-    this.color = Boolean(process.stdout.isTTY) && !process.env.NO_COLOR;
-    this.echo = !process.stdin.isTTY;
-    this.rl = createInterface({ input: process.stdin, output: process.stdout, terminal: interactive });
-    this.rl.on('line', (line) => {
-      const waiter = this.waiter;
-      this.waiter = undefined;
-      if (waiter) waiter(line);
-      else this.lines.push(line);
-    });
-    this.rl.on('close', () => {
-      this.ended = true;
-      const waiter = this.waiter;
-      this.waiter = undefined;
-      waiter?.(null);
-    });
-    this.rl.on('SIGINT', onInterrupt);
-  }
-
-  print(text = ''): void {
-    process.stdout.write(`${text}\n`);
-  }
-
-  paint(code: number, text: string): string {
-    return this.color ? `\x1b[${code}m${text}\x1b[0m` : text;
-  }
-
-  /**
-   * Run `fn` with the prompt to itself; others wait their turn. An interruptible user (the idle tool
-   * menu) gives way as soon as anyone else wants the prompt: its `ask` rejects with Interrupted. The
-   * signal ends `fn`'s current question (its `ask` rejects with the signal's reason).
-   */
-  async use<T>(fn: (ask: Ask) => Promise<T>, options: { interruptible?: boolean; signal?: AbortSignal } = {}): Promise<T> {
-    const previous = this.tail;
-    let release!: () => void;
-    this.tail = new Promise<void>((resolve) => (release = resolve));
-    this.queued++;
-    this.interruptHolder?.();
-    await previous;
-    this.queued--;
-    const control = new AbortController();
-    const onAbort = () => control.abort(options.signal!.reason);
-    options.signal?.addEventListener('abort', onAbort, { once: true });
-    if (options.signal?.aborted) onAbort();
-    if (options.interruptible) {
-      this.interruptHolder = () => {
-        if (!control.signal.aborted) control.abort(new Interrupted('interrupted'));
-      };
-      if (this.queued > 0) this.interruptHolder();
-    }
-    try {
-      return await fn((prompt) => this.read(prompt, control.signal));
-    } finally {
-      this.interruptHolder = undefined;
-      options.signal?.removeEventListener('abort', onAbort);
-      release();
-    }
-  }
-
-  /** Stop reading: a pending question gets end of input. */
-  close(): void {
-    this.rl.close();
-  }
-
-  private read(prompt: string, signal: AbortSignal): Promise<string | null> {
-    if (signal.aborted) return Promise.reject(signal.reason);
-    if (this.ended && this.lines.length === 0) {
-      // The interface is closed: the prompt is shown for the transcript, and gets end of input.
-      this.print(prompt);
-      return Promise.resolve(null);
-    }
-    this.rl.setPrompt(prompt);
-    this.rl.prompt();
-    if (this.lines.length > 0) {
-      const line = this.lines.shift()!;
-      if (this.echo) this.print(line);
-      return Promise.resolve(line);
-    }
-    return new Promise((resolve, reject) => {
-      const onAbort = () => {
-        if (this.waiter === waiter) this.waiter = undefined;
-        // The prompt stays on screen without an answer: end its line, and drop what was typed into it.
-        if (this.rl.terminal) this.rl.write(null, { ctrl: true, name: 'u' });
-        this.print();
-        reject(signal.reason);
-      };
-      const waiter = (line: string | null) => {
-        signal.removeEventListener('abort', onAbort);
-        if (line === null || this.echo) this.print(line ?? '');
-        resolve(line);
-      };
-      this.waiter = waiter;
-      signal.addEventListener('abort', onAbort, { once: true });
-    });
-  }
-}
+import { describeField, hostOf, hrefOf, parseAction, parseAnswer, parseCommandLine, parseYesNo } from './prompts.js';
+import { type Ask, asText, BOLD, CYAN, DIM, Interrupted, linesOf, RED, style, Terminal } from './terminal.js';
 
 function oneLine(text: string): string {
   return text.replace(/\s*\n\s*/g, ' ').trim();
@@ -209,17 +97,19 @@ class TerminalClient {
     this.client.onRoots(() => {
       const cwd = process.cwd();
       const uri = pathToFileURL(cwd).href;
-      this.terminal.print(this.terminal.paint(2, `(the server asked for roots: sent ${uri})`));
+      this.terminal.notice(style(DIM, `(the server asked for roots: sent ${uri})`));
       return { roots: [{ uri, name: basename(cwd) || cwd }] };
     });
     this.client.on('log', ({ level, logger, data }) => {
-      this.terminal.print(this.terminal.paint(36, `[${level}${logger ? ` ${logger}` : ''}] ${typeof data === 'string' ? data : JSON.stringify(data)}`));
+      const lines = linesOf(data);
+      this.terminal.notice(style(CYAN, `[${asText(level)}${logger ? ` ${asText(logger)}` : ''}] ${lines[0]}`));
+      for (const line of lines.slice(1)) this.terminal.notice(style(CYAN, `  ${line}`));
     });
     this.client.on('elicitationComplete', (elicitationId, request) => {
-      this.terminal.print(this.terminal.paint(2, `(the server says the URL step ${elicitationId}${request ? ` at ${request.url}` : ''} is complete)`));
+      this.terminal.notice(style(DIM, `(the server says the URL step ${asText(elicitationId)}${request ? ` at ${hrefOf(request.url)}` : ''} is complete)`));
     });
     this.client.on('error', (error) => {
-      if (!this.closing) process.stderr.write(`warning: ${messageOf(error)}\n`);
+      if (!this.closing) this.terminal.warn(`warning: ${messageOf(error)}`);
     });
     if (!process.stdin.isTTY) process.on('SIGINT', () => void this.quit(0, true));
   }
@@ -228,22 +118,22 @@ class TerminalClient {
     try {
       await this.client.connect(this.url, { timeoutMs: 15_000 });
     } catch (err) {
-      process.stderr.write(`error: cannot connect to ${this.url}: ${messageOf(err)}\n`);
+      this.terminal.fail(`error: cannot connect to ${this.url}: ${messageOf(err)}`);
       return this.quit(1);
     }
     // Only now: a failed connect also ends in 'close' ("closed by the client").
     this.client.on('close', (reason) => {
       if (this.closing) return;
-      process.stderr.write(`error: the connection closed: ${oneLine(reason)}\n`);
+      this.terminal.fail(`error: the connection closed: ${oneLine(reason)}`);
       void this.quit(1);
     });
     const client = this.client;
     const info = client.serverInfo;
-    const server = [info?.name ?? '(unnamed server)', info?.version].filter(Boolean).join(' ');
+    const server = [info?.name ?? '(unnamed server)', info?.version].filter(Boolean).map(asText).join(' ');
     this.terminal.print(`Connected to ${server} over ${client.protocolVersion} (${client.era})`);
     if (client.instructions) {
       this.terminal.print('Instructions:');
-      for (const line of client.instructions.split('\n')) this.terminal.print(`  ${line}`);
+      for (const line of linesOf(client.instructions)) this.terminal.print('  ', line);
     }
     // A 2026-07-28 server sends no log messages unless each request names a level.
     if (client.serverCapabilities?.logging) await client.setLogLevel('info').catch(() => {});
@@ -253,7 +143,7 @@ class TerminalClient {
       tools = await this.allTools();
     } catch (err) {
       if (this.closing) return;
-      process.stderr.write(`error: tools/list failed: ${messageOf(err)}\n`);
+      this.terminal.fail(`error: tools/list failed: ${messageOf(err)}`);
       return this.quit(1);
     }
     this.printTools(tools);
@@ -307,9 +197,10 @@ class TerminalClient {
     }
     this.terminal.print('Tools:');
     tools.forEach((tool, i) => {
-      const description = tool.description?.split('\n')[0]?.trim();
-      const about = tool.title && description ? `${tool.title}: ${description}` : (tool.title ?? description);
-      this.terminal.print(`  ${i + 1}) ${this.terminal.paint(1, tool.name)}${about ? ` — ${about}` : ''}`);
+      const description = tool.description === undefined ? undefined : linesOf(tool.description)[0].trim();
+      const title = tool.title === undefined ? undefined : asText(tool.title);
+      const about = title && description ? `${title}: ${description}` : (title ?? description);
+      this.terminal.print(`  ${i + 1}) `, style(BOLD, tool.name), about ? ` — ${about}` : '');
     });
   }
 
@@ -321,7 +212,7 @@ class TerminalClient {
       try {
         line = await this.terminal.use((ask) => ask(`Tool to call (${range}empty or q quits): `), { interruptible: true });
       } catch (err) {
-        if (err instanceof Interrupted) continue; // the server asked something; ask again once it is answered
+        if (err instanceof Interrupted) continue; // the server asked or sent something; ask again below it
         throw err;
       }
       const text = line?.trim() ?? '';
@@ -334,9 +225,9 @@ class TerminalClient {
       const tool =
         (index >= 1 && index <= tools.length ? tools[index - 1] : undefined) ??
         tools.find((t) => t.name === text) ??
-        tools.find((t) => t.name.toLowerCase() === text.toLowerCase());
+        tools.find((t) => asText(t.name).toLowerCase() === text.toLowerCase());
       if (tool) return tool;
-      this.terminal.print(this.terminal.paint(31, `  no tool ${JSON.stringify(text)}; type ${range}or ? to list them`));
+      this.terminal.print(style(RED, `  no tool ${JSON.stringify(text)}; type ${range}or ? to list them`));
     }
   }
 
@@ -346,7 +237,7 @@ class TerminalClient {
     const properties = typeof schema.properties === 'object' && schema.properties !== null ? schema.properties : {};
     const required = Array.isArray(schema.required) ? schema.required : [];
     const names = Object.keys(properties);
-    if (names.length > 0) this.terminal.print(`Arguments of ${tool.name} (!cancel goes back):`);
+    if (names.length > 0) this.terminal.print('Arguments of ', tool.name, ' (!cancel goes back):');
     const args: Record<string, unknown> = {};
     for (const name of names) {
       const value = await this.askField(name, (properties as Record<string, unknown>)[name], required.includes(name), ask);
@@ -364,7 +255,7 @@ class TerminalClient {
     ask: Ask,
   ): Promise<{ kind: 'value'; value: unknown } | { kind: 'skip' } | { kind: 'stop'; action: 'decline' | 'cancel' }> {
     const text = describeField(name, property, required);
-    this.terminal.print(this.terminal.paint(1, text.heading));
+    this.terminal.print(style(BOLD, text.heading));
     for (const option of text.options) this.terminal.print(option);
     for (;;) {
       const line = await ask(`  ${text.prompt}`);
@@ -372,7 +263,7 @@ class TerminalClient {
       const answer = parseAnswer(property, line, { required });
       switch (answer.kind) {
         case 'error':
-          this.terminal.print(this.terminal.paint(31, `  ✗ ${answer.message}`));
+          this.terminal.print(style(RED, `  ✗ ${answer.message}`));
           continue;
         case 'action':
           return { kind: 'stop', action: answer.action };
@@ -390,11 +281,13 @@ class TerminalClient {
       result = await this.client.callTool(tool.name, args, {
         timeoutMs: 30 * 60_000,
         onProgress: ({ progress, total, message }) => {
-          this.terminal.print(this.terminal.paint(2, `progress ${progress}${total !== undefined ? `/${total}` : ''}${message ? ` ${message}` : ''}`));
+          this.terminal.notice(
+            style(DIM, `progress ${asText(progress)}${total !== undefined ? `/${asText(total)}` : ''}${message ? ` ${asText(message)}` : ''}`),
+          );
         },
       });
     } catch (err) {
-      if (!this.closing) this.terminal.print(this.terminal.paint(31, `Call failed: ${messageOf(err)}`));
+      if (!this.closing) this.terminal.print(style(RED, `Call failed: ${messageOf(err)}`));
       return;
     }
     this.printResult(result);
@@ -402,29 +295,31 @@ class TerminalClient {
 
   private printResult(result: CallToolResult): void {
     const { terminal } = this;
-    terminal.print(result.isError ? terminal.paint(31, 'Result (isError: the tool reports a failure):') : 'Result:');
+    terminal.print(result.isError ? style(RED, 'Result (isError: the tool reports a failure):') : 'Result:');
     for (const block of Array.isArray(result.content) ? result.content : []) {
-      switch (block.type) {
+      switch (block?.type) {
         case 'text':
-          for (const line of block.text.split('\n')) terminal.print(`  ${line}`);
+          for (const line of linesOf(block.text)) terminal.print('  ', line);
           break;
         case 'image':
-        case 'audio':
-          terminal.print(`  [${block.type} ${block.mimeType}, ${Math.floor((block.data.length * 3) / 4)} bytes]`);
+        case 'audio': {
+          const bytes = typeof block.data === 'string' ? Math.floor((block.data.length * 3) / 4) : 0;
+          terminal.print(`  [${block.type} `, block.mimeType, `, ${bytes} bytes]`);
           break;
+        }
         case 'resource_link':
-          terminal.print(`  [link ${block.uri}${block.name ? ` (${block.name})` : ''}]`);
+          terminal.print('  [link ', block.uri, block.name ? ` (${asText(block.name)})` : '', ']');
           break;
         case 'resource': {
-          const contents = block.resource as { uri?: string; text?: string };
-          terminal.print(`  [resource ${contents.uri ?? ''}]${typeof contents.text === 'string' ? ` ${contents.text}` : ''}`);
+          const contents = (block.resource ?? {}) as { uri?: string; text?: string };
+          terminal.printText(['  [resource ', contents.uri ?? '', ']', typeof contents.text === 'string' ? ' ' : ''], contents.text ?? '', '    ');
           break;
         }
         default:
-          terminal.print(`  ${JSON.stringify(block)}`);
+          terminal.print('  ', block);
       }
     }
-    if (result.structuredContent !== undefined) terminal.print(`structuredContent: ${JSON.stringify(result.structuredContent)}`);
+    if (result.structuredContent !== undefined) terminal.print('structuredContent: ', result.structuredContent);
   }
 
   /**
@@ -445,28 +340,31 @@ class TerminalClient {
       if (answer !== null) return answer;
     } catch (err) {
       if (!signal.aborted) throw err;
-      this.terminal.print(this.terminal.paint(2, '(the server withdrew its question)'));
+      this.terminal.print(style(DIM, '(the server withdrew its question)'));
     }
     return typeof onEnd === 'function' ? (onEnd as () => T)() : onEnd;
   }
 
   private serverName(): string {
-    return this.client.serverInfo?.name ?? 'The server';
+    return asText(this.client.serverInfo?.name ?? 'The server');
   }
 
   /** An elicitation: null when input ends. */
   private async elicit(params: ElicitParams, ask: Ask): Promise<ElicitResult | null> {
     const { terminal } = this;
     terminal.print();
-    terminal.print(`${terminal.paint(1, `${this.serverName()} asks:`)} ${params.message}`);
+    // Lines of the message after its first are marked, so that none can pass for the URL and host lines.
+    terminal.printText([style(BOLD, `${this.serverName()} asks:`), ' '], params.message, '  | ');
     if (params.mode === 'url') {
-      terminal.print(`  URL:  ${params.url}`);
-      terminal.print(`  host: ${terminal.paint(1, hostOf(params.url))}`);
-      terminal.print(terminal.paint(2, '  (nothing is opened for you: check the host, and open it in a browser yourself)'));
-      const line = await ask('Open this URL? [y/N] ');
+      const host = hostOf(params.url);
+      terminal.print('  URL:  ', hrefOf(params.url));
+      terminal.print('  host: ', style(BOLD, host));
+      terminal.print(style(DIM, '  (nothing is opened for you: check the host, and open it in a browser yourself)'));
+      // The question itself names the host: whatever was printed above it, the answer is about this one.
+      const line = await ask(`Open this URL on host ${host}? [y/N] `);
       if (line === null) return null;
       const action = parseYesNo(line) ? 'accept' : 'decline';
-      terminal.print(terminal.paint(2, `(answered ${action})`));
+      terminal.print(style(DIM, `(answered ${action})`));
       return { action };
     }
 
@@ -475,26 +373,26 @@ class TerminalClient {
       const line = await ask('accept, decline or cancel? [a/d/c] ');
       if (line === null) return null;
       action = parseAction(line);
-      if (action === undefined) terminal.print(terminal.paint(31, '  ✗ answer a, d or c'));
+      if (action === undefined) terminal.print(style(RED, '  ✗ answer a, d or c'));
     }
     if (action !== 'accept') {
-      terminal.print(terminal.paint(2, `(answered ${action})`));
+      terminal.print(style(DIM, `(answered ${action})`));
       return { action };
     }
     const schema = params.requestedSchema ?? { properties: {} };
     const properties: Record<string, unknown> = typeof schema.properties === 'object' && schema.properties !== null ? schema.properties : {};
     const required = Array.isArray(schema.required) ? schema.required : [];
-    terminal.print(terminal.paint(2, '(* is required; an empty answer takes the [default] or skips; !decline or !cancel stops)'));
+    terminal.print(style(DIM, '(* is required; an empty answer takes the [default] or skips; !decline or !cancel stops)'));
     const content: Record<string, unknown> = {};
     for (const [name, property] of Object.entries(properties)) {
       const answer = await this.askField(name, property, required.includes(name), ask);
       if (answer.kind === 'stop') {
-        terminal.print(terminal.paint(2, `(answered ${answer.action})`));
+        terminal.print(style(DIM, `(answered ${answer.action})`));
         return { action: answer.action };
       }
       if (answer.kind === 'value') content[name] = answer.value;
     }
-    terminal.print(terminal.paint(2, '(answered accept)'));
+    terminal.print(style(DIM, '(answered accept)'));
     return { action: 'accept', content: content as ElicitResult['content'] };
   }
 
@@ -502,13 +400,13 @@ class TerminalClient {
   private async sample(params: CreateMessageParams, ask: Ask): Promise<CreateMessageResult | null> {
     const { terminal } = this;
     terminal.print();
-    terminal.print(terminal.paint(1, `${this.serverName()} asks for a model reply (sampling, at most ${params.maxTokens} tokens); you are the model.`));
-    if (params.systemPrompt) terminal.print(`  system: ${params.systemPrompt}`);
-    for (const message of params.messages ?? []) {
-      const blocks = Array.isArray(message.content) ? message.content : [message.content];
+    terminal.print(style(BOLD, `${this.serverName()} asks for a model reply (sampling, at most ${asText(params.maxTokens)} tokens); you are the model.`));
+    if (params.systemPrompt) terminal.printText(['  system: '], params.systemPrompt, '    ');
+    for (const message of Array.isArray(params.messages) ? params.messages : []) {
+      const blocks = Array.isArray(message?.content) ? message.content : [message?.content];
       for (const block of blocks) {
-        const text = block && typeof block === 'object' && block.type === 'text' && typeof block.text === 'string' ? block.text : JSON.stringify(block);
-        terminal.print(`  ${message.role}: ${text}`);
+        const text = block && typeof block === 'object' && block.type === 'text' && typeof block.text === 'string' ? block.text : asText(block);
+        terminal.printText([`  ${asText(message?.role)}: `], text, '    ');
       }
     }
     for (;;) {
@@ -517,7 +415,7 @@ class TerminalClient {
       const command = line.trim().toLowerCase();
       if (command === '!decline' || command === '!cancel') throw new McpError(-1, 'User rejected sampling request');
       if (line.trim() === '') {
-        terminal.print(terminal.paint(31, '  ✗ type the reply, or !decline'));
+        terminal.print(style(RED, '  ✗ type the reply, or !decline'));
         continue;
       }
       return { role: 'assistant', content: { type: 'text', text: line }, model: 'human' };

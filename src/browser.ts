@@ -3,6 +3,7 @@
  * Nothing here reaches a Node-only module: HTTP goes through fetch, WebSocket through the platform's own.
  */
 export { McpClient } from './client/mcp-client.js';
+export { escapeControls } from './client/escape-controls.js';
 export type { ConnectOptions, ListToolsResult, ListPromptsResult, ListResourcesResult, ListResourceTemplatesResult } from './client/mcp-client.js';
 export type { McpClientOptions, ClientEra } from './client/options.js';
 export type {

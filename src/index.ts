@@ -44,7 +44,7 @@ export type { Era, ServedEras } from './protocol/era.js';
 
 export type { SharedState, SharedEvent } from './server/shared-state.js';
 export { Skills, useSkills, SKILLS_EXTENSION } from './extensions/skills.js';
-export type { SkillDefinition, SkillEntry } from './extensions/skills.js';
+export type { SkillDefinition, SkillEntry, SkillsOptions } from './extensions/skills.js';
 export { Tasks, useTasks } from './extensions/tasks/tasks.js';
 export type { TasksOptions, TaskToolConfig, TaskToolHandler } from './extensions/tasks/tasks.js';
 export { MemoryTaskStore } from './extensions/tasks/store.js';
@@ -63,6 +63,7 @@ export type {
 } from './server/extension-api.js';
 export { bearer } from './auth/bearer.js';
 export type { BearerOptions, IntrospectionOptions, TokenPrincipal, TokenClaims } from './auth/bearer.js';
+export type { JwksOptions } from './auth/issuer-keys.js';
 export { UrlElicitationBinder, ElicitationBindingError } from './auth/url-elicitation.js';
 export type { UrlElicitationBinderOptions, IssuedElicitation } from './auth/url-elicitation.js';
 export { AuthError } from './transports/auth.js';
@@ -71,6 +72,7 @@ export { RedisScale, connectRedisScale } from './scale/redis.js';
 export type { RedisScaleOptions } from './scale/redis.js';
 
 export { McpClient } from './client/mcp-client.js';
+export { escapeControls } from './client/escape-controls.js';
 export type { ConnectOptions, ListToolsResult, ListPromptsResult, ListResourcesResult, ListResourceTemplatesResult } from './client/mcp-client.js';
 export type { McpClientOptions, ClientEra } from './client/options.js';
 export type {

@@ -5,10 +5,10 @@ import { describe, expect, it } from 'vitest';
 const read = (path: string) => readFileSync(new URL(`../${path}`, import.meta.url), 'utf8');
 const index = read('src/index.ts');
 
-/** Names in `export { ... } from` (values) and `export type { ... } from` (types) of the entry point. */
-function exported(kind: 'value' | 'type'): string[] {
+/** Names in `export { ... } from` (values) and `export type { ... } from` (types) of an entry point. */
+function exported(kind: 'value' | 'type', source = index): string[] {
   const pattern = kind === 'value' ? /export \{([^}]*)\} from/g : /export type \{([^}]*)\} from/g;
-  return [...index.matchAll(pattern)].flatMap((m) =>
+  return [...source.matchAll(pattern)].flatMap((m) =>
     m[1]
       .split(',')
       .map((name) => name.trim())
@@ -39,6 +39,23 @@ describe('package exports', () => {
   it('the built package exports at runtime exactly the value exports of the entry point', async () => {
     const runtime = Object.keys(await import('switchboard-mcp')).sort();
     expect(runtime).toEqual(exported('value').sort());
+  });
+
+  it('exports from the browser entry only what the main entry exports, escapeControls among them, the same function', async () => {
+    const browser = read('src/browser.ts');
+    expect(
+      exported('value')
+        .filter((name) => exported('value', browser).includes(name))
+        .sort(),
+    ).toEqual(exported('value', browser).sort());
+    expect(
+      exported('type')
+        .filter((name) => exported('type', browser).includes(name))
+        .sort(),
+    ).toEqual(exported('type', browser).sort());
+    const [main, client] = await Promise.all([import('../src/index.js'), import('../src/browser.js')]);
+    expect(client.escapeControls).toBe(main.escapeControls);
+    expect(main.escapeControls('\x1b[2J\u202E')).toBe('\\x1b[2J<U+202E>');
   });
 
   it('keeps internal helpers out: no UriTemplate, negotiateProtocolVersion or normalizeClientCapabilities', async () => {

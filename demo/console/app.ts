@@ -7,6 +7,7 @@
 import {
   BrowserWebSocketClientTransport,
   type CallToolResult,
+  escapeControls,
   type ClientEra,
   type ClientTransport,
   McpClient,
@@ -16,7 +17,7 @@ import {
   type Tool,
 } from '../../src/browser.js';
 import { askElicitation, askSampling, elicitationCompleted } from './ask.js';
-import { byId, errorText, fill, h, isObject, json } from './dom.js';
+import { byId, errorText, fill, h, isObject, json, setText } from './dom.js';
 import { buildFields, collect } from './form.js';
 import { logMessage, logServerEvent, note, type ServerEventRecord } from './log.js';
 
@@ -37,7 +38,7 @@ let client: McpClient | undefined;
 function setStatus(state: 'disconnected' | 'connecting' | 'connected', text: string): void {
   const status = byId('status');
   status.dataset.state = state;
-  status.textContent = text;
+  setText(status, text);
 }
 
 function showError(text: string): void {
@@ -170,10 +171,10 @@ connectForm.addEventListener('submit', async (event) => {
   }
   client = next;
   const info = next.serverInfo;
-  byId('server-name').textContent = info ? `${info.title ?? info.name} · ${info.name} ${info.version}` : 'unknown';
-  byId('server-protocol').textContent = next.protocolVersion ?? '';
-  byId('server-era').textContent = `${next.era} · ${kind === 'http' ? 'Streamable HTTP' : 'WebSocket'}`;
-  byId('instructions-text').textContent = next.instructions ?? '';
+  setText(byId('server-name'), info ? `${info.title ?? info.name} · ${info.name} ${info.version}` : 'unknown');
+  setText(byId('server-protocol'), next.protocolVersion ?? '');
+  setText(byId('server-era'), `${next.era} · ${kind === 'http' ? 'Streamable HTTP' : 'WebSocket'}`);
+  setText(byId('instructions-text'), next.instructions ?? '');
   const instructions = byId<HTMLDetailsElement>('server-instructions');
   instructions.hidden = !next.instructions;
   instructions.open = true;
@@ -221,7 +222,7 @@ function toolItem(tool: Tool): HTMLLIElement {
   const fields = buildFields(tool.inputSchema);
   const call = h('button', { type: 'submit', class: 'primary' }, 'Call', h('span', { class: 'sr-only' }, ` ${tool.name}`));
   const cancel = h('button', { type: 'button', class: 'danger', hidden: true }, 'Cancel', h('span', { class: 'sr-only' }, ` ${tool.name}`));
-  const progress = h('progress', { 'aria-label': `Progress of ${tool.name}` });
+  const progress = h('progress', { 'aria-label': escapeControls(`Progress of ${tool.name}`) });
   const progressText = h('span', { class: 'muted' });
   const running = h('div', { class: 'running', hidden: true }, progress, progressText);
   const result = h('div', { class: 'result', 'aria-live': 'polite' });
@@ -254,11 +255,11 @@ function toolItem(tool: Tool): HTMLLIElement {
         onProgress: ({ progress: done, total, message }) => {
           if (typeof total === 'number') progress.max = total;
           progress.value = done;
-          progressText.textContent = message ?? `${done}${typeof total === 'number' ? ` of ${total}` : ''}`;
+          setText(progressText, message ?? `${done}${typeof total === 'number' ? ` of ${total}` : ''}`);
         },
         onTask: (task) => {
           const status = TASK_STATUS[task.status] ?? task.status;
-          progressText.textContent = `Task ${status}${task.statusMessage ? `: ${task.statusMessage}` : ''}`;
+          setText(progressText, `Task ${status}${task.statusMessage ? `: ${task.statusMessage}` : ''}`);
           result.dataset.task = task.status;
           if (task.status !== lastTaskStatus) note(`${tool.name} task ${task.taskId.slice(0, 8)} ${status}`);
           lastTaskStatus = task.status;

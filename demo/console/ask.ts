@@ -4,7 +4,8 @@
  */
 import type { CreateMessageParams, CreateMessageResult, ElicitParams, ElicitResult, ElicitValue, HandlerContext } from '../../src/browser.js';
 import { McpError } from '../../src/browser.js';
-import { byId, h, isObject, json, uid } from './dom.js';
+import { isLoopbackHostname } from '../../src/protocol/elicitation-url.js';
+import { byId, h, isObject, json, setText, uid } from './dom.js';
 import { buildFields, collect } from './form.js';
 import { note } from './log.js';
 
@@ -129,7 +130,8 @@ function urlForm(
   finish: (answer: () => ElicitResult) => void,
   refuse: HTMLButtonElement[],
 ): HTMLElement {
-  const { host, protocol } = new URL(url);
+  // What the browser opens: `href` has controls and spaces percent-encoded, and the host in punycode.
+  const { host, hostname, href, protocol } = new URL(url);
   const status = h('p', { class: 'url-status', role: 'status' });
   const open = h('button', { type: 'button', class: 'open', 'data-action': 'open', 'data-autofocus': true }, `Open ${host}…`);
   const accept = h('button', { type: 'submit', class: 'primary', 'data-action': 'accept' }, 'I opened it (accept)');
@@ -157,12 +159,12 @@ function urlForm(
     window.open(url, '_blank', 'noopener,noreferrer');
     confirm.hidden = true;
     open.hidden = false;
-    open.textContent = `Open ${host} again…`;
-    status.textContent = `Opened ${host} in a new tab. When you are done there, press "I opened it".`;
+    setText(open, `Open ${host} again…`);
+    setText(status, `Opened ${host} in a new tab. When you are done there, press "I opened it".`);
     accept.focus();
   });
   onComplete = (id) => {
-    if (id === elicitationId) status.textContent = `${server} says the step on ${host} is complete.`;
+    if (id === elicitationId) setText(status, `${server} says the step on ${host} is complete.`);
   };
   const form = h(
     'form',
@@ -176,8 +178,9 @@ function urlForm(
         { class: 'url-box' },
         h('p', { class: 'muted' }, 'The page is on'),
         h('p', { class: 'host', 'data-host': host }, host),
-        h('p', { class: 'url' }, h('code', {}, url)),
-        protocol === 'http:' && !/^(127\.|localhost|\[::1\])/.test(host) ? h('p', { class: 'warn' }, 'Not encrypted (http).') : undefined,
+        h('p', { class: 'url' }, h('code', {}, href)),
+        // McpClient refuses plain http to another host; should one come, it is not shown as fine.
+        protocol === 'http:' && !isLoopbackHostname(hostname) ? h('p', { class: 'warn' }, 'Not encrypted (http).') : undefined,
       ),
       h('p', { class: 'muted' }, 'Open it only if you trust this server. Then tell the server whether you did.'),
       open,

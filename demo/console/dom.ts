@@ -1,4 +1,8 @@
-/** Small DOM helpers for the console: no framework, just elements. */
+/**
+ * Small DOM helpers for the console: no framework, just elements. Every text they set passes escapeControls,
+ * so a server's string shows its bidi controls and invisible characters (`<U+202E>`) instead of obeying them.
+ */
+import { escapeControls } from '../../src/browser.js';
 
 type Attr = string | number | boolean | undefined | null;
 type Child = Node | string | false | null | undefined;
@@ -10,13 +14,29 @@ export function h<K extends keyof HTMLElementTagNameMap>(tag: K, attrs: Record<s
     if (value === undefined || value === null || value === false) continue;
     node.setAttribute(name, value === true ? '' : String(value));
   }
-  for (const child of children) if (child !== false && child !== null && child !== undefined) node.append(child);
+  node.append(...shown(children));
   return node;
 }
 
 /** Replace a node's children (false/null/undefined are left out). */
 export function fill(node: Element, ...children: Child[]): void {
-  node.replaceChildren(...children.filter((child): child is Node | string => child !== false && child !== null && child !== undefined));
+  node.replaceChildren(...shown(children));
+}
+
+/** Set a node's text, escaped as h() escapes it. */
+export function setText(node: Node, text: string): void {
+  node.textContent = visible(text);
+}
+
+/** Text as shown: line feeds kept (a <pre> shows them), everything else invisible or reordering made visible. */
+function visible(text: string): string {
+  return escapeControls(String(text), { multiline: true });
+}
+
+function shown(children: Child[]): (Node | string)[] {
+  return children
+    .filter((child) => child !== false && child !== null && child !== undefined)
+    .map((child) => (child instanceof Node ? child : visible(child as string)));
 }
 
 export function byId<T extends HTMLElement = HTMLElement>(id: string): T {

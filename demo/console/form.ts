@@ -5,7 +5,7 @@
  * with their bounds, text with its lengths. Each field checks itself (the browser's constraint
  * validation, plus what it cannot check) and shows its message next to the control.
  */
-import { h, isObject, json, uid } from './dom.js';
+import { h, isObject, json, setText, uid } from './dom.js';
 
 export interface Field {
   readonly name: string;
@@ -115,7 +115,7 @@ function buildField(name: string, property: Record<string, unknown>, required: b
   let extraCheck: () => string = () => '';
 
   const show = (message: string) => {
-    error.textContent = message;
+    setText(error, message);
     error.hidden = !message;
     wrapper.classList.toggle('invalid', Boolean(message));
     for (const control of controls) {
@@ -184,7 +184,9 @@ function buildField(name: string, property: Record<string, unknown>, required: b
       control = select;
       value = () => (select.value === '' ? undefined : options![Number(select.value)].value);
     } else if (kind === 'json') {
-      const area = h('textarea', { rows: 2, spellcheck: 'false' }, hasDefault ? json(property.default) : '');
+      const area = h('textarea', { rows: 2, spellcheck: 'false' });
+      // A value, not text to show: it is sent as it is.
+      area.value = hasDefault ? json(property.default) : '';
       control = area;
       value = () => (area.value.trim() === '' ? undefined : JSON.parse(area.value));
       extraCheck = () => {

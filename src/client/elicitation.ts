@@ -4,6 +4,7 @@
  * get the same answer: the core sends it as the JSON-RPC reply, or puts its result in `inputResponses`.
  */
 import { ElicitationValidationError, type ElicitationViolation, ErrorCode, type JsonRpcErrorObject, McpError } from '../protocol/errors.js';
+import { isSafeElicitationUrl } from '../protocol/elicitation-url.js';
 import { isObject } from '../protocol/is-object.js';
 import { quote, tryJson } from '../protocol/quote.js';
 import type { ElicitParams, ElicitResult, ElicitValue } from '../protocol/types.js';
@@ -26,8 +27,9 @@ export interface ElicitationContext {
 
 /**
  * Asks the user and returns their choice. Params arrive checked: `mode` is absent or `'form'` with a
- * `requestedSchema` object, or `'url'` with an http(s) `url`, and always a declared mode. Return `decline`
- * or `cancel` to refuse; a throw answers the server `Internal error` and is reported locally.
+ * `requestedSchema` object, or `'url'` with an `https:` url (`http:` only on loopback), and always a
+ * declared mode. Return `decline` or `cancel` to refuse; a throw answers the server `Internal error` and
+ * is reported locally.
  */
 export type ElicitationHandler<C extends ElicitationContext = ElicitationContext> = (params: ElicitParams, ctx: C) => ElicitResult | Promise<ElicitResult>;
 
@@ -147,12 +149,18 @@ function paramsProblem(params: unknown, declared: ElicitationPolicy['declared'])
   return urlProblem(params.url);
 }
 
-/** `url` MUST be a valid URL (client/elicitation.mdx); a scheme other than http(s) would run or read something where it opens. */
+/**
+ * `url` MUST be a valid URL (client/elicitation.mdx); a scheme other than http(s) would run or read something
+ * where it opens, and plain http to another host is refused as the server refuses to send it.
+ */
 function urlProblem(url: unknown): string | undefined {
   if (typeof url !== 'string') return `Invalid params: URL-mode elicitation/create needs url, a string; got ${quote(url)}`;
-  const protocol = URL.canParse(url) ? new URL(url).protocol : undefined;
-  if (protocol === 'https:' || protocol === 'http:') return undefined;
-  return `Invalid params: URL-mode elicitation/create needs an absolute http: or https: url; got ${quote(url)}`;
+  const parsed = URL.canParse(url) ? new URL(url) : undefined;
+  if (parsed?.protocol !== 'https:' && parsed?.protocol !== 'http:') {
+    return `Invalid params: URL-mode elicitation/create needs an absolute http: or https: url; got ${quote(url)}`;
+  }
+  if (isSafeElicitationUrl(parsed)) return undefined;
+  return `Invalid params: URL-mode elicitation/create needs an https: url (http: only on loopback: localhost, 127.0.0.1 or [::1]); got ${quote(url)}`;
 }
 
 /** The form property a violation's JSON pointer starts with (`/tags/0` is `tags`), unescaped (RFC 6901). */

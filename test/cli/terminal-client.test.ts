@@ -5,134 +5,17 @@
  * test checks what the server got. Then the pure half (cli/prompts.ts): one case per field kind and per
  * error of `parseAnswer`, and how fields, actions and the command line are read.
  */
-import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
-import { fileURLToPath, pathToFileURL } from 'node:url';
-import { afterEach, describe, expect, it } from 'vitest';
+import { pathToFileURL } from 'node:url';
+import { describe, expect, it } from 'vitest';
 import { describeField, formatProblem, hostOf, parseAction, parseAnswer, parseCommandLine, parseYesNo, USAGE } from '../../cli/prompts.js';
 import type { ElicitResult, McpServer, McpSession } from '../../src/index.js';
 import { freePort } from '../helpers/ports.js';
 import { startHttpServer } from '../helpers/modern.js';
 import { startWsServer } from '../helpers/servers.js';
+import { escapeRegExp, ROOT, useTerminalClients } from '../helpers/terminal-cli.js';
 
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-
-// ---- the child process ------------------------------------------------------------------------------
-
-/** The terminal client running as a child: its output so far, and answers written as prompts appear. */
-class Cli {
-  readonly child: ChildProcessWithoutNullStreams;
-  stdout = '';
-  stderr = '';
-  /** Where the next `waitFor` starts looking: what it matched before is used up. */
-  private cursor = 0;
-  readonly exited: Promise<number | null>;
-
-  constructor(args: string[]) {
-    this.child = spawn(process.execPath, ['--import', 'tsx', 'cli/terminal-client.ts', ...args], {
-      cwd: ROOT,
-      stdio: ['pipe', 'pipe', 'pipe'],
-      env: { ...process.env, NO_COLOR: '1', NODE_OPTIONS: '' },
-    });
-    this.child.stdout.setEncoding('utf8').on('data', (chunk: string) => (this.stdout += chunk));
-    this.child.stderr.setEncoding('utf8').on('data', (chunk: string) => (this.stderr += chunk));
-    // The child may exit before all answers are written.
-    this.child.stdin.on('error', () => {});
-    this.exited = new Promise((resolve) => this.child.on('close', (code) => resolve(code)));
-  }
-
-  /** Wait until stdout, after what earlier waits matched, matches `pattern`; the match is used up. */
-  waitFor(pattern: RegExp, timeoutMs = 10_000): Promise<RegExpExecArray> {
-    return new Promise((resolve, reject) => {
-      const check = () => {
-        const match = pattern.exec(this.stdout.slice(this.cursor));
-        if (!match) return false;
-        this.cursor += match.index + match[0].length;
-        done();
-        resolve(match);
-        return true;
-      };
-      const onExit = () => {
-        if (check()) return;
-        done();
-        reject(new Error(`the client exited before ${pattern}; stdout after the last match:\n${this.stdout.slice(this.cursor)}\nstderr:\n${this.stderr}`));
-      };
-      const timer = setTimeout(() => {
-        done();
-        reject(new Error(`no ${pattern} within ${timeoutMs} ms; stdout after the last match:\n${this.stdout.slice(this.cursor)}\nstderr:\n${this.stderr}`));
-      }, timeoutMs);
-      const done = () => {
-        clearTimeout(timer);
-        this.child.stdout.off('data', onData);
-        this.child.off('close', onExit);
-      };
-      const onData = () => void check();
-      this.child.stdout.on('data', onData);
-      this.child.on('close', onExit);
-      if (this.child.exitCode !== null) onExit();
-      else check();
-    });
-  }
-
-  /** Wait for `pattern`, then type `line`. */
-  async answer(pattern: RegExp, line: string): Promise<void> {
-    await this.waitFor(pattern);
-    this.child.stdin.write(`${line}\n`);
-  }
-
-  /**
-   * Answer a field once its prompt is up: `shown` is what it shows from the heading on (title or name,
-   * ` *`, ...), as far as the test cares; the prompt line ends in `): ` or `]: `.
-   */
-  field(shown: string, line: string): Promise<void> {
-    return this.answer(new RegExp(`${escapeRegExp(shown)}(?:[^]*?[)\\]])?: `), line);
-  }
-
-  /** Answer the same field again after the reason it was refused. */
-  retry(reason: string, line: string): Promise<void> {
-    return this.answer(new RegExp(`✗ ${escapeRegExp(reason)}[^\\n]*\\n  \\([^\\n]*\\)(?: \\[[^\\n]*\\])?: `), line);
-  }
-
-  /** Pick a tool at the menu. */
-  tool(choice: string): Promise<void> {
-    return this.answer(/Tool to call \([^\n]*\): /, choice);
-  }
-
-  /** End of input. */
-  end(): void {
-    this.child.stdin.end();
-  }
-
-  /** The exit code, within a bound. */
-  exitCode(timeoutMs = 10_000): Promise<number | null> {
-    return Promise.race([
-      this.exited,
-      new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`the client did not exit within ${timeoutMs} ms:\n${this.stdout}`)), timeoutMs)),
-    ]);
-  }
-}
-
-function escapeRegExp(text: string): string {
-  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-}
-
-const children: Cli[] = [];
-const servers: { close(): Promise<void> }[] = [];
-
-afterEach(async () => {
-  for (const cli of children.splice(0)) {
-    if (cli.child.exitCode === null && cli.child.signalCode === null) {
-      cli.child.kill('SIGKILL');
-      await cli.exited;
-    }
-  }
-  for (const server of servers.splice(0)) await server.close();
-});
-
-function run(...args: string[]): Cli {
-  const cli = new Cli(args);
-  children.push(cli);
-  return cli;
-}
+const clients = useTerminalClients();
+const run = (...args: string[]) => clients.run(...args);
 
 // ---- the server -------------------------------------------------------------------------------------
 
@@ -243,11 +126,11 @@ async function serve(setup: Setup): Promise<{ recorded: Recorded; server: McpSer
   const recorded: Recorded = { answers: [], countArgs: [], responses: [] };
   if (setup === 'ws legacy') {
     const running = await startWsServer(tools(recorded), { info: { name: 'test-server', version: '1.0.0', instructions: 'Answer kindly.' } });
-    servers.push(running);
+    clients.defer(() => running.close());
     return { recorded, server: running.server, args: [running.url, '--era', 'legacy'], name: 'test-server' };
   }
   const running = await startHttpServer(tools(recorded));
-  servers.push(running);
+  clients.defer(() => running.close());
   return { recorded, server: running.server, args: setup === 'http modern' ? [running.url] : [running.url, '--era=legacy'], name: 'mrtr-test-server' };
 }
 
@@ -362,7 +245,7 @@ describe('npm run client', () => {
     const { cli, recorded, name } = await connected(setup);
     await cli.tool('visit');
     await cli.waitFor(new RegExp(`${name} asks: Sign in at the bank\\n {2}URL: {2}https://example\\.com/x\\n {2}host: example\\.com\\n`));
-    await cli.answer(/Open this URL\? \[y\/N\] /, line);
+    await cli.answer(/Open this URL on host example\.com\? \[y\/N\] /, line);
     await cli.waitFor(new RegExp(`\\(answered ${action}\\)\\nResult:\\n {2}\\{"action":"${action}"\\}\\n`));
     expect(recorded.answers).toEqual([{ action }]);
     expect(recorded.responses).toEqual([{ action, content: undefined, isError: false }]);

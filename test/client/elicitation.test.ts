@@ -2,7 +2,8 @@
  * The client side of elicitation/create: what the client answers for each request a server may send (no
  * handler, malformed params, an undeclared mode), for each answer its handler may give (a bad one, a
  * throw, decline and cancel), and for an accept: SEP-1034 defaults merged, then the content validated
- * against requestedSchema, compiled once per schema content.
+ * against requestedSchema, compiled once per schema content. URL mode takes https: and plain http on
+ * loopback only, the server's rule, checked over a real connection too.
  */
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { afterEach, describe, expect, it, vi } from 'vitest';
@@ -16,6 +17,9 @@ import {
 } from '../../src/client/elicitation.js';
 import { McpError } from '../../src/protocol/errors.js';
 import { SchemaCompiler } from '../../src/schema/compiler.js';
+import { useMcpClients } from '../helpers/mcp-clients.js';
+import { startWsServer } from '../helpers/servers.js';
+import { useCleanups } from '../helpers/util.js';
 
 afterEach(() => {
   vi.restoreAllMocks();
@@ -98,6 +102,18 @@ describe('rule 2: malformed params are answered -32602 naming what is wrong, and
       'URL-mode elicitation/create needs an absolute http: or https: url; got "javascript:alert(1)"',
     ],
     ['URL mode with an elicitationId that is not a string', { ...URL_ASK, elicitationId: 5 }, 'elicitationId must be a string; got 5'],
+    ...[
+      ['plain http to another host', 'http://evil.example/login'],
+      ['plain http to a host that only starts with localhost', 'http://localhost.evil.example/'],
+      ['plain http to a host that only starts with 127.0.0.1', 'http://127.0.0.1.evil.example/'],
+      ['plain http with localhost as the user name', 'http://localhost@evil.example/'],
+      ['plain http to a loopback address other than 127.0.0.1, as the server rules', 'http://127.0.0.2/'],
+      ['plain http to a subdomain of localhost, as the server rules', 'http://app.localhost/'],
+    ].map(([what, url]): [string, unknown, string] => [
+      `URL mode with ${what}`,
+      { mode: 'url', message: 'Q', url },
+      `URL-mode elicitation/create needs an https: url (http: only on loopback: localhost, 127.0.0.1 or [::1]); got ${JSON.stringify(url)}`,
+    ]),
   ])('%s', async (_case, params, problem) => {
     const handler = vi.fn(accepting({}));
     expect(await ask(params, handler)).toEqual({ ok: false, error: { code: -32602, message: `Invalid params: ${problem}` } });
@@ -486,6 +502,13 @@ describe('rule 7: URL mode', () => {
     expect(compile).not.toHaveBeenCalled();
   });
 
+  it.each(['http://localhost:3000/callback', 'http://LOCALHOST/x', 'http://127.0.0.1/x', 'http://[::1]:8080/x', 'http://0x7f.0.0.1/x'])(
+    'takes plain http on loopback, as the server does: %s',
+    async (url) => {
+      expect(await ask({ ...URL_ASK, url }, returning({ action: 'accept' }))).toEqual({ ok: true, result: { action: 'accept' } });
+    },
+  );
+
   it('merges no defaults, even when the params carry a requestedSchema', async () => {
     const params = { ...URL_ASK, requestedSchema: { type: 'object', properties: { name: { type: 'string', default: 'Ada' } } } };
     expect(await ask(params, accepting())).toEqual({ ok: true, result: { action: 'accept' } });
@@ -500,5 +523,31 @@ describe('rule 7: URL mode', () => {
       requestId: undefined,
     });
     expect(answer).toEqual({ ok: true, result: { action: 'accept' } });
+  });
+});
+
+describe('rule 8: plain http to another host is refused before the handler, as the server refuses to send it', () => {
+  const cleanups = useCleanups();
+  const clients = useMcpClients(cleanups);
+  const URL_PLAIN = 'http://localhost.evil.example/login';
+  const REFUSAL = `Invalid params: URL-mode elicitation/create needs an https: url (http: only on loopback: localhost, 127.0.0.1 or [::1]); got "${URL_PLAIN}"`;
+
+  it('answers an elicitation/create that an McpServer pushes raw over WebSocket -32602', async () => {
+    const running = await startWsServer((server) =>
+      server.registerTool('login', {}, async (_args, ctx) => {
+        try {
+          return JSON.stringify(await ctx.request('elicitation/create', { mode: 'url', message: 'Log in', url: URL_PLAIN, elicitationId: 'e1' }));
+        } catch (err) {
+          return JSON.stringify({ code: (err as McpError).code, message: (err as McpError).message });
+        }
+      }),
+    );
+    cleanups.push(() => running.close());
+    const handler = vi.fn(returning({ action: 'accept' }));
+    const { client, errors } = await clients.connect(running, { capabilities: { elicitation: { url: {} } } }, (c) => c.onElicitation(handler));
+    const result = await client.callTool('login', {});
+    expect(result.content).toEqual([{ type: 'text', text: JSON.stringify({ code: -32602, message: REFUSAL }) }]);
+    expect(handler).not.toHaveBeenCalled();
+    expect(errors).toEqual([]);
   });
 });

@@ -101,10 +101,11 @@ export async function openConsole(browser: Browser, url: string, colorScheme: 'l
   return { page, problems };
 }
 
-/** Choose the transport and the era, connect, and wait for the tools. */
-export async function connect(page: Page, transport: 'WebSocket' | 'Streamable HTTP', era: 'Auto' | 'Legacy' | 'Modern'): Promise<void> {
+/** Choose the transport and the era (and the server, when not the demo's own /mcp), connect, and wait for the tools. */
+export async function connect(page: Page, transport: 'WebSocket' | 'Streamable HTTP', era: 'Auto' | 'Legacy' | 'Modern', url?: string): Promise<void> {
   await page.getByRole('radio', { name: transport }).check();
   await page.getByRole('radio', { name: era }).check();
+  if (url !== undefined) await page.getByLabel('Server URL').fill(url);
   await page.getByRole('button', { name: 'Connect', exact: true }).click();
   await page.locator('#status[data-state="connected"]').waitFor();
   await page.locator('#tools li.tool').first().waitFor();

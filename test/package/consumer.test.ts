@@ -209,6 +209,7 @@ describe('the npm package', () => {
         'RequestTimeoutError',
         'StreamableHttpClientTransport',
         'UnsupportedProtocolVersionError',
+        'escapeControls',
       ]);
     },
     TEST_MS,
