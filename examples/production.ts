@@ -7,8 +7,9 @@ const resource = process.env.RESOURCE ?? 'https://mcp.example.com/mcp';
 
 const server = new McpServer({ name: 'production', version: '1.0.0' });
 server.registerTool('whoami', { description: 'Who is calling' }, (_args, ctx) => {
-  const { subject, scopes } = ctx.session.principal as { subject: string; scopes: string[] };
-  return `${subject} (${scopes.join(' ')})`;
+  // A token with no sub is a client acting for itself: it has a clientId and no subject.
+  const { subject, clientId, scopes } = ctx.session.principal as { subject?: string; clientId?: string; scopes: string[] };
+  return `${subject ?? clientId} (${scopes.join(' ')})`;
 });
 // A token without this scope gets 403 with a step-up challenge naming it.
 server.registerTool('purge_cache', { description: 'Purges the cache', scopes: ['cache:admin'] }, () => 'purged');

@@ -20,7 +20,8 @@ export async function serveSwitchboard(options = {}) {
     return `${answer.action}:${answer.content?.name}`;
   });
   const http = new StreamableHttpTransport(server);
-  const { port } = await http.listen({ host: '127.0.0.1', port: 0 });
+  // The whole load comes from one address: it may hold every connection, as a proxy in front would.
+  const { port } = await http.listen({ host: '127.0.0.1', port: 0, maxConnectionsPerClient: 1024 });
   new WebSocketTransport(server).attach(http.httpServer);
   serveBenchControl(port);
 }

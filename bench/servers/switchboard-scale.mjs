@@ -10,5 +10,6 @@ server.registerTool('ask', {}, async (_args, ctx) => {
   return `${answer.action}:${answer.content?.name}`;
 });
 const http = new StreamableHttpTransport(server, { router: scale.sessionRouter() });
-const { port } = await http.listen({ host: '127.0.0.1', port: 0 });
+// The whole load comes from one address: it may hold every connection, as a proxy in front would.
+const { port } = await http.listen({ host: '127.0.0.1', port: 0, maxConnectionsPerClient: 1024 });
 serveBenchControl(port);

@@ -2,10 +2,11 @@
  * An issuer for tests: ES256 keys generated here, their JWKS served on 127.0.0.1 (counting its requests,
  * and answering an error status when told to), access tokens signed with them, and an introspection endpoint.
  */
-import { createServer, type Server } from 'node:http';
+import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { exportJWK, generateKeyPair, type JWK, SignJWT } from 'jose';
 import type { Cleanups } from './util.js';
+import { listenOnLoopback } from './ports.js';
 
 export interface SigningKey {
   kid: string;
@@ -30,17 +31,6 @@ export interface JwksEndpoint {
   requests: number;
 }
 
-async function listenLocally(cleanups: Cleanups, http: Server): Promise<void> {
-  await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
-  cleanups.push(
-    () =>
-      new Promise<void>((resolve) => {
-        http.close(() => resolve());
-        http.closeAllConnections();
-      }),
-  );
-}
-
 /** A JWKS endpoint on 127.0.0.1 serving whatever `keys`, `status` and `body` hold now. */
 export async function jwksEndpoint(cleanups: Cleanups, keys: SigningKey[]): Promise<JwksEndpoint> {
   const http = createServer((_req, res) => {
@@ -48,7 +38,7 @@ export async function jwksEndpoint(cleanups: Cleanups, keys: SigningKey[]): Prom
     if (endpoint.status !== 200) return void res.writeHead(endpoint.status).end();
     res.writeHead(200, { 'content-type': 'application/json' }).end(endpoint.body ?? JSON.stringify({ keys: endpoint.keys.map((k) => k.jwk) }));
   });
-  await listenLocally(cleanups, http);
+  await listenOnLoopback(cleanups, http);
   const endpoint: JwksEndpoint = { url: `http://127.0.0.1:${(http.address() as AddressInfo).port}/jwks.json`, keys, status: 200, requests: 0 };
   return endpoint;
 }
@@ -116,6 +106,6 @@ export async function introspectionEndpoint(cleanups: Cleanups, answer: (token: 
       res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(out));
     });
   });
-  await listenLocally(cleanups, http);
+  await listenOnLoopback(cleanups, http);
   return { seen, url: `http://127.0.0.1:${(http.address() as AddressInfo).port}/introspect` };
 }

@@ -3,14 +3,14 @@
  * limits, request checks, error bodies, Origin/Host/CORS/auth, the httpRequest/httpResponse events, the ways
  * to run it (listen, a mounted handler, WebSocket on the same port) and option validation.
  */
-import { createServer, request as httpRequest, type IncomingMessage, type Server as HttpServer, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { createServer, request as httpRequest, type IncomingMessage, type ServerResponse } from 'node:http';
 import { describe, expect, it, vi } from 'vitest';
 import { McpServer, StreamableHttpTransport, WebSocketTransport, type McpSession, type StreamableHttpTransportOptions } from '../../src/index.js';
 import { textResult } from '../helpers/client-requests.js';
 import { ACCEPT_BOTH, HttpTestClient, OpenResponse, send } from '../helpers/http-client.js';
 import { deferred, useCleanups, type Deferred } from '../helpers/util.js';
 import { WsTestClient, type Json } from '../helpers/ws-client.js';
+import { listenOnLoopback } from '../helpers/ports.js';
 
 const cleanups = useCleanups();
 
@@ -127,19 +127,6 @@ function postChunked(url: string, headers: Record<string, string>, chunks: strin
     for (const chunk of chunks) req.write(chunk);
     req.end();
   });
-}
-
-/** Listen on 127.0.0.1 with a server of the test's own; it is closed after the test. */
-async function listenOwn(http: HttpServer): Promise<number> {
-  await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
-  cleanups.push(
-    () =>
-      new Promise<void>((resolve) => {
-        http.close(() => resolve());
-        http.closeAllConnections();
-      }),
-  );
-  return (http.address() as AddressInfo).port;
 }
 
 // ---------------------------------------------------------------------------------------------------------
@@ -1002,7 +989,7 @@ describe('use', () => {
       if (path === '/mcp') return transport.handler(req, res);
       res.writeHead(404, { 'content-type': 'text/plain' }).end('nothing here');
     });
-    const port = await listenOwn(http);
+    const port = await listenOnLoopback(cleanups, http);
     expect(transport.httpServer).toBeUndefined();
 
     const health = await send(`http://127.0.0.1:${port}/health`, 'GET');
