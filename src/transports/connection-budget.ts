@@ -1,87 +1,147 @@
 /**
- * Fair shares of a listening server's connections: every client (its remote address, or its principal
- * once a request has authenticated one) may hold a share of them, and a newcomer at a limit first
- * displaces the oldest connection that has sent nothing, so silent sockets cannot lock anyone out.
+ * Fair shares of a listening server's connections. Each client, its remote address, or its principal
+ * once a request on the connection has authenticated one, holds a share; an address holds at most half
+ * the server whatever principals its connections carry. A newcomer at a limit displaces the oldest
+ * connection that is not in use (it has sent nothing, or no complete request, or sits idle between
+ * requests), preferring one that has sent nothing, so no client can lock the others out with sockets
+ * it does not use.
  */
-import { isIPv6, type Socket } from 'node:net';
+import type { Socket } from 'node:net';
+import { addressKey } from '../protocol/client-address.js';
 import { principalKey } from '../protocol/principal.js';
+import { writeRawResponse } from './raw-response.js';
 
 export interface ConnectionLimits {
   /** Connections open at once, over every client. */
   maxConnections: number;
   /** Connections one client may hold: one remote address (an IPv6 /64), or one principal. */
   maxConnectionsPerClient: number;
-  /** A connection that has sent no byte for this long is closed; for a fifth of it, it may be displaced. */
+  /** A connection that has sent no byte for this long is closed; one unused for a fifth of it may be displaced. */
   firstByteTimeoutMs: number;
-}
-
-interface Held {
-  /** The share this connection counts against: its address's, or its principal's. */
-  key: string;
-  readonly openedAt: number;
 }
 
 /** What a connection refused for its principal's share is told. */
 export const TOO_MANY_FOR_PRINCIPAL = 'Service Unavailable: too many connections for this principal; close some and try again';
 
+interface Held {
+  readonly address: string;
+  /** The principal's share it counts against, once a request authenticated one with an id. */
+  principalKey: string | undefined;
+  principal: unknown;
+  readonly openedAt: number;
+  /** Since when nothing has been under way on it (its opening, or its last request's end). */
+  idleSince: number;
+  /** Requests under way on it. */
+  busy: number;
+  /** A WebSocket now: a session, in use for as long as it is open. */
+  upgraded: boolean;
+}
+
+interface AddressShare {
+  /** Every connection from the address, authenticated or not. */
+  readonly all: Set<Socket>;
+  /** Those that count against the address's own share: not charged to a principal. */
+  unauthenticated: number;
+}
+
 /** Sockets refused at arrival: their 503 is on its way, and whatever they send is not served. */
 const refused = new WeakSet<Socket>();
-/** Which budget holds a socket, so a transport can charge it to a principal without knowing its server. */
+/** Which budget holds a socket, so a transport can report on it without knowing its server. */
 const budgets = new WeakMap<Socket, ConnectionBudget>();
 
+/** Refused sockets left to close by themselves at once; past it they are dropped unanswered, so a flood costs no descriptors. */
+const MAX_LINGERING = 128;
+const REFUSED_LINGER_MS = 2000;
+
 export class ConnectionBudget {
-  private readonly shares = new Map<string, Set<Socket>>();
   private readonly held = new Map<Socket, Held>();
-  /** Connections that had sent nothing when last looked at, oldest first (pruned as they are looked at). */
-  private readonly silent = new Set<Socket>();
+  private readonly addresses = new Map<string, AddressShare>();
+  private readonly principals = new Map<string, Set<Socket>>();
+  /** Connections not in use, the longest idle first (a socket moves to the end when it becomes idle again). */
+  private readonly idle = new Set<Socket>();
   private readonly sweeper: NodeJS.Timeout;
-  /** How long a connection must have been silent before a newcomer may displace it: a burst of fresh ones is not an attack. */
   private readonly displaceAfterMs: number;
+  /** The most connections one address holds, authenticated ones included. */
+  private readonly maxPerAddress: number;
+  private lingering = 0;
 
   constructor(private readonly limits: ConnectionLimits) {
+    // A burst of fresh connections is not an attack: only one unused for a while may be displaced.
     this.displaceAfterMs = Math.floor(limits.firstByteTimeoutMs / 5);
-    const every = Math.max(Math.floor(limits.firstByteTimeoutMs / 2), 10);
-    this.sweeper = setInterval(() => this.closeSilent(), every);
+    this.maxPerAddress = Math.max(limits.maxConnectionsPerClient, Math.floor(limits.maxConnections / 2));
+    this.sweeper = setInterval(() => this.closeSilent(), Math.max(Math.floor(limits.firstByteTimeoutMs / 2), 10));
     this.sweeper.unref();
   }
 
-  /** Connections held now. */
-  get size(): number {
-    return this.held.size;
-  }
-
-  /** A connection arrived: keep it (displacing a silent one at a limit), or answer 503 and close it. */
+  /** A connection arrived: keep it (displacing an unused one at a limit), or answer 503 and close it. */
   admit(socket: Socket): void {
-    const key = addressKey(socket.remoteAddress);
-    if (this.isFull(key) && !this.displaceFrom(key)) {
-      return refuse(socket, `Too many connections from your address (limit ${this.limits.maxConnectionsPerClient}); close some and try again`);
+    const address = addressKey(socket.remoteAddress);
+    const share = this.addresses.get(address);
+    if (share && share.unauthenticated >= this.limits.maxConnectionsPerClient && !this.displace(share.all, (held) => held.principalKey === undefined)) {
+      return this.refuse(socket, `Too many connections from your address (limit ${this.limits.maxConnectionsPerClient}); close some and try again`);
     }
-    if (this.held.size >= this.limits.maxConnections && !this.displaceOldestSilent()) {
-      return refuse(socket, `The server is at its limit of ${this.limits.maxConnections} connections; try again later`);
+    if (share && share.all.size >= this.maxPerAddress && !this.displace(share.all)) {
+      return this.refuse(socket, `Too many connections from your address (limit ${this.maxPerAddress}); close some and try again`);
     }
-    this.join(socket, key);
-    this.held.set(socket, { key, openedAt: Date.now() });
-    this.silent.add(socket);
+    if (this.held.size >= this.limits.maxConnections && !this.displace(this.idle)) {
+      return this.refuse(socket, `The server is at its limit of ${this.limits.maxConnections} connections; try again later`);
+    }
+    const now = Date.now();
+    this.held.set(socket, { address, principalKey: undefined, principal: undefined, openedAt: now, idleSince: now, busy: 0, upgraded: false });
+    const joined = this.addresses.get(address) ?? { all: new Set<Socket>(), unauthenticated: 0 };
+    this.addresses.set(address, joined);
+    joined.all.add(socket);
+    joined.unauthenticated++;
+    this.idle.add(socket);
     budgets.set(socket, this);
     socket.once('close', () => this.forget(socket));
   }
 
+  /** A request began on the connection: it is in use until the request ends. */
+  requestStarted(socket: Socket): void {
+    const held = this.held.get(socket);
+    if (!held) return;
+    held.busy++;
+    this.idle.delete(socket);
+  }
+
+  requestEnded(socket: Socket): void {
+    const held = this.held.get(socket);
+    if (!held || held.busy === 0 || --held.busy > 0 || held.upgraded) return;
+    held.idleSince = Date.now();
+    this.idle.add(socket);
+  }
+
+  /** The connection is a WebSocket now. */
+  upgraded(socket: Socket): void {
+    const held = this.held.get(socket);
+    if (!held) return;
+    held.upgraded = true;
+    this.idle.delete(socket);
+  }
+
   /**
    * The connection authenticated `principal`: it counts against that principal's share from now on,
-   * and no longer against its address. False when the principal's share is full of connections that
-   * are all in use.
+   * instead of its address's own (and still toward the most one address holds). False when the
+   * principal's share is full of connections in use.
    */
   charge(socket: Socket, principal: unknown): boolean {
     const held = this.held.get(socket);
+    if (!held || held.principal === principal) return true;
     // Only a principal with an id names one client: `true` from an auth hook would be everyone.
     const id = typeof principal === 'object' ? principalKey(principal) : undefined;
-    if (!held || !id?.startsWith('id:')) return true;
+    if (!id?.startsWith('id:')) return true;
     const key = `principal:${id}`;
-    if (held.key === key) return true;
-    if (this.isFull(key) && !this.displaceFrom(key)) return false;
-    this.leave(socket, held.key);
-    this.join(socket, key);
-    held.key = key;
+    held.principal = principal;
+    if (held.principalKey === key) return true;
+    const share = this.principals.get(key);
+    // The socket asking is in use (its request is under way), so it is never its own victim.
+    if (share && share.size >= this.limits.maxConnectionsPerClient && !this.displace(share)) return false;
+    this.leaveShares(socket, held);
+    held.principalKey = key;
+    const joined = share ?? new Set<Socket>();
+    this.principals.set(key, joined);
+    joined.add(socket);
     return true;
   }
 
@@ -89,77 +149,81 @@ export class ConnectionBudget {
     clearInterval(this.sweeper);
   }
 
-  private isFull(key: string): boolean {
-    return (this.shares.get(key)?.size ?? 0) >= this.limits.maxConnectionsPerClient;
-  }
-
-  private join(socket: Socket, key: string): void {
-    let share = this.shares.get(key);
-    if (!share) this.shares.set(key, (share = new Set()));
-    share.add(socket);
-  }
-
-  /** End the oldest connection of `key`'s share that has long sent nothing; false when it has none. */
-  private displaceFrom(key: string): boolean {
+  /**
+   * End the connection among `candidates` (that `fits`) unused the longest, one that has sent nothing
+   * first; false when none has been unused for displaceAfterMs.
+   */
+  private displace(candidates: Iterable<Socket>, fits: (held: Held) => boolean = () => true): boolean {
     const cutoff = Date.now() - this.displaceAfterMs;
-    for (const socket of this.shares.get(key) ?? []) {
+    let unused: [Socket, Held] | undefined;
+    let silent: [Socket, Held] | undefined;
+    for (const socket of candidates) {
       const held = this.held.get(socket);
-      if (held && held.openedAt > cutoff) return false;
-      if (socket.bytesRead === 0) {
-        this.drop(socket);
-        return true;
-      }
+      if (!held || held.busy > 0 || held.upgraded || held.idleSince > cutoff || !fits(held)) continue;
+      if (!unused || held.idleSince < unused[1].idleSince) unused = [socket, held];
+      if (socket.bytesRead === 0 && (!silent || held.openedAt < silent[1].openedAt)) silent = [socket, held];
     }
-    return false;
+    const victim = silent ?? unused;
+    if (!victim) return false;
+    this.forget(victim[0]);
+    victim[0].destroy();
+    return true;
   }
 
-  private displaceOldestSilent(): boolean {
-    const cutoff = Date.now() - this.displaceAfterMs;
-    for (const socket of this.silent) {
-      const held = this.held.get(socket);
-      if (!held || socket.bytesRead > 0) {
-        this.silent.delete(socket);
-        continue;
-      }
-      if (held.openedAt > cutoff) return false;
-      this.drop(socket);
-      return true;
-    }
-    return false;
-  }
-
-  /** Close what has sent nothing for firstByteTimeoutMs; forget what has spoken since. */
+  /** Close what has sent nothing for firstByteTimeoutMs (the idle set is in order of idleness, so it stops at the first young one). */
   private closeSilent(): void {
     const cutoff = Date.now() - this.limits.firstByteTimeoutMs;
-    for (const socket of this.silent) {
+    for (const socket of this.idle) {
       const held = this.held.get(socket);
-      if (!held || socket.bytesRead > 0) {
-        this.silent.delete(socket);
-        continue;
-      }
-      if (held.openedAt > cutoff) return;
-      this.drop(socket);
+      if (!held) continue;
+      if (held.idleSince > cutoff) return;
+      if (socket.bytesRead > 0) continue;
+      this.forget(socket);
+      socket.destroy();
     }
   }
 
   /** Out of every count at once: its place is free before its close event comes. */
-  private drop(socket: Socket): void {
-    this.forget(socket);
-    socket.destroy();
-  }
-
   private forget(socket: Socket): void {
     const held = this.held.get(socket);
     if (!held) return;
-    this.leave(socket, held.key);
+    this.leaveShares(socket, held);
+    const share = this.addresses.get(held.address);
+    share?.all.delete(socket);
+    if (share?.all.size === 0) this.addresses.delete(held.address);
     this.held.delete(socket);
-    this.silent.delete(socket);
+    this.idle.delete(socket);
   }
 
-  private leave(socket: Socket, key: string): void {
-    const share = this.shares.get(key);
+  /** Leave the share it counts against (its principal's, or its address's own), not the address's total. */
+  private leaveShares(socket: Socket, held: Held): void {
+    if (held.principalKey === undefined) {
+      const share = this.addresses.get(held.address);
+      if (share) share.unauthenticated--;
+      return;
+    }
+    const share = this.principals.get(held.principalKey);
     share?.delete(socket);
-    if (share?.size === 0) this.shares.delete(key);
+    if (share?.size === 0) this.principals.delete(held.principalKey);
+  }
+
+  /**
+   * The 503 goes out before any request, so the client learns why; the socket closes when the client
+   * closes its side, or after a moment (destroying it at once could reset it before the client reads
+   * the answer). Past MAX_LINGERING such sockets, a flood is dropped unanswered.
+   */
+  private refuse(socket: Socket, message: string): void {
+    refused.add(socket);
+    socket.on('error', () => {});
+    if (this.lingering >= MAX_LINGERING) return void socket.destroy();
+    this.lingering++;
+    writeRawResponse(socket, 503, message, { 'Retry-After': '1' });
+    const timer = setTimeout(() => socket.destroy(), REFUSED_LINGER_MS);
+    timer.unref();
+    socket.once('close', () => {
+      clearTimeout(timer);
+      this.lingering--;
+    });
   }
 }
 
@@ -171,52 +235,12 @@ export function chargeConnection(socket: Socket, principal: unknown): boolean {
   return budgets.get(socket)?.charge(socket, principal) ?? true;
 }
 
+/** The connection became a WebSocket: in use for as long as it is open. */
+export function connectionUpgraded(socket: unknown): void {
+  budgets.get(socket as Socket)?.upgraded(socket as Socket);
+}
+
 /** Whether `socket` was refused at arrival: nothing it sends is served. */
 export function isRefusedConnection(socket: unknown): boolean {
   return refused.has(socket as Socket);
-}
-
-/**
- * The 503 goes out before any request, so the client learns why; the socket closes when the client
- * closes its side, or after a moment. Destroying it at once could reset the connection before the
- * client has read the answer.
- */
-function refuse(socket: Socket, message: string): void {
-  refused.add(socket);
-  const body = `${message}\n`;
-  socket.on('error', () => {});
-  socket.end(
-    `HTTP/1.1 503 Service Unavailable\r\nConnection: close\r\nRetry-After: 1\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
-  );
-  const timer = setTimeout(() => socket.destroy(), REFUSED_LINGER_MS);
-  timer.unref();
-  socket.once('close', () => clearTimeout(timer));
-}
-
-const REFUSED_LINGER_MS = 2000;
-
-/**
- * The client an address stands for: IPv4 as it is (IPv4-mapped IPv6 included), IPv6 by its /64, the
- * smallest block one subscriber is usually given (RFC 6177).
- */
-export function addressKey(address: string | undefined): string {
-  if (!address) return 'address:unknown';
-  if (address.startsWith('::ffff:') && address.includes('.')) return `address:${address.slice(7)}`;
-  if (!isIPv6(address)) return `address:${address}`;
-  return `address:${ipv6Prefix64(address)}::/64`;
-}
-
-/** The first four groups of an IPv6 address, written out. */
-function ipv6Prefix64(address: string): string {
-  const bare = address.split('%')[0];
-  const [head, tail] = bare.includes('::') ? bare.split('::') : [bare, undefined];
-  const front = head ? head.split(':') : [];
-  const back = tail === undefined ? [] : tail ? tail.split(':') : [];
-  // A trailing dotted quad (`::ffff:1.2.3.4`, `64:ff9b::1.2.3.4`) stands for two groups.
-  const written = front.length + back.length + (bare.includes('.') ? 1 : 0);
-  const groups = tail === undefined ? front : [...front, ...Array(Math.max(8 - written, 0)).fill('0'), ...back];
-  return groups
-    .slice(0, 4)
-    .map((g) => Number.parseInt(g || '0', 16).toString(16))
-    .join(':');
 }

@@ -1,9 +1,10 @@
 /** Listening on a host and port, shared by the transports that can open a port of their own. */
-import { createServer, type Server as HttpServer, type IncomingMessage, STATUS_CODES, type ServerResponse } from 'node:http';
+import { createServer, type Server as HttpServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { MAX_TIMER_MS, positiveInteger } from '../protocol/option-checks.js';
 import { ConnectionBudget, isRefusedConnection } from './connection-budget.js';
+import { writeRawResponse } from './raw-response.js';
 
 export interface ListenOptions {
   /** Default `127.0.0.1`: local servers SHOULD bind to loopback (transports.mdx). */
@@ -94,6 +95,7 @@ type Handler = (req: IncomingMessage, res: ServerResponse) => void;
  * `firstByteTimeoutMs`, before the header timeout would reach it.
  */
 export function createLimitedServer(options: ListenOptions, handler: Handler): HttpServer {
+  checkListenKeys(options);
   const headersTimeoutMs = options.headersTimeoutMs ?? 10_000;
   const limits = {
     maxConnections: options.maxConnections ?? 1024,
@@ -125,6 +127,8 @@ export function createLimitedServer(options: ListenOptions, handler: Handler): H
     (req, res) => {
       // Refused at arrival: its 503 went out already, and the socket is closing.
       if (isRefusedConnection(req.socket)) return;
+      budget.requestStarted(req.socket);
+      res.once('close', () => budget.requestEnded(req.socket));
       handler(req, res);
     },
   );
@@ -132,6 +136,27 @@ export function createLimitedServer(options: ListenOptions, handler: Handler): H
   http.on('connection', (socket: Socket) => budget.admit(socket));
   http.once('close', () => budget.close());
   return http;
+}
+
+const LISTEN_OPTIONS = new Set([
+  'host',
+  'port',
+  'maxConnections',
+  'maxConnectionsPerClient',
+  'firstByteTimeoutMs',
+  'headersTimeoutMs',
+  'requestTimeoutMs',
+  'keepAliveTimeoutMs',
+  'health',
+]);
+
+/** A misspelt or removed limit would otherwise be dropped without a word, and the default hold instead. */
+function checkListenKeys(options: ListenOptions): void {
+  for (const key of Object.keys(options)) {
+    if (LISTEN_OPTIONS.has(key)) continue;
+    const instead = key === 'idleTimeoutMs' ? ' (a connection that sends nothing is closed after firstByteTimeoutMs)' : '';
+    throw new TypeError(`listen() has no option ${key}${instead}; it takes ${[...LISTEN_OPTIONS].join(', ')}`);
+  }
 }
 
 export interface ListeningAddress {
@@ -157,13 +182,7 @@ export function listenOn(http: HttpServer, { host = '127.0.0.1', port = 0 }: Lis
 /** Refuse an upgrade with a plain HTTP response and close the socket. */
 export function rejectUpgrade(socket: Duplex, status: number, message: string, headers: Record<string, string> = {}): void {
   if (!socket.writable) return void socket.destroy();
-  const body = `${message}\n`;
-  const extra = Object.entries(headers)
-    .map(([name, value]) => `${name}: ${value}\r\n`)
-    .join('');
-  socket.end(
-    `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ''}\r\nConnection: close\r\n${extra}Content-Type: text/plain; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
-  );
+  writeRawResponse(socket, status, message, headers);
 }
 
 /** Stop listening and drop open connections (the transports have ended their sessions already). */

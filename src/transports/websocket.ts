@@ -29,7 +29,7 @@ import {
   pathOf,
   rejectUpgrade,
 } from './listen.js';
-import { chargeConnection, isRefusedConnection, TOO_MANY_FOR_PRINCIPAL } from './connection-budget.js';
+import { chargeConnection, connectionUpgraded, isRefusedConnection, TOO_MANY_FOR_PRINCIPAL } from './connection-budget.js';
 import { type AllowedOrigins, checkAllowedHosts, checkAllowedOrigins, isHostAllowed, isOriginAllowed } from './origin.js';
 import { WsPeer } from './ws-peer.js';
 
@@ -162,6 +162,8 @@ export class WebSocketTransport implements Closable {
         if (exclusive) rejectUpgrade(socket, 404, `No MCP endpoint here; connect to ${this.path}`);
         return;
       }
+      // In use from here on: a session, or refused and closed.
+      connectionUpgraded(socket);
       this.upgrade(req, socket, head);
     };
     http.on('upgrade', onUpgrade);

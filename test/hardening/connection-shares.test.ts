@@ -4,8 +4,10 @@
  * WebSocket sessions, and initializes from another address (127.0.0.1) still succeed, each within 1 s.
  * Connections count against their principal once a request authenticates one.
  */
-import { request } from 'node:http';
+import { spawn } from 'node:child_process';
+import { Agent, request } from 'node:http';
 import { connect, type Socket } from 'node:net';
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { McpServer, StreamableHttpTransport, WebSocketTransport } from '../../src/index.js';
@@ -30,44 +32,24 @@ function newServer(): McpServer {
 }
 
 /**
- * Silent sockets from `from`, `count` of them, each reopened as soon as it drops; resolves once all
- * `count` have connected (or been closed). Opened 64 at a time: a thousand connects at once would
- * overflow the listen backlog (511) and wait on SYN retries.
+ * Another process that holds `count` connections from `from`, each sending nothing (or only `send`),
+ * and opens another as soon as one drops; resolves once all have connected. Its own process, as an
+ * attacker's would be, so its churn does not share this test's event loop.
  */
-async function holdSilentSockets(port: number, from: string, count: number): Promise<{ reopened: () => number; stop: () => void }> {
-  let stopped = false;
-  let churning = false;
-  let reopened = 0;
-  let dropped = 0;
-  const live = new Set<Socket>();
-  const open = () =>
-    new Promise<void>((settled) => {
-      const socket = connect({ port, host: '127.0.0.1', localAddress: from });
-      live.add(socket);
-      socket.on('error', () => {});
-      // It reads (and drops) what it is sent, so it sees a refusal's end at once and comes back.
-      socket.resume();
-      socket.once('connect', () => settled());
-      // Reopened on the next turn, so the churn shares the loop with everyone else instead of starving it.
-      socket.once('close', () => {
-        settled();
-        live.delete(socket);
-        if (stopped) return;
-        reopened++;
-        // Until all are open, one that drops is opened again once they are.
-        if (churning) setImmediate(open);
-        else dropped++;
-      });
-    });
-  const stop = () => {
-    stopped = true;
-    for (const socket of live) socket.destroy();
-  };
-  cleanups.push(stop);
-  for (let opened = 0; opened < count; opened += 64) await Promise.all(Array.from({ length: Math.min(64, count - opened) }, open));
-  churning = true;
-  for (; dropped > 0; dropped--) setImmediate(open);
-  return { reopened: () => reopened, stop };
+async function holdUnusedSockets(port: number, from: string, count: number, send?: string): Promise<void> {
+  const args = [fileURLToPath(new URL('../fixtures/hostile-sockets.mjs', import.meta.url)), String(port), from, String(count)];
+  const child = spawn(process.execPath, send === undefined ? args : [...args, send], { stdio: ['ignore', 'pipe', 'inherit'] });
+  cleanups.push(
+    () =>
+      new Promise<void>((resolve) => {
+        child.once('exit', () => resolve());
+        child.kill('SIGKILL');
+      }),
+  );
+  await new Promise<void>((resolve, reject) => {
+    child.stdout.on('data', (chunk: Buffer) => String(chunk).includes('held') && resolve());
+    child.once('exit', (code) => reject(new Error(`the hostile client exited (${code}) before holding its connections`)));
+  });
 }
 
 /** POST initialize from `from` over a connection of its own; the status, or why it failed, within 1 s. */
@@ -127,14 +109,21 @@ describe('connection shares, with default options', () => {
   it('let another address initialize while one holds 1,100 silent sockets, reopened as they drop', async () => {
     const transport = new StreamableHttpTransport(newServer());
     const { port } = await transport.listen({ host: '127.0.0.1', port: 0 });
-    const hostile = await holdSilentSockets(port, HOSTILE, 1100);
+    await holdUnusedSockets(port, HOSTILE, 1100);
 
     const outcomes = await tally(10, () => httpInitialize(port));
-    const reopened = hostile.reopened();
-    hostile.stop();
     expect(outcomes['200'] ?? 0, JSON.stringify(outcomes)).toBeGreaterThanOrEqual(9);
-    // The hostile address kept trying all along: its connections were displaced or refused, and reopened.
-    expect(reopened).toBeGreaterThan(1100 - 128);
+  }, 30_000);
+
+  it('let another address initialize while one holds 1,100 sockets that each sent one byte, reopened as they drop', async () => {
+    const transport = new StreamableHttpTransport(newServer());
+    const { port } = await transport.listen({ host: '127.0.0.1', port: 0 });
+    await holdUnusedSockets(port, HOSTILE, 1100, 'P');
+    // A connection that began no request is displaced once it has sat unused a moment (a fifth of firstByteTimeoutMs).
+    await new Promise((resolve) => setTimeout(resolve, 1100));
+
+    const outcomes = await tally(10, () => httpInitialize(port));
+    expect(outcomes['200'] ?? 0, JSON.stringify(outcomes)).toBeGreaterThanOrEqual(9);
   }, 30_000);
 
   it('let another address initialize while one holds 1,024 idle initialized WebSocket sessions', async () => {
@@ -174,6 +163,39 @@ describe('connection shares, with default options', () => {
   }, 15_000);
 });
 
+describe('connection shares at small limits', () => {
+  it('let a newcomer in while several addresses fill the server with connections that began no request', async () => {
+    const transport = new StreamableHttpTransport(newServer());
+    const { port } = await transport.listen({ host: '127.0.0.1', port: 0, maxConnections: 16, maxConnectionsPerClient: 4, firstByteTimeoutMs: 1000 });
+    for (const from of ['127.0.0.2', '127.0.0.3', '127.0.0.4', '127.0.0.5']) await holdUnusedSockets(port, from, 4, 'P');
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(await httpInitialize(port)).toBe('200');
+  });
+
+  it('drop refused connections unanswered past 128 waiting to close, so a flood costs no more descriptors', async () => {
+    const transport = new StreamableHttpTransport(newServer());
+    const { port } = await transport.listen({ host: '127.0.0.1', port: 0, maxConnectionsPerClient: 1 });
+    const sockets: Socket[] = [];
+    cleanups.push(() => {
+      for (const socket of sockets) socket.destroy();
+    });
+    // Neither reads nor closes: each refused one waits on the server's side until it gives up.
+    const open = () => {
+      const socket = connect({ port, host: '127.0.0.1', localAddress: HOSTILE });
+      sockets.push(socket);
+      socket.on('error', () => {});
+      socket.once('connect', () => socket.pause());
+    };
+    open();
+    for (let batch = 0; batch < 5; batch++) {
+      for (let n = 0; n < 64; n++) open();
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    const held = await new Promise<number>((resolve, reject) => transport.httpServer!.getConnections((err, n) => (err ? reject(err) : resolve(n))));
+    expect(held).toBeLessThanOrEqual(1 + 128);
+  });
+});
+
 describe('connection shares by principal', () => {
   const auth = (req: { headers: Record<string, string | string[] | undefined> }) => {
     const user = req.headers['x-user'];
@@ -204,6 +226,65 @@ describe('connection shares by principal', () => {
     const outcomes = [];
     for (const user of ['ann', 'bob', 'cid', 'ann', 'ann']) outcomes.push(await connectAs(user));
     expect(outcomes).toEqual(['open', 'open', 'open', 'open', `503 1 ${TOO_MANY_FOR_PRINCIPAL}\n`]);
+  });
+
+  it('count every connection toward the most one address holds, half the server, whatever principals it carries', async () => {
+    const ws = new WebSocketTransport(newServer(), { auth });
+    const { url } = await ws.listen({ host: '127.0.0.1', port: 0, maxConnections: 8, maxConnectionsPerClient: 2 });
+    const open: WebSocket[] = [];
+    cleanups.push(() => {
+      for (const socket of open) socket.terminate();
+    });
+    const outcomes = [];
+    for (const user of ['u1', 'u2', 'u3', 'u4', 'u5']) {
+      outcomes.push(
+        await new Promise<string>((resolve) => {
+          const socket = new WebSocket(url, ['mcp'], { headers: { 'x-user': user } });
+          socket.on('open', () => {
+            open.push(socket);
+            resolve('open');
+          });
+          socket.on('unexpected-response', (_req, res) => {
+            let body = '';
+            res.on('data', (chunk) => (body += chunk));
+            res.on('end', () => resolve(`${res.statusCode} ${body}`));
+          });
+          socket.on('error', (err: NodeJS.ErrnoException) => resolve(err.code ?? err.message));
+        }),
+      );
+    }
+    expect(outcomes).toEqual(['open', 'open', 'open', 'open', '503 Too many connections from your address (limit 4); close some and try again\n']);
+  });
+
+  it("let a principal's request displace its own connection that sits idle between requests, when its share is full", async () => {
+    const transport = new StreamableHttpTransport(newServer(), { auth });
+    const { port } = await transport.listen({ host: '127.0.0.1', port: 0, maxConnectionsPerClient: 2, firstByteTimeoutMs: 500 });
+    const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+    const post = (agent: Agent) =>
+      new Promise<number>((resolve, reject) => {
+        const req = request({
+          host: '127.0.0.1',
+          port,
+          path: '/mcp',
+          method: 'POST',
+          agent,
+          headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'x-user': 'ann' },
+        });
+        req.on('error', reject);
+        req.on('response', (res) => {
+          res.resume();
+          res.on('end', () => resolve(res.statusCode ?? 0));
+        });
+        req.end(INITIALIZE);
+      });
+    const agents = [new Agent({ keepAlive: true, maxSockets: 1 }), new Agent({ keepAlive: true, maxSockets: 1 }), agent];
+    cleanups.push(() => {
+      for (const each of agents) each.destroy();
+    });
+    // Two kept-alive connections of ann's, idle once answered, fill her share.
+    expect([await post(agents[0]!), await post(agents[1]!)]).toEqual([200, 200]);
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    expect(await post(agents[2]!)).toBe(200);
   });
 
   it("answer an HTTP request 503 and close its connection when its principal's share is full of connections in use", async () => {

@@ -438,73 +438,88 @@ describe('servers from StreamableHttpTransport.listen()', () => {
     );
   });
 
-  it("let a newcomer at a limit displace the oldest connection that has sent nothing for a fifth of firstByteTimeoutMs: its client's own at its share, anyone's at maxConnections", async () => {
+  it("let a newcomer at a limit displace the connection unused longest, one that sent nothing first: its client's own at its share, anyone's at maxConnections", async () => {
     const listen = { maxConnections: 4, maxConnectionsPerClient: 2, firstByteTimeoutMs: 2000, headersTimeoutMs: 4000 };
     const { url, port } = await start({ listen });
-    const pause = () => new Promise((resolve) => setTimeout(resolve, 600));
+    // Only Date is faked: the budget reads how long a connection has been unused from it, sockets run as ever.
+    vi.useFakeTimers({ toFake: ['Date'] });
+    cleanups.push(() => vi.useRealTimers());
+    const later = (ms: number) => vi.setSystemTime(Date.now() + ms);
     const [oldest, younger] = [await rawConnect(port, '127.0.0.2'), await rawConnect(port, '127.0.0.2')];
     younger.socket.write('G');
+    await new Promise((resolve) => setTimeout(resolve, 20));
     // Still fresh: a newcomer is refused rather than displacing a connection that may be about to speak.
     const early = await rawConnect(port, '127.0.0.2');
     expect(await within(early.closed, 'the server to refuse the early newcomer')).toBe(
       refusal('Too many connections from your address (limit 2); close some and try again'),
     );
-    await pause();
+    later(600);
     const third = await rawConnect(port, '127.0.0.2');
-    // The silent one goes, unanswered; the one that has begun its request stays.
+    // Both have been unused 600 ms (over a fifth of firstByteTimeoutMs): the silent one goes first, unanswered.
     expect(await within(oldest.closed, 'the oldest silent connection to be displaced')).toBe('');
     expect({ younger: younger.socket.destroyed, third: third.socket.destroyed }).toEqual({ younger: false, third: false });
 
     // The server is full now (two from 127.0.0.2, two from 127.0.0.3); a client with nothing open still gets in.
     const others = [await rawConnect(port, '127.0.0.3'), await rawConnect(port, '127.0.0.3')];
-    await pause();
+    later(600);
     const client = await initialized(url);
     expect(client.sessionId).toMatch(/^[0-9a-f-]{36}$/);
     expect(await within(third.closed, 'the oldest silent connection of all to be displaced')).toBe('');
-    expect(others.map((raw) => raw.socket.destroyed)).toEqual([false, false]);
+    expect({ younger: younger.socket.destroyed, others: others.map((raw) => raw.socket.destroyed) }).toEqual({ younger: false, others: [false, false] });
   });
+
 });
 
 // ---------------------------------------------------------------------------------------------------------
 // 5. The SSE event store
 
+/** What an InMemoryEventStore charges `event` toward its limits. */
+function costOf(event: StoredEvent): number {
+  const store = new InMemoryEventStore();
+  store.append('s', '1', event);
+  return store.keptSize;
+}
+
 describe('InMemoryEventStore, bounded by size', () => {
-  /** An event whose data is `size` characters long. */
-  function event(eventId: string, size: number): StoredEvent {
-    return { eventId, data: 'x'.repeat(size) };
+  /** What the store charges an event beyond the bytes of its id and data (test/transports/event-store.test.ts pins it). */
+  const OVERHEAD = costOf({ eventId: '', data: '' });
+
+  /** An event that costs the store `cost` bytes: its id, its data and the overhead. */
+  function event(eventId: string, cost: number): StoredEvent {
+    return { eventId, data: 'x'.repeat(cost - OVERHEAD - eventId.length) };
   }
 
   const ids = (events: StoredEvent[]) => events.map((e) => e.eventId);
 
-  it('counts bytes of UTF-8, not characters: 40 euro signs are 120 bytes', () => {
-    const store = new InMemoryEventStore({ maxBytesPerSession: 200 });
+  it('counts bytes of UTF-8, not characters: 40 euro signs are 120 bytes, beside the 3 of their id and the overhead', () => {
     const euros = (eventId: string): StoredEvent => ({ eventId, data: '€'.repeat(40) });
+    const cost = 120 + 3 + OVERHEAD;
+    expect(costOf(euros('1_1'))).toBe(cost);
+    const store = new InMemoryEventStore({ maxBytesPerSession: 2 * cost - 1 });
     store.append('s', '1', euros('1_1'));
-    expect(store.keptSize).toBe(120);
     store.append('s', '1', euros('1_2'));
-    expect(store.keptSize).toBe(120);
-    expect(ids(store.replayAfter('s', '1', '1_0'))).toEqual(['1_2']);
+    expect({ kept: store.keptSize, replay: ids(store.replayAfter('s', '1', '1_0')) }).toEqual({ kept: cost, replay: ['1_2'] });
   });
 
   it('drops the oldest events of a session first, across its streams, once it is over maxBytesPerSession', () => {
-    const store = new InMemoryEventStore({ maxBytesPerSession: 100 });
+    const store = new InMemoryEventStore({ maxBytesPerSession: 1000 });
     const sizes: number[] = [];
-    store.append('s', '1', event('1_1', 40));
-    store.append('s', '2', event('2_1', 40));
+    store.append('s', '1', event('1_1', 400));
+    store.append('s', '2', event('2_1', 400));
     sizes.push(store.keptSize);
-    store.append('s', '1', event('1_2', 40));
+    store.append('s', '1', event('1_2', 400));
     sizes.push(store.keptSize);
-    store.append('s', '2', event('2_2', 30));
+    store.append('s', '2', event('2_2', 300));
     sizes.push(store.keptSize);
-    expect(sizes).toEqual([80, 80, 70]);
+    expect(sizes).toEqual([800, 800, 700]);
     expect({ one: ids(store.replayAfter('s', '1', '1_0')), two: ids(store.replayAfter('s', '2', '2_0')) }).toEqual({ one: ['1_2'], two: ['2_2'] });
   });
 
   it("drops only the session's own events for its budget: another session keeps all of its", () => {
-    const store = new InMemoryEventStore({ maxBytesPerSession: 100 });
-    store.append('quiet', '1', event('1_1', 60));
-    for (let n = 1; n <= 10; n++) store.append('loud', '1', event(`1_${n}`, 45));
-    expect(store.keptSize).toBe(60 + 90);
+    const store = new InMemoryEventStore({ maxBytesPerSession: 1000 });
+    store.append('quiet', '1', event('1_1', 600));
+    for (let n = 1; n <= 10; n++) store.append('loud', '1', event(`1_${n}`, 450));
+    expect(store.keptSize).toBe(600 + 900);
     expect({ quiet: ids(store.replayAfter('quiet', '1', '1_0')), loud: ids(store.replayAfter('loud', '1', '1_0')) }).toEqual({
       quiet: ['1_1'],
       loud: ['1_9', '1_10'],

@@ -941,6 +941,12 @@ describe('events', () => {
     const missing = await send(url, 'DELETE', { 'mcp-session-id': 'nope' });
     await missing.ended;
     await expect.poll(() => log, { timeout: 5000 }).toEqual(['request POST', 'response POST 200', 'request DELETE', 'response DELETE 404']);
+    // Refusals before any MCP handling too: a Host the server does not answer to, a path that is not the endpoint.
+    const rebound = await send(url, 'POST', { ...POST_HEADERS, host: 'evil.example' }, initializeMessage());
+    await rebound.ended;
+    const elsewhere = await send(url.replace('/mcp', '/other'), 'GET', {});
+    await elsewhere.ended;
+    await expect.poll(() => log.slice(4), { timeout: 5000 }).toEqual(['request POST', 'response POST 403', 'request GET', 'response GET 404']);
   });
 });
 

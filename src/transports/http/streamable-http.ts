@@ -158,6 +158,7 @@ export class StreamableHttpTransport extends SafeEmitter<StreamableHttpTransport
       this.emit('httpRequest', req, res, control);
       if (control.handled || res.headersSent || res.writableEnded) return;
     }
+    if (this.listening('httpResponse')) res.once('close', () => this.emit('httpResponse', req, res));
     if (ownPort && answerHealth(req, res, this.health, () => this.port.readiness())) return;
     const cors = corsHeaders(req, this.options.cors);
     // Before the metadata too: it may name the resource after Host, and only a Host this server answers to may shape it.
@@ -171,7 +172,6 @@ export class StreamableHttpTransport extends SafeEmitter<StreamableHttpTransport
     if (ownPort && pathOf(req.url) !== this.path) {
       return sendHttpError(res, 404, HttpErrorCode.BadRequest, `Not Found: the MCP endpoint is ${this.path}`);
     }
-    if (this.listening('httpResponse')) res.once('close', () => this.emit('httpResponse', req, res));
     if (!isOriginAllowed(req, this.options.allowedOrigins ?? this.options.cors?.origins)) {
       return sendHttpError(res, 403, HttpErrorCode.BadRequest, `Forbidden: Origin ${req.headers.origin} is not allowed`, cors);
     }
