@@ -42,13 +42,19 @@ interface DirectoryChild {
   mimeType: string;
 }
 
+/** A directory's child and its size as JSON in bytes, measured once when its skill is added. */
+interface ListedChild {
+  child: DirectoryChild;
+  bytes: number;
+}
+
 interface Skill {
   name: string;
   entry: SkillEntry;
   /** The entry's size as JSON, in bytes. */
   entryBytes: number;
   /** Directory paths ('' for the root) and their direct children. */
-  directories: Map<string, DirectoryChild[]>;
+  directories: Map<string, ListedChild[]>;
 }
 
 interface PageLimits {
@@ -111,7 +117,7 @@ export class Skills {
     const root = `skill://${name}`;
     const resources: SkillEntry['resources'] = [];
     const served: { uri: string; text: string; described: { name: string; description?: string; mimeType: string } }[] = [];
-    const directories = new Map<string, DirectoryChild[]>([['', []]]);
+    const directories = new Map<string, ListedChild[]>([['', []]]);
     // SKILL.md first: it is the skill's entry point.
     for (const [path, text] of [['SKILL.md', manifest] as const, ...files.filter(([path]) => path !== 'SKILL.md')]) {
       if (typeof text !== 'string') throw new TypeError(`Skill ${name}: file ${path} must be text`);
@@ -127,8 +133,9 @@ export class Skills {
         const here = segments.slice(0, depth + 1).join('/');
         const children = directories.get(parent)!;
         const isFile = depth === segments.length - 1;
-        if (children.some((child) => child.uri === `${root}/${here}`)) continue;
-        children.push({ uri: `${root}/${here}`, name: segments[depth]!, mimeType: isFile ? mimeType : 'inode/directory' });
+        if (children.some(({ child }) => child.uri === `${root}/${here}`)) continue;
+        const child = { uri: `${root}/${here}`, name: segments[depth]!, mimeType: isFile ? mimeType : 'inode/directory' };
+        children.push({ child, bytes: jsonBytes(child) });
         if (!isFile) directories.set(here, []);
       }
       const described = path === 'SKILL.md' ? { name, description: frontmatter.description as string } : { name: path };
@@ -162,17 +169,14 @@ export class Skills {
 
   private directory(uri: unknown, cursor: unknown): Record<string, unknown> {
     const children = this.childrenOf(uri);
-    const listing = createHash('sha256')
-      .update(uri as string)
-      .digest('base64url')
-      .slice(0, 16);
-    const start = offsetOf(cursor, listing, children.length, 'resources/directory/read gave for this directory');
-    const { page, next } = pageOf(children, start, jsonBytes, this.limits);
-    const resources = page.map((child) => ({ ...child }));
-    return next === undefined ? { resources } : { resources, nextCursor: cursorAt(listing, next) };
+    const start =
+      cursor === undefined ? 0 : offsetOf(cursor, directoryListing(uri as string), children.length, 'resources/directory/read gave for this directory');
+    const { page, next } = pageOf(children, start, (listed) => listed.bytes, this.limits);
+    const resources = page.map(({ child }) => ({ ...child }));
+    return next === undefined ? { resources } : { resources, nextCursor: cursorAt(directoryListing(uri as string), next) };
   }
 
-  private childrenOf(uri: unknown): readonly DirectoryChild[] {
+  private childrenOf(uri: unknown): readonly ListedChild[] {
     if (typeof uri === 'string' && uri.startsWith('skill://') && !uri.endsWith('/')) {
       const [name, ...rest] = uri.slice('skill://'.length).split('/');
       const children = this.skills.get(name!)?.directories.get(rest.join('/'));
@@ -187,8 +191,13 @@ export function useSkills(server: McpServer, options: SkillsOptions = {}): Skill
   return new Skills(server, options);
 }
 
-/** What a skills/list cursor is bound to; a directory's is a digest of its URI. */
+/** What a skills/list cursor is bound to. */
 const SKILLS_LISTING = 'skills';
+
+/** What a directory's cursors are bound to: a digest of its URI, made only for a cursor (a page that is all of it needs none). */
+function directoryListing(uri: string): string {
+  return createHash('sha256').update(uri).digest('base64url').slice(0, 16);
+}
 
 /** An opaque cursor: the offset of the next page, bound to the listing it pages (skills only grow, so offsets hold). */
 function cursorAt(listing: string, offset: number): string {

@@ -11,6 +11,8 @@ export class Registry<Entry extends { descriptor: Descriptor; legacyDescriptor?:
   private readonly entries = new Map<string, Entry>();
   private listing: Descriptor[] | undefined;
   private legacyListing: Descriptor[] | undefined;
+  /** Entries whose legacyDescriptor is not their descriptor: with none, both eras share one listing. */
+  private differing = 0;
 
   /** @param onChange called after each add or remove, so the server can send `list_changed`. */
   constructor(
@@ -33,6 +35,7 @@ export class Registry<Entry extends { descriptor: Descriptor; legacyDescriptor?:
   add(key: string, entry: Entry): Registration {
     if (this.entries.has(key)) throw new Error(`${this.noun} '${key}' is already registered; remove it before registering it again`);
     this.entries.set(key, entry);
+    if (differs(entry)) this.differing++;
     this.changed();
     return { remove: () => this.remove(key, entry) };
   }
@@ -42,6 +45,7 @@ export class Registry<Entry extends { descriptor: Descriptor; legacyDescriptor?:
     const current = this.entries.get(key);
     if (!current || (entry && current !== entry)) return false;
     this.entries.delete(key);
+    if (differs(current)) this.differing--;
     this.changed();
     return true;
   }
@@ -52,9 +56,10 @@ export class Registry<Entry extends { descriptor: Descriptor; legacyDescriptor?:
    */
   page(cursor: unknown, pageSize: number, legacy = false): { items: Descriptor[]; nextCursor?: string } {
     // Built once per change and frozen: every list call shares it.
-    const all = legacy
-      ? (this.legacyListing ??= Object.freeze(Array.from(this.entries.values(), (e) => e.legacyDescriptor ?? e.descriptor)) as Descriptor[])
-      : (this.listing ??= Object.freeze(Array.from(this.entries.values(), (e) => e.descriptor)) as Descriptor[]);
+    const all =
+      legacy && this.differing > 0
+        ? (this.legacyListing ??= Object.freeze(Array.from(this.entries.values(), (e) => e.legacyDescriptor ?? e.descriptor)) as Descriptor[])
+        : (this.listing ??= Object.freeze(Array.from(this.entries.values(), (e) => e.descriptor)) as Descriptor[]);
     const start = cursor === undefined ? 0 : decodeCursor(cursor);
     if (start === 0 && all.length <= pageSize) return { items: all };
     const end = start + pageSize;
@@ -65,6 +70,10 @@ export class Registry<Entry extends { descriptor: Descriptor; legacyDescriptor?:
     this.listing = this.legacyListing = undefined;
     this.onChange();
   }
+}
+
+function differs(entry: { descriptor: unknown; legacyDescriptor?: unknown }): boolean {
+  return entry.legacyDescriptor !== undefined && entry.legacyDescriptor !== entry.descriptor;
 }
 
 function encodeCursor(offset: number): string {

@@ -4,11 +4,18 @@
  * the frontmatter reader; and the extension mechanism's gate for methods that need the client's declaration.
  */
 import { createHash } from 'node:crypto';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { type McpClient, McpServer, type McpServerOptions, SKILLS_EXTENSION, StreamableHttpTransport, useSkills, WebSocketTransport } from '../../src/index.js';
 import { parseFrontmatter, type SkillsOptions } from '../../src/extensions/skills.js';
+import { isObject } from '../../src/protocol/is-object.js';
 import { rpcError, useMcpClients } from '../helpers/mcp-clients.js';
 import { useCleanups } from '../helpers/util.js';
+
+// createHash as it is, counted: a directory read that needs no cursor should hash nothing.
+vi.mock('node:crypto', async (importOriginal) => {
+  const crypto = await importOriginal<typeof import('node:crypto')>();
+  return { ...crypto, createHash: vi.fn(crypto.createHash) };
+});
 
 const cleanups = useCleanups();
 const clients = useMcpClients(cleanups);
@@ -171,6 +178,41 @@ describe('pages and sizes', () => {
         message: `Invalid params: unknown cursor ${JSON.stringify(cursor)}; send the nextCursor resources/directory/read gave for this directory`,
       });
     }
+  });
+
+  it('reads a directory that fits on one page without measuring a child again or hashing its URI', async () => {
+    const client = await serveSkills((skills) => skills.add({ files: { 'SKILL.md': manifest('few'), 'a.txt': 'a', 'b.txt': 'b' } }));
+    const isChild = (value: unknown) => isObject(value) && Object.keys(value).join() === 'uri,name,mimeType';
+    const stringify = vi.spyOn(JSON, 'stringify');
+    vi.mocked(createHash).mockClear();
+    try {
+      expect(await client.request('resources/directory/read', { uri: 'skill://few' })).toMatchObject({
+        resources: [
+          { uri: 'skill://few/SKILL.md', name: 'SKILL.md', mimeType: 'text/markdown' },
+          { uri: 'skill://few/a.txt', name: 'a.txt', mimeType: 'text/plain' },
+          { uri: 'skill://few/b.txt', name: 'b.txt', mimeType: 'text/plain' },
+        ],
+      });
+      expect(stringify.mock.calls.filter(([value]) => isChild(value))).toEqual([]);
+      expect(vi.mocked(createHash).mock.calls).toEqual([]);
+    } finally {
+      stringify.mockRestore();
+    }
+  });
+
+  it('ends a directory page before the child that would take it past maxPageBytes', async () => {
+    // A long MIME type makes a child large and leaves the skill's entry small.
+    const mimeType = `text/plain; profile=${'p'.repeat(400)}`;
+    const files: Record<string, string> = { 'SKILL.md': manifest('wide') };
+    const mimeTypes: Record<string, string> = {};
+    for (let i = 0; i < 5; i++) {
+      files[`sub/f${i}.txt`] = `${i}`;
+      mimeTypes[`sub/f${i}.txt`] = mimeType;
+    }
+    const childBytes = Buffer.byteLength(JSON.stringify({ uri: 'skill://wide/sub/f0.txt', name: 'f0.txt', mimeType }));
+    const client = await serveSkills((skills) => skills.add({ files, mimeTypes }), { maxPageBytes: 2 * childBytes + 1, maxEntryBytes: 2 * childBytes + 1 });
+    const { held } = await pages(client, 'resources/directory/read', 'resources', { uri: 'skill://wide/sub' });
+    expect(held.map((page) => page.map((child) => child.name))).toEqual([['f0.txt', 'f1.txt'], ['f2.txt', 'f3.txt'], ['f4.txt']]);
   });
 
   it("takes the server's pageSize unless given its own", async () => {

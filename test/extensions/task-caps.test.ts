@@ -1,9 +1,12 @@
 /**
  * The caps on tasks over real Streamable HTTP: per principal (without auth, per remote address) and on
- * every task the store holds; what a call at a cap gets (-32600), what makes room, calls at once.
+ * every task the store holds; what a call at a cap gets (-32600), what makes room, calls at once; and
+ * TaskCaps against stores that answer late or never.
  */
 import { describe, expect, it } from 'vitest';
-import { McpServer, MemoryTaskStore, type StoredTask, useTasks } from '../../src/index.js';
+import { TaskCaps } from '../../src/extensions/tasks/caps.js';
+import { ownerOf } from '../../src/extensions/tasks/shapes.js';
+import { McpError, McpServer, MemoryTaskStore, type StoredTask, type TaskStore, useTasks } from '../../src/index.js';
 import { ModernClientFrom } from '../helpers/local-address.js';
 import { ModernClient } from '../helpers/modern.js';
 import {
@@ -19,7 +22,7 @@ import {
   untilStatus,
   useTaskServers,
 } from '../helpers/tasks.js';
-import { gate } from '../helpers/util.js';
+import { gate, tick } from '../helpers/util.js';
 
 const { serve } = useTaskServers();
 
@@ -150,6 +153,18 @@ describe('maxTasksPerPrincipal without auth', () => {
     expect(resultOf(await get(here, second)).status).toBe('working');
     expect(failure(await elsewhere.callTool('long'))).toEqual(atClientCap(1));
   });
+
+  // Loopback IPv6 is ::1 alone (a second address of its /64 needs the host configured): the key is checked on addresses.
+  it('counts an IPv6 caller by its /64, and an IPv4-mapped one as its IPv4 address', () => {
+    const owner = (address: string) => ownerOf(undefined, address);
+    expect(owner('2001:db8:1:2::a')).toBe(owner('2001:db8:1:2:ffff:ffff:ffff:1'));
+    expect(owner('2001:db8:1:2::a')).not.toBe(owner('2001:db8:1:3::a'));
+    expect(owner('::ffff:127.0.0.1')).toBe(owner('127.0.0.1'));
+    expect(owner('127.0.0.1')).not.toBe(owner('127.0.0.2'));
+    expect(owner('2001:db8:1:2::a')).toMatch(/^anonymous:/);
+    // A principal is its own key, whatever its address.
+    expect(ownerOf({ id: 'alice' }, '2001:db8:1:2::a')).toBe(ownerOf({ id: 'alice' }, '127.0.0.1'));
+  });
 });
 
 describe('maxTasks', () => {
@@ -197,6 +212,75 @@ describe('maxTasks', () => {
     await untilStatus(one.declared, taskId, 'completed');
     await createTask(other.declared, 'hold', { n: 0 });
     store.close();
+  });
+});
+
+describe('TaskCaps against a slow store', () => {
+  const task = (taskId: string, owner: string, status: StoredTask['status'] = 'working'): StoredTask => ({
+    taskId,
+    status,
+    owner,
+    createdAt: 'x',
+    lastUpdatedAt: 'x',
+    ttlMs: null,
+    expiresAt: null,
+  });
+
+  /** `inner`'s methods, each answered through `answer`. */
+  function answeredBy(inner: MemoryTaskStore, answer: <T>(method: string, value: () => T) => T | Promise<T>): TaskStore {
+    return {
+      save: (t) => answer('save', () => inner.save(t)),
+      load: (id) => answer('load', () => inner.load(id)),
+      delete: (id) => answer('delete', () => inner.delete(id)),
+      ownedBy: (owner) => answer(`ownedBy ${owner}`, () => inner.ownedBy(owner)),
+      count: () => answer('count', () => inner.count()),
+      oldestFinished: () => answer('oldestFinished', () => inner.oldestFinished()),
+    };
+  }
+
+  it("holds back only the owner whose store call never settles: another owner's creations go ahead", async () => {
+    const inner = new MemoryTaskStore();
+    const store = answeredBy(inner, (method, value) => (method === 'ownedBy slow' ? new Promise(() => {}) : value()));
+    const caps = new TaskCaps(store, { maxTasksPerPrincipal: 10, maxTasks: 10 }, () => false);
+    const created: string[] = [];
+    const create = (taskId: string, owner: string) => async () => {
+      inner.save(task(taskId, owner));
+      created.push(taskId);
+      return taskId;
+    };
+    const waiting = [caps.admit('slow', create('s1', 'slow')), caps.admit('slow', create('s2', 'slow'))];
+    const other = [caps.admit('other', create('o1', 'other')), caps.admit('other', create('o2', 'other'))];
+    expect(await Promise.race([Promise.all(other), tick().then(() => 'still waiting')])).toEqual(['o1', 'o2']);
+    expect(await Promise.race([...waiting, tick().then(() => 'still waiting')])).toBe('still waiting');
+    expect(created).toEqual(['o1', 'o2']);
+    inner.close();
+  });
+
+  it('never lets the store pass maxTasks, for calls at once from many owners answered in any order; unfinished tasks stay', async () => {
+    const inner = new MemoryTaskStore();
+    let calls = 0;
+    // Each answer comes 0-3 ms late, so the calls' reads and saves interleave.
+    const store = answeredBy(inner, (_method, value) => new Promise((resolve) => setTimeout(() => resolve(value()), calls++ % 4)));
+    for (let i = 0; i < 5; i++) inner.save(task(`finished${i}`, 'old', 'completed'));
+    for (let i = 0; i < 2; i++) inner.save(task(`running${i}`, 'old'));
+    const caps = new TaskCaps(store, { maxTasksPerPrincipal: 100, maxTasks: 10 }, () => false);
+    let most = 0;
+    const replies = await Promise.allSettled(
+      Array.from({ length: 40 }, (_, i) =>
+        caps.admit(`owner${i}`, async () => {
+          await store.save(task(`new${i}`, `owner${i}`));
+          most = Math.max(most, inner.count());
+        }),
+      ),
+    );
+    const refused = replies.flatMap((reply) => (reply.status === 'rejected' ? [reply.reason] : []));
+    for (const reason of refused) expect([reason instanceof McpError, (reason as McpError).code]).toEqual([true, -32600]);
+    // 3 free places and 5 finished tasks to remove: at most 8 calls get in.
+    expect(replies.length - refused.length).toBeGreaterThan(0);
+    expect(replies.length - refused.length).toBeLessThanOrEqual(8);
+    expect(most).toBeLessThanOrEqual(10);
+    expect([inner.load('running0')?.status, inner.load('running1')?.status]).toEqual(['working', 'working']);
+    inner.close();
   });
 });
 

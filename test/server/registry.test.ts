@@ -209,3 +209,47 @@ describe('Registry: page()', () => {
     expect(err.message).toBe(`Invalid cursor: ${quoted}; pass back a nextCursor from an earlier page`);
   });
 });
+
+describe('Registry: page() for sessions before 2026-07-28', () => {
+  interface Versioned {
+    descriptor: { name: string; v?: string };
+    legacyDescriptor?: { name: string; v?: string };
+  }
+  const plain = (name: string): Versioned => ({ descriptor: { name } });
+  const same = (name: string): Versioned => {
+    const descriptor = { name };
+    return { descriptor, legacyDescriptor: descriptor };
+  };
+  const older = (name: string): Versioned => ({ descriptor: { name, v: 'new' }, legacyDescriptor: { name, v: 'old' } });
+
+  it('shares the one listing when no entry has a legacy descriptor of its own', () => {
+    const registry = new Registry<Versioned>('Tool', () => {});
+    registry.add('a', plain('a'));
+    registry.add('b', same('b'));
+    const modern = registry.page(undefined, 10).items;
+    expect(registry.page(undefined, 10, true).items).toBe(modern);
+    expect(Object.isFrozen(modern)).toBe(true);
+  });
+
+  it('lists the legacy descriptor where one differs, and shares the one listing again once that entry is gone', () => {
+    const registry = new Registry<Versioned>('Tool', () => {});
+    registry.add('a', same('a'));
+    const b = registry.add('b', older('b'));
+    registry.add('c', plain('c'));
+    expect(registry.page(undefined, 10).items).toEqual([{ name: 'a' }, { name: 'b', v: 'new' }, { name: 'c' }]);
+    const legacy = registry.page(undefined, 10, true).items;
+    expect(legacy).toEqual([{ name: 'a' }, { name: 'b', v: 'old' }, { name: 'c' }]);
+    expect(registry.page(undefined, 10, true).items).toBe(legacy);
+    expect(registry.page(registry.page(undefined, 2, true).nextCursor, 2, true)).toEqual({ items: [{ name: 'c' }] });
+    b.remove();
+    expect(registry.page(undefined, 10, true).items).toBe(registry.page(undefined, 10).items);
+    expect(registry.page(undefined, 10, true).items).toEqual([{ name: 'a' }, { name: 'c' }]);
+  });
+
+  it('counts a differing entry out only when it is the one removed', () => {
+    const registry = new Registry<Versioned>('Tool', () => {});
+    registry.add('b', older('b'));
+    expect(registry.remove('b', older('b'))).toBe(false);
+    expect(registry.page(undefined, 10, true).items).toEqual([{ name: 'b', v: 'old' }]);
+  });
+});

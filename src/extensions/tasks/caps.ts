@@ -1,6 +1,9 @@
 /**
- * The caps on tasks: per principal (`maxTasksPerPrincipal`) and on all of them (`maxTasks`). Creations
- * are checked one at a time, each saved before the next counts, so calls at once cannot pass a cap together.
+ * The caps on tasks: per principal (`maxTasksPerPrincipal`) and on all of them (`maxTasks`). An owner's
+ * creations go one at a time, each saved before its next counts; owners never wait for each other.
+ * `maxTasks` counts what the store holds plus the creations under way in this process, so calls at once
+ * here cannot pass it together. Instances sharing a store do not see each other's creations under way:
+ * together they may pass it by as many creations as they have under way at that moment.
  */
 import { ErrorCode, McpError } from '../../protocol/errors.js';
 import { isTerminalStatus } from '../../protocol/tasks.js';
@@ -11,8 +14,13 @@ export interface TaskCapLimits {
   maxTasks: number;
 }
 
+const settledAnyway = () => {};
+
 export class TaskCaps {
-  private queue: Promise<void> = Promise.resolve();
+  /** Each owner's latest creation, settled either way: the owner's next one starts after it. */
+  private readonly queues = new Map<string, Promise<void>>();
+  /** Creations past the per-principal cap and not yet saved or refused, in this process. */
+  private underWay = 0;
 
   constructor(
     private readonly store: TaskStore,
@@ -24,19 +32,21 @@ export class TaskCaps {
   /** Run `create`, which saves a new task of `owner`'s, once there is room for it; refused with -32600 when there is none. */
   admit<T>(owner: string, create: () => Promise<T>): Promise<T> {
     const admitted = async () => {
-      await this.makeRoom(owner);
-      return create();
+      await this.makeRoomFor(owner);
+      return this.withinTotal(create);
     };
-    const created = this.queue.then(admitted, admitted);
-    this.queue = created.then(
-      () => {},
-      () => {},
-    );
+    const previous = this.queues.get(owner);
+    const created = previous ? previous.then(admitted) : admitted();
+    const settled = created.then(settledAnyway, settledAnyway);
+    this.queues.set(owner, settled);
+    void settled.then(() => {
+      if (this.queues.get(owner) === settled) this.queues.delete(owner);
+    });
     return created;
   }
 
-  /** At a cap, the oldest finished task goes (the owner's own at its cap); with none finished, the call is refused. */
-  private async makeRoom(owner: string): Promise<void> {
+  /** At the owner's cap, its oldest finished task goes; with none finished, the call is refused. */
+  private async makeRoomFor(owner: string): Promise<void> {
     const owned = await this.store.ownedBy(owner);
     if (owned.length >= this.limits.maxTasksPerPrincipal && !(await this.removeFinished(owned))) {
       throw new McpError(
@@ -44,17 +54,36 @@ export class TaskCaps {
         `Too many unfinished tasks: this client has ${owned.length} (maxTasksPerPrincipal); wait for some to finish, or cancel them with tasks/cancel`,
       );
     }
-    const held = await this.store.count();
-    if (held < this.limits.maxTasks) return;
-    const oldest = await this.store.oldestFinished();
-    // One that runs here was ended through another instance: its run would save it back.
-    if (oldest === undefined || this.runsHere(oldest)) {
-      throw new McpError(
-        ErrorCode.InvalidRequest,
-        `Too many unfinished tasks: this server holds ${held} (maxTasks); try again later, or cancel some with tasks/cancel`,
-      );
+  }
+
+  /**
+   * Run `create` once the store's count and the creations under way ahead of this one leave room, the
+   * oldest finished tasks (anyone's) going to make it. A creation the store never answers keeps its place.
+   */
+  private async withinTotal<T>(create: () => Promise<T>): Promise<T> {
+    // Counted before the first await: of two calls at once, the later one always counts the earlier.
+    const aheadAtStart = this.underWay++;
+    try {
+      // With the store at most at the cap, this call and the ones ahead of it need one deletion each at most.
+      for (let removed = 0; ; removed++) {
+        // The ones ahead still under way, at most: one that is done has been saved, and the count shows it.
+        const ahead = Math.min(aheadAtStart, this.underWay - 1);
+        const held = await this.store.count();
+        if (held + ahead < this.limits.maxTasks) break;
+        const oldest = removed > aheadAtStart ? undefined : await this.store.oldestFinished();
+        // One that runs here was ended through another instance: its run would save it back.
+        if (oldest === undefined || this.runsHere(oldest)) {
+          throw new McpError(
+            ErrorCode.InvalidRequest,
+            `Too many unfinished tasks: this server holds ${held + ahead} (maxTasks); try again later, or cancel some with tasks/cancel`,
+          );
+        }
+        await this.store.delete(oldest);
+      }
+      return await create();
+    } finally {
+      this.underWay--;
     }
-    await this.store.delete(oldest);
   }
 
   /** Remove the oldest of `ids` that has finished or expired; false when none has. */

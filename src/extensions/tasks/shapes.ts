@@ -3,6 +3,7 @@
  * question as 2026-07-28 carries it, who owns a task, and the errors its methods answer with.
  */
 import { createHash } from 'node:crypto';
+import { addressKey } from '../../protocol/client-address.js';
 import { ClientCapabilityError, ErrorCode, McpError } from '../../protocol/errors.js';
 import { isObject } from '../../protocol/is-object.js';
 import { principalKey, UNKEYED_PRINCIPAL } from '../../protocol/principal.js';
@@ -30,10 +31,11 @@ const ANONYMOUS = 'anonymous:';
 
 /**
  * Who a task is bound to and counted against: a digest of the principal's key. Without a principal (no
- * `auth`), a digest of the caller's remote address, so one client cannot use up every caller's cap.
+ * `auth`), a digest of the client its remote address stands for (an IPv6 /64, as the connection shares
+ * count it), so one client cannot use up every caller's cap.
  */
 export function ownerOf(principal: unknown, remoteAddress: string | undefined): string {
-  if (isAnonymous(principal)) return `${ANONYMOUS}${digest(remoteAddress ?? '')}`;
+  if (isAnonymous(principal)) return `${ANONYMOUS}${digest(addressKey(remoteAddress))}`;
   return digest(keyOf(principal));
 }
 

@@ -8,7 +8,8 @@ import { type DetailedTask, isTerminalStatus } from '../../protocol/tasks.js';
 export interface StoredTask extends DetailedTask {
   /**
    * A digest of the principal that created it: only the same principal finds it. Without a principal
-   * (no `auth`), `anonymous:` and a digest of the caller's remote address: any caller without one finds it.
+   * (no `auth`), `anonymous:` and a digest of the caller's remote address (an IPv6 one by its /64): any
+   * caller without one finds it.
    */
   owner: string;
   /** Epoch milliseconds after which the task is gone; null for never. */

@@ -29,14 +29,16 @@ export interface TasksOptions {
   /** How often clients should poll, in milliseconds (default 1000). */
   pollIntervalMs?: number;
   /**
-   * The most tasks one principal may hold (default 100); without `auth`, each remote address counts as
-   * one. At the cap, its oldest finished task makes room; when none has finished, a new call is refused
-   * with -32600.
+   * The most tasks one principal may hold (default 100); without `auth`, each remote address (an IPv6
+   * /64) counts as one. At the cap, its oldest finished task makes room; when none has finished, a new
+   * call is refused with -32600.
    */
   maxTasksPerPrincipal?: number;
   /**
    * The most tasks the store may hold, everyone's (default 4000). At the cap, the oldest finished task
    * makes room, whoever it belongs to; when none has finished, a new call is refused with -32600.
+   * Instances sharing a store each count their own creations under way, not the others': together they
+   * may pass it by as many creations as they have under way at once.
    */
   maxTasks?: number;
 }
