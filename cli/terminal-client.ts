@@ -2,7 +2,8 @@
  * The terminal client: `npm run client -- <url> [--era auto|legacy|modern]`.
  *
  * Connects McpClient to a server (http(s) URLs speak Streamable HTTP, ws(s) URLs WebSocket), lists its
- * tools, and calls the one the user picks, asking for each argument of its `inputSchema`. Progress
+ * tools (a listing that repeats a cursor or runs past 100 pages is cut short with a warning on stderr, and
+ * the tools it gave are offered), and calls the one the user picks, asking for each argument of its `inputSchema`. Progress
  * (`progress 3/10 counted to 3`) and log messages (`[info] ...`) are printed while a call runs, then the
  * result: its text blocks, `structuredContent` as JSON, and `isError` flagged.
  *
@@ -140,7 +141,8 @@ class TerminalClient {
 
     let tools: Tool[];
     try {
-      tools = await this.allTools();
+      // A listing the server does not end is cut short, with a warning from the client's error event.
+      tools = await client.listAllTools();
     } catch (err) {
       if (this.closing) return;
       this.terminal.fail(`error: tools/list failed: ${messageOf(err)}`);
@@ -177,17 +179,6 @@ class TerminalClient {
     await this.client.close().catch(() => {});
     // Nothing should be left open; if something is, do not hang on it.
     setTimeout(() => process.exit(code), 2000).unref();
-  }
-
-  private async allTools(): Promise<Tool[]> {
-    const tools: Tool[] = [];
-    let cursor: string | undefined;
-    do {
-      const page = await this.client.listTools(cursor);
-      tools.push(...page.tools);
-      cursor = typeof page.nextCursor === 'string' ? page.nextCursor : undefined;
-    } while (cursor !== undefined);
-    return tools;
   }
 
   private printTools(tools: Tool[]): void {

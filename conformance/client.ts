@@ -50,17 +50,6 @@ function sampleArguments(tool: Tool): Record<string, unknown> {
   return args;
 }
 
-async function listAllTools(client: McpClient): Promise<Tool[]> {
-  const tools: Tool[] = [];
-  let cursor: string | undefined;
-  do {
-    const page = await client.listTools(cursor);
-    tools.push(...page.tools);
-    cursor = page.nextCursor;
-  } while (cursor !== undefined);
-  return tools;
-}
-
 const SCENARIOS: Record<string, Scenario> = {
   initialize: (url) =>
     session(url, async (client) => {
@@ -132,7 +121,7 @@ const SCENARIOS: Record<string, Scenario> = {
   // Mcp-Method on every POST, Mcp-Name on tools/call, resources/read and prompts/get.
   'http-standard-headers': (url) =>
     session(url, async (client) => {
-      for (const tool of await listAllTools(client)) await client.callTool(tool.name, sampleArguments(tool));
+      for (const tool of await client.listAllTools()) await client.callTool(tool.name, sampleArguments(tool));
       for (const resource of (await client.listResources()).resources) await client.readResource(resource.uri);
       for (const prompt of (await client.listPrompts()).prompts) await client.getPrompt(prompt.name);
     }),
@@ -149,7 +138,7 @@ const SCENARIOS: Record<string, Scenario> = {
   // out of the list or refused, and the valid one still called. A refusal is logged, not a failure.
   'http-invalid-tool-headers': (url) =>
     session(url, async (client) => {
-      for (const tool of await listAllTools(client)) {
+      for (const tool of await client.listAllTools()) {
         await client.callTool(tool.name, sampleArguments(tool)).then(
           () => console.error(`[${scenario}] called ${tool.name}`),
           (err: Error) => console.error(`[${scenario}] ${tool.name} refused: ${err.message}`),
@@ -160,7 +149,7 @@ const SCENARIOS: Record<string, Scenario> = {
   // Listing must not fetch the network $ref in lookup_user's inputSchema; it must come back as sent.
   'json-schema-ref-no-deref': (url) =>
     session(url, async (client) => {
-      const tool = (await listAllTools(client)).find((t) => t.name === 'lookup_user');
+      const tool = (await client.listAllTools()).find((t) => t.name === 'lookup_user');
       const ref = (tool?.inputSchema as { properties?: { profile?: { $ref?: unknown } } } | undefined)?.properties?.profile?.$ref;
       if (typeof ref !== 'string' || !ref.startsWith('http'))
         throw new Error(`lookup_user's profile $ref is not the network URI sent: ${JSON.stringify(tool)}`);
@@ -169,7 +158,7 @@ const SCENARIOS: Record<string, Scenario> = {
   // The focal tool's inputSchema goes back verbatim, for the suite to see what the client kept.
   'json-schema-2020-12-preservation': (url) =>
     session(url, async (client) => {
-      const tool = (await listAllTools(client)).find((t) => t.name === 'json_schema_2020_12_tool');
+      const tool = (await client.listAllTools()).find((t) => t.name === 'json_schema_2020_12_tool');
       if (!tool) throw new Error('tools/list did not offer json_schema_2020_12_tool');
       expectText('json_schema_echo', await client.callTool('json_schema_echo', { schema: tool.inputSchema }), 'echoed');
     }),

@@ -202,13 +202,8 @@ async function loadTools(): Promise<void> {
   const from = client;
   if (!from) return;
   try {
-    const tools: Tool[] = [];
-    let cursor: string | undefined;
-    do {
-      const page = await from.listTools(cursor);
-      tools.push(...page.tools);
-      cursor = typeof page.nextCursor === 'string' ? page.nextCursor : undefined;
-    } while (cursor);
+    // Every page, but never forever: a server that repeats its cursor is stopped (and told on `error`).
+    const tools = await from.listAllTools();
     if (client !== from) return;
     toolsList.replaceChildren(...tools.map(toolItem));
     toolsEmpty.hidden = tools.length > 0;

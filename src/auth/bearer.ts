@@ -125,11 +125,15 @@ function invalidToken(description: string): AuthError {
   return new AuthError(401, { error: 'invalid_token', description });
 }
 
-/** 503: the token cannot be checked now. The client learns only that; the cause (with its URLs) goes to the server's `error` event. */
-function unavailable(what: string, err: unknown): AuthError {
+/**
+ * 503: the token cannot be checked now. The client learns only that, and when to try again when that is
+ * known (`retryAfterSeconds`); the cause (with its URLs) goes to the server's `error` event.
+ */
+function unavailable(what: string, err: unknown, retryAfterSeconds?: number): AuthError {
   const detail = err instanceof Error ? (err.name === 'TimeoutError' ? 'timed out' : err.message) : String(err);
   const description = 'Cannot check the access token now; try again shortly';
-  return new AuthError(503, { description }, description, { cause: new Error(`bearer(): ${what} ${detail}`, { cause: err }) });
+  const cause = new Error(`bearer(): ${what} ${detail}`, { cause: err });
+  return new AuthError(503, { description }, description, retryAfterSeconds === undefined ? { cause } : { cause, retryAfterSeconds });
 }
 
 /** The scopes a token grants: `scope` (space-separated) or `scp` (a list or a string). */
@@ -147,14 +151,20 @@ function idPart(value: string): string {
 
 /**
  * Whom a token speaks for, the same rules for a JWT, an introspection answer and a custom verify: its
- * subject, or with none the client acting for itself. An empty or non-string name binds no one: refused.
+ * subject, or with none the client acting for itself. An empty name binds no one: 401. A name that is not
+ * a string, or none at all, is refused by `wrongShape`: 401 for what a token says, a bug for what verify says.
  */
-function checkIdentity(subject: unknown, clientId: unknown, clientClaim: 'client_id' | 'azp' | 'clientId'): void {
-  if (subject !== undefined && typeof subject !== 'string') throw invalidToken("The access token's subject (sub) is not a string");
+function checkIdentity(
+  subject: unknown,
+  clientId: unknown,
+  clientClaim: 'client_id' | 'azp' | 'clientId',
+  wrongShape: (why: string) => Error = invalidToken,
+): void {
+  if (subject !== undefined && typeof subject !== 'string') throw wrongShape("The access token's subject (sub) is not a string");
+  if (clientId !== undefined && typeof clientId !== 'string') throw wrongShape(`The access token's client (${clientClaim}) is not a string`);
+  if (subject === undefined && clientId === undefined) throw wrongShape('The access token names no subject (sub) or client (client_id)');
   if (subject === '') throw invalidToken("The access token's subject (sub) is empty, so it names no one");
-  if (clientId !== undefined && typeof clientId !== 'string') throw invalidToken(`The access token's client (${clientClaim}) is not a string`);
   if (clientId === '') throw invalidToken(`The access token's client (${clientClaim}) is empty, so it names no client`);
-  if (subject === undefined && clientId === undefined) throw invalidToken('The access token names no subject (sub) or client (client_id)');
 }
 
 function principalOf(claims: TokenClaims): TokenPrincipal {
@@ -187,16 +197,14 @@ function claimsOf(fields: Record<string, unknown>): TokenClaims {
   return out;
 }
 
+const VERIFY_SHAPE = () =>
+  new TypeError('bearer(): verify must return { subject: string, scopes?, clientId?, ... } (or { clientId } alone) for a good token, or nothing for a bad one');
+
 /** What a custom `verify` returned, checked: a wrong shape is a bug in verify (500), an empty name a bad token (401). */
 function checkVerified(claims: TokenClaims | undefined): TokenClaims | undefined {
   if (claims === undefined || claims === null) return undefined;
-  const named = (value: unknown) => value === undefined || typeof value === 'string';
-  if (typeof claims !== 'object' || !named(claims.subject) || !named(claims.clientId) || (claims.subject === undefined && claims.clientId === undefined)) {
-    throw new TypeError(
-      'bearer(): verify must return { subject: string, scopes?, clientId?, ... } (or { clientId } alone) for a good token, or nothing for a bad one',
-    );
-  }
-  checkIdentity(claims.subject, claims.clientId, 'clientId');
+  if (typeof claims !== 'object') throw VERIFY_SHAPE();
+  checkIdentity(claims.subject, claims.clientId, 'clientId', VERIFY_SHAPE);
   return claims;
 }
 
@@ -309,7 +317,9 @@ class BearerAuthenticator implements HttpAuthenticator {
       return claimsOf(payload as Record<string, unknown>);
     } catch (err) {
       if (err instanceof AuthError) throw err;
-      if (err instanceof IssuerKeysUnavailableError) throw unavailable(`the issuer's keys (${this.options.jwksUri}) could not be read:`, err);
+      if (err instanceof IssuerKeysUnavailableError) {
+        throw unavailable(`the issuer's keys (${this.options.jwksUri}) could not be read:`, err, err.retryAfterSeconds);
+      }
       const refusal = joseRefusal(err);
       if (refusal) throw refusal;
       // Keys the issuer published but that cannot be used (a malformed key, several that match): not the client's fault.

@@ -1,8 +1,9 @@
 /**
- * The issuer's signing keys (its JWKS) for `bearer()`: fetched at the first token, used until they are
- * `cacheMaxAgeMs` old, fetched sooner only for a key id not seen yet, and never twice within the
- * cooldown. A failed fetch keeps the last good keys serving and doubles the pause before the next one
- * (up to `maxCooldownMs`), so an issuer that fails is not asked once per request.
+ * The issuer's signing keys (its JWKS) for `bearer()`: fetched at the first token, fetched again in the
+ * background once they are `cacheMaxAgeMs` old (they serve meanwhile), fetched sooner only for a key id
+ * not seen yet, and never twice within the cooldown. A request waits on a fetch only when there are no
+ * keys yet or its key id is unknown. A failed fetch keeps the last good keys serving and doubles the
+ * pause before the next one (up to `maxCooldownMs`), so an issuer that fails is not asked once per request.
  */
 import type { createLocalJWKSet, FlattenedJWSInput, JSONWebKeySet, JWSHeaderParameters } from 'jose';
 
@@ -20,6 +21,14 @@ export interface JwksOptions {
 /** The keys cannot be read now: none were ever fetched, or a key id is unknown while the issuer fails. The message says why and when it is asked again. */
 export class IssuerKeysUnavailableError extends Error {
   override name = 'IssuerKeysUnavailableError';
+  constructor(
+    message: string,
+    /** Whole seconds until the issuer is asked again. */
+    readonly retryAfterSeconds: number,
+    options: { cause: unknown },
+  ) {
+    super(message, options);
+  }
 }
 
 type LocalKeys = ReturnType<typeof createLocalJWKSet>;
@@ -82,7 +91,9 @@ export class IssuerKeys {
 
   /** The key for a token's protected header, as jose's `jwtVerify` asks for it. */
   readonly lookup = async (header: JWSHeaderParameters, token: FlattenedJWSInput): Promise<CryptoKey> => {
-    if (this.keys === undefined || this.now() - this.fetchedAt >= this.cacheMaxAgeMs) await this.refresh();
+    if (this.keys === undefined) await this.refresh();
+    // Stale keys still serve: a slow or failing issuer must not hold up tokens signed with a key in hand.
+    else if (this.now() - this.fetchedAt >= this.cacheMaxAgeMs) void this.refresh();
     const keys = this.keys;
     if (keys === undefined) throw this.unavailable();
     try {
@@ -97,6 +108,11 @@ export class IssuerKeys {
       throw err;
     }
   };
+
+  /** Settles once the fetch under way, if any, has (it never rejects). */
+  settled(): Promise<void> {
+    return this.fetching ?? Promise.resolve();
+  }
 
   /** Fetch the keys unless a fetch is under way (then wait for it) or the cooldown has not passed (then do nothing). */
   private refresh(): Promise<void> {
@@ -135,6 +151,6 @@ export class IssuerKeys {
 
   private unavailable(): IssuerKeysUnavailableError {
     const seconds = Math.max(0, Math.ceil((this.nextFetchAt - this.now()) / 1000));
-    return new IssuerKeysUnavailableError(`${failureOf(this.lastFailure)}; next try in ${seconds} s`, { cause: this.lastFailure });
+    return new IssuerKeysUnavailableError(`${failureOf(this.lastFailure)}; next try in ${seconds} s`, seconds, { cause: this.lastFailure });
   }
 }

@@ -8,9 +8,11 @@
 
 /**
  * Controls (C0, DEL, C1: Cc), format characters (Cf: bidi controls, zero-width and other invisible ones,
- * the soft hyphen, BOM, tags), lone surrogates (Cs) and the Unicode line and paragraph separators.
+ * the soft hyphen, BOM, tags), lone surrogates (Cs), the Unicode line and paragraph separators, the
+ * fillers and joiner that render as nothing (U+034F, U+115F, U+1160, U+3164, U+FFA0), and unassigned
+ * code points a renderer must ignore (U+2065, U+FFF0-FFF8, the unassigned tags): no category names those.
  */
-const HIDDEN = /[\p{Cc}\p{Cf}\p{Cs}\p{Zl}\p{Zp}]/gu;
+const HIDDEN = /[\p{Cc}\p{Cf}\p{Cs}\p{Zl}\p{Zp}\u115F\u1160\u3164\uFFA0]|\u034F|(?=\p{Default_Ignorable_Code_Point})\p{Cn}/gu;
 
 const NAMED: Record<string, string> = { '\t': '\\t', '\n': '\\n', '\r': '\\r' };
 

@@ -71,6 +71,12 @@ export interface ListResourceTemplatesResult {
   [key: string]: unknown;
 }
 
+/**
+ * Pages `listAllTools` follows at most. At a server's usual page of 50 to 100 tools that is 5000 to
+ * 10 000 tools, past any real server; a server that makes up a new cursor for each page costs 100 requests.
+ */
+const MAX_LISTED_PAGES = 100;
+
 /** Options of `connect`. */
 export interface ConnectOptions {
   /** Give up connecting (and negotiating the era) after this long. Default: the client's `requestTimeoutMs`. */
@@ -239,6 +245,34 @@ export class McpClient extends SafeEmitter<McpClientEvents> {
     // SEP-2243: a tool whose x-mcp-header markings cannot be honoured is left out, and said why.
     for (const [name, why] of unusable) this.reportError(new Error(`Tool ${name} is left out of tools/list: ${why}`));
     return { ...result, tools: result.tools.filter((tool) => !unusable.has(tool.name)) };
+  }
+
+  /**
+   * Every tool, page after page. A server is not trusted to end its listing: a `nextCursor` it gave before,
+   * or a page past MAX_LISTED_PAGES, ends it with the tools listed so far, and says so on `error`.
+   */
+  async listAllTools(options?: CallOptions): Promise<Tool[]> {
+    const tools: Tool[] = [];
+    const seen = new Set<string>();
+    let cursor: string | undefined;
+    for (let pages = 1; ; pages++) {
+      const page = await this.listTools(cursor, options);
+      if (!Array.isArray(page.tools)) throw new McpError(ErrorCode.InternalError, "The server's tools/list result is invalid: tools is not an array");
+      tools.push(...page.tools);
+      const next = page.nextCursor;
+      if (typeof next !== 'string') return tools;
+      const cut = seen.has(next)
+        ? `the server gave the cursor ${quote(next)} again`
+        : pages === MAX_LISTED_PAGES
+          ? `the server still gave a nextCursor after ${MAX_LISTED_PAGES} pages`
+          : undefined;
+      if (cut) {
+        this.reportError(new Error(`tools/list stopped after ${pages} pages (${tools.length} tools), the rest not listed: ${cut}`));
+        return tools;
+      }
+      seen.add(next);
+      cursor = next;
+    }
   }
 
   /** Call a tool. On 2026-07-28 an `input_required` answer is fulfilled through the handlers and retried. */
@@ -663,11 +697,7 @@ export class McpClient extends SafeEmitter<McpClientEvents> {
 
   /** Before the first tools/call over 2026-07-28 HTTP: which arguments go in headers comes from tools/list. */
   private async learnToolHeaders(options: CallOptions): Promise<void> {
-    let cursor: string | undefined;
-    do {
-      const page = await this.listTools(cursor, options.signal ? { signal: options.signal } : {});
-      cursor = typeof page.nextCursor === 'string' ? page.nextCursor : undefined;
-    } while (cursor !== undefined);
+    await this.listAllTools(options.signal ? { signal: options.signal } : {});
   }
 }
 

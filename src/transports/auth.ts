@@ -34,18 +34,31 @@ export interface Challenge {
   scope?: string;
 }
 
+/** What a 503 says in `Retry-After` when its AuthError names no time. */
+const DEFAULT_RETRY_AFTER_SECONDS = 5;
+
 /** A refusal with its HTTP status and the `WWW-Authenticate` challenge. Its message never holds a token. */
 export class AuthError extends Error {
   override name = 'AuthError';
+  /** A 503's `Retry-After`, in whole seconds: when the token can be checked again, if known. */
+  readonly retryAfterSeconds: number | undefined;
   constructor(
     /** 400 a malformed request, 401 no or a bad token, 403 too few scopes, 503 the token cannot be checked now. */
     readonly status: 400 | 401 | 403 | 503,
     readonly challenge: Challenge,
     message = challenge.description ?? 'Unauthorized',
-    /** What went wrong on this side (a 503's cause): reported on the server's `error` event, never sent. */
-    options?: { cause?: unknown },
+    /**
+     * `cause`: what went wrong on this side (a 503's cause), reported on the server's `error` event, never sent.
+     * `retryAfterSeconds`: a 503's `Retry-After` (default 5).
+     */
+    options?: { cause?: unknown; retryAfterSeconds?: number },
   ) {
     super(message, options);
+    const retryAfter = options?.retryAfterSeconds;
+    if (retryAfter !== undefined && (!Number.isSafeInteger(retryAfter) || retryAfter < 0)) {
+      throw new TypeError(`AuthError: retryAfterSeconds must be a whole number of seconds, at least 0; got ${String(retryAfter)}`);
+    }
+    this.retryAfterSeconds = retryAfter;
   }
 }
 
@@ -164,7 +177,7 @@ export function refusalHeaders(auth: AuthOption, refusal: AuthError, resource: (
       headers['www-authenticate'] = hookChallenge;
     }
   }
-  if (refusal.status === 503) headers['retry-after'] = '5';
+  if (refusal.status === 503) headers['retry-after'] = String(refusal.retryAfterSeconds ?? DEFAULT_RETRY_AFTER_SECONDS);
   return headers;
 }
 

@@ -15,6 +15,7 @@ import {
   ElicitationBindingError,
   McpServer,
   StreamableHttpTransport,
+  type TokenClaims,
   UrlElicitationBinder,
   WebSocketTransport,
 } from '../../src/index.js';
@@ -202,13 +203,13 @@ describe('bearer(): JWTs checked against the issuer keys', () => {
     expect(keys.requests).toBe(3);
   });
 
-  it('answers 503 with Retry-After when the issuer keys cannot be read, and never says the token', async () => {
+  it('answers 503 with Retry-After (the pause before the issuer is asked again) when the issuer keys cannot be read, and never says the token', async () => {
     key = await signingKey('k1');
     const served = await serve({ audience: 'urn:test:resource', jwksUri: 'http://127.0.0.1:9/jwks.json', jwks: { timeoutMs: 1000 } });
     const jwt = await token({ key });
     const res = await post(served.url, INITIALIZE, { authorization: `Bearer ${jwt}` });
     expect(res.status).toBe(503);
-    expect(res.headers.get('retry-after')).toBe('5');
+    expect(res.headers.get('retry-after')).toBe('30');
     const header = res.headers.get('www-authenticate')!;
     expect(header).toBe(challenge(served.base, ', error_description="Cannot check the access token now; try again shortly"'));
     // The client learns only that; where and why go to the server's error event.
@@ -467,7 +468,8 @@ describe('bearer(): opaque tokens and custom checks', () => {
     }
     failing = true;
     const down = await post(served.url, INITIALIZE, { authorization: 'Bearer other-opaque' });
-    expect(down.status).toBe(503);
+    // Introspection has no pause of its own: the default Retry-After.
+    expect([down.status, down.headers.get('retry-after')]).toEqual([503, '5']);
     expect((await down.json()).error.message).toBe('Cannot check the access token now; try again shortly');
     expect(served.errors.at(-1)?.message).toBe('bearer(): the introspection endpoint answered HTTP 500');
   });
@@ -490,6 +492,48 @@ describe('bearer(): opaque tokens and custom checks', () => {
     const res = await post(second.url, INITIALIZE);
     expect(res.status).toBe(403);
     expect((await res.json()).error.message).toBe('Admins only');
+  });
+
+  it('answers a custom verify that returns a wrong shape 500, reporting the TypeError, and one that returns an empty name 401', async () => {
+    const answers: Record<string, unknown> = {
+      number: { subject: 5 },
+      nameless: { scopes: ['a'] },
+      text: 'dave',
+      mixed: { subject: '', clientId: 5 },
+      empty: { subject: '' },
+    };
+    const served = await serve({ audience: 'urn:x', verify: (t) => answers[t] as TokenClaims });
+    const shape =
+      'bearer(): verify must return { subject: string, scopes?, clientId?, ... } (or { clientId } alone) for a good token, or nothing for a bad one';
+    const outcomes: [string, number][] = [];
+    for (const t of Object.keys(answers)) outcomes.push([t, (await post(served.url, INITIALIZE, { authorization: `Bearer ${t}` })).status]);
+    expect(outcomes).toEqual([
+      ['number', 500],
+      ['nameless', 500],
+      ['text', 500],
+      ['mixed', 500],
+      ['empty', 401],
+    ]);
+    expect(served.errors.map((e) => [e.name, e.message])).toEqual(Array.from({ length: 4 }, () => ['TypeError', shape]));
+  });
+
+  it('sends the Retry-After an AuthError names, and refuses one that is not whole seconds', async () => {
+    const server = new McpServer({ name: 'custom', version: '1.0.0' });
+    cleanups.push(() => server.close());
+    const http = new StreamableHttpTransport(server, {
+      auth: () => {
+        throw new AuthError(503, {}, 'Down for maintenance', { retryAfterSeconds: 120 });
+      },
+    });
+    const { url } = await http.listen({ host: '127.0.0.1', port: 0 });
+    const res = await post(url, INITIALIZE);
+    expect([res.status, res.headers.get('retry-after'), (await res.json()).error.message]).toEqual([503, '120', 'Down for maintenance']);
+    expect(() => new AuthError(503, {}, 'x', { retryAfterSeconds: 1.5 })).toThrow(
+      new TypeError('AuthError: retryAfterSeconds must be a whole number of seconds, at least 0; got 1.5'),
+    );
+    expect(() => new AuthError(503, {}, 'x', { retryAfterSeconds: -1 })).toThrow(
+      new TypeError('AuthError: retryAfterSeconds must be a whole number of seconds, at least 0; got -1'),
+    );
   });
 
   it('refuses options that cannot check tokens, with what to give', () => {

@@ -1,12 +1,15 @@
 /**
  * The terminal client (cli/terminal-client.ts) as a person uses it: a child process with piped stdin and
  * stdout, against a real Switchboard server on 127.0.0.1 (WebSocket on the handshake era, Streamable HTTP
- * on 2026-07-28 and on the handshake era). Each answer is written once its prompt is on stdout, and the
- * test checks what the server got. Then the pure half (cli/prompts.ts): one case per field kind and per
- * error of `parseAnswer`, and how fields, actions and the command line are read.
+ * on 2026-07-28 and on the handshake era), and a raw WebSocket server that repeats its tool listing's
+ * cursor. Each answer is written once its prompt is on stdout, and the test checks what the server got.
+ * Then the pure half (cli/prompts.ts): one case per field kind and per error of `parseAnswer`, and how
+ * fields, actions and the command line are read.
  */
+import type { AddressInfo } from 'node:net';
 import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { WebSocketServer } from 'ws';
 import { describeField, formatProblem, hostOf, parseAction, parseAnswer, parseCommandLine, parseYesNo, USAGE } from '../../cli/prompts.js';
 import type { ElicitResult, McpServer, McpSession } from '../../src/index.js';
 import { freePort } from '../helpers/ports.js';
@@ -386,6 +389,49 @@ describe('npm run client', () => {
     expect(await cli.exitCode(20_000)).toBe(1);
     expect(cli.stderr).toMatch(new RegExp(`^error: cannot connect to ${escapeRegExp(url)}: [^\\n]*ECONNREFUSED[^\\n]*\\n$`));
     expect(cli.stdout).toBe('');
+  });
+});
+
+describe('npm run client against a server that never ends its tool listing', () => {
+  /** A raw WebSocket server (2025-11-25) whose every tools/list page holds one more tool and the same nextCursor. */
+  async function repeatingCursorServer(cursor: string): Promise<{ url: string; methods: string[] }> {
+    const wss = new WebSocketServer({ host: '127.0.0.1', port: 0 });
+    await new Promise<void>((resolve) => wss.once('listening', resolve));
+    clients.defer(
+      () =>
+        new Promise<void>((resolve) => {
+          for (const ws of wss.clients) ws.terminate();
+          wss.close(() => resolve());
+        }),
+    );
+    const methods: string[] = [];
+    let pages = 0;
+    wss.on('connection', (ws) => {
+      ws.on('message', (data) => {
+        const message = JSON.parse(String(data)) as { id?: number; method?: string };
+        methods.push(message.method ?? 'a response');
+        if (message.id === undefined || message.method === undefined) return;
+        const answer = (result: Record<string, unknown>) => ws.send(JSON.stringify({ jsonrpc: '2.0', id: message.id, result }));
+        if (message.method === 'initialize')
+          answer({ protocolVersion: '2025-11-25', capabilities: { tools: {} }, serverInfo: { name: 'looping', version: '1' } });
+        else if (message.method === 'tools/list') answer({ tools: [{ name: `tool${++pages}`, inputSchema: { type: 'object' } }], nextCursor: cursor });
+        else if (message.method === 'tools/call') answer({ content: [{ type: 'text', text: 'called' }] });
+        else answer({});
+      });
+    });
+    return { url: `ws://127.0.0.1:${(wss.address() as AddressInfo).port}/mcp`, methods };
+  }
+
+  it('shows the tools it got, warns in one escaped line that the server repeated its cursor, and goes on', async () => {
+    const served = await repeatingCursorServer('\x1b[2Jagain');
+    const cli = run(served.url, '--era', 'legacy');
+    await cli.waitFor(/^Connected to looping 1 over 2025-11-25 \(legacy\)\nTools:\n {2}1\) tool1\n {2}2\) tool2\n/);
+    await cli.tool('tool2');
+    await cli.waitFor(/\nResult:\n {2}called\n/);
+    await cli.tool('q');
+    expect(await cli.exitCode()).toBe(0);
+    expect(cli.stderr).toBe('warning: tools/list stopped after 2 pages (2 tools), the rest not listed: the server gave the cursor "\\u001b[2Jagain" again\n');
+    expect(served.methods).toEqual(['initialize', 'notifications/initialized', 'tools/list', 'tools/list', 'tools/call']);
   });
 });
 

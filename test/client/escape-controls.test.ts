@@ -2,14 +2,57 @@
  * escapeControls, the one sanitizer of server strings our clients show: exact outputs for each kind of
  * character a terminal or a page would obey (C0, DEL, C1, bidi controls, invisible format characters),
  * then properties over any text: nothing of those kinds comes out, and printable text comes out as it went in.
+ * What must not come out is checked twice: by Unicode category, and against code points written out here,
+ * so that a kind missing from the categories is not missed by both.
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { escapeControls } from '../../src/client/escape-controls.js';
 import { checkProperty } from '../helpers/fuzz.js';
 
-/** What must never come out: Cc (C0, DEL, C1), Cf (bidi, zero-width, ...), lone surrogates, line and paragraph separators. */
-const HIDDEN = /[\p{Cc}\p{Cf}\p{Cs}\p{Zl}\p{Zp}]/u;
+/**
+ * What must never come out: Cc (C0, DEL, C1), Cf (bidi, zero-width, ...), lone surrogates, line and
+ * paragraph separators, the invisible fillers and joiner, and unassigned code points a renderer ignores.
+ */
+const HIDDEN = /[\p{Cc}\p{Cf}\p{Cs}\p{Zl}\p{Zp}\u115F\u1160\u3164\uFFA0]|\u034F|(?=\p{Default_Ignorable_Code_Point})\p{Cn}/u;
+
+const range = (first: number, last: number) => Array.from({ length: last - first + 1 }, (_, i) => first + i);
+
+/** Code points that must never come out raw, each named, independent of any category. */
+const NEVER_RAW: readonly number[] = [
+  ...range(0x00, 0x1f), // C0 controls: ESC, CR, BS, BEL, ...
+  0x7f, // DEL
+  ...range(0x80, 0x9f), // C1 controls
+  0x85, // NEL, a line break to some terminals
+  0x9b, // CSI, ESC [ in one byte
+  0x00ad, // soft hyphen
+  0x061c, // Arabic letter mark
+  ...range(0x200b, 0x200f), // zero-width space, non-joiner, joiner; LRM, RLM
+  ...range(0x2028, 0x202e), // line and paragraph separators; LRE, RLE, PDF, LRO, RLO
+  ...range(0x2060, 0x2069), // word joiner, invisible operators, unassigned U+2065, LRI, RLI, FSI, PDI
+  0x034f, // combining grapheme joiner
+  0x115f, // Hangul choseong filler
+  0x1160, // Hangul jungseong filler
+  0x3164, // Hangul filler
+  0xffa0, // halfwidth Hangul filler
+  ...range(0xfff0, 0xfff8), // unassigned, ignorable
+  0xe0000, // unassigned tag
+  ...range(0xe0002, 0xe001f), // unassigned tags
+  0xfeff, // BOM, zero-width no-break space
+  0xe0001, // language tag
+  ...range(0xe0020, 0xe007f), // tag characters
+];
+const NEVER_RAW_SET = new Set(NEVER_RAW);
+
+const codeName = (code: number) => `U+${code.toString(16).toUpperCase().padStart(4, '0')}`;
+
+/** The code points of NEVER_RAW in `text`, by name. */
+function neverRawIn(text: string): string[] {
+  return [...text]
+    .map((char) => char.codePointAt(0)!)
+    .filter((code) => NEVER_RAW_SET.has(code))
+    .map(codeName);
+}
 
 /** Any UTF-16 unit, so that lone surrogates come too, and any code point. */
 const anyChar = fc.oneof(
@@ -17,6 +60,14 @@ const anyChar = fc.oneof(
   fc.string({ unit: 'binary', minLength: 1, maxLength: 1 }),
 );
 const anyText = fc.string({ unit: anyChar, maxLength: 80 });
+/** Text thick with NEVER_RAW, among any other character. */
+const hostileText = fc.string({
+  unit: fc.oneof(
+    anyChar,
+    fc.constantFrom(...NEVER_RAW).map((code) => String.fromCodePoint(code)),
+  ),
+  maxLength: 80,
+});
 const printableText = fc.string({ unit: fc.string({ unit: 'binary', minLength: 1, maxLength: 1 }).filter((char) => !HIDDEN.test(char)), maxLength: 80 });
 
 describe('escapeControls', () => {
@@ -69,6 +120,28 @@ three\rover\x1b[2K`);
       (text) => {
         expect(escapeControls(text)).not.toMatch(HIDDEN);
         expect(escapeControls(text, { multiline: true }).replaceAll('\n', '')).not.toMatch(HIDDEN);
+      },
+      2000,
+    );
+  });
+
+  it('shows each code point written out above visibly, alone and between letters, with or without multiline', () => {
+    const leaked = NEVER_RAW.filter((code) => {
+      const char = String.fromCodePoint(code);
+      // multiline keeps a line feed, and nothing else of the list.
+      const multiline = escapeControls(`a${char}b`, { multiline: true });
+      const shown = [escapeControls(char), escapeControls(`a${char}b`), code === 0x0a ? multiline.replace('\n', '') : multiline];
+      return shown.some((text) => neverRawIn(text).length > 0);
+    });
+    expect(leaked.map(codeName)).toEqual([]);
+  });
+
+  it('lets none of the code points written out above through, for any text', async () => {
+    await checkProperty(
+      hostileText,
+      (text) => {
+        expect(neverRawIn(escapeControls(text))).toEqual([]);
+        expect(neverRawIn(escapeControls(text, { multiline: true }).replaceAll('\n', ''))).toEqual([]);
       },
       2000,
     );

@@ -489,6 +489,74 @@ describe('2026-07-28 over HTTP: SEP-2243 tool headers', () => {
   });
 });
 
+describe('a tool listing the server never ends', () => {
+  /** A raw 2026-07-28 HTTP server whose every tools/list page holds one tool and the nextCursor `cursorAfter(page)`. */
+  async function endlessLister(cursorAfter: (page: number) => string) {
+    const methods: string[] = [];
+    let pages = 0;
+    const server = createServer((req, res) => {
+      let text = '';
+      req.on('data', (chunk: Buffer) => (text += chunk));
+      req.on('end', () => {
+        const body = JSON.parse(text) as { id: number; method: string };
+        methods.push(body.method);
+        const result = (value: Record<string, unknown>) =>
+          res
+            .writeHead(200, { 'content-type': 'application/json' })
+            .end(JSON.stringify({ jsonrpc: '2.0', id: body.id, result: { resultType: 'complete', ...value } }));
+        if (body.method === 'server/discover') {
+          return result({
+            supportedVersions: ['2026-07-28'],
+            capabilities: { tools: {} },
+            _meta: { 'io.modelcontextprotocol/serverInfo': { name: 'raw', version: '1' } },
+          });
+        }
+        if (body.method === 'tools/list') {
+          pages++;
+          return result({ tools: [{ name: `tool${pages}`, inputSchema: { type: 'object' } }], nextCursor: cursorAfter(pages) });
+        }
+        if (body.method === 'tools/call') return result({ content: [{ type: 'text', text: 'called' }] });
+        res.writeHead(202).end();
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    running.push({
+      close: () =>
+        new Promise<void>((resolve) => {
+          server.close(() => resolve());
+          server.closeAllConnections();
+        }),
+    });
+    const c = client({ era: 'modern' });
+    const errors: string[] = [];
+    c.on('error', (err) => void errors.push(err.message));
+    await c.connect(`http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp`);
+    return { c, errors, methods };
+  }
+
+  it('stops at a cursor the server gave before, with the tools so far, and says so on error', async () => {
+    const { c, errors, methods } = await endlessLister(() => 'again');
+    expect((await c.listAllTools()).map((tool) => tool.name)).toEqual(['tool1', 'tool2']);
+    expect(errors).toEqual(['tools/list stopped after 2 pages (2 tools), the rest not listed: the server gave the cursor "again" again']);
+    expect(methods).toEqual(['server/discover', 'tools/list', 'tools/list']);
+  });
+
+  it('stops after 100 pages of cursors the server makes up afresh', async () => {
+    const { c, errors, methods } = await endlessLister((page) => `page-${page}`);
+    const tools = await c.listAllTools();
+    expect([tools.length, tools.at(-1)?.name]).toEqual([100, 'tool100']);
+    expect(errors).toEqual(['tools/list stopped after 100 pages (100 tools), the rest not listed: the server still gave a nextCursor after 100 pages']);
+    expect(methods.filter((method) => method === 'tools/list')).toHaveLength(100);
+  });
+
+  it('still calls a tool on 2026-07-28 HTTP, where the header arguments are learnt from the listing first', async () => {
+    const { c, errors, methods } = await endlessLister(() => 'again');
+    expect(await c.callTool('tool1')).toEqual({ resultType: 'complete', content: [{ type: 'text', text: 'called' }] });
+    expect(methods).toEqual(['server/discover', 'tools/list', 'tools/list', 'tools/call']);
+    expect(errors).toEqual(['tools/list stopped after 2 pages (2 tools), the rest not listed: the server gave the cursor "again" again']);
+  }, 5000);
+});
+
 describe('server/discover answered -32022', () => {
   /** A raw HTTP server: the first POST gets `first`, then server/discover succeeds and initialize answers 2025-11-25. */
   async function rawServer(first: { supported: string[] }) {

@@ -1,6 +1,6 @@
 /**
  * An issuer for tests: ES256 keys generated here, their JWKS served on 127.0.0.1 (counting its requests,
- * and answering an error status when told to), access tokens signed with them, and an introspection endpoint.
+ * and answering an error status or late when told to), access tokens signed with them, and an introspection endpoint.
  */
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -29,17 +29,25 @@ export interface JwksEndpoint {
   body?: string;
   /** How many requests it has had. */
   requests: number;
+  /** How long it waits before it answers (ms), with what `keys`, `status` and `body` hold when it does. Default 0. */
+  delayMs: number;
 }
 
 /** A JWKS endpoint on 127.0.0.1 serving whatever `keys`, `status` and `body` hold now. */
 export async function jwksEndpoint(cleanups: Cleanups, keys: SigningKey[]): Promise<JwksEndpoint> {
   const http = createServer((_req, res) => {
     endpoint.requests++;
-    if (endpoint.status !== 200) return void res.writeHead(endpoint.status).end();
-    res.writeHead(200, { 'content-type': 'application/json' }).end(endpoint.body ?? JSON.stringify({ keys: endpoint.keys.map((k) => k.jwk) }));
+    const answer = () => {
+      if (endpoint.status !== 200) return void res.writeHead(endpoint.status).end();
+      res.writeHead(200, { 'content-type': 'application/json' }).end(endpoint.body ?? JSON.stringify({ keys: endpoint.keys.map((k) => k.jwk) }));
+    };
+    if (endpoint.delayMs === 0) return answer();
+    const timer = setTimeout(answer, endpoint.delayMs);
+    res.on('close', () => clearTimeout(timer));
   });
   await listenOnLoopback(cleanups, http);
-  const endpoint: JwksEndpoint = { url: `http://127.0.0.1:${(http.address() as AddressInfo).port}/jwks.json`, keys, status: 200, requests: 0 };
+  const url = `http://127.0.0.1:${(http.address() as AddressInfo).port}/jwks.json`;
+  const endpoint: JwksEndpoint = { url, keys, status: 200, requests: 0, delayMs: 0 };
   return endpoint;
 }
 
