@@ -467,7 +467,6 @@ describe('servers from StreamableHttpTransport.listen()', () => {
     expect(await within(third.closed, 'the oldest silent connection of all to be displaced')).toBe('');
     expect({ younger: younger.socket.destroyed, others: others.map((raw) => raw.socket.destroyed) }).toEqual({ younger: false, others: [false, false] });
   });
-
 });
 
 // ---------------------------------------------------------------------------------------------------------
@@ -527,37 +526,37 @@ describe('InMemoryEventStore, bounded by size', () => {
   });
 
   it('drops the oldest events of any session once the store is over maxBytes', () => {
-    const store = new InMemoryEventStore({ maxBytes: 100, maxBytesPerSession: 1000 });
-    store.append('a', '1', event('1_1', 40));
-    store.append('b', '1', event('1_1', 40));
-    store.append('c', '1', event('1_1', 40));
-    expect(store.keptSize).toBe(80);
+    const store = new InMemoryEventStore({ maxBytes: 1000, maxBytesPerSession: 10_000 });
+    store.append('a', '1', event('1_1', 400));
+    store.append('b', '1', event('1_1', 400));
+    store.append('c', '1', event('1_1', 400));
+    expect(store.keptSize).toBe(800);
     expect(['a', 'b', 'c'].map((s) => ids(store.replayAfter(s, '1', '1_0')))).toEqual([[], ['1_1'], ['1_1']]);
   });
 
-  it('keeps none of an event larger than the budget', () => {
-    const store = new InMemoryEventStore({ maxBytesPerSession: 100 });
-    store.append('s', '1', event('1_1', 50));
-    store.append('s', '1', event('1_2', 101));
-    expect({ kept: store.keptSize, replay: store.replayAfter('s', '1', '1_0') }).toEqual({ kept: 0, replay: [] });
-    store.append('s', '1', event('1_3', 100));
-    expect({ kept: store.keptSize, replay: ids(store.replayAfter('s', '1', '1_0')) }).toEqual({ kept: 100, replay: ['1_3'] });
+  it('keeps no event larger than the budget and drops nothing for it; one of exactly the budget is kept', () => {
+    const store = new InMemoryEventStore({ maxBytesPerSession: 1000 });
+    store.append('s', '1', event('1_1', 500));
+    store.append('s', '1', event('1_2', 1001));
+    expect({ kept: store.keptSize, replay: ids(store.replayAfter('s', '1', '1_0')) }).toEqual({ kept: 500, replay: ['1_1'] });
+    store.append('s', '1', event('1_3', 1000));
+    expect({ kept: store.keptSize, replay: ids(store.replayAfter('s', '1', '1_0')) }).toEqual({ kept: 1000, replay: ['1_3'] });
   });
 
   it('keeps exactly the newest events that fit, over thousands of appends to several streams and sessions', () => {
-    const store = new InMemoryEventStore({ maxBytesPerSession: 100, maxBytes: 250 });
+    const store = new InMemoryEventStore({ maxBytesPerSession: 2000, maxBytes: 5000 });
     const appended: { session: string; stream: string; id: string }[] = [];
     for (let n = 1; n <= 3000; n++) {
       const session = `s${n % 3}`;
       const stream = String(n % 2);
       const id = `${stream}_${n}`;
-      store.append(session, stream, event(id, 10));
+      store.append(session, stream, event(id, 200));
       appended.push({ session, stream, id });
-      if (store.keptSize > 250) throw new Error(`keptSize ${store.keptSize} after ${n} appends`);
+      if (store.keptSize > 5000) throw new Error(`keptSize ${store.keptSize} after ${n} appends`);
     }
-    // 25 events fit the store (each session's 10 would, but the store's 250 bind first): the newest 25.
+    // 25 events fit the store (each session's 10 would, but the store's 5000 bind first): the newest 25.
     const newest = appended.slice(-25);
-    expect(store.keptSize).toBe(250);
+    expect(store.keptSize).toBe(5000);
     for (const session of ['s0', 's1', 's2']) {
       for (const stream of ['0', '1']) {
         const expected = newest.filter((e) => e.session === session && e.stream === stream).map((e) => e.id);
@@ -567,14 +566,14 @@ describe('InMemoryEventStore, bounded by size', () => {
   });
 
   it('frees what a session kept when it is dropped', () => {
-    const store = new InMemoryEventStore({ maxBytes: 100 });
-    store.append('a', '1', event('1_1', 60));
-    store.append('b', '1', event('1_1', 30));
+    const store = new InMemoryEventStore({ maxBytes: 1000 });
+    store.append('a', '1', event('1_1', 600));
+    store.append('b', '1', event('1_1', 300));
     store.dropSession('a');
-    expect({ kept: store.keptSize, a: store.replayAfter('a', '1', '1_0') }).toEqual({ kept: 30, a: [] });
-    // The freed room is usable: 70 more fit beside b's 30 without dropping b's event.
-    store.append('c', '1', event('1_1', 70));
-    expect({ kept: store.keptSize, b: ids(store.replayAfter('b', '1', '1_0')) }).toEqual({ kept: 100, b: ['1_1'] });
+    expect({ kept: store.keptSize, a: store.replayAfter('a', '1', '1_0') }).toEqual({ kept: 300, a: [] });
+    // The freed room is usable: 700 more fit beside b's 300 without dropping b's event.
+    store.append('c', '1', event('1_1', 700));
+    expect({ kept: store.keptSize, b: ids(store.replayAfter('b', '1', '1_0')) }).toEqual({ kept: 1000, b: ['1_1'] });
   });
 
   it('defaults to 4 MiB per session and 64 MiB in all', () => {
@@ -590,6 +589,7 @@ describe('InMemoryEventStore, bounded by size', () => {
 
 describe('the SSE event store behind a transport', () => {
   const TEXT = 'y'.repeat(256 * 1024);
+  const answerCost = (answer: SseEvent) => costOf({ eventId: answer.id!, data: answer.data });
 
   async function echoServer(transport: StreamableHttpTransportOptions): Promise<Running> {
     return start({ transport: { responseMode: 'sse', ...transport } }, (server) =>
@@ -639,10 +639,7 @@ describe('the SSE event store behind a transport', () => {
     }
     // Written so that a store without keptSize fails too.
     expect(keptSizes.filter((size) => !(size <= MiB))).toEqual([]);
-    const kept = newestThatFit(
-      answers.map((a) => a.data.length),
-      MiB,
-    );
+    const kept = newestThatFit(answers.map(answerCost), MiB);
     expect({ count: kept.count, keptSize: store.keptSize }).toEqual({ count: 3, keptSize: kept.size });
 
     // Resume every call's stream from its start: only the newest answers come back, within the budget.
@@ -663,7 +660,7 @@ describe('the SSE event store behind a transport', () => {
     const store = transport.eventStore as InMemoryEventStore;
     const client = await initializedOverSse(url);
     const sizes: number[] = [];
-    for (let id = 1; id <= 20; id++) sizes.push((await echo(client, id)).data.length);
+    for (let id = 1; id <= 20; id++) sizes.push(answerCost(await echo(client, id)));
     expect({ count: newestThatFit(sizes, 4 * MiB).count, keptSize: store.keptSize }).toEqual({ count: 15, keptSize: newestThatFit(sizes, 4 * MiB).size });
   });
 });

@@ -1,7 +1,7 @@
 /**
  * Shared pieces for Streamable HTTP stream tests: servers on a real port (closed after each test), raw
  * clients with their server-side session, exact SSE events and their wire text, a recording event
- * store, waits on what the server saw, and the official SDK v1 client over StreamableHTTPClientTransport.
+ * store and a slow one, waits on what the server saw, and the official SDK v1 client over StreamableHTTPClientTransport.
  */
 import { Client, type ClientOptions } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -20,7 +20,7 @@ import {
 } from '../../src/index.js';
 import { HttpTestClient, type OpenResponse, type SseEvent } from './http-client.js';
 import { nextEvent } from './servers.js';
-import { useCleanups, type Cleanup } from './util.js';
+import { deferred, useCleanups, type Cleanup } from './util.js';
 import type { Json } from './ws-client.js';
 
 export interface RunningHttpServer {
@@ -211,5 +211,34 @@ export class RecordingEventStore implements EventStore {
   /** The stored events of one stream of one session, in order. */
   eventsOf(sessionId: string, streamId: string): StoredEvent[] {
     return this.appended.filter((e) => e.sessionId === sessionId && e.streamId === streamId).map((e) => e.event);
+  }
+}
+
+/** An EventStore like a slow database: a replay is read when asked for, and answered only once `answer()` is called. */
+export class SlowEventStore implements EventStore {
+  readonly inner = new InMemoryEventStore();
+  private readonly askedFor = deferred();
+  private readonly answering = deferred();
+
+  /** Resolves once a replay has been asked for (its events are read by then). */
+  readonly asked = this.askedFor.promise;
+
+  append(sessionId: string, streamId: string, event: StoredEvent): void {
+    this.inner.append(sessionId, streamId, event);
+  }
+
+  replayAfter(sessionId: string, streamId: string, lastEventId: string): Promise<StoredEvent[]> {
+    const snapshot = this.inner.replayAfter(sessionId, streamId, lastEventId);
+    this.askedFor.resolve();
+    return this.answering.promise.then(() => snapshot);
+  }
+
+  dropSession(sessionId: string): void {
+    this.inner.dropSession(sessionId);
+  }
+
+  /** Let the replays asked for, and every later one, answer. */
+  answer(): void {
+    this.answering.resolve();
   }
 }

@@ -1,30 +1,31 @@
 /**
  * What the SSE event store holds is what it counts: after full garbage collections the heap keeps no
  * more than `keptSize` (and so its limits) of events, however many large events were dropped behind
- * small live ones, and a session's events are gone once it ends. First the store alone, then a
- * StreamableHttpTransport on 127.0.0.1 whose tool answers 2 MiB on SSE streams.
+ * small live ones, however many tiny events it keeps, and a session's events are gone once it ends.
+ * First the store alone, then a StreamableHttpTransport on 127.0.0.1 whose tool answers 2 MiB on SSE streams.
  */
 import { describe, expect, it } from 'vitest';
 import { InMemoryEventStore, type InMemoryEventStoreOptions, type StoredEvent } from '../../src/index.js';
+import { EVENT_OVERHEAD_BYTES } from '../../src/transports/http/event-store.js';
 import { heapUsedAfterGc, inMiB, MiB } from '../helpers/heap.js';
 import type { HttpTestClient } from '../helpers/http-client.js';
 import { initializedOverSse, useHttpHarness } from '../helpers/http-streams.js';
 
 const h = useHttpHarness();
 
-/** What the heap may hold beyond the events' bytes: their records, maps, and one event still in flight. */
+/** What the heap may hold beyond what keptSize counts: the sessions' and streams' maps, and one event still in flight. */
 const SLACK = 4 * MiB;
 
-/** An event of `size` bytes of JSON, a string of its own (not shared with any other event). */
-function event(eventId: string, size: number): StoredEvent {
-  return { eventId, data: JSON.stringify(eventId.padEnd(size - 2, '.')) };
+/** An event that costs the store `cost` bytes; its data is JSON, a string of its own (not shared with any other event). */
+function event(eventId: string, cost: number): StoredEvent {
+  return { eventId, data: JSON.stringify(eventId.padEnd(cost - EVENT_OVERHEAD_BYTES - eventId.length - 2, '.')) };
 }
 
-/** 3,000 small live events of 100 bytes: `sessions` × `streams` each × `events` each. */
+/** 3,000 small live events that cost 300 bytes each: `sessions` × `streams` each × `events` each. */
 function appendSmallEvents(store: InMemoryEventStore, [sessions, streams, events]: [number, number, number]): void {
   for (let s = 0; s < sessions; s++)
     for (let stream = 1; stream <= streams; stream++)
-      for (let n = 1; n <= events; n++) store.append(`small-${s}`, String(stream), event(`${stream}_${n}`, 100));
+      for (let n = 1; n <= events; n++) store.append(`small-${s}`, String(stream), event(`${stream}_${n}`, 300));
 }
 
 /** Each case drops 2 MiB events by one limit, while the 3,000 small events older than them stay. */
@@ -91,9 +92,33 @@ describe('InMemoryEventStore lets dropped events go', () => {
       let smallKept = 0;
       for (let session = 0; session < sessions; session++)
         for (let stream = 1; stream <= streams; stream++) smallKept += store.replayAfter(`small-${session}`, String(stream), '0_0').length;
-      expect({ smallKept, keptSize: store.keptSize }).toEqual({ smallKept: 3000, keptSize: 3000 * 100 + largeKept * 2 * MiB });
+      expect({ smallKept, keptSize: store.keptSize }).toEqual({ smallKept: 3000, keptSize: 3000 * 300 + largeKept * 2 * MiB });
     },
   );
+});
+
+describe('InMemoryEventStore counts what tiny events take', () => {
+  it('1.6 million events of 45 bytes over 16 sessions of 100 streams: the heap keeps maxBytes (64 MiB) and a little more', () => {
+    const before = heapUsedAfterGc();
+    const store = new InMemoryEventStore();
+    const seq = new Array<number>(16 * 100).fill(0);
+    for (let n = 0; n < 1_600_000; n++) {
+      const stream = n % 1600;
+      const eventId = `${stream % 100}_${++seq[stream]}`;
+      store.append(`session-${Math.floor(stream / 100)}`, String(stream % 100), { eventId, data: JSON.stringify(eventId.padEnd(43, '.')) });
+    }
+    const growth = heapUsedAfterGc() - before;
+    const kept = Array.from({ length: 16 }, (_, s) =>
+      Array.from({ length: 100 }, (_, t) => store.replayAfter(`session-${s}`, String(t), `${t}_0`).length),
+    ).flat();
+    const count = kept.reduce((sum, n) => sum + n, 0);
+    console.log(
+      `1.6 M tiny events: heap grew by ${inMiB(growth)} for ${count} kept (${(growth / count).toFixed(0)} B each), keptSize ${inMiB(store.keptSize)}`,
+    );
+    // Every session is full to within one event (of at most 45 + 6 + 160 bytes), so the bound is what is measured.
+    expect(store.keptSize).toBeGreaterThan(16 * (4 * MiB - 211));
+    expect(growth, `the heap grew by ${inMiB(growth)} while the store keeps ${inMiB(store.keptSize)}`).toBeLessThanOrEqual(64 * MiB + SLACK);
+  }, 60_000);
 });
 
 describe('a StreamableHttpTransport keeps no more of its SSE answers than its event store counts', () => {

@@ -1,18 +1,22 @@
 /**
- * InMemoryEventStore on its own: what each limit drops (per stream count, streams per session, bytes per
- * session, bytes in all, dropSession), as exact keptSize and exact replays, one copy of each event, and
- * the store against a plain reference model over generated sequences of appends and session drops.
+ * InMemoryEventStore on its own: what an event costs, what each limit drops (per stream count, streams per
+ * session, bytes per session, bytes in all, dropSession), an event too large for a limit kept nowhere and
+ * dropping nothing, as exact keptSize and exact replays, one copy of each event, and the store against a
+ * plain reference model over generated sequences of appends and session drops.
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { eventSeq } from '../../src/transports/http/event-store.js';
+import { EVENT_OVERHEAD_BYTES, eventSeq } from '../../src/transports/http/event-store.js';
 import { InMemoryEventStore, type InMemoryEventStoreOptions, type StoredEvent } from '../../src/index.js';
 import { checkProperty } from '../helpers/fuzz.js';
 
-/** An event whose data is `size` bytes of JSON (a string), distinct for each id. */
-function event(eventId: string, size: number): StoredEvent {
+const MiB = 1024 * 1024;
+
+/** An event that costs the store `cost` bytes (its id, its data and the overhead): its data is JSON (a string), distinct for each id. */
+function event(eventId: string, cost: number): StoredEvent {
+  const size = cost - EVENT_OVERHEAD_BYTES - eventId.length;
   const data = JSON.stringify(eventId.padEnd(size - 2, '.'));
-  if (data.length !== size) throw new Error(`an event of ${size} bytes cannot carry the id ${eventId}`);
+  if (data.length !== size) throw new Error(`an event that costs ${cost} bytes cannot carry the id ${eventId}`);
   return { eventId, data };
 }
 
@@ -21,84 +25,142 @@ function replayAll(store: InMemoryEventStore, sessionId: string, streamId: strin
   return store.replayAfter(sessionId, streamId, `${streamId}_0`);
 }
 
+describe('InMemoryEventStore counts what each event costs', () => {
+  it('charges an event the UTF-8 bytes of its id and of its data, and 160 bytes for its record', () => {
+    const store = new InMemoryEventStore();
+    store.append('s', '12', { eventId: '12_345', data: '"a message of forty-five bytes, in JSON....."' });
+    expect(store.keptSize).toBe(6 + 45 + 160);
+    store.append('s', '12', { eventId: '12_346', data: '"€€"' });
+    expect(store.keptSize).toBe(6 + 45 + 160 + (6 + 8 + 160));
+  });
+});
+
+describe('InMemoryEventStore keeps no event larger than a limit, and drops nothing for one', () => {
+  /** 50 events of 1000 bytes on stream 1 of session s: what was kept before the large one came. */
+  function fifty(store: InMemoryEventStore): StoredEvent[] {
+    const events = Array.from({ length: 50 }, (_, n) => event(`1_${n + 1}`, 1000));
+    for (const appended of events) store.append('s', '1', appended);
+    return events;
+  }
+
+  it('maxBytesPerSession: 50 events, then one answer of 5 MiB: the 50 stay, the answer is not kept, and the next event is', () => {
+    const store = new InMemoryEventStore();
+    const kept = fifty(store);
+    store.append('s', '1', event('1_51', 5 * MiB));
+    expect({ kept: store.keptSize, replay: replayAll(store, 's', '1') }).toEqual({ kept: 50 * 1000, replay: kept });
+    store.append('s', '1', event('1_52', 1000));
+    expect({ kept: store.keptSize, replay: replayAll(store, 's', '1') }).toEqual({ kept: 51 * 1000, replay: [...kept, event('1_52', 1000)] });
+  });
+
+  it("maxBytes: an event over the store's limit (under the session's) is not kept, and every session keeps its events", () => {
+    const store = new InMemoryEventStore({ maxBytes: 60_000, maxBytesPerSession: 100_000 });
+    const kept = fifty(store);
+    store.append('other', '1', event('1_1', 1000));
+    store.append('other', '1', event('1_2', 60_001));
+    expect({ kept: store.keptSize, s: replayAll(store, 's', '1'), other: replayAll(store, 'other', '1') }).toEqual({
+      kept: 51 * 1000,
+      s: kept,
+      other: [event('1_1', 1000)],
+    });
+  });
+
+  it('an event of exactly the limit is kept, and drops all the others of its session to fit', () => {
+    const store = new InMemoryEventStore({ maxBytesPerSession: 50_000 });
+    fifty(store);
+    store.append('s', '1', event('1_51', 50_000));
+    expect({ kept: store.keptSize, replay: replayAll(store, 's', '1') }).toEqual({ kept: 50_000, replay: [event('1_51', 50_000)] });
+  });
+
+  it('an event too large for a new stream opens no stream: at maxStreamsPerSession the oldest stream stays', () => {
+    const store = new InMemoryEventStore({ maxStreamsPerSession: 1, maxBytesPerSession: 2000 });
+    store.append('s', '1', event('1_1', 1000));
+    store.append('s', '2', event('2_1', 2001));
+    expect({ kept: store.keptSize, one: replayAll(store, 's', '1'), two: replayAll(store, 's', '2') }).toEqual({
+      kept: 1000,
+      one: [event('1_1', 1000)],
+      two: [],
+    });
+  });
+});
+
 describe('InMemoryEventStore drops by each of its limits', () => {
   it('maxEventsPerStream: a stream keeps its newest events, and what it dropped no longer counts toward its session', () => {
-    const store = new InMemoryEventStore({ maxEventsPerStream: 2, maxBytesPerSession: 100 });
-    for (const [n, size] of [10, 20, 30, 40].entries()) store.append('s', '1', event(`1_${n + 1}`, size));
-    expect({ kept: store.keptSize, one: replayAll(store, 's', '1') }).toEqual({ kept: 70, one: [event('1_3', 30), event('1_4', 40)] });
-    // 70 + 30 is exactly the session's 100: nothing more goes.
-    store.append('s', '2', event('2_1', 30));
+    const store = new InMemoryEventStore({ maxEventsPerStream: 2, maxBytesPerSession: 2000 });
+    for (const [n, size] of [200, 400, 600, 800].entries()) store.append('s', '1', event(`1_${n + 1}`, size));
+    expect({ kept: store.keptSize, one: replayAll(store, 's', '1') }).toEqual({ kept: 1400, one: [event('1_3', 600), event('1_4', 800)] });
+    // 1400 + 600 is exactly the session's 2000: nothing more goes.
+    store.append('s', '2', event('2_1', 600));
     expect({ kept: store.keptSize, one: replayAll(store, 's', '1'), two: replayAll(store, 's', '2') }).toEqual({
-      kept: 100,
-      one: [event('1_3', 30), event('1_4', 40)],
-      two: [event('2_1', 30)],
+      kept: 2000,
+      one: [event('1_3', 600), event('1_4', 800)],
+      two: [event('2_1', 600)],
     });
   });
 
   it('maxStreamsPerSession: a new stream over the limit drops the oldest stream whole, and the next drop is of a kept event', () => {
-    const store = new InMemoryEventStore({ maxStreamsPerSession: 2, maxBytes: 100 });
-    store.append('a', '1', event('1_1', 20));
-    store.append('a', '1', event('1_2', 20));
-    store.append('a', '2', event('2_1', 20));
-    store.append('a', '3', event('3_1', 20));
+    const store = new InMemoryEventStore({ maxStreamsPerSession: 2, maxBytes: 2000 });
+    store.append('a', '1', event('1_1', 400));
+    store.append('a', '1', event('1_2', 400));
+    store.append('a', '2', event('2_1', 400));
+    store.append('a', '3', event('3_1', 400));
     expect({ kept: store.keptSize, one: replayAll(store, 'a', '1'), two: replayAll(store, 'a', '2'), three: replayAll(store, 'a', '3') }).toEqual({
-      kept: 40,
+      kept: 800,
       one: [],
-      two: [event('2_1', 20)],
-      three: [event('3_1', 20)],
+      two: [event('2_1', 400)],
+      three: [event('3_1', 400)],
     });
-    store.append('b', '1', event('1_1', 70));
+    store.append('b', '1', event('1_1', 1400));
     expect({ kept: store.keptSize, two: replayAll(store, 'a', '2'), three: replayAll(store, 'a', '3'), b: replayAll(store, 'b', '1') }).toEqual({
-      kept: 90,
+      kept: 1800,
       two: [],
-      three: [event('3_1', 20)],
-      b: [event('1_1', 70)],
+      three: [event('3_1', 400)],
+      b: [event('1_1', 1400)],
     });
   });
 
   it("maxBytesPerSession: the session's oldest events go first, across its streams, and no other session's", () => {
-    const store = new InMemoryEventStore({ maxBytesPerSession: 100 });
-    store.append('quiet', '1', event('1_1', 90));
-    store.append('loud', '1', event('1_1', 40));
-    store.append('loud', '2', event('2_1', 40));
-    store.append('loud', '1', event('1_2', 40));
-    store.append('loud', '2', event('2_2', 20));
+    const store = new InMemoryEventStore({ maxBytesPerSession: 2000 });
+    store.append('quiet', '1', event('1_1', 1800));
+    store.append('loud', '1', event('1_1', 800));
+    store.append('loud', '2', event('2_1', 800));
+    store.append('loud', '1', event('1_2', 800));
+    store.append('loud', '2', event('2_2', 400));
     expect({
       kept: store.keptSize,
       quiet: replayAll(store, 'quiet', '1'),
       one: replayAll(store, 'loud', '1'),
       two: replayAll(store, 'loud', '2'),
-    }).toEqual({ kept: 90 + 100, quiet: [event('1_1', 90)], one: [event('1_2', 40)], two: [event('2_1', 40), event('2_2', 20)] });
+    }).toEqual({ kept: 1800 + 2000, quiet: [event('1_1', 1800)], one: [event('1_2', 800)], two: [event('2_1', 800), event('2_2', 400)] });
   });
 
   it('maxBytes: the oldest events of any session go first', () => {
-    const store = new InMemoryEventStore({ maxBytes: 100, maxBytesPerSession: 100 });
-    store.append('a', '1', event('1_1', 30));
-    store.append('b', '1', event('1_1', 30));
-    store.append('a', '1', event('1_2', 30));
-    store.append('c', '1', event('1_1', 50));
-    expect(['a', 'b', 'c'].map((s) => replayAll(store, s, '1'))).toEqual([[event('1_2', 30)], [], [event('1_1', 50)]]);
-    expect(store.keptSize).toBe(80);
+    const store = new InMemoryEventStore({ maxBytes: 2000, maxBytesPerSession: 2000 });
+    store.append('a', '1', event('1_1', 600));
+    store.append('b', '1', event('1_1', 600));
+    store.append('a', '1', event('1_2', 600));
+    store.append('c', '1', event('1_1', 1000));
+    expect(['a', 'b', 'c'].map((s) => replayAll(store, s, '1'))).toEqual([[event('1_2', 600)], [], [event('1_1', 1000)]]);
+    expect(store.keptSize).toBe(1600);
   });
 
   it('dropSession: the session keeps nothing, the others keep all, and the same id starts again with its full budget', () => {
-    const store = new InMemoryEventStore({ maxBytesPerSession: 100, maxStreamsPerSession: 2 });
-    store.append('gone', '1', event('1_1', 60));
-    store.append('gone', '2', event('2_1', 40));
-    store.append('kept', '1', event('1_1', 50));
+    const store = new InMemoryEventStore({ maxBytesPerSession: 2000, maxStreamsPerSession: 2 });
+    store.append('gone', '1', event('1_1', 1200));
+    store.append('gone', '2', event('2_1', 800));
+    store.append('kept', '1', event('1_1', 1000));
     store.dropSession('gone');
     expect({ kept: store.keptSize, one: replayAll(store, 'gone', '1'), two: replayAll(store, 'gone', '2'), other: replayAll(store, 'kept', '1') }).toEqual({
-      kept: 50,
+      kept: 1000,
       one: [],
       two: [],
-      other: [event('1_1', 50)],
+      other: [event('1_1', 1000)],
     });
-    store.append('gone', '3', event('3_1', 60));
-    store.append('gone', '4', event('4_1', 40));
+    store.append('gone', '3', event('3_1', 1200));
+    store.append('gone', '4', event('4_1', 800));
     expect({ kept: store.keptSize, three: replayAll(store, 'gone', '3'), four: replayAll(store, 'gone', '4') }).toEqual({
-      kept: 150,
-      three: [event('3_1', 60)],
-      four: [event('4_1', 40)],
+      kept: 3000,
+      three: [event('3_1', 1200)],
+      four: [event('4_1', 800)],
     });
     store.dropSession('kept');
     store.dropSession('gone');
@@ -108,9 +170,9 @@ describe('InMemoryEventStore drops by each of its limits', () => {
 
   it('replays only the events after Last-Event-ID, in order, and none for an id without a number', () => {
     const store = new InMemoryEventStore();
-    for (let n = 1; n <= 4; n++) store.append('s', '7', event(`7_${n}`, 10));
+    for (let n = 1; n <= 4; n++) store.append('s', '7', event(`7_${n}`, 200));
     expect({ afterTwo: store.replayAfter('s', '7', '7_2'), last: store.replayAfter('s', '7', '7_4'), bad: store.replayAfter('s', '7', '7') }).toEqual({
-      afterTwo: [event('7_3', 10), event('7_4', 10)],
+      afterTwo: [event('7_3', 200), event('7_4', 200)],
       last: [],
       bad: [],
     });
@@ -138,7 +200,7 @@ describe('InMemoryEventStore keeps one copy of each event', () => {
 // ---------------------------------------------------------------------------------------------------------
 // Against a reference model
 
-type Operation = { append: [session: string, stream: string, size: number] } | { dropSession: string };
+type Operation = { append: [session: string, stream: string, cost: number] } | { dropSession: string };
 
 /** The store's rules written as plainly as they can be: arrays filtered at every step. */
 class ModelStore {
@@ -152,6 +214,8 @@ class ModelStore {
   }
 
   append(session: string, stream: string, event: StoredEvent): void {
+    const size = Buffer.byteLength(event.eventId) + Buffer.byteLength(event.data) + 160;
+    if (size > this.limits.maxBytesPerSession || size > this.limits.maxBytes) return;
     const streams = this.streams.get(session) ?? [];
     this.streams.set(session, streams);
     if (!streams.includes(stream)) {
@@ -161,7 +225,7 @@ class ModelStore {
         this.events = this.events.filter((e) => !(e.session === session && e.stream === oldest));
       }
     }
-    this.events.push({ session, stream, event, size: Buffer.byteLength(event.data) });
+    this.events.push({ session, stream, event, size });
     const ofStream = this.events.filter((e) => e.session === session && e.stream === stream);
     if (ofStream.length > this.limits.maxEventsPerStream) this.remove(ofStream[0]);
     const sessionSize = () => this.events.filter((e) => e.session === session).reduce((sum, e) => sum + e.size, 0);
@@ -187,15 +251,18 @@ const SESSIONS = ['a', 'b', 'c'];
 const STREAMS = ['0', '1', '2', '3'];
 
 const operationArb: fc.Arbitrary<Operation> = fc.oneof(
-  { weight: 12, arbitrary: fc.tuple(fc.constantFrom(...SESSIONS), fc.constantFrom(...STREAMS), fc.integer({ min: 8, max: 60 })).map((append) => ({ append })) },
+  {
+    weight: 12,
+    arbitrary: fc.tuple(fc.constantFrom(...SESSIONS), fc.constantFrom(...STREAMS), fc.integer({ min: 180, max: 800 })).map((append) => ({ append })),
+  },
   { weight: 1, arbitrary: fc.constantFrom(...SESSIONS).map((dropSession) => ({ dropSession })) },
 );
 
 const limitsArb = fc.record({
   maxEventsPerStream: fc.integer({ min: 1, max: 6 }),
   maxStreamsPerSession: fc.integer({ min: 1, max: 4 }),
-  maxBytesPerSession: fc.integer({ min: 40, max: 300 }),
-  maxBytes: fc.integer({ min: 60, max: 600 }),
+  maxBytesPerSession: fc.integer({ min: 400, max: 3000 }),
+  maxBytes: fc.integer({ min: 600, max: 6000 }),
 });
 
 describe('InMemoryEventStore against a reference model', () => {
@@ -208,10 +275,10 @@ describe('InMemoryEventStore against a reference model', () => {
         const seq = new Map<string, number>();
         for (const [step, operation] of operations.entries()) {
           if ('append' in operation) {
-            const [session, stream, size] = operation.append;
+            const [session, stream, cost] = operation.append;
             const n = (seq.get(`${session} ${stream}`) ?? 0) + 1;
             seq.set(`${session} ${stream}`, n);
-            const appended = event(`${stream}_${n}`, size);
+            const appended = event(`${stream}_${n}`, cost);
             store.append(session, stream, appended);
             model.append(session, stream, appended);
           } else {

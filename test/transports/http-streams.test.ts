@@ -14,6 +14,7 @@ import {
   type StoredEvent,
 } from '../../src/index.js';
 import { textResult, toolText } from '../helpers/client-requests.js';
+import { within } from '../helpers/fuzz.js';
 import { HttpTestClient, type OpenResponse } from '../helpers/http-client.js';
 import {
   dropNoticed,
@@ -21,6 +22,7 @@ import {
   priming,
   readSse,
   RecordingEventStore,
+  SlowEventStore,
   sentByServer,
   sseMessage,
   stored,
@@ -74,6 +76,11 @@ function chattyTool(server: McpServer, g: ReturnType<typeof gates>): void {
     ctx.log('info', `${label} 2`);
     return label;
   });
+}
+
+/** A text of 1 MiB that starts with `n`. */
+function bigText(n: number): string {
+  return `${n} `.padEnd(1024 * 1024, '.');
 }
 
 /** POST initialize and read its (streamed) answer; then notifications/initialized. */
@@ -694,18 +701,7 @@ describe('resumability', () => {
 
   it('with an asynchronous eventStore, what the call sends while the replay is being read still reaches the resuming client', async () => {
     const g = gates();
-    /** Replays what was stored when asked, but answers only once the test lets it (a slow database). */
-    const inner = new InMemoryEventStore();
-    const asked = deferred();
-    const store: EventStore = {
-      append: (sessionId, streamId, event) => inner.append(sessionId, streamId, event),
-      replayAfter(sessionId, streamId, lastEventId): Promise<StoredEvent[]> {
-        const snapshot = inner.replayAfter(sessionId, streamId, lastEventId);
-        asked.resolve();
-        return g.gate('replay').promise.then(() => snapshot);
-      },
-      dropSession: (sessionId) => inner.dropSession(sessionId),
-    };
+    const store = new SlowEventStore();
     const running = await h.start((server) => chattyTool(server, g), { transport: { eventStore: store } });
     const { client } = await h.client(running);
     const dropped = dropNoticed(running.transport, 'POST');
@@ -715,15 +711,93 @@ describe('resumability', () => {
     await dropped;
 
     const resuming = client.get({ 'last-event-id': '2_1' });
-    await asked.promise;
+    await store.asked;
     const answered = sentByServer(running.server, (m) => m.id === 2 && 'result' in m);
     g.open('x');
     await answered;
-    g.open('replay');
+    store.answer();
     const resumed = await resuming;
     expect(resumed.status).toBe(200);
     await resumed.ended;
     expect(resumed.body).toBe(wire(sseMessage('2_2', log('x 2')), sseMessage('2_3', textResult(2, 'x'))));
+  });
+
+  it('with an asynchronous eventStore, a call that sends over 4 MiB while the replay is read gets the replay and what fit, then the connection ends with retry; resuming again gets the rest', async () => {
+    const g = gates();
+    const store = new SlowEventStore();
+    const running = await h.start(
+      (server) =>
+        server.registerTool('flood', {}, async (_args, ctx) => {
+          ctx.log('info', 'start');
+          await g.gate('flood').promise;
+          for (let n = 1; n <= 5; n++) ctx.log('info', bigText(n));
+          await g.gate('finish').promise;
+          return 'flooded';
+        }),
+      { transport: { eventStore: store } },
+    );
+    const { client } = await h.client(running);
+    const cancelled = recordEvents(running.server, 'cancelled');
+    const dropped = dropNoticed(running.transport, 'POST');
+    const call = await client.request('tools/call', { name: 'flood' }, 2);
+    expect(await readSse(call, 2)).toEqual([priming('2_0'), sseMessage('2_1', log('start'))]);
+    call.abort();
+    await dropped;
+
+    const resuming = client.get({ 'last-event-id': '2_0' });
+    await store.asked;
+    const flooded = sentByServer(running.server, (m) => m.method === 'notifications/message' && m.params.data === bigText(5));
+    g.open('flood');
+    await flooded;
+    store.answer();
+    const first = await resuming;
+    await within(first.ended, 5000, 'the first resumed connection to end');
+    // Three events of 1 MiB fit in 4 MiB with their ids and overhead; a fourth would not.
+    const firstEvents = [sseMessage('2_1', log('start')), ...[1, 2, 3].map((n) => sseMessage(`2_${n + 1}`, log(bigText(n))))];
+    expect({ status: first.status, ids: first.events.map((e) => e.id), exact: first.body === `${wire(...firstEvents)}retry: 1000\n\n` }).toEqual({
+      status: 200,
+      ids: ['2_1', '2_2', '2_3', '2_4', undefined],
+      exact: true,
+    });
+
+    const second = await client.get({ 'last-event-id': '2_4' });
+    const replayed = await nextSse(second);
+    g.open('finish');
+    await within(second.ended, 5000, 'the second resumed connection to end with the response');
+    const rest = [sseMessage('2_5', log(bigText(4))), sseMessage('2_6', log(bigText(5))), sseMessage('2_7', textResult(2, 'flooded'))];
+    expect({ ids: [replayed, ...second.events].map((e) => e.id), exact: second.body === wire(...rest) }).toEqual({ ids: ['2_5', '2_6', '2_7'], exact: true });
+    expect({ cancelled, errors: running.errors }).toEqual({ cancelled: [], errors: [] });
+  });
+
+  it('with an asynchronous eventStore, a 2025-06-18 standalone stream resumed while 5 MiB of notifications go out ends after the 4 MiB that fit; the next resumption gets the rest and new ids', async () => {
+    const store = new SlowEventStore();
+    const running = await h.start(() => {}, { transport: { eventStore: store } });
+    const { client, session } = await h.client(running, { protocolVersion: '2025-06-18' });
+    const big = (n: number): Json => ({ jsonrpc: '2.0', method: 'notifications/test/big', params: { text: bigText(n) } });
+    const dropped = dropNoticed(running.transport, 'GET');
+    const first = await client.get();
+    session.notify('notifications/test/big', { text: bigText(0) });
+    expect(await nextSse(first)).toEqual(sseMessage('0_1', big(0)));
+    first.abort();
+    await dropped;
+
+    const resuming = client.get({ 'last-event-id': '0_1' });
+    await store.asked;
+    const sent = [1, 2, 3, 4, 5].map((n) => session.notify('notifications/test/big', { text: bigText(n) }));
+    store.answer();
+    const resumed = await resuming;
+    await within(resumed.ended, 5000, 'the resumed connection to end');
+    expect({ sent, ids: resumed.events.map((e) => e.id), exact: resumed.body === wire(...[1, 2, 3].map((n) => sseMessage(`0_${n + 1}`, big(n)))) }).toEqual({
+      sent: [true, true, true, true, true],
+      ids: ['0_2', '0_3', '0_4'],
+      exact: true,
+    });
+
+    const again = await client.get({ 'last-event-id': '0_4' });
+    expect(await readSse(again, 2)).toEqual([sseMessage('0_5', big(4)), sseMessage('0_6', big(5))]);
+    expect(session.notify('notifications/test/big', { text: 'after' })).toBe(true);
+    expect(await nextSse(again)).toEqual(sseMessage('0_7', { jsonrpc: '2.0', method: 'notifications/test/big', params: { text: 'after' } }));
+    again.abort();
   });
 
   it('an eventStore whose replay holds an event without data gets the resumption a 500 and an error event, and the session goes on', async () => {

@@ -23,65 +23,79 @@ export interface InMemoryEventStoreOptions {
   maxEventsPerStream?: number;
   /** Streams kept per session; the oldest is dropped first. Default 100. */
   maxStreamsPerSession?: number;
-  /** Bytes of the events one session keeps (their data, as UTF-8); its oldest go first. Default 4 MiB. */
+  /**
+   * Bytes one session's events may cost, each counted as the UTF-8 bytes of its id and its data plus 160 (its
+   * record): about what it takes of the heap. Its oldest go first; an event that alone costs more than this
+   * (or than `maxBytes`) is not kept, and drops nothing. Default 4 MiB.
+   */
   maxBytesPerSession?: number;
-  /** Bytes of all the events kept; the oldest go first, whoever they belong to. Default 64 MiB. */
+  /** Bytes all the events kept may cost, counted as for `maxBytesPerSession`; the oldest go first, whoever they belong to. Default 64 MiB. */
   maxBytes?: number;
 }
 
-/** A kept event's place in one of its lists: the events next to it, older and newer. */
-interface Link {
-  older: Kept | undefined;
-  newer: Kept | undefined;
+/** A kept event's heap beyond its id and data: a record of 11 fields and two string headers, 149–154 B measured after GC on Node 20. */
+export const EVENT_OVERHEAD_BYTES = 160;
+
+/** The bytes an event counts for toward the store's limits: about what keeping it takes of the heap. */
+export function eventCost(event: StoredEvent): number {
+  return Buffer.byteLength(event.eventId) + Buffer.byteLength(event.data) + EVENT_OVERHEAD_BYTES;
 }
 
-/** One event, in three lists at once: its stream's, its session's and the store's, each in the order they came. */
-interface Kept {
-  readonly eventId: string;
-  readonly data: string;
-  readonly size: number;
-  readonly session: SessionEvents;
-  readonly stream: EventList;
-  readonly inStream: Link;
-  readonly inSession: Link;
-  readonly inStore: Link;
+type Older = 'olderInStream' | 'olderInSession' | 'olderInStore';
+type Newer = 'newerInStream' | 'newerInSession' | 'newerInStore';
+
+/** One event, in three lists at once (its stream's, its session's and the store's), linked by its own fields: one allocation per event. */
+class Kept {
+  olderInStream: Kept | undefined = undefined;
+  newerInStream: Kept | undefined = undefined;
+  olderInSession: Kept | undefined = undefined;
+  newerInSession: Kept | undefined = undefined;
+  olderInStore: Kept | undefined = undefined;
+  newerInStore: Kept | undefined = undefined;
+
+  constructor(
+    readonly eventId: string,
+    readonly data: string,
+    readonly size: number,
+    readonly session: SessionEvents,
+    readonly stream: EventList,
+  ) {}
 }
 
-/** Events oldest first, linked through their own `Link`s: any one leaves in O(1), with no compaction to wait for. */
+/** Events oldest first, linked through one pair of their fields: any one leaves in O(1), with no compaction to wait for. */
 class EventList {
   oldest: Kept | undefined;
   private newest: Kept | undefined;
   length = 0;
 
-  constructor(private readonly linkOf: (kept: Kept) => Link) {}
+  constructor(
+    private readonly older: Older,
+    private readonly newer: Newer,
+  ) {}
 
   push(kept: Kept): void {
-    const link = this.linkOf(kept);
-    link.older = this.newest;
-    if (this.newest) this.linkOf(this.newest).newer = kept;
+    kept[this.older] = this.newest;
+    if (this.newest) this.newest[this.newer] = kept;
     else this.oldest = kept;
     this.newest = kept;
     this.length++;
   }
 
   remove(kept: Kept): void {
-    const link = this.linkOf(kept);
-    if (link.older) this.linkOf(link.older).newer = link.newer;
-    else this.oldest = link.newer;
-    if (link.newer) this.linkOf(link.newer).older = link.older;
-    else this.newest = link.older;
-    link.older = link.newer = undefined;
+    const older = kept[this.older];
+    const newer = kept[this.newer];
+    if (older) older[this.newer] = newer;
+    else this.oldest = newer;
+    if (newer) newer[this.older] = older;
+    else this.newest = older;
+    kept[this.older] = kept[this.newer] = undefined;
     this.length--;
   }
 
   *[Symbol.iterator](): IterableIterator<Kept> {
-    for (let kept = this.oldest; kept; kept = this.linkOf(kept).newer) yield kept;
+    for (let kept = this.oldest; kept; kept = kept[this.newer]) yield kept;
   }
 }
-
-const inStream = (kept: Kept) => kept.inStream;
-const inSession = (kept: Kept) => kept.inSession;
-const inStore = (kept: Kept) => kept.inStore;
 
 interface SessionEvents {
   readonly streams: Map<string, EventList>;
@@ -95,9 +109,11 @@ interface SessionEvents {
  */
 export class InMemoryEventStore implements EventStore {
   private readonly sessions = new Map<string, SessionEvents>();
-  private readonly arrivals = new EventList(inStore);
+  private readonly arrivals = new EventList('olderInStore', 'newerInStore');
   private size = 0;
   private readonly limits: Required<InMemoryEventStoreOptions>;
+  /** The most one event may cost: beyond it, keeping it would drop everything else and it would still not fit. */
+  private readonly largest: number;
 
   constructor(options: InMemoryEventStoreOptions = {}) {
     this.limits = {
@@ -110,9 +126,10 @@ export class InMemoryEventStore implements EventStore {
       if (!Number.isInteger(value) || value <= 0)
         throw new TypeError(`InMemoryEventStore option ${name} must be a positive integer; got ${JSON.stringify(value)}`);
     }
+    this.largest = Math.min(this.limits.maxBytesPerSession, this.limits.maxBytes);
   }
 
-  /** Bytes of the events kept, in all (their data, as UTF-8). */
+  /** Bytes the events kept cost, in all: each the UTF-8 bytes of its id and its data, plus 160. */
   get keptSize(): number {
     return this.size;
   }
@@ -120,24 +137,16 @@ export class InMemoryEventStore implements EventStore {
   append(sessionId: string, streamId: string, event: StoredEvent): void {
     if (typeof event?.eventId !== 'string' || typeof event.data !== 'string')
       throw new TypeError(`InMemoryEventStore.append takes { eventId, data } with both strings (data is the message's JSON); got ${shapeOf(event)}`);
+    const size = eventCost(event);
+    if (size > this.largest) return;
     let session = this.sessions.get(sessionId);
-    if (!session) this.sessions.set(sessionId, (session = { streams: new Map(), arrivals: new EventList(inSession), size: 0 }));
+    if (!session) this.sessions.set(sessionId, (session = { streams: new Map(), arrivals: new EventList('olderInSession', 'newerInSession'), size: 0 }));
     let stream = session.streams.get(streamId);
     if (!stream) {
-      session.streams.set(streamId, (stream = new EventList(inStream)));
+      session.streams.set(streamId, (stream = new EventList('olderInStream', 'newerInStream')));
       if (session.streams.size > this.limits.maxStreamsPerSession) this.dropStream(session, session.streams.keys().next().value as string);
     }
-    const size = Buffer.byteLength(event.data);
-    const kept: Kept = {
-      eventId: event.eventId,
-      data: event.data,
-      size,
-      session,
-      stream,
-      inStream: { older: undefined, newer: undefined },
-      inSession: { older: undefined, newer: undefined },
-      inStore: { older: undefined, newer: undefined },
-    };
+    const kept = new Kept(event.eventId, event.data, size, session, stream);
     stream.push(kept);
     session.arrivals.push(kept);
     this.arrivals.push(kept);

@@ -7,7 +7,7 @@ import type { JsonRpcMessage, JsonRpcResponse } from '../../protocol/jsonrpc.js'
 import type { RequestId } from '../../protocol/types.js';
 import { isAtLeast } from '../../protocol/versions.js';
 import type { Channel, Connection } from '../../server/port.js';
-import { eventSeq, type EventStore, type StoredEvent } from './event-store.js';
+import { eventCost, eventSeq, type EventStore, type StoredEvent } from './event-store.js';
 import { sendJson } from './request-checks.js';
 import { connectionGone, primingEvent, startEventStream, writeEventData, writeKeepAlive } from './sse.js';
 
@@ -26,6 +26,17 @@ export interface HttpSessionHost {
 /** The reconnection delay a stream ended by a stopping server suggests, in ms. */
 const STOPPING_RETRY_MS = 5000;
 
+/** What a resuming connection holds while the store is read: what the default store keeps of a session, counted as it counts. */
+const MAX_HELD_BYTES = 4 * 1024 * 1024;
+
+/** What a stream sent while a resumption read the store, to follow the replay in order. */
+interface Held {
+  readonly events: StoredEvent[];
+  size: number;
+  /** One more would have passed MAX_HELD_BYTES: the connection ends after what is held, and the rest waits in the store. */
+  full: boolean;
+}
+
 interface Stream {
   readonly id: string;
   readonly headers: Record<string, string>;
@@ -39,8 +50,8 @@ interface Stream {
   readonly buffered: JsonRpcResponse[];
   seq: number;
   done: boolean;
-  /** While a resumption reads the store, what the stream sends waits here, to follow the replay in order. */
-  held: StoredEvent[] | undefined;
+  /** While a resumption reads the store, what the stream sends waits here. */
+  held: Held | undefined;
   /** The version to judge priming by, for the initialize stream (the session has none yet). */
   version: string | undefined;
 }
@@ -183,7 +194,7 @@ export class HttpSession implements Channel {
       const previous = stream.res;
       stream.res = undefined;
       previous?.end();
-      stream.held = [];
+      stream.held = { events: [], size: 0, full: false };
     }
     let replayed: StoredEvent[];
     try {
@@ -200,10 +211,14 @@ export class HttpSession implements Channel {
       writeEventData(res, event.eventId, event.data);
       seen = Math.max(seen, eventSeq(event.eventId));
     }
-    if (stream) {
-      const held = stream.held ?? [];
-      stream.held = undefined;
-      for (const event of held) if (eventSeq(event.eventId) > seen) writeEventData(res, event.eventId, event.data);
+    const held = stream?.held;
+    if (stream) stream.held = undefined;
+    for (const event of held?.events ?? []) if (eventSeq(event.eventId) > seen) writeEventData(res, event.eventId, event.data);
+    if (stream && held?.full && !this.closed) {
+      this.release(stream);
+      // transports.mdx: the server may close a connection without ending its stream; the client resumes from the last event it got.
+      res.end(this.primes(stream) && this.host.retryMs !== undefined ? `retry: ${this.host.retryMs}\n\n` : undefined);
+      return 'ok';
     }
     if (!stream || stream.done || this.closed) {
       if (stream) this.release(stream);
@@ -218,7 +233,10 @@ export class HttpSession implements Channel {
   /** A resumption that did not attach: the stream writes again, and a standalone stream without a connection is no stream. */
   private release(stream: Stream): void {
     stream.held = undefined;
-    if (this.standalone === stream && !stream.res) this.standalone = undefined;
+    if (this.standalone === stream && !stream.res) {
+      this.standaloneSeq = stream.seq; // it may have sent events while held: their ids stay taken
+      this.standalone = undefined;
+    }
   }
 
   /** A request ended without a response (it was cancelled): its stream must not wait for one. */
@@ -303,7 +321,7 @@ export class HttpSession implements Channel {
     if (stream.mode === 'pending') this.upgrade(stream);
     const event = this.resumable ? { eventId: `${stream.id}_${++stream.seq}`, data } : undefined;
     if (event) this.store(stream.id, event);
-    if (stream.held && event) stream.held.push(event);
+    if (stream.held && event) hold(stream.held, event);
     else if (stream.res) writeEventData(stream.res, event?.eventId, data, last);
   }
 
@@ -348,6 +366,17 @@ export class HttpSession implements Channel {
     } catch (err) {
       this.host.reportError(err, this.connection);
     }
+  }
+}
+
+/** Keep `event` to follow the replay, unless that would pass MAX_HELD_BYTES: from then on the store alone has the rest. */
+function hold(held: Held, event: StoredEvent): void {
+  if (held.full) return;
+  const size = eventCost(event);
+  if (held.size + size > MAX_HELD_BYTES) held.full = true;
+  else {
+    held.events.push(event);
+    held.size += size;
   }
 }
 
