@@ -202,41 +202,14 @@ describe('connection shares by principal', () => {
     return typeof user === 'string' ? { id: user } : undefined;
   };
 
-  it('count a WebSocket against its principal after the upgrade: one address may hold the shares of several principals, one principal only its own', async () => {
-    const ws = new WebSocketTransport(newServer(), { auth });
-    const { url } = await ws.listen({ host: '127.0.0.1', port: 0, maxConnectionsPerClient: 2 });
+  /** Open WebSockets as `users`, one after another, kept open: `open`, or the refusal's status, Retry-After and body. */
+  async function connectAs(url: string, users: string[]): Promise<string[]> {
     const open: WebSocket[] = [];
     cleanups.push(() => {
       for (const socket of open) socket.terminate();
     });
-    const connectAs = (user: string) =>
-      new Promise<string>((resolve) => {
-        const socket = new WebSocket(url, ['mcp'], { headers: { 'x-user': user } });
-        socket.on('open', () => {
-          open.push(socket);
-          resolve('open');
-        });
-        socket.on('unexpected-response', (_req, res) => {
-          let body = '';
-          res.on('data', (chunk) => (body += chunk));
-          res.on('end', () => resolve(`${res.statusCode} ${res.headers['retry-after']} ${body}`));
-        });
-        socket.on('error', () => {});
-      });
-    const outcomes = [];
-    for (const user of ['ann', 'bob', 'cid', 'ann', 'ann']) outcomes.push(await connectAs(user));
-    expect(outcomes).toEqual(['open', 'open', 'open', 'open', `503 1 ${TOO_MANY_FOR_PRINCIPAL}\n`]);
-  });
-
-  it('count every connection toward the most one address holds, half the server, whatever principals it carries', async () => {
-    const ws = new WebSocketTransport(newServer(), { auth });
-    const { url } = await ws.listen({ host: '127.0.0.1', port: 0, maxConnections: 8, maxConnectionsPerClient: 2 });
-    const open: WebSocket[] = [];
-    cleanups.push(() => {
-      for (const socket of open) socket.terminate();
-    });
-    const outcomes = [];
-    for (const user of ['u1', 'u2', 'u3', 'u4', 'u5']) {
+    const outcomes: string[] = [];
+    for (const user of users) {
       outcomes.push(
         await new Promise<string>((resolve) => {
           const socket = new WebSocket(url, ['mcp'], { headers: { 'x-user': user } });
@@ -247,13 +220,29 @@ describe('connection shares by principal', () => {
           socket.on('unexpected-response', (_req, res) => {
             let body = '';
             res.on('data', (chunk) => (body += chunk));
-            res.on('end', () => resolve(`${res.statusCode} ${body}`));
+            res.on('end', () => resolve(`${res.statusCode} ${res.headers['retry-after']} ${body}`));
           });
           socket.on('error', (err: NodeJS.ErrnoException) => resolve(err.code ?? err.message));
         }),
       );
     }
-    expect(outcomes).toEqual(['open', 'open', 'open', 'open', '503 Too many connections from your address (limit 4); close some and try again\n']);
+    return outcomes;
+  }
+
+  it('count a WebSocket against its principal after the upgrade: one address may hold the shares of several principals, one principal only its own', async () => {
+    const { url } = await new WebSocketTransport(newServer(), { auth }).listen({ host: '127.0.0.1', port: 0, maxConnectionsPerClient: 2 });
+    expect(await connectAs(url, ['ann', 'bob', 'cid', 'ann', 'ann'])).toEqual(['open', 'open', 'open', 'open', `503 1 ${TOO_MANY_FOR_PRINCIPAL}\n`]);
+  });
+
+  it('count every connection toward the most one address holds, half the server, whatever principals it carries', async () => {
+    const { url } = await new WebSocketTransport(newServer(), { auth }).listen({ host: '127.0.0.1', port: 0, maxConnections: 8, maxConnectionsPerClient: 2 });
+    expect(await connectAs(url, ['u1', 'u2', 'u3', 'u4', 'u5'])).toEqual([
+      'open',
+      'open',
+      'open',
+      'open',
+      '503 1 Too many connections from your address (limit 4); close some and try again\n',
+    ]);
   });
 
   it("let a principal's request displace its own connection that sits idle between requests, when its share is full", async () => {
