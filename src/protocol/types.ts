@@ -96,7 +96,7 @@ export interface ToolAnnotations {
   openWorldHint?: boolean;
 }
 
-export type JsonSchemaObject = { type: 'object'; properties?: Record<string, object>; required?: string[]; [key: string]: unknown };
+export type JsonSchemaObject = { type: 'object'; properties?: Readonly<Record<string, object>>; required?: readonly string[]; [key: string]: unknown };
 
 export interface Tool {
   name: string;

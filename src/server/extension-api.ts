@@ -60,7 +60,7 @@ export interface ToolCall {
    * The `isError` result the tool's `inputSchema` gives these arguments, or undefined when they fit:
    * check before asking anything on the call, so no one is asked for a call that cannot succeed.
    */
-  checkArguments(): CallToolResult | undefined;
+  checkArguments(): Promise<CallToolResult | undefined>;
   /**
    * Run the tool apart from this request, which can be answered meanwhile: its argument checks, its
    * confirmation and its handler, with a context of their own whose questions go to `options.ask`.

@@ -23,7 +23,7 @@ import {
 } from './resources.js';
 import { Session } from './session.js';
 import type { ServerStats } from './stats.js';
-import { createToolEntry, type ToolConfig, type ToolHandler } from './tools.js';
+import { createToolEntry, type ToolConfig, type ToolHandler, type ToolHandlerFor, type ToolRegistrationFor, type ToolSchema } from './tools.js';
 
 export interface ServerInfo extends Implementation {
   /** Sent as `instructions` in the `initialize` result (and in `server/discover`). */
@@ -62,8 +62,19 @@ export class McpServer extends SafeEmitter<McpServerEvents> {
     return this.core.capabilities;
   }
 
-  registerTool(name: string, config: ToolConfig, handler: ToolHandler): Registration {
-    return this.core.catalog.tools.add(name, createToolEntry(name, config ?? {}, handler, this.core.schemas));
+  /**
+   * Serve a tool. Its handler's arguments are typed by `inputSchema` (a Standard Schema's output type, or
+   * the type a JSON Schema literal describes), and its `structuredContent` by `outputSchema`.
+   */
+  registerTool<const Name extends string, const In extends ToolSchema | undefined = undefined, const Out extends ToolSchema | undefined = undefined>(
+    name: Name,
+    config: ToolConfig<In, Out>,
+    handler: ToolHandlerFor<In, Out>,
+  ): ToolRegistrationFor<Name, In, Out> {
+    return this.core.catalog.tools.add(
+      name,
+      createToolEntry(name, (config ?? {}) as unknown as ToolConfig, handler as ToolHandler<never, never>, this.core.schemas),
+    );
   }
 
   registerPrompt(name: string, config: PromptConfig, handler: PromptHandler): Registration {

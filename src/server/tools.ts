@@ -1,21 +1,31 @@
 /** Tool registrations and `tools/call` semantics (server/tools.mdx). */
 import { ErrorCode, McpError } from '../protocol/errors.js';
 import { errorResult } from '../protocol/results.js';
-import type { CallToolResult, Icon, JsonSchemaObject, Meta, Tool, ToolAnnotations, ToolExecution } from '../protocol/types.js';
+import type { CallToolResult, ContentBlock, Icon, JsonSchemaObject, Meta, Tool, ToolAnnotations, ToolExecution } from '../protocol/types.js';
 import { confirm } from '../elicitation/confirm.js';
 import { InputRequired, InputRequiredSignal } from '../mrtr/input-required.js';
 import type { RequestContext } from './api.js';
+import type { Registration } from './registry.js';
 import { checkScopes } from './scopes.js';
-import { describeViolations, type SchemaCompiler, type Validator } from '../schema/compiler.js';
+import { describeViolations, type SchemaCompiler } from '../schema/compiler.js';
+import type { InferSchema, InferSchemaInput } from '../schema/infer.js';
+import { type CheckResult, type ResolvedSchema, resolveSchema, type SchemaSource } from '../schema/schema-source.js';
 
-export interface ToolConfig {
+/**
+ * A tool's `inputSchema` or `outputSchema`: a JSON Schema object (written inline or `as const`, it types
+ * the handler too), or a Standard Schema with JSON Schema (zod 4, ArkType 2, valibot through
+ * `toStandardJsonSchema`), whose own validate checks the value and whose JSON Schema goes on the wire.
+ */
+export type ToolSchema = SchemaSource;
+
+export interface ToolConfig<In extends ToolSchema | undefined = ToolSchema | undefined, Out extends ToolSchema | undefined = ToolSchema | undefined> {
   title?: string;
   description?: string;
   icons?: Icon[];
-  /** JSON Schema for the arguments; compiled once, here. Defaults to an object with no properties. */
-  inputSchema?: JsonSchemaObject;
-  /** JSON Schema the handler's `structuredContent` must match. */
-  outputSchema?: JsonSchemaObject;
+  /** The arguments' schema; resolved once, here. Defaults to an object with no properties. */
+  inputSchema?: In;
+  /** The schema the handler's `structuredContent` must match. */
+  outputSchema?: Out;
   annotations?: ToolAnnotations;
   /**
    * `{ taskSupport: 'optional' | 'required' }`: calls may (or must) run as tasks, where the Tasks
@@ -27,43 +37,107 @@ export interface ToolConfig {
    * Ask the user to confirm before the handler runs (a yes/no elicitation). Anything but accept stops
    * the call with an `isError` result saying why.
    */
-  confirm?: string | ((args: Record<string, unknown>) => string);
+  confirm?: string | ((args: InferSchema<In>) => string);
   /** OAuth scopes a caller needs (`bearer()`): over HTTP a token without them gets 403 with the step-up challenge. */
   scopes?: readonly string[];
 }
+
+/** What the handler of a tool with an `outputSchema` returns: its `structuredContent` typed by that schema, or an error result. */
+export type StructuredToolResult<Structured> =
+  | { content?: ContentBlock[]; structuredContent: Structured; isError?: false; _meta?: Meta }
+  | { content: ContentBlock[]; isError: true; structuredContent?: undefined; _meta?: Meta };
+
+/** What a tool handler may return: with no `outputSchema`, a `CallToolResult` or a string; with one, a typed `structuredContent`. */
+export type ToolReturn<Structured = undefined> = [Structured] extends [undefined] ? CallToolResult | string : StructuredToolResult<Structured>;
 
 /**
  * A tool handler. Return a `CallToolResult`, or a string for a single text block. A thrown error
  * becomes an `isError` result with its message (SEP-1303), except `UrlElicitationRequiredError`,
  * which is answered as the -32042 JSON-RPC error it stands for.
  */
-export type ToolHandler = (
-  args: Record<string, unknown>,
+export type ToolHandler<Args = Record<string, unknown>, Structured = undefined> = (
+  args: Args,
   ctx: RequestContext,
-) => CallToolResult | string | InputRequired | Promise<CallToolResult | string | InputRequired>;
+) => ToolReturn<Structured> | InputRequired | Promise<ToolReturn<Structured> | InputRequired>;
+
+/** The handler a tool's config types: its arguments from `inputSchema`, its `structuredContent` from `outputSchema`. */
+export type ToolHandlerFor<In extends ToolSchema | undefined, Out extends ToolSchema | undefined> = ToolHandler<InferSchema<In>, StructuredOf<Out>>;
+
+/** The `structuredContent` type an `outputSchema` gives: undefined for none (or for a config that may have none). */
+export type StructuredOf<Out> = undefined extends Out ? undefined : SchemaSource extends Out ? undefined : InferSchema<Out>;
+
+/**
+ * A tool's registration, carrying its types for the client: `ToolsOf<typeof a | typeof b>` is the tool
+ * map `McpClient<Tools>` checks `callTool`'s name, arguments and `structuredContent` against.
+ */
+export interface ToolRegistration<Name extends string = string, Args = Record<string, unknown>, Structured = unknown> extends Registration {
+  /** Types only, never set: what the tool is called, what it takes, what its `structuredContent` is. */
+  readonly '~tool'?: { readonly name: Name; readonly args: Args; readonly structured: Structured };
+}
+
+/** The registration `registerTool` gives for a config: arguments as a client sends them, `structuredContent` as the handler gives it. */
+export type ToolRegistrationFor<Name extends string, In extends ToolSchema | undefined, Out extends ToolSchema | undefined> = ToolRegistration<
+  Name,
+  InferSchemaInput<In>,
+  StructuredOf<Out>
+>;
+
+/** One tool as a client sees it: its arguments and its `structuredContent`. */
+export interface ToolTypes<Args = Record<string, unknown>, Structured = unknown> {
+  args: Args;
+  structured: Structured;
+}
+
+/** Tool types by name: what `McpClient<Tools>` is given. */
+export type ToolMap = Record<string, ToolTypes>;
+
+type RegistrationsIn<T> = T extends { readonly '~tool'?: unknown; remove(): void }
+  ? T
+  : T extends readonly unknown[]
+    ? RegistrationsIn<T[number]>
+    : T extends Record<string, unknown>
+      ? RegistrationsIn<T[keyof T]>
+      : never;
+
+type ToolInfo<R> = R extends { readonly '~tool'?: infer I } ? NonNullable<I> : never;
+
+/**
+ * The tool map of some registrations: one (`typeof weather`), a union of them, a tuple, or an object of
+ * them (`{ weather, forecast }`). Each tool under its registered name.
+ */
+export type ToolsOf<T> = {
+  [R in RegistrationsIn<T> as ToolInfo<R> extends { readonly name: infer N extends string } ? N : never]: ToolInfo<R> extends {
+    readonly args: infer A;
+    readonly structured: infer S;
+  }
+    ? ToolTypes<A, S>
+    : never;
+};
 
 export interface ToolEntry {
   descriptor: Tool;
   /** As tools/list shows it before 2026-07-28: without the keywords only that version gives meaning (`x-mcp-header`). */
   legacyDescriptor: Tool;
-  handler: ToolHandler;
+  /** The handler with its types erased: what it returns is checked when it returns. */
+  handler: (args: Record<string, unknown>, ctx: RequestContext) => unknown;
   /** Arguments mirrored in HTTP headers (`x-mcp-header` in inputSchema, SEP-2243): property, header name. */
   headerParams: [string, string][] | undefined;
-  confirm: ToolConfig['confirm'];
+  confirm: string | ((args: Record<string, unknown>) => string) | undefined;
   scopes: readonly string[] | undefined;
-  validateInput: Validator;
-  validateOutput: Validator | undefined;
+  input: ResolvedSchema;
+  output: ResolvedSchema | undefined;
 }
 
 const NO_ARGUMENTS: JsonSchemaObject = { type: 'object', additionalProperties: false };
 const TOOL_NAME = /^[A-Za-z0-9_.\-/]{1,128}$/;
 
-export function createToolEntry(name: string, config: ToolConfig, handler: ToolHandler, schemas: SchemaCompiler): ToolEntry {
+export function createToolEntry(name: string, config: ToolConfig, handler: ToolHandler<never, never>, schemas: SchemaCompiler): ToolEntry {
   if (!TOOL_NAME.test(name)) throw new TypeError(`Tool name '${name}' is invalid: use 1 to 128 of A-Z a-z 0-9 _ . - / (SEP-986)`);
   if (typeof handler !== 'function') throw new TypeError(`Tool '${name}' needs a handler function`);
-  const inputSchema = config.inputSchema ?? NO_ARGUMENTS;
-  if (inputSchema.type !== 'object') throw new TypeError(`Tool '${name}': inputSchema must have type "object"`);
-  if (config.outputSchema && config.outputSchema.type !== 'object') throw new TypeError(`Tool '${name}': outputSchema must have type "object"`);
+  const input = resolveSchema(config.inputSchema ?? NO_ARGUMENTS, `Tool '${name}': inputSchema`, schemas);
+  const output = config.outputSchema === undefined ? undefined : resolveSchema(config.outputSchema, `Tool '${name}': outputSchema`, schemas);
+  if (input.json.type !== 'object') throw new TypeError(`Tool '${name}': inputSchema must have type "object"`);
+  if (output && output.json.type !== 'object') throw new TypeError(`Tool '${name}': outputSchema must have type "object"`);
   if (config.confirm !== undefined && typeof config.confirm !== 'string' && typeof config.confirm !== 'function') {
     throw new TypeError(`Tool '${name}': confirm must be a message or a function of the arguments that returns one`);
   }
@@ -72,18 +146,19 @@ export function createToolEntry(name: string, config: ToolConfig, handler: ToolH
     throw new TypeError(`Tool '${name}': execution.taskSupport must be 'forbidden', 'optional' or 'required'; got ${JSON.stringify(taskSupport)}`);
   }
   const scopes = checkScopes(`Tool '${name}'`, config.scopes);
-  const { confirm: confirmation, scopes: _scopes, ...wire } = config;
-  const descriptor: Tool = { name, ...wire, inputSchema };
+  const { confirm: confirmation, scopes: _scopes, inputSchema: _in, outputSchema: _out, ...wire } = config;
+  const inputSchema = input.json as JsonSchemaObject;
+  const descriptor: Tool = output ? { name, ...wire, inputSchema, outputSchema: output.json as JsonSchemaObject } : { name, ...wire, inputSchema };
   const legacyInput = withoutHeaderMarks(inputSchema);
   return {
     descriptor,
     legacyDescriptor: legacyInput === inputSchema ? descriptor : { ...descriptor, inputSchema: legacyInput },
-    handler,
+    handler: handler as ToolEntry['handler'],
     headerParams: headerParams(inputSchema),
-    confirm: confirmation,
+    confirm: confirmation as ToolEntry['confirm'],
     scopes,
-    validateInput: compileFor(name, 'inputSchema', inputSchema, schemas),
-    validateOutput: config.outputSchema && compileFor(name, 'outputSchema', config.outputSchema, schemas),
+    input,
+    output,
   };
 }
 
@@ -112,18 +187,25 @@ function withoutHeaderMarks(schema: JsonSchemaObject): JsonSchemaObject {
   return { ...schema, properties: Object.fromEntries(entries.map(([property, definition]) => [property, unmarked(definition)])) };
 }
 
-function compileFor(name: string, which: string, schema: object, schemas: SchemaCompiler): Validator {
-  try {
-    return schemas.compile(schema);
-  } catch (err) {
-    throw new TypeError(`Tool '${name}': ${which} is not a valid JSON Schema: ${(err as Error).message}`);
+/** The arguments as the tool's `inputSchema` reads them, or the `isError` result it gives them (SEP-1303). */
+export type CheckedArguments = { args: Record<string, unknown>; refused?: undefined } | { args?: undefined; refused: CallToolResult };
+
+/** Check `args` against the tool's `inputSchema`: synchronous for JSON Schema, as a Standard Schema's validate may not be. */
+export function checkArguments(entry: ToolEntry, args: Record<string, unknown>): CheckedArguments | Promise<CheckedArguments> {
+  const checked = entry.input.check(args);
+  return checked instanceof Promise ? checked.then((result) => argumentsOf(entry, result)) : argumentsOf(entry, checked);
+}
+
+function argumentsOf(entry: ToolEntry, checked: CheckResult): CheckedArguments {
+  if (checked.violations) {
+    return { refused: errorResult(`Invalid arguments for tool ${entry.descriptor.name}: ${describeViolations(checked.violations)}`) };
   }
+  return { args: checked.value as Record<string, unknown> };
 }
 
 /** The `isError` result a tool's `inputSchema` gives `args` (SEP-1303), or undefined when they fit. */
-export function argumentRefusal(entry: ToolEntry, args: Record<string, unknown>): CallToolResult | undefined {
-  const violations = entry.validateInput(args);
-  return violations ? errorResult(`Invalid arguments for tool ${entry.descriptor.name}: ${describeViolations(violations)}`) : undefined;
+export async function argumentRefusal(entry: ToolEntry, args: Record<string, unknown>): Promise<CallToolResult | undefined> {
+  return (await checkArguments(entry, args)).refused;
 }
 
 /**
@@ -132,19 +214,20 @@ export function argumentRefusal(entry: ToolEntry, args: Record<string, unknown>)
  */
 export async function callTool(
   entry: ToolEntry,
-  args: Record<string, unknown>,
+  given: Record<string, unknown>,
   ctx: RequestContext,
   errors: { isRequestError(err: unknown): boolean },
 ): Promise<CallToolResult | InputRequired> {
   const name = entry.descriptor.name;
-  const refused = argumentRefusal(entry, args);
-  if (refused) return refused;
+  const checked = await checkArguments(entry, given);
+  if (checked.refused) return checked.refused;
+  const args = checked.args;
   let result: CallToolResult;
   try {
     if (entry.confirm !== undefined) await confirm(ctx, typeof entry.confirm === 'string' ? entry.confirm : entry.confirm(args));
     const out = await entry.handler(args, ctx);
     if (out instanceof InputRequired) return out;
-    result = typeof out === 'string' ? { content: [{ type: 'text', text: out }] } : out;
+    result = typeof out === 'string' ? { content: [{ type: 'text', text: out }] } : (out as CallToolResult);
   } catch (err) {
     if (err instanceof InputRequiredSignal || errors.isRequestError(err)) throw err;
     return errorResult(err instanceof Error ? err.message : String(err));
@@ -152,21 +235,23 @@ export async function callTool(
   if (typeof result !== 'object' || result === null) {
     throw new McpError(ErrorCode.InternalError, `Tool ${name} returned ${String(result)}; return a CallToolResult or a string`);
   }
-  if (entry.validateOutput && !result.isError) {
-    const problems =
-      result.structuredContent === undefined
-        ? [{ path: '', rule: 'required', message: 'structuredContent is missing' }]
-        : entry.validateOutput(result.structuredContent);
-    if (problems) {
-      throw new McpError(
-        ErrorCode.InternalError,
-        `Tool ${name} returned structuredContent that does not match its outputSchema: ${describeViolations(problems)}`,
-      );
-    }
-  }
+  if (entry.output && !result.isError) result = await checkStructured(entry.output, name, result);
   // tools.mdx: structured results SHOULD also be given as serialized JSON in a text block.
   if (result.structuredContent !== undefined && (result.content === undefined || result.content.length === 0)) {
     result = { ...result, content: [{ type: 'text', text: JSON.stringify(result.structuredContent) }] };
   }
   return result.content === undefined ? { ...result, content: [] } : result;
+}
+
+/** A result whose `structuredContent` does not match the `outputSchema` is a server bug: -32603. */
+async function checkStructured(output: ResolvedSchema, name: string, result: CallToolResult): Promise<CallToolResult> {
+  const checked = result.structuredContent === undefined ? undefined : await output.check(result.structuredContent);
+  const problems = checked === undefined ? [{ path: '', rule: 'required', message: 'structuredContent is missing' }] : checked.violations;
+  if (problems) {
+    throw new McpError(
+      ErrorCode.InternalError,
+      `Tool ${name} returned structuredContent that does not match its outputSchema: ${describeViolations(problems)}`,
+    );
+  }
+  return result;
 }

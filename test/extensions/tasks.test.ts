@@ -310,7 +310,7 @@ describe('how a task ends', () => {
       server.registerTool(
         'typed',
         { execution: { taskSupport: 'optional' }, outputSchema: { type: 'object', properties: { n: { type: 'number' } }, required: ['n'] } },
-        () => ({ content: [], structuredContent: { n: 'seven' } }),
+        () => ({ content: [], structuredContent: { n: 'seven' } }) as never,
       ),
     );
     const taskId = await createTask(declared, 'typed');

@@ -34,7 +34,8 @@ describe('tools/list', () => {
           icons: [{ src: 'https://example.com/add.png', mimeType: 'image/png', sizes: ['48x48'], theme: 'light' }],
           _meta: { 'com.example/owner': 'math' },
         },
-        () => 'unused',
+        // A handler that could not meet its outputSchema: never called here.
+        () => 'unused' as never,
       );
       server.registerTool('bare', {}, () => 'unused');
     });
@@ -355,7 +356,7 @@ describe('tools/call outputSchema', () => {
 
   it('answers -32603 naming the tool when structuredContent does not match the outputSchema', async () => {
     const running = await h.start((server) =>
-      server.registerTool('sum', { outputSchema: SUM_OUTPUT }, () => ({ content: [], structuredContent: { sum: 'five' } })),
+      server.registerTool('sum', { outputSchema: SUM_OUTPUT }, () => ({ content: [], structuredContent: { sum: 'five' } }) as never),
     );
     const { client } = await clients.connect(running);
 
@@ -366,7 +367,7 @@ describe('tools/call outputSchema', () => {
   });
 
   it('answers -32603 naming the tool when structuredContent is missing', async () => {
-    const running = await h.start((server) => server.registerTool('sum', { outputSchema: SUM_OUTPUT }, () => 'just text'));
+    const running = await h.start((server) => server.registerTool('sum', { outputSchema: SUM_OUTPUT }, () => 'just text' as never));
     const { client } = await clients.connect(running);
 
     expect(await rpcError(client.callTool('sum'))).toEqual({

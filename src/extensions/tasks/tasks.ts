@@ -167,8 +167,7 @@ export class Tasks {
     const served = isModernProtocolVersion(session.protocolVersion);
     if (served && declaresTasks(session.clientCapabilities)) {
       // Arguments the tool refuses are answered at once, as the tool answers them: never a task, nor a question first.
-      const refused = call.checkArguments();
-      return refused ? Promise.resolve(refused) : this.create(call);
+      return call.checkArguments().then((refused) => refused ?? this.create(call));
     }
     if (support === 'optional') return undefined;
     if (served) throw missingTasksCapability(`Tool ${call.tool.name} runs only as a task: it`);
