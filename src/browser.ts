@@ -4,7 +4,16 @@
  */
 export { McpClient } from './client/mcp-client.js';
 export { escapeControls } from './client/escape-controls.js';
-export type { ConnectOptions, ListToolsResult, ListPromptsResult, ListResourcesResult, ListResourceTemplatesResult } from './client/mcp-client.js';
+export type {
+  ConnectOptions,
+  ListToolsResult,
+  ListPromptsResult,
+  ListResourcesResult,
+  ListResourceTemplatesResult,
+  CallToolRest,
+  ToolCallResult,
+} from './client/mcp-client.js';
+export type { ToolMap, ToolTypes, UntypedTools } from './schema/tool-map.js';
 export type { McpClientOptions, ClientEra } from './client/options.js';
 export type {
   CallOptions,

@@ -34,11 +34,23 @@ export type {
   RootsResponse,
 } from './server/events.js';
 export type { Registration } from './server/registry.js';
-export type { ToolConfig, ToolHandler } from './server/tools.js';
+export type {
+  ToolConfig,
+  ToolHandler,
+  ToolHandlerFor,
+  ToolReturn,
+  StructuredToolResult,
+  ToolSchema,
+  ToolRegistration,
+  ToolsOf,
+} from './server/tools.js';
 export type { PromptConfig, PromptHandler } from './server/prompts.js';
 export type { ResourceConfig, ResourceTemplateConfig, ResourceHandler, ResourceTemplateHandler, ReadOutput } from './server/resources.js';
 export type { Completer } from './server/completions.js';
 export type { SchemaViolation } from './schema/compiler.js';
+export type { StandardSchemaV1, StandardJSONSchemaV1, StandardSchemaWithJSON } from './schema/standard.js';
+export type { InferSchema, InferSchemaInput, FromJsonSchema } from './schema/infer.js';
+export type { ToolMap, ToolTypes, UntypedTools } from './schema/tool-map.js';
 export type { TransportKind } from './server/port.js';
 export type { Era, ServedEras } from './protocol/era.js';
 
@@ -73,7 +85,15 @@ export type { RedisScaleOptions } from './scale/redis.js';
 
 export { McpClient } from './client/mcp-client.js';
 export { escapeControls } from './client/escape-controls.js';
-export type { ConnectOptions, ListToolsResult, ListPromptsResult, ListResourcesResult, ListResourceTemplatesResult } from './client/mcp-client.js';
+export type {
+  ConnectOptions,
+  ListToolsResult,
+  ListPromptsResult,
+  ListResourcesResult,
+  ListResourceTemplatesResult,
+  CallToolRest,
+  ToolCallResult,
+} from './client/mcp-client.js';
 export type { McpClientOptions, ClientEra } from './client/options.js';
 export type {
   CallOptions,

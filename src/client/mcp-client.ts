@@ -40,6 +40,7 @@ import type {
   SamplingHandler,
   Subscription,
 } from './api.js';
+import type { ToolMap, UntypedTools } from '../schema/tool-map.js';
 import { ClientHandlers } from './handlers.js';
 import { followTask } from './tasks.js';
 import { MODERN_VERSION } from './modern.js';
@@ -77,6 +78,16 @@ export interface ListResourceTemplatesResult {
  */
 const MAX_LISTED_PAGES = 100;
 
+/** `callTool`'s arguments, then its options: the arguments may be left out when the tool needs none. */
+export type CallToolRest<Args> = Record<string, never> extends Args ? [args?: Args, options?: CallOptions] : [args: Args, options?: CallOptions];
+
+/** A tool's result, its `structuredContent` typed by the tool map (absent on an error result); a `CallToolResult` for an untyped tool. */
+export type ToolCallResult<Structured> = [Structured] extends [undefined]
+  ? CallToolResult
+  : Record<string, unknown> extends Structured
+    ? CallToolResult
+    : { content: CallToolResult['content']; structuredContent?: Structured; isError?: boolean; _meta?: CallToolResult['_meta'] };
+
 /** Options of `connect`. */
 export interface ConnectOptions {
   /** Give up connecting (and negotiating the era) after this long. Default: the client's `requestTimeoutMs`. */
@@ -107,7 +118,7 @@ const REPLY_GRACE_MS = 2000;
 /** How long `auto` waits for the answer to its `server/discover` probe before it tries `initialize` (stdio: a timeout means legacy). */
 const PROBE_TIMEOUT_MS = 10_000;
 
-export class McpClient extends SafeEmitter<McpClientEvents> {
+export class McpClient<Tools extends ToolMap = UntypedTools> extends SafeEmitter<McpClientEvents> {
   readonly info: Readonly<Implementation>;
   readonly options: ResolvedClientOptions;
 
@@ -276,8 +287,16 @@ export class McpClient extends SafeEmitter<McpClientEvents> {
   }
 
   /** Call a tool. On 2026-07-28 an `input_required` answer is fulfilled through the handlers and retried. */
-  callTool(name: string, args: Record<string, unknown> = {}, options?: CallOptions): Promise<CallToolResult> {
-    return this.request('tools/call', { name, arguments: args }, options) as Promise<CallToolResult>;
+  /**
+   * Call a tool. On a client given a server's tool map (`new McpClient<ToolsOf<...>>`), `name`, `args`
+   * and the result's `structuredContent` are checked against that tool's types.
+   */
+  callTool<const Name extends keyof Tools & string>(
+    name: Name,
+    ...rest: CallToolRest<Tools[Name]['args']>
+  ): Promise<ToolCallResult<Tools[Name]['structured']>> {
+    const [args = {}, options] = rest as [Record<string, unknown> | undefined, CallOptions | undefined];
+    return this.request('tools/call', { name, arguments: args }, options) as Promise<ToolCallResult<Tools[Name]['structured']>>;
   }
 
   listPrompts(cursor?: string, options?: CallOptions): Promise<ListPromptsResult> {

@@ -10,6 +10,7 @@ import { checkScopes } from './scopes.js';
 import { describeViolations, type SchemaCompiler } from '../schema/compiler.js';
 import type { InferSchema, InferSchemaInput } from '../schema/infer.js';
 import { type CheckResult, type ResolvedSchema, resolveSchema, type SchemaSource } from '../schema/schema-source.js';
+import type { ToolTypes } from '../schema/tool-map.js';
 
 /**
  * A tool's `inputSchema` or `outputSchema`: a JSON Schema object (written inline or `as const`, it types
@@ -81,15 +82,6 @@ export type ToolRegistrationFor<Name extends string, In extends ToolSchema | und
   InferSchemaInput<In>,
   StructuredOf<Out>
 >;
-
-/** One tool as a client sees it: its arguments and its `structuredContent`. */
-export interface ToolTypes<Args = Record<string, unknown>, Structured = unknown> {
-  args: Args;
-  structured: Structured;
-}
-
-/** Tool types by name: what `McpClient<Tools>` is given. */
-export type ToolMap = Record<string, ToolTypes>;
 
 type RegistrationsIn<T> = T extends { readonly '~tool'?: unknown; remove(): void }
   ? T
