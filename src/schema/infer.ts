@@ -24,7 +24,8 @@ type ByType<S, T> = T extends 'object' ? ObjectOf<S> : T extends 'array' ? Array
 
 type ArrayOf<S> = S extends { readonly items: infer I } ? FromJsonSchema<I>[] : unknown[];
 
-type RequiredKeys<S> = S extends { readonly required: readonly (infer R)[] } ? R & string : never;
+/** The names `required` lists; none when it was widened to `string[]` (then every property may be absent). */
+type RequiredKeys<S> = S extends { readonly required: readonly (infer R)[] } ? (string extends R ? never : R & string) : never;
 
 /** Nothing more: an object type with no keys of its own, for `&`. */
 type NoMore = Record<never, never>;

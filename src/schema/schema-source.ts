@@ -80,5 +80,7 @@ function toViolation(issue: StandardSchemaV1.Issue): SchemaViolation {
   }
   // The vendor's own code where it gives one (zod and ArkType do), as ajv gives its keyword.
   const code = (issue as { code?: unknown }).code ?? (issue as { type?: unknown }).type;
-  return { path, rule: typeof code === 'string' ? code : 'invalid', message: issue.message };
+  // ArkType's message names the property again ("city must be ..."); its `problem` is the rest alone.
+  const problem = (issue as { problem?: unknown }).problem;
+  return { path, rule: typeof code === 'string' ? code : 'invalid', message: typeof problem === 'string' ? problem : issue.message };
 }

@@ -105,10 +105,17 @@ export function standardJsonSchema(schema: StandardSchemaV1, what: string): Reco
   }
   let json: unknown;
   try {
-    json = convert({ target: 'draft-2020-12' });
+    json = convert({ target: 'draft-2020-12', ...(props.vendor === 'valibot' ? VALIBOT_OPTIONS : {}) });
   } catch (err) {
     throw new TypeError(`${what}: the ${props.vendor} schema could not be turned into JSON Schema: ${(err as Error).message}`);
   }
   if (typeof json !== 'object' || json === null || Array.isArray(json)) throw new TypeError(`${what}: the ${props.vendor} schema gave no JSON Schema object`);
-  return json as Record<string, unknown>;
+  const { $schema, ...rest } = json as Record<string, unknown>;
+  // 2020-12 is the default dialect: naming it only trips older clients' draft-07 validators.
+  return $schema === DRAFT_2020_12 ? rest : (json as Record<string, unknown>);
 }
+
+const DRAFT_2020_12 = 'https://json-schema.org/draft/2020-12/schema';
+
+/** Refinements JSON Schema cannot say are left to validate, as zod and ArkType leave them: valibot throws on them unless told. */
+const VALIBOT_OPTIONS = { libraryOptions: { ignoreActions: ['check', 'check_items'] } };

@@ -10,6 +10,7 @@ import { checkScopes } from './scopes.js';
 import { describeViolations, type SchemaCompiler } from '../schema/compiler.js';
 import type { InferSchema, InferSchemaInput } from '../schema/infer.js';
 import { type CheckResult, type ResolvedSchema, resolveSchema, type SchemaSource } from '../schema/schema-source.js';
+import type { StandardSchemaWithJSON } from '../schema/standard.js';
 import type { ToolTypes } from '../schema/tool-map.js';
 
 /**
@@ -17,7 +18,7 @@ import type { ToolTypes } from '../schema/tool-map.js';
  * the handler too), or a Standard Schema with JSON Schema (zod 4, ArkType 2, valibot through
  * `toStandardJsonSchema`), whose own validate checks the value and whose JSON Schema goes on the wire.
  */
-export type ToolSchema = SchemaSource;
+export type ToolSchema = JsonSchemaObject | StandardSchemaWithJSON<object, object>;
 
 export interface ToolConfig<In extends ToolSchema | undefined = ToolSchema | undefined, Out extends ToolSchema | undefined = ToolSchema | undefined> {
   title?: string;
@@ -64,8 +65,11 @@ export type ToolHandler<Args = Record<string, unknown>, Structured = undefined> 
 /** The handler a tool's config types: its arguments from `inputSchema`, its `structuredContent` from `outputSchema`. */
 export type ToolHandlerFor<In extends ToolSchema | undefined, Out extends ToolSchema | undefined> = ToolHandler<InferSchema<In>, StructuredOf<Out>>;
 
-/** The `structuredContent` type an `outputSchema` gives: undefined for none (or for a config that may have none). */
-export type StructuredOf<Out> = undefined extends Out ? undefined : SchemaSource extends Out ? undefined : InferSchema<Out>;
+/**
+ * The `structuredContent` type an `outputSchema` gives: what the schema accepts (a Standard Schema's
+ * input type), since that is what is checked and sent; undefined for none, or for a config that may have none.
+ */
+export type StructuredOf<Out> = undefined extends Out ? undefined : ToolSchema extends Out ? undefined : InferSchemaInput<Out>;
 
 /**
  * A tool's registration, carrying its types for the client: `ToolsOf<typeof a | typeof b>` is the tool
@@ -211,11 +215,12 @@ export async function callTool(
   errors: { isRequestError(err: unknown): boolean },
 ): Promise<CallToolResult | InputRequired> {
   const name = entry.descriptor.name;
-  const checked = await checkArguments(entry, given);
-  if (checked.refused) return checked.refused;
-  const args = checked.args;
   let result: CallToolResult;
   try {
+    // Inside: a Standard Schema's validate that throws fails the call as a handler would (SEP-1303).
+    const checked = await checkArguments(entry, given);
+    if (checked.refused) return checked.refused;
+    const args = checked.args;
     if (entry.confirm !== undefined) await confirm(ctx, typeof entry.confirm === 'string' ? entry.confirm : entry.confirm(args));
     const out = await entry.handler(args, ctx);
     if (out instanceof InputRequired) return out;
