@@ -5,7 +5,7 @@
 import { type HttpEndpoint, type Json, openSession, post, send } from './http-client.js';
 import { WsClient } from './ws-client.js';
 
-export type CaseId = 'http-echo' | 'stateless-echo' | 'http-elicit' | 'mrtr-round' | 'ws-echo' | 'ws-elicit';
+export type CaseId = 'http-echo' | 'http-echo-zod' | 'stateless-echo' | 'http-elicit' | 'mrtr-round' | 'ws-echo' | 'ws-echo-zod' | 'ws-elicit';
 
 export interface Client {
   op(): Promise<void>;
@@ -18,7 +18,7 @@ export interface Endpoint extends HttpEndpoint {
 }
 
 const ANSWER = { action: 'accept', content: { name: 'Ada', age: 36, plan: 'pro' } };
-const echoCall = (id: number) => ({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'echo', arguments: { text: 'hello' } } });
+const echoCall = (id: number, tool = 'echo') => ({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: tool, arguments: { text: 'hello' } } });
 
 function expect(ok: boolean, what: string, got: unknown): void {
   if (!ok) throw new Error(`unexpected ${what}: ${JSON.stringify(got)}`);
@@ -63,15 +63,26 @@ async function wsClient(endpoint: HttpEndpoint, tool: string, args: Json, expect
   };
 }
 
-export const CASES: Record<CaseId, { title: string; connect(endpoint: Endpoint): Promise<Client> }> = {
-  'http-echo': {
-    title: 'HTTP session echo',
-    connect: (endpoint) =>
-      httpSessionClient(endpoint, async (headers, id) => {
-        const reply = await post(endpoint, echoCall(id), headers);
-        expect(resultOf(reply.messages, id)?.content?.[0]?.text === 'hello', 'tools/call reply', reply.messages);
-      }),
-  },
+/** Echo on its own 2025-11-25 HTTP session, through `tool`. */
+const httpEcho = (endpoint: Endpoint, tool: string) =>
+  httpSessionClient(endpoint, async (headers, id) => {
+    const reply = await post(endpoint, echoCall(id, tool), headers);
+    expect(resultOf(reply.messages, id)?.content?.[0]?.text === 'hello', 'tools/call reply', reply.messages);
+  });
+
+export interface Case {
+  title: string;
+  /**
+   * The case this one varies in a single respect (the echo tool typed by zod instead of JSON Schema): its
+   * servers' ratio is to themselves on that case in the same repetition, measured beside it, each first in turn.
+   */
+  variantOf?: CaseId;
+  connect(endpoint: Endpoint): Promise<Client>;
+}
+
+export const CASES: Record<CaseId, Case> = {
+  'http-echo': { title: 'HTTP session echo', connect: (endpoint) => httpEcho(endpoint, 'echo') },
+  'http-echo-zod': { title: 'HTTP session echo, zod', variantOf: 'http-echo', connect: (endpoint) => httpEcho(endpoint, 'echo_zod') },
   'stateless-echo': {
     title: 'stateless echo',
     connect: async (endpoint) =>
@@ -109,5 +120,6 @@ export const CASES: Record<CaseId, { title: string; connect(endpoint: Endpoint):
       }),
   },
   'ws-echo': { title: 'WebSocket echo', connect: (endpoint) => wsClient(endpoint, 'echo', { text: 'hello' }, 'hello') },
+  'ws-echo-zod': { title: 'WebSocket echo, zod', variantOf: 'ws-echo', connect: (endpoint) => wsClient(endpoint, 'echo_zod', { text: 'hello' }, 'hello') },
   'ws-elicit': { title: 'WebSocket elicitation', connect: (endpoint) => wsClient(endpoint, 'ask', {}, 'accept:Ada') },
 };

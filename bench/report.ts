@@ -1,6 +1,6 @@
 /** Medians over repetitions, paired ratios, the table and the JSON file. */
 import { mkdirSync, writeFileSync } from 'node:fs';
-import type { CaseId } from './cases.js';
+import type { Case, CaseId } from './cases.js';
 import type { Sample } from './load.js';
 import { median } from './measure.js';
 
@@ -31,8 +31,11 @@ export interface Row {
   opsPerSecond: number;
   loadGenBusy: number;
   otherBusy: number;
-  /** Switchboard against bare, the SDK and the telemetry variants against Switchboard: median of per-repetition CPU ratios. */
-  ratio?: { against: Role; value: number };
+  /**
+   * Switchboard against bare, the SDK and the telemetry variants against Switchboard, a variant case's
+   * server against itself on the case it varies: median of per-repetition CPU ratios.
+   */
+  ratio?: { against: string; value: number };
 }
 
 const AGAINST: Partial<Record<Role, Role>> = { switchboard: 'bare', sdk: 'switchboard', otel: 'switchboard', 'otel-sdk': 'switchboard' };
@@ -45,7 +48,7 @@ export const CONTENDED = 0.25;
 const quiet = (s: Measured) => !(s.otherBusy > CONTENDED);
 const quietest = <T>(all: T[], isQuiet: (t: T) => boolean) => (all.some(isQuiet) ? all.filter(isQuiet) : all);
 
-export function summarize(samples: Measured[], titles: Record<CaseId, string>): Row[] {
+export function summarize(samples: Measured[], cases: Record<CaseId, Case>): Row[] {
   const cells = new Map<string, Measured[]>();
   for (const s of samples) {
     const key = `${s.caseId} ${s.concurrency} ${s.role}`;
@@ -57,7 +60,7 @@ export function summarize(samples: Measured[], titles: Record<CaseId, string>): 
     const cpu = used.map((s) => s.cpuMicrosPerOp);
     const row: Row = {
       caseId,
-      title: titles[caseId],
+      title: cases[caseId].title,
       concurrency,
       server,
       role,
@@ -71,9 +74,10 @@ export function summarize(samples: Measured[], titles: Record<CaseId, string>): 
       loadGenBusy: median(used.map((s) => s.loadGenBusy)),
       otherBusy: median(used.map((s) => s.otherBusy)),
     };
-    const against = AGAINST[role];
+    const variantOf = cases[caseId].variantOf;
+    const [against, baseRole, baseCase] = variantOf ? [variantOf, role, variantOf] : [AGAINST[role], AGAINST[role], caseId];
     const pairs = all.flatMap((s) => {
-      const base = samples.find((b) => b.role === against && b.rep === s.rep && b.caseId === caseId && b.concurrency === concurrency);
+      const base = samples.find((b) => b.role === baseRole && b.rep === s.rep && b.caseId === baseCase && b.concurrency === concurrency);
       return base ? [[s, base]] : [];
     });
     const paired = quietest(pairs, (pair) => pair.every(quiet));

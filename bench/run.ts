@@ -4,7 +4,8 @@
  * Streamable HTTP and WebSocket on 127.0.0.1. Repetitions interleave the servers so that each ratio
  * pairs measurements taken moments apart; the report gives medians over repetitions.
  *
- * Options: --quick, --reps N, --concurrency 1,16, --case ws-echo,ws-elicit, --server switchboard,
+ * Options: --quick, --reps N, --concurrency 1,16, --case ws-echo,ws-elicit (a variant case such as
+ * ws-echo-zod brings the case it varies along), --server switchboard,
  * --profile DIR (a V8 CPU profile of each server process, written when it exits). `--server` may also name
  * `otel` (Switchboard with the telemetry option on the bare OpenTelemetry API) and `otel-sdk` (recording
  * with the SDK), which run only when named: `--server bare,switchboard,otel`. --scale runs the
@@ -25,7 +26,17 @@ interface ServerSpec {
   cases: Partial<Record<CaseId, Partial<Endpoint>>>;
 }
 
-const SWITCHBOARD_CASES: ServerSpec['cases'] = { 'http-echo': {}, 'stateless-echo': {}, 'http-elicit': {}, 'mrtr-round': {}, 'ws-echo': {}, 'ws-elicit': {} };
+// The zod variants only Switchboard serves: they are compared with its own JSON Schema echo, not with bare.
+const SWITCHBOARD_CASES: ServerSpec['cases'] = {
+  'http-echo': {},
+  'http-echo-zod': {},
+  'stateless-echo': {},
+  'http-elicit': {},
+  'mrtr-round': {},
+  'ws-echo': {},
+  'ws-echo-zod': {},
+  'ws-elicit': {},
+};
 /** Variants that run only when `--server` names them. */
 const ON_REQUEST: readonly Role[] = ['otel', 'otel-sdk'];
 
@@ -76,6 +87,14 @@ if (args.scale) {
   process.exit(0);
 }
 for (const id of settings.cases) if (!CASES[id]) throw new Error(`unknown case ${id}; cases: ${Object.keys(CASES).join(', ')}`);
+// A variant's ratio is to the case it varies: that case runs too, and the two are measured together.
+settings.cases = [...new Set(settings.cases.flatMap((id) => [CASES[id].variantOf ?? id, id]))];
+const groups: CaseId[][] = [];
+for (const id of settings.cases) {
+  const group = groups.find((g) => g[0] === CASES[id].variantOf);
+  if (group) group.push(id);
+  else groups.push([id]);
+}
 for (const n of [settings.reps, ...settings.concurrency]) if (!Number.isInteger(n) || n < 1) throw new Error('--reps and --concurrency take positive integers');
 const servers = SERVERS.filter((s) => (args.server ? list(args.server)!.includes(s.role) : !ON_REQUEST.includes(s.role)));
 
@@ -111,14 +130,18 @@ for (const caseId of settings.cases) {
 console.log(`primed at ${elapsed()}`);
 const samples: Measured[] = [];
 for (let rep = 1; rep <= settings.reps; rep++) {
-  for (const caseId of settings.cases) {
-    const serving = servers.filter((s) => s.cases[caseId]);
-    // Each repetition starts with another server, so no server always runs first or last.
-    const order = serving.map((_, i) => serving[(i + rep - 1) % serving.length]);
+  for (const group of groups) {
+    // A case and its variants take turns at going first, as the servers do: running second is not free (the first one's garbage).
+    const cases = group.map((_, i) => group[(i + rep - 1) % group.length]);
     for (const concurrency of settings.concurrency) {
-      for (const spec of order) {
-        const sample = await measure(spec, caseId, concurrency);
-        samples.push({ rep, caseId, concurrency, role: spec.role, server: spec.name, ...sample });
+      for (const caseId of cases) {
+        const serving = servers.filter((s) => s.cases[caseId]);
+        // Each repetition starts with another server, so no server always runs first or last.
+        const order = serving.map((_, i) => serving[(i + rep - 1) % serving.length]);
+        for (const spec of order) {
+          const sample = await measure(spec, caseId, concurrency);
+          samples.push({ rep, caseId, concurrency, role: spec.role, server: spec.name, ...sample });
+        }
       }
     }
   }
@@ -128,11 +151,11 @@ await stopServers();
 agent.destroy();
 clearTimeout(deadline);
 
-const titles = Object.fromEntries(Object.entries(CASES).map(([id, c]) => [id, c.title])) as Record<CaseId, string>;
-const rows = summarize(samples, titles).sort((a, b) => settings.cases.indexOf(a.caseId) - settings.cases.indexOf(b.caseId) || a.concurrency - b.concurrency);
+const rows = summarize(samples, CASES).sort((a, b) => settings.cases.indexOf(a.caseId) - settings.cases.indexOf(b.caseId) || a.concurrency - b.concurrency);
 console.log(`\nmedians over the reps in which other processes took at most ${CONTENDED * 100}% of a CPU (all reps if none did);`);
 console.log("±reps: half the range of CPU µs/op over those reps; client: the load generator's share of its core;");
-console.log('other: CPU taken by other processes (100% = one CPU); ratio: median of per-rep CPU ratios, Switchboard/bare, SDK/Switchboard, otel/Switchboard');
+console.log('other: CPU taken by other processes (100% = one CPU); ratio: median of per-rep CPU ratios, Switchboard/bare, SDK/Switchboard, otel/Switchboard,');
+console.log('and for a variant case (", zod"), each server against itself on the case it varies');
 printTable(rows);
 printOtherLoad(samples);
 const file = writeJson({ node: process.version, pinning: pinning.note, cpuSource, settings, rows, samples });

@@ -1,5 +1,6 @@
 /** The benchmarked Switchboard server: Streamable HTTP and WebSocket on one port, with the benchmarked tools. */
 import { McpServer, StreamableHttpTransport, WebSocketTransport } from 'switchboard-mcp';
+import { z } from 'zod';
 import { elicitSchema, serveBenchControl } from './shared.mjs';
 
 /** Serve the bench's tools; `options` are merged into the McpServer options (the telemetry variants add theirs). */
@@ -9,6 +10,8 @@ export async function serveSwitchboard(options = {}) {
     { requestState: { keys: ['bench-request-state-key-of-32-bytes!'] }, ...options },
   );
   server.registerTool('echo', { inputSchema: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] } }, ({ text }) => String(text));
+  // The same tool typed by zod (a dev dependency): its arguments are checked by zod's ~standard.validate, not ajv.
+  server.registerTool('echo_zod', { inputSchema: z.object({ text: z.string() }) }, ({ text }) => text);
   server.registerTool('ask', {}, async (_args, ctx) => {
     // A fresh schema object per call, as application code with an inline schema makes.
     const answer = await ctx.elicit({ message: 'Who are you?', requestedSchema: elicitSchema() });
