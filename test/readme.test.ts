@@ -41,11 +41,12 @@ function startListening(file: string, pattern: RegExp, env: Record<string, strin
 describe('README examples', () => {
   const blocks = [...readme.matchAll(/```ts\n\/\/ (examples\/[\w-]+\.ts)\n([\s\S]*?)```/g)];
 
-  it('shows fifteen examples, each exactly as its file in examples/', () => {
+  it('shows sixteen examples, each exactly as its file in examples/', () => {
     expect(blocks.map((b) => b[1])).toEqual([
       'examples/quickstart.ts',
       'examples/stdio-server.ts',
       'examples/shared-port.ts',
+      'examples/typed-tools.ts',
       'examples/scale-out.ts',
       'examples/events.ts',
       'examples/elicitation.ts',
@@ -98,6 +99,15 @@ describe('README examples', () => {
     } finally {
       await example.stop();
     }
+  });
+
+  it('typed-tools books a trip through its typed client: the zod default applied, the literal-typed tool answered', async () => {
+    const child = spawn(tsx, ['examples/typed-tools.ts'], { cwd: root, env: { ...process.env, PORT: '0' }, stdio: ['ignore', 'pipe', 'pipe'] });
+    cleanups.push(() => child.kill());
+    let out = '';
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (out += chunk));
+    const code = await new Promise((resolve) => child.once('exit', resolve));
+    expect({ code, out }).toEqual({ code: 0, out: '1 nights in Lisbon, economy\nSunny in Lisbon for 3 days.\n' });
   });
 
   it('events answers a tool with no handler and adjusts initialize per client', async () => {

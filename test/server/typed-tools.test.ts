@@ -111,7 +111,7 @@ const LIBRARIES: Library[] = [
       order: ['city', 'class', 'nights'],
     },
     received: { city: 'Oslo', class: 'economy', nights: 1 },
-    // ArkType's messages name the property again after the pointer.
+    // An ArkType union's message names the property again after the pointer.
     refusal:
       'Invalid arguments for tool book_trip: /city: must be a string (was a number); ' +
       '/class: class must be "business" or "economy" (was "first"); /nights: must be at least 1 (was 0)',
