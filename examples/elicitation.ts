@@ -2,7 +2,8 @@ import { ElicitationNotSupportedError, McpServer, WebSocketTransport } from 'swi
 
 const server = new McpServer({ name: 'travel', version: '1.0.0' });
 
-// Await the answer inside a handler: accept, decline or cancel, or a typed error.
+// Await the answer inside a handler: accept, decline or cancel, or a typed error. The form types the
+// answer: once accepted, content is { city: string; nights: number; cabin?: 'economy' | 'business' }.
 server.registerTool('plan_trip', { description: 'Plans a trip' }, async (_args, ctx) => {
   const answer = await ctx.elicit(
     {
@@ -27,7 +28,7 @@ server.registerTool('plan_trip', { description: 'Plans a trip' }, async (_args, 
     { timeoutMs: 5 * 60_000 },
   );
   if (answer.action !== 'accept') return `No trip planned (${answer.action}).`;
-  return `Planned ${answer.content!.nights} nights in ${answer.content!.city}.`;
+  return `Planned ${answer.content.nights} nights in ${answer.content.city}.`;
 });
 
 // A tool that writes asks first; anything but accept stops it with an isError result.

@@ -44,7 +44,8 @@ export type {
   ToolRegistration,
   ToolsOf,
 } from './server/tools.js';
-export type { PromptConfig, PromptHandler } from './server/prompts.js';
+export type { PromptArguments, PromptArgsOf, PromptConfig, PromptHandler, PromptHandlerFor } from './server/prompts.js';
+export type { ElicitFormResult, ElicitResultFor, ElicitUrlResult, FormContent, FormSchema } from './elicitation/form-schema.js';
 export type { ResourceConfig, ResourceTemplateConfig, ResourceHandler, ResourceTemplateHandler, ReadOutput } from './server/resources.js';
 export type { Completer } from './server/completions.js';
 export type { SchemaViolation } from './schema/compiler.js';

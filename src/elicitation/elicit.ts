@@ -5,7 +5,10 @@ import { ElicitationNotSupportedError, ElicitationValidationError, ErrorCode, Mc
 import { isObject } from '../protocol/is-object.js';
 import { checkElicitationUrl } from '../protocol/elicitation-url.js';
 import type { ElicitParams, ElicitResult, ElicitValue } from '../protocol/types.js';
-import type { SchemaCompiler, Validator } from '../schema/compiler.js';
+import type { SchemaCompiler, SchemaViolation, Validator } from '../schema/compiler.js';
+import type { CheckResult } from '../schema/schema-source.js';
+import { isStandardSchema } from '../schema/standard.js';
+import { type FormSchema, type StandardForm, standardForm } from './form-schema.js';
 import type { ClientRequestKind } from './kind.js';
 import { recentJson, rememberJson } from './schema-keys.js';
 import { checkRequestedSchema } from './schema-subset.js';
@@ -13,8 +16,10 @@ import { checkRequestedSchema } from './schema-subset.js';
 /** Schemas (by their JSON) already found to lie in the subset: the check is a pure function of the content. */
 const checkedSchemas = new Set<string>();
 const CHECKED_SCHEMAS_LIMIT = 4096;
-/** The validator of each request in flight, from `prepare` to `interpret`. */
-const validators = new WeakMap<object, Validator>();
+/** How each request in flight reads an accepted form, from `prepare` to `interpret`: ajv's validator, or a Standard schema's check. */
+const readers = new WeakMap<object, Validator | StandardForm>();
+/** Standard form schemas whose wire form was found in the subset. */
+const checkedForms = new WeakSet<StandardForm>();
 
 /**
  * Throw (a TypeError naming the property) unless `schema` lies in the form subset. Returns the schema's
@@ -33,7 +38,7 @@ export function checkFormSchema(schemas: SchemaCompiler, schema: unknown): strin
   return key;
 }
 
-export const elicitationKind: ClientRequestKind<ElicitParams, ElicitResult> = {
+export const elicitationKind: ClientRequestKind<ElicitParams<FormSchema>, ElicitResult> = {
   method: 'elicitation/create',
   event: 'responseElicitationCreate',
   fields: ['action', 'content'],
@@ -49,20 +54,40 @@ export const elicitationKind: ClientRequestKind<ElicitParams, ElicitResult> = {
       if (params.elicitationId !== undefined && typeof params.elicitationId !== 'string') throw new TypeError('elicitationId must be a string');
       return params.elicitationId === undefined ? { ...params, elicitationId: randomUUID() } : params;
     }
-    const key = checkFormSchema(ctx.schemas, params.requestedSchema);
+    const source = params.requestedSchema;
+    if (isStandardSchema(source)) {
+      const form = standardForm(source, ctx.schemas);
+      if (!checkedForms.has(form)) {
+        // An inline schema is a new object per call: its JSON finds the check done by an equal one before.
+        checkFormSchema(ctx.schemas, form.json);
+        checkedForms.add(form);
+      }
+      const prepared = { ...params, requestedSchema: form.json };
+      if (ctx.options.validateElicitationResponses) readers.set(prepared, form);
+      return prepared;
+    }
+    const key = checkFormSchema(ctx.schemas, source);
     if (!ctx.options.validateElicitationResponses) return params;
     // A copy per request, so the validator found here belongs to this request alone.
     const prepared = { ...params };
-    validators.set(prepared, ctx.schemas.compile(params.requestedSchema, key));
+    readers.set(prepared, ctx.schemas.compile(source, key));
     return prepared;
   },
   timeoutMs: (options) => options.elicitationTimeoutMs,
   interpret(ctx, result, params) {
     if (params.mode === 'url') return readElicitResult(result, undefined, undefined);
-    const validate = ctx.options.validateElicitationResponses ? (validators.get(params) ?? ctx.schemas.compile(params.requestedSchema)) : undefined;
-    return readElicitResult(result, params.requestedSchema, validate);
+    const schema = params.requestedSchema;
+    if (!ctx.options.validateElicitationResponses) return readElicitResult(result, schema, undefined);
+    const reader = readers.get(params) ?? ctx.schemas.compile(schema);
+    return typeof reader === 'function' ? readElicitResult(result, schema, reader) : readStandardAnswer(result, schema, reader);
   },
 };
+
+/** Whether a prepared form's answers are checked by a Standard schema (whose check may be async, and whose output the asker gets). */
+export function checkedByStandard(prepared: unknown): boolean {
+  const reader = typeof prepared === 'object' && prepared !== null ? readers.get(prepared) : undefined;
+  return reader !== undefined && typeof reader !== 'function';
+}
 
 /**
  * Check a client's elicitation answer: the action, and on a form accept the content against `validate`
@@ -70,18 +95,63 @@ export const elicitationKind: ClientRequestKind<ElicitParams, ElicitResult> = {
  * accept carries no content. Throws a typed McpError.
  */
 export function readElicitResult(result: Record<string, unknown>, schema: object | undefined, validate: Validator | undefined): ElicitResult {
-  const action = result.action;
-  if (action !== 'accept' && action !== 'decline' && action !== 'cancel') throw new UnexpectedElicitActionError(action);
+  const action = actionOf(result);
   // Content only means something on a form-mode accept; elsewhere it is ignored.
   if (action !== 'accept' || !schema) return { action };
-  const content = result.content === undefined ? {} : result.content;
-  if (!isObject(content)) throw new McpError(ErrorCode.InvalidParams, 'The client accepted elicitation/create with content that is not an object', { result });
+  const content = contentOf(result);
   if (!validate) return { action, content: content as Record<string, ElicitValue> }; // validateElicitationResponses: false
   const violations = validate(content);
-  if (violations) {
-    throw new ElicitationValidationError(violations.map((v) => ({ property: topLevelProperty(v.path), rule: v.rule, message: v.message })));
-  }
+  if (violations) throw validationError(violations);
   return { action, content: askedFields(schema, content) as Record<string, ElicitValue> };
+}
+
+/**
+ * A form answer with only the fields asked for, before any check of their values: what a Standard
+ * schema's check is given, and what a 2026-07-28 round keeps of an answer that check accepted.
+ */
+export function formAnswer(result: Record<string, unknown>, schema: object): ElicitResult {
+  const action = actionOf(result);
+  if (action !== 'accept') return { action };
+  return { action, content: askedFields(schema, contentOf(result)) as Record<string, ElicitValue> };
+}
+
+/** A form answer checked by its Standard schema, whose output (defaults applied, transforms run) is the content. */
+function readStandardAnswer(result: Record<string, unknown>, schema: object, form: StandardForm): ElicitResult | Promise<ElicitResult> {
+  const answer = formAnswer(result, schema);
+  if (answer.action !== 'accept') return answer;
+  let checked: CheckResult | Promise<CheckResult>;
+  try {
+    checked = form.check(answer.content as Record<string, unknown>);
+  } catch (err) {
+    throw checkFailed(err);
+  }
+  return checked instanceof Promise ? checked.then(standardContent, (err: unknown) => Promise.reject(checkFailed(err))) : standardContent(checked);
+}
+
+/** A schema whose own check throws is the server's fault, not the answer's: -32603, never asked again. */
+function checkFailed(err: unknown): McpError {
+  return new McpError(ErrorCode.InternalError, `The requestedSchema's own check threw: ${err instanceof Error ? err.message : String(err)}`);
+}
+
+function standardContent(checked: CheckResult): ElicitResult {
+  if (checked.violations) throw validationError(checked.violations);
+  return { action: 'accept', content: checked.value as Record<string, ElicitValue> };
+}
+
+function actionOf(result: Record<string, unknown>): ElicitResult['action'] {
+  const action = result.action;
+  if (action !== 'accept' && action !== 'decline' && action !== 'cancel') throw new UnexpectedElicitActionError(action);
+  return action;
+}
+
+function contentOf(result: Record<string, unknown>): Record<string, unknown> {
+  const content = result.content === undefined ? {} : result.content;
+  if (!isObject(content)) throw new McpError(ErrorCode.InvalidParams, 'The client accepted elicitation/create with content that is not an object', { result });
+  return content;
+}
+
+function validationError(violations: SchemaViolation[]): ElicitationValidationError {
+  return new ElicitationValidationError(violations.map((v) => ({ property: topLevelProperty(v.path), rule: v.rule, message: v.message })));
 }
 
 /** The form property a violation's JSON pointer starts with (`/tags/0` is `tags`), unescaped (RFC 6901). */

@@ -35,8 +35,8 @@ export interface ClientRequestKind<Params, Result> {
    */
   prepare(ctx: KindContext, capabilities: ClientCapabilities, params: Params): Params;
   timeoutMs(options: KindOptions): number;
-  /** Turn the client's result into the typed result, or throw an McpError when it is not one. */
-  interpret(ctx: KindContext, result: Record<string, unknown>, params: Params): Result;
+  /** Turn the client's result into the typed result, or throw an McpError when it is not one; a Standard schema's check may be async. */
+  interpret(ctx: KindContext, result: Record<string, unknown>, params: Params): Result | Promise<Result>;
 }
 
 export interface ClientRequestOptions {

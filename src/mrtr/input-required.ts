@@ -2,6 +2,7 @@
  * Multi Round-Trip Requests (SEP-2322, 2026-07-28): a tools/call, prompts/get or resources/read can
  * answer "input required" with the questions for the client, and get the answers on a retry.
  */
+import type { FormSchema } from '../elicitation/form-schema.js';
 import type { CreateMessageParams, ElicitParams } from '../protocol/types.js';
 
 export type InputMethod = 'elicitation/create' | 'sampling/createMessage' | 'roots/list';
@@ -33,7 +34,8 @@ export class InputRequired {
     return Object.keys(this.inputRequests).length;
   }
 
-  addElicitation(key: string, params: ElicitParams): this {
+  /** A form's `requestedSchema` may be a Standard Schema: its JSON Schema is what is asked, and what the answer is checked against. */
+  addElicitation(key: string, params: ElicitParams<FormSchema>): this {
     return this.add(key, { method: 'elicitation/create', params: params as unknown as Record<string, unknown> });
   }
 

@@ -43,6 +43,8 @@ export interface AskedQuestion {
   method: string;
   /** A form's requestedSchema: the answers must fit it. */
   schema?: object;
+  /** Asked by `ctx.elicit` with a Standard Schema: its answer is read when the handler asks again, by that schema's own check. */
+  standard?: true;
   /** An elicitation's message, and a URL-mode one's URL: what its response event shows. */
   message?: string;
   url?: string;

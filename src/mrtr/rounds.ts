@@ -4,27 +4,16 @@
  * rounds rides in a signed `requestState`. Handshake era: `ctx.elicit` pushes requests itself, and an
  * input-required a handler returns is fulfilled by pushing its requests and running the handler again.
  */
-import { elicitationKind } from '../elicitation/elicit.js';
 import type { ClientOutcome, ClientRequestKind, KindContext } from '../elicitation/kind.js';
-import { rootsKind } from '../elicitation/roots.js';
-import { samplingKind } from '../elicitation/sampling.js';
 import { ErrorCode, McpError, UrlElicitationRequiredError } from '../protocol/errors.js';
 import { isObject } from '../protocol/is-object.js';
 import { quote } from '../protocol/quote.js';
 import { principalKey, UNKEYED_PRINCIPAL } from '../protocol/principal.js';
 import { errorResult } from '../protocol/results.js';
 import type { ClientCapabilities, ElicitParams } from '../protocol/types.js';
-import { InputRequired, InputRequiredSignal, type InputMethod, type InputRequest } from './input-required.js';
+import { asMcpError, describeRequest, InputRound, KINDS, type AnswerListener, type RoundHolder } from './input-round.js';
+import { InputRequired, type InputMethod, type InputRequest } from './input-required.js';
 import { type AskedQuestion, digest, type RequestStateCodec, type StateBinding, type StatePayload } from './request-state.js';
-
-/** The kind that asks each input method, with its checks and its reading of the answer. */
-const KINDS: Record<InputMethod, ClientRequestKind<never, unknown>> = {
-  'elicitation/create': elicitationKind,
-  'sampling/createMessage': samplingKind,
-  'roots/list': rootsKind,
-} as Record<InputMethod, ClientRequestKind<never, unknown>>;
-
-const KEY_PREFIX: Record<InputMethod, string> = { 'elicitation/create': 'elicit', 'sampling/createMessage': 'sample', 'roots/list': 'roots' };
 
 const NOTHING: Record<string, never> = Object.freeze({});
 
@@ -34,92 +23,43 @@ export interface RoundsContext {
   readonly codec: RequestStateCodec;
 }
 
-/** Where a request keeps its current round (the handler's context): `ctx.inputResponses` and friends read it. */
-export interface RoundHolder {
-  input: InputRound | undefined;
-}
-
-/** One round of input for one request: the answers so far, and what the handler asks next. */
-export class InputRound {
-  /** Keys for asks without an explicit key count up in call order, so a replay finds its answers. */
-  private counter = 0;
-  pending: InputRequired | undefined;
-
-  constructor(
-    private readonly kinds: KindContext,
-    /** Validated answers, by key, from this and earlier rounds. */
-    readonly answers: Record<string, unknown>,
-    /** The handler's state from the previous round. */
-    readonly state: unknown,
-    /** What earlier rounds asked, by key. */
-    readonly asked: StatePayload['asked'],
-    readonly round: number,
-    /** This retry's inputResponses, as sent. */
-    private readonly responses: Record<string, unknown> | undefined = undefined,
-  ) {}
-
-  /**
-   * `ctx.elicit` (and friends) on 2026-07-28: the answer to `request` if it has come, under `key` or the
-   * next automatic key; otherwise the question joins this round's input-required, and the handler unwinds.
-   */
-  require(capabilities: ClientCapabilities, request: InputRequest, key: string | undefined): unknown {
-    const kind = KINDS[request.method];
-    // The same checks as a pushed request; what they give back also reads the answer (a form's compiled schema).
-    const prepared = kind.prepare(this.kinds, capabilities, (request.params ?? {}) as never);
-    const k = key ?? `${KEY_PREFIX[request.method]}-${++this.counter}`;
-    const answer = this.answer(k, request, kind, prepared);
-    if (answer !== undefined) return answer;
-    this.ask(k, request);
-    throw new InputRequiredSignal(k);
-  }
-
-  /**
-   * The answer to `request` under `key`: from earlier rounds, or from this retry's inputResponses if it
-   * fits the question being asked now (a client may answer without echoing requestState).
-   */
-  private answer(key: string, request: InputRequest, kind: ClientRequestKind<never, unknown>, prepared: never): unknown {
-    const known = this.answers[key];
-    if (known !== undefined && sameQuestion(this.asked[key], describeRequest(request))) return known;
-    const raw = this.responses?.[key];
-    if (!isObject(raw)) return undefined;
-    let answer: unknown;
-    try {
-      answer = kind.interpret(this.kinds, raw, prepared);
-    } catch {
-      return undefined; // asked again
-    }
-    this.answers[key] = answer;
-    return answer;
-  }
-
-  ask(key: string, request: InputRequest): void {
-    (this.pending ??= new InputRequired()).add(key, request);
-  }
-}
-
 /**
- * The checks before a question goes out, the same as for a pushed request: a form must lie in the
- * elicitation subset, and only kinds the request's clientCapabilities declare may be asked (mrtr.mdx).
+ * A question as it goes out, after the checks a pushed request has: a form must lie in the elicitation
+ * subset (a Standard schema is its JSON Schema from here on), and only kinds the request's
+ * clientCapabilities declare may be asked (mrtr.mdx).
  */
-export function checkInputRequest(kinds: KindContext, capabilities: ClientCapabilities, request: InputRequest): void {
-  KINDS[request.method].prepare(kinds, capabilities, (request.params ?? {}) as never);
+function preparedRequests(kinds: KindContext, capabilities: ClientCapabilities, requests: Record<string, InputRequest>): Record<string, InputRequest> {
+  const out: Record<string, InputRequest> = {};
+  for (const [key, request] of Object.entries(requests)) {
+    const given = request.params ?? {};
+    const params = KINDS[request.method].prepare(kinds, capabilities, given as never) as Record<string, unknown>;
+    out[key] = params === given ? request : { method: request.method, params };
+  }
+  return out;
 }
 
 /**
  * How the client answered what was asked: the typed result, or why it is none (then it is asked again).
  * The same reading as a pushed request's result.
  */
-function readAnswer(kinds: KindContext, asked: AskedQuestion, answer: unknown): ClientOutcome<unknown> {
+function readAnswer(kinds: KindContext, asked: AskedQuestion, answer: unknown): ClientOutcome<unknown> | Promise<ClientOutcome<unknown>> {
   const kind = KINDS[asked.method as InputMethod];
   if (!kind) return { ok: false, error: new McpError(ErrorCode.InvalidParams, `Invalid params: nothing was asked with ${quote(asked.method)}`) };
   if (!isObject(answer)) return { ok: false, error: new McpError(ErrorCode.InvalidParams, `Invalid params: the answer to a ${asked.method} is not an object`) };
   // A URL-mode question has no schema, and its answer no content.
   const params = asked.method === 'elicitation/create' ? (asked.schema ? { requestedSchema: asked.schema } : { mode: 'url' }) : {};
+  let result: unknown;
   try {
-    return { ok: true, result: kind.interpret(kinds, answer, params as never) };
+    result = kind.interpret(kinds, answer, params as never);
   } catch (err) {
-    return { ok: false, error: err instanceof McpError ? err : new McpError(ErrorCode.InvalidParams, String(err)) };
+    return { ok: false, error: asMcpError(err) };
   }
+  return result instanceof Promise
+    ? result.then(
+        (read) => ({ ok: true, result: read }),
+        (err) => ({ ok: false, error: asMcpError(err) }),
+      )
+    : { ok: true, result };
 }
 
 /** The request a response event names for an input request: its key as id, and the params requestState kept. */
@@ -134,36 +74,16 @@ export function askedRequest(key: string, asked: AskedQuestion): { jsonrpc: '2.0
   return { jsonrpc: '2.0', id: key, method: asked.method, params };
 }
 
-/** An earlier answer stands only for the same question: the same method and, for a form, the same schema. */
-function sameQuestion(asked: AskedQuestion | undefined, now: AskedQuestion): boolean {
-  return asked !== undefined && asked.method === now.method && JSON.stringify(asked.schema) === JSON.stringify(now.schema);
-}
-
-/**
- * A question as requestState remembers it: its method, a form's schema (which answers must fit), and an
- * elicitation's message and URL, for the response event (a sampling request's messages are not kept).
- */
-export function describeRequest(request: InputRequest): AskedQuestion {
-  const described: AskedQuestion = { method: request.method };
-  if (request.method !== 'elicitation/create') return described;
-  const params = request.params as { mode?: string; requestedSchema?: object; message?: unknown; url?: unknown } | undefined;
-  if (params?.mode === 'url') {
-    if (typeof params.url === 'string') described.url = params.url;
-  } else if (params?.requestedSchema) described.schema = params.requestedSchema;
-  if (typeof params?.message === 'string') described.message = params.message;
-  return described;
-}
-
-function describeAsked(pending: InputRequired): StatePayload['asked'] {
+function describeAsked(requests: Record<string, InputRequest>, standardKeys?: ReadonlySet<string>): StatePayload['asked'] {
   const asked: StatePayload['asked'] = {};
-  for (const [key, request] of Object.entries(pending.inputRequests)) asked[key] = describeRequest(request);
+  for (const [key, request] of Object.entries(requests)) asked[key] = describeRequest(request, standardKeys?.has(key));
   return asked;
 }
 
 /** 2026-07-28 has no elicitationId: a URL question goes out without one. */
-function wireRequests(pending: InputRequired): Record<string, InputRequest> {
+function wireRequests(requests: Record<string, InputRequest>): Record<string, InputRequest> {
   const out: Record<string, InputRequest> = {};
-  for (const [key, request] of Object.entries(pending.inputRequests)) {
+  for (const [key, request] of Object.entries(requests)) {
     if (request.method === 'elicitation/create' && (request.params as ElicitParams | undefined)?.mode === 'url') {
       const { elicitationId: _dropped, ...params } = request.params as Record<string, unknown>;
       out[key] = { method: request.method, params };
@@ -199,7 +119,7 @@ export interface RoundRequest {
   capabilities: ClientCapabilities;
   principal: unknown;
   /** Each answer this retry brings to what the last round asked, read: a result, or why it is none. */
-  onAnswer?: (key: string, asked: AskedQuestion, outcome: ClientOutcome<unknown>) => void;
+  onAnswer?: AnswerListener;
 }
 
 function roundsExceeded(target: InputTarget, max: number): McpError {
@@ -238,18 +158,33 @@ export async function runModernRound<R>(
     });
   const previous = params.requestState === undefined ? undefined : await codec.open(params.requestState, binding());
   const answers: Record<string, unknown> = { ...previous?.answers };
+  const held = new Map<string, { asked: AskedQuestion; answer: unknown }>();
   const responses = params.inputResponses;
   if (previous && isObject(responses)) {
     // Only what the last round asked counts; extra keys are ignored, and an answer that does not fit is asked again.
     for (const key of previous.last ?? []) {
       const asked = previous.asked?.[key];
       if (!asked || !Object.hasOwn(responses, key)) continue;
-      const outcome = readAnswer(kinds, asked, responses[key]);
+      if (asked.standard) {
+        held.set(key, { asked, answer: responses[key] });
+        continue;
+      }
+      const read = readAnswer(kinds, asked, responses[key]);
+      const outcome = read instanceof Promise ? await read : read;
       if (outcome.ok) answers[key] = outcome.result;
       request.onAnswer?.(key, asked, outcome);
     }
   }
-  const round = new InputRound(kinds, answers, previous?.state, previous?.asked ?? {}, previous?.round ?? 0, isObject(responses) ? responses : undefined);
+  const round = new InputRound(
+    kinds,
+    answers,
+    previous?.state,
+    previous?.asked ?? {},
+    previous?.round ?? 0,
+    isObject(responses) ? responses : undefined,
+    held,
+    request.onAnswer,
+  );
   holder.input = round;
   let result: R | InputRequired | undefined;
   let failure: unknown;
@@ -258,6 +193,8 @@ export async function runModernRound<R>(
   } catch (err) {
     failure = err;
   }
+  const ending = round.end();
+  if (ending) await ending;
   // -32042 does not exist in 2026-07-28: the URL elicitations it names are asked as input instead.
   if (failure instanceof UrlElicitationRequiredError) {
     for (const e of failure.elicitations) round.ask(e.elicitationId, { method: 'elicitation/create', params: { mode: 'url', message: e.message, url: e.url } });
@@ -277,18 +214,18 @@ export async function runModernRound<R>(
     return result as R;
   }
   if (round.round + 1 > codec.maxRounds) throw roundsExceeded(target, codec.maxRounds);
-  for (const asked of Object.values(pending.inputRequests)) checkInputRequest(kinds, request.capabilities, asked);
+  const asking = preparedRequests(kinds, request.capabilities, pending.inputRequests);
   const requestState = codec.mint({
     binding: binding(),
     round: round.round + 1,
-    asked: { ...round.asked, ...describeAsked(pending) },
-    last: Object.keys(pending.inputRequests),
+    asked: { ...round.asked, ...describeAsked(asking, round.standardKeys) },
+    last: Object.keys(asking),
     answers,
     state: pending.state !== undefined ? pending.state : round.state,
   });
   return pending.size === 0
     ? { resultType: 'input_required', requestState }
-    : { resultType: 'input_required', inputRequests: wireRequests(pending), requestState };
+    : { resultType: 'input_required', inputRequests: wireRequests(asking), requestState };
 }
 
 /**
@@ -314,10 +251,12 @@ export async function runPushedRounds<R>(
     if (pending.size === 0 && pending.state === undefined) throw emptyInputRequired(target);
     if (round.round + 1 > rc.codec.maxRounds) throw roundsExceeded(target, rc.codec.maxRounds);
     // The handshake era can push: ask the client for everything at once, then run the handler again.
-    const entries = Object.entries(pending.inputRequests);
+    let asking: Record<string, InputRequest>;
+    let entries: [string, InputRequest][];
     let answers: unknown[];
     try {
-      for (const [, request] of entries) checkInputRequest(rc.kinds, capabilities, request);
+      asking = preparedRequests(rc.kinds, capabilities, pending.inputRequests);
+      entries = Object.entries(asking);
       answers = await Promise.all(entries.map(([key, request]) => push(request, key)));
     } catch (err) {
       // In a tool, failing to ask is a tool failure, as when ctx.elicit fails inside it (SEP-1303).
@@ -326,7 +265,7 @@ export async function runPushedRounds<R>(
       }
       throw err;
     }
-    round = new InputRound(rc.kinds, Object.fromEntries(entries.map(([key], i) => [key, answers[i]])), pending.state, describeAsked(pending), round.round + 1);
+    round = new InputRound(rc.kinds, Object.fromEntries(entries.map(([key], i) => [key, answers[i]])), pending.state, describeAsked(asking), round.round + 1);
   }
 }
 

@@ -218,14 +218,15 @@ export type PrimitiveSchemaDefinition = Record<string, unknown> & { type: 'strin
 export interface ElicitRequestedSchema {
   $schema?: string;
   type: 'object';
-  properties: Record<string, PrimitiveSchemaDefinition>;
-  required?: string[];
+  properties: Readonly<Record<string, PrimitiveSchemaDefinition>>;
+  required?: readonly string[];
 }
 
-export interface ElicitFormParams {
+/** A form-mode elicitation. On the wire `requestedSchema` is JSON Schema; a server's `elicit` also takes a Standard Schema there. */
+export interface ElicitFormParams<Schema extends object = ElicitRequestedSchema> {
   mode?: 'form';
   message: string;
-  requestedSchema: ElicitRequestedSchema;
+  requestedSchema: Schema;
   _meta?: Meta;
 }
 
@@ -238,8 +239,9 @@ export interface ElicitUrlParams {
   _meta?: Meta;
 }
 
-export type ElicitParams = ElicitFormParams | ElicitUrlParams;
+export type ElicitParams<Schema extends object = ElicitRequestedSchema> = ElicitFormParams<Schema> | ElicitUrlParams;
 
+/** A client's answer to `elicitation/create`, as the wire carries it. */
 export interface ElicitResult {
   action: ElicitAction;
   /** Present on accept in form mode, validated against requestedSchema. */

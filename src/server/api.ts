@@ -3,6 +3,7 @@
  * request a `request*` listener answers. Each is an interface; the runtime's own classes implement them.
  */
 import type { Era } from '../protocol/era.js';
+import type { ElicitResultFor, FormSchema } from '../elicitation/form-schema.js';
 import type { ClientRequestOptions } from '../elicitation/kind.js';
 import type { InputRequired } from '../mrtr/input-required.js';
 import type { JsonRpcRequest } from '../protocol/jsonrpc.js';
@@ -11,7 +12,6 @@ import type {
   CreateMessageParams,
   CreateMessageResult,
   ElicitParams,
-  ElicitResult,
   Implementation,
   ListRootsResult,
   LoggingLevel,
@@ -74,8 +74,11 @@ export interface McpSession {
 
   /** Send a request to the client and wait for its result. Rejects with an `McpError` (or a subclass for local causes). */
   request(method: string, params?: Record<string, unknown>, options?: SessionRequestOptions): Promise<Record<string, unknown>>;
-  /** Ask the user for input through the client (`elicitation/create`). Rejects with a typed error; see the README. */
-  elicit(params: ElicitParams, options?: ClientRequestOptions): Promise<ElicitResult>;
+  /**
+   * Ask the user for input through the client (`elicitation/create`). A form's `requestedSchema` (JSON
+   * Schema, or a Standard Schema) types the accepted content. Rejects with a typed error; see the README.
+   */
+  elicit<const P extends ElicitParams<FormSchema>>(params: P, options?: ClientRequestOptions): Promise<ElicitResultFor<P>>;
   /** Ask the client's model for a completion (`sampling/createMessage`). */
   createMessage(params: CreateMessageParams, options?: ClientRequestOptions): Promise<CreateMessageResult>;
   /** Ask the client for its roots (`roots/list`). */
@@ -125,9 +128,11 @@ export interface RequestContext {
    * Ask the user, in either era. Handshake era: `elicitation/create`, related to this request (on HTTP it
    * travels on this request's stream) and cancelled with it. 2026-07-28: the answer from the retry's
    * `inputResponses` if it has come; otherwise the client is sent input-required and the handler runs
-   * again on the retry, from the start (so whatever it did before asking runs again).
+   * again on the retry, from the start (so whatever it did before asking runs again). A form's
+   * `requestedSchema` may be JSON Schema or a Standard Schema (zod, ArkType, valibot): on accept, the
+   * content is as that schema reads it (a Standard one's output, defaults applied), typed by it.
    */
-  elicit(params: ElicitParams, options?: InputOptions): Promise<ElicitResult>;
+  elicit<const P extends ElicitParams<FormSchema>>(params: P, options?: InputOptions): Promise<ElicitResultFor<P>>;
   /** Sampling in either era, like `elicit`. */
   createMessage(params: CreateMessageParams, options?: InputOptions): Promise<CreateMessageResult>;
   /** The client's roots in either era, like `elicit`. */

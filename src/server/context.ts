@@ -1,16 +1,16 @@
 /** A handler's context: one small object per client request, which asks and notifies through its session. */
 import { elicitationKind } from '../elicitation/elicit.js';
+import type { ElicitResultFor, FormSchema } from '../elicitation/form-schema.js';
 import type { ClientRequestKind } from '../elicitation/kind.js';
 import { rootsKind } from '../elicitation/roots.js';
 import { samplingKind } from '../elicitation/sampling.js';
 import { InputRequired } from '../mrtr/input-required.js';
-import type { InputRound, RoundHolder } from '../mrtr/rounds.js';
+import type { InputRound, RoundHolder } from '../mrtr/input-round.js';
 import { ErrorCode, McpError } from '../protocol/errors.js';
 import type {
   CreateMessageParams,
   CreateMessageResult,
   ElicitParams,
-  ElicitResult,
   ListRootsResult,
   LoggingLevel,
   Meta,
@@ -145,8 +145,8 @@ export class Context implements RequestContext, RoundHolder, KeepAliveTarget {
     return this.session.closeStream(this.requestId);
   }
 
-  elicit(params: ElicitParams, options: InputOptions = {}): Promise<ElicitResult> {
-    return this.session.ask(this, elicitationKind, params, options);
+  elicit<const P extends ElicitParams<FormSchema>>(params: P, options: InputOptions = {}): Promise<ElicitResultFor<P>> {
+    return this.session.ask(this, elicitationKind, params, options) as Promise<ElicitResultFor<P>>;
   }
 
   createMessage(params: CreateMessageParams, options: InputOptions = {}): Promise<CreateMessageResult> {

@@ -5,7 +5,8 @@
  */
 import type { ClientOutcome, ClientRequestKind } from '../elicitation/kind.js';
 import type { InputMethod, InputRequest } from '../mrtr/input-required.js';
-import { describeRequest, inputKind, type RoundsContext, runPushedRounds } from '../mrtr/rounds.js';
+import { describeRequest } from '../mrtr/input-round.js';
+import { inputKind, type RoundsContext, runPushedRounds } from '../mrtr/rounds.js';
 import { ErrorCode, McpError } from '../protocol/errors.js';
 import type { CallToolResult, Meta } from '../protocol/types.js';
 import type { InputOptions } from './api.js';
@@ -63,7 +64,7 @@ class DetachedBackChannel implements BackChannel {
       const answer = await untilAborted(this.options.ask(question), this.options.signal);
       let outcome: ClientOutcome<R>;
       try {
-        outcome = { ok: true, result: kind.interpret(this.rounds.kinds, answer, prepared) };
+        outcome = { ok: true, result: await kind.interpret(this.rounds.kinds, answer, prepared) };
       } catch (err) {
         outcome = { ok: false, error: err instanceof McpError ? err : new McpError(ErrorCode.InvalidParams, String(err)) };
       }

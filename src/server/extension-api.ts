@@ -57,10 +57,11 @@ export interface ToolCall {
   /** The call's own context: input asked here is asked on the call itself (MRTR on 2026-07-28). */
   readonly ctx: RequestContext;
   /**
-   * The `isError` result the tool's `inputSchema` gives these arguments, or undefined when they fit:
-   * check before asking anything on the call, so no one is asked for a call that cannot succeed.
+   * The arguments as the tool's `inputSchema` reads them (`{ args }`: defaults applied), or the `isError`
+   * result it gives them (`{ refused }`): check before asking anything on the call, so no one is asked
+   * for a call that cannot succeed.
    */
-  checkArguments(): Promise<CallToolResult | undefined>;
+  checkArguments(): Promise<{ args: Record<string, unknown>; refused?: undefined } | { args?: undefined; refused: CallToolResult }>;
   /**
    * Run the tool apart from this request, which can be answered meanwhile: its argument checks, its
    * confirmation and its handler, with a context of their own whose questions go to `options.ask`.

@@ -11,7 +11,7 @@ import { runDetached } from './detached.js';
 import type { ExtensionMethod, ListenFilter, ServerExtension, ToolCall } from './extension-api.js';
 import type { MethodHandler } from './pipeline.js';
 import type { ExtensionMethods, Session } from './session.js';
-import { argumentRefusal, type ToolEntry } from './tools.js';
+import { checkArguments, type ToolEntry } from './tools.js';
 
 /** The filter keys subscriptions/listen has of its own (subscriptions.ts). */
 const CORE_FILTERS = new Set(['toolsListChanged', 'promptsListChanged', 'resourcesListChanged', 'resourceSubscriptions']);
@@ -71,7 +71,7 @@ export class Extensions implements ExtensionMethods {
       arguments: args,
       session,
       ctx,
-      checkArguments: () => argumentRefusal(entry, args),
+      checkArguments: async () => checkArguments(entry, args),
       detach: (options) => runDetached(rounds, session, ctx, entry, args, options),
     };
     for (const hook of this.toolHooks) {

@@ -1,5 +1,6 @@
 /** McpServer: the component. Configure it, register tools, prompts and resources, and subscribe to its events. */
 import { elicitationKind } from '../elicitation/elicit.js';
+import type { FormSchema } from '../elicitation/form-schema.js';
 import type { ClientRequestOptions } from '../elicitation/kind.js';
 import { rootsKind } from '../elicitation/roots.js';
 import { samplingKind } from '../elicitation/sampling.js';
@@ -11,7 +12,7 @@ import type { McpServerEvents } from './events.js';
 import type { ExtensionHandle, ServerExtension } from './extension-api.js';
 import { type McpServerOptions, type ResolvedServerOptions, resolveServerOptions } from './options.js';
 import { registerPort } from './port.js';
-import { createPromptEntry, type PromptConfig, type PromptHandler } from './prompts.js';
+import { createPromptEntry, type PromptArguments, type PromptConfig, type PromptHandler, type PromptHandlerFor } from './prompts.js';
 import type { Registration } from './registry.js';
 import {
   createResourceEntry,
@@ -77,8 +78,12 @@ export class McpServer extends SafeEmitter<McpServerEvents> {
     );
   }
 
-  registerPrompt(name: string, config: PromptConfig, handler: PromptHandler): Registration {
-    return this.core.catalog.prompts.add(name, createPromptEntry(name, config ?? {}, handler));
+  /**
+   * Serve a prompt. Given as a schema (a Standard Schema, or a JSON Schema object of string properties),
+   * `arguments` makes the list `prompts/list` shows, checks `prompts/get`'s arguments and types the handler's.
+   */
+  registerPrompt<const A extends PromptArguments | undefined = undefined>(name: string, config: PromptConfig<A>, handler: PromptHandlerFor<A>): Registration {
+    return this.core.catalog.prompts.add(name, createPromptEntry(name, (config ?? {}) as PromptConfig, handler as PromptHandler<never>, this.core.schemas));
   }
 
   registerResource(uri: string, config: ResourceConfig, handler: ResourceHandler): Registration {
@@ -103,10 +108,11 @@ export class McpServer extends SafeEmitter<McpServerEvents> {
 
   /**
    * Send `elicitation/create` to a session. Returns the JSON-RPC id it used; the outcome arrives as
-   * exactly one `responseElicitationCreate` event. Throws at once when the schema is outside the
-   * elicitation subset, the client did not declare the mode, or the session cannot take requests.
+   * exactly one `responseElicitationCreate` event (a Standard `requestedSchema`'s output as its content).
+   * Throws at once when the schema is outside the elicitation subset, the client did not declare the
+   * mode, or the session cannot take requests.
    */
-  requestElicitationCreate(session: McpSession | string, params: ElicitParams, options: ClientRequestOptions = {}): RequestId {
+  requestElicitationCreate(session: McpSession | string, params: ElicitParams<FormSchema>, options: ClientRequestOptions = {}): RequestId {
     const target = this.sessionFor(session);
     return target.backChannel.send(target, elicitationKind, params, options).id;
   }

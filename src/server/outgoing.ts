@@ -198,17 +198,26 @@ export class Outgoing {
     this.progressHandlers?.delete(request.id);
     entry.release?.();
     host.stats.pendingRequests--;
-    let typed: ClientOutcome<R>;
-    if (outcome.ok) {
-      try {
-        typed = { ok: true, result: kind.interpret(host.kinds, outcome.result, entry.prepared) };
-      } catch (err) {
-        host.stats.invalidResults++;
-        typed = { ok: false, error: err instanceof McpError ? err : new McpError(ErrorCode.InvalidParams, String(err)) };
-      }
-    } else {
-      typed = outcome;
+    if (!outcome.ok) return this.ended(entry, outcome);
+    const invalid = (err: unknown) => {
+      host.stats.invalidResults++;
+      this.ended(entry, { ok: false, error: err instanceof McpError ? err : new McpError(ErrorCode.InvalidParams, String(err)) });
+    };
+    let result: R | Promise<R>;
+    try {
+      result = kind.interpret(host.kinds, outcome.result, entry.prepared);
+    } catch (err) {
+      return invalid(err);
     }
+    // A Standard form schema's check may be async: the request has left the table, and ends once it is read.
+    if (result instanceof Promise) result.then((read) => this.ended(entry, { ok: true, result: read }), invalid);
+    else this.ended(entry, { ok: true, result });
+  }
+
+  /** Tell the response event's listeners and the caller how the request ended. */
+  private ended<P, R>(entry: Outbound<P, R>, typed: ClientOutcome<R>): void {
+    const { request, kind } = entry;
+    const host = this.session.host;
     entry.span?.end(typed.ok ? undefined : typed.error);
     if (kind.event !== undefined && host.events.listening(kind.event)) {
       (host.events.emit as (event: string, ...args: unknown[]) => boolean)(

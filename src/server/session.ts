@@ -6,6 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import { type ClientRequestKind, untypedKind } from '../elicitation/kind.js';
 import { elicitationKind } from '../elicitation/elicit.js';
+import type { ElicitResultFor, FormSchema } from '../elicitation/form-schema.js';
 import { rootsKind } from '../elicitation/roots.js';
 import { samplingKind } from '../elicitation/sampling.js';
 import type { InputRequired } from '../mrtr/input-required.js';
@@ -201,8 +202,8 @@ export class Session implements McpSession, Connection, ContextSession, Outgoing
     return promised((done) => this.backChannel.send(this, untypedKind(method), params ?? {}, options, undefined, done));
   }
 
-  elicit(params: ElicitParams, options: ClientRequestOptions = {}): Promise<ElicitResult> {
-    return promised((done) => this.backChannel.send(this, elicitationKind, params, options, undefined, done));
+  elicit<const P extends ElicitParams<FormSchema>>(params: P, options: ClientRequestOptions = {}): Promise<ElicitResultFor<P>> {
+    return promised<ElicitResult>((done) => this.backChannel.send(this, elicitationKind, params, options, undefined, done)) as Promise<ElicitResultFor<P>>;
   }
 
   createMessage(params: CreateMessageParams, options: ClientRequestOptions = {}): Promise<CreateMessageResult> {

@@ -9,7 +9,7 @@ import type { Registration } from './registry.js';
 import { checkScopes } from './scopes.js';
 import { describeViolations, type SchemaCompiler } from '../schema/compiler.js';
 import type { InferSchema, InferSchemaInput } from '../schema/infer.js';
-import { type CheckResult, type ResolvedSchema, resolveSchema, type SchemaSource } from '../schema/schema-source.js';
+import { type CheckResult, type ResolvedSchema, resolveSchema } from '../schema/schema-source.js';
 import type { StandardSchemaWithJSON } from '../schema/standard.js';
 import type { ToolTypes } from '../schema/tool-map.js';
 
@@ -197,11 +197,6 @@ function argumentsOf(entry: ToolEntry, checked: CheckResult): CheckedArguments {
     return { refused: errorResult(`Invalid arguments for tool ${entry.descriptor.name}: ${describeViolations(checked.violations)}`) };
   }
   return { args: checked.value as Record<string, unknown> };
-}
-
-/** The `isError` result a tool's `inputSchema` gives `args` (SEP-1303), or undefined when they fit. */
-export async function argumentRefusal(entry: ToolEntry, args: Record<string, unknown>): Promise<CallToolResult | undefined> {
-  return (await checkArguments(entry, args)).refused;
 }
 
 /**

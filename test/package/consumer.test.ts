@@ -117,11 +117,12 @@ beforeAll(async () => {
   const pack = await succeed('npm', ['pack', '--json', '--pack-destination', work], tree, 90_000);
   [packed] = JSON.parse(pack.stdout.slice(pack.stdout.search(/^\[/m)));
 
-  // An application of its own, outside the repository, with the tarball and the SDK the repo tests with.
+  // An application of its own, outside the repository, with the tarball, the SDK the repo tests with, and the
+  // repo's zod (which the SDK installs anyway) for typed tools; pinned, so the npm cache has each of them.
   app = join(work, 'app');
   mkdirSync(app);
   writeFileSync(join(app, 'package.json'), `${JSON.stringify({ name: 'switchboard-consumer', version: '1.0.0', private: true, type: 'module' }, null, 2)}\n`);
-  const deps = ['@modelcontextprotocol/sdk', '@types/node'].map((name) => `${name}@${manifest.devDependencies[name]}`);
+  const deps = ['@modelcontextprotocol/sdk', '@types/node', 'zod'].map((name) => `${name}@${manifest.devDependencies[name]}`);
   await succeed('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', '--save-exact', join(work, packed.filename), ...deps], app, 120_000);
   for (const file of ['app.mjs', 'consumer.ts', 'tsconfig.json']) copyFileSync(join(fixtures, file), join(app, file));
 }, BUDGET_MS);
@@ -216,7 +217,7 @@ describe('the npm package', () => {
   );
 
   it(
-    'type-checks a strict TypeScript consumer of the documented API, declarations included',
+    'type-checks a strict TypeScript consumer of the documented API, declarations included, with tools typed by zod and by an as const schema',
     async () => {
       const tsc = join(root, 'node_modules', 'typescript', 'bin', 'tsc');
       const ran = await run(process.execPath, [tsc, '-p', app], app, RUN_MS);

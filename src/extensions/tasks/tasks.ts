@@ -9,14 +9,14 @@ import { ErrorCode, McpError } from '../../protocol/errors.js';
 import { isObject } from '../../protocol/is-object.js';
 import { MAX_TIMER_MS, positiveInteger } from '../../protocol/option-checks.js';
 import { isTerminalStatus, TASKS_EXTENSION, type TaskStatus } from '../../protocol/tasks.js';
-import type { CallToolResult } from '../../protocol/types.js';
+
 import { isModernProtocolVersion } from '../../protocol/versions.js';
 import type { RequestContext } from '../../server/api.js';
 import type { ClientQuestion, ExtensionHandle, ExtensionRequest, ToolCall } from '../../server/extension-api.js';
 import { invalidExtensionParams } from '../../server/extensions.js';
 import type { McpServer } from '../../server/mcp-server.js';
-import type { Registration } from '../../server/registry.js';
-import type { ToolConfig } from '../../server/tools.js';
+import type { InferSchema } from '../../schema/infer.js';
+import type { StructuredOf, ToolConfig, ToolHandler, ToolRegistrationFor, ToolReturn, ToolSchema } from '../../server/tools.js';
 import { TaskCaps } from './caps.js';
 import { declaresTasks, detailed, missingTasksCapability, onTheWire, ownerOf, reaches, SHUTTING_DOWN, unknownTask } from './shapes.js';
 import { checkedStore, MemoryTaskStore, type StoredTask, type TaskStore } from './store.js';
@@ -43,21 +43,28 @@ export interface TasksOptions {
   maxTasks?: number;
 }
 
-/** A task tool's handler: `prepared` is what `beforeTask` returned (undefined without one). */
-export type TaskToolHandler<P> = (
-  args: Record<string, unknown>,
+/**
+ * A task tool's handler: its arguments typed by `inputSchema`, its `structuredContent` by `outputSchema`
+ * (as `server.registerTool`'s), and `prepared` what `beforeTask` returned (undefined without one).
+ */
+export type TaskToolHandler<P = undefined, Args = Record<string, unknown>, Structured = undefined> = (
+  args: Args,
   ctx: RequestContext,
   prepared: P,
-) => CallToolResult | string | Promise<CallToolResult | string>;
+) => ToolReturn<Structured> | Promise<ToolReturn<Structured>>;
 
-export interface TaskToolConfig<P> extends Omit<ToolConfig, 'execution'> {
+export interface TaskToolConfig<
+  P = undefined,
+  In extends ToolSchema | undefined = ToolSchema | undefined,
+  Out extends ToolSchema | undefined = ToolSchema | undefined,
+> extends Omit<ToolConfig<In, Out>, 'execution'> {
   /** `optional` (default): a task when the request declares the extension, a plain call otherwise. `required`: a task or -32021. */
   taskSupport?: 'optional' | 'required';
   /**
    * Runs on the call itself, before the task exists: input asked here (`ctx.elicit`) is asked on the
    * call (MRTR on 2026-07-28, pushed on 2025 sessions), and what it returns is the handler's `prepared`.
    */
-  beforeTask?: (args: Record<string, unknown>, ctx: RequestContext) => P | Promise<P>;
+  beforeTask?: (args: InferSchema<In>, ctx: RequestContext) => P | Promise<P>;
 }
 
 interface Question {
@@ -128,28 +135,35 @@ export class Tasks {
   }
 
   /**
-   * Register a task-capable tool. Without `beforeTask` this is `server.registerTool` with
-   * `execution: { taskSupport }`; with it, `beforeTask` runs on the call and the handler in the task.
+   * Register a task-capable tool, typed as `server.registerTool`'s. Without `beforeTask` this is
+   * `server.registerTool` with `execution: { taskSupport }`; with it, `beforeTask` runs on the call and
+   * the handler in the task.
    */
-  registerTool<P = undefined>(name: string, config: TaskToolConfig<P>, handler: TaskToolHandler<P>): Registration {
-    const { taskSupport = 'optional', beforeTask, ...tool } = config ?? {};
+  registerTool<
+    const Name extends string,
+    const In extends ToolSchema | undefined = undefined,
+    const Out extends ToolSchema | undefined = undefined,
+    P = undefined,
+  >(name: Name, config: TaskToolConfig<P, In, Out>, handler: TaskToolHandler<P, InferSchema<In>, StructuredOf<Out>>): ToolRegistrationFor<Name, In, Out> {
+    const { taskSupport = 'optional', beforeTask, ...tool } = (config ?? {}) as unknown as TaskToolConfig<unknown>;
     if (taskSupport !== 'optional' && taskSupport !== 'required') {
       throw new TypeError(`Tool '${name}': taskSupport must be 'optional' or 'required'; got ${JSON.stringify(taskSupport)}`);
     }
     if (typeof handler !== 'function') throw new TypeError(`Tool '${name}' needs a handler function`);
     if (beforeTask !== undefined && typeof beforeTask !== 'function') throw new TypeError(`Tool '${name}': beforeTask must be a function`);
+    const run = handler as unknown as TaskToolHandler<unknown>;
     const prepareThenRun = beforeTask
-      ? async (args: Record<string, unknown>, ctx: RequestContext) => handler(args, ctx, await beforeTask(args, ctx))
-      : (args: Record<string, unknown>, ctx: RequestContext) => handler(args, ctx, undefined as P);
-    const registration = this.server.registerTool(name, { ...tool, execution: { taskSupport } }, prepareThenRun);
-    if (beforeTask) this.before.set(name, { beforeTask, handler: handler as TaskToolHandler<unknown> });
+      ? async (args: Record<string, unknown>, ctx: RequestContext) => run(args, ctx, await beforeTask(args, ctx))
+      : (args: Record<string, unknown>, ctx: RequestContext) => run(args, ctx, undefined);
+    const registration = this.server.registerTool(name, { ...tool, execution: { taskSupport } } as ToolConfig, prepareThenRun as ToolHandler);
+    if (beforeTask) this.before.set(name, { beforeTask, handler: run });
     else this.before.delete(name);
     return {
       remove: () => {
-        if (this.before.get(name)?.handler === handler) this.before.delete(name);
+        if (this.before.get(name)?.handler === run) this.before.delete(name);
         registration.remove();
       },
-    };
+    } as ToolRegistrationFor<Name, In, Out>;
   }
 
   /** How many tasks run in this process now. */
@@ -167,7 +181,7 @@ export class Tasks {
     const served = isModernProtocolVersion(session.protocolVersion);
     if (served && declaresTasks(session.clientCapabilities)) {
       // Arguments the tool refuses are answered at once, as the tool answers them: never a task, nor a question first.
-      return call.checkArguments().then((refused) => refused ?? this.create(call));
+      return call.checkArguments().then((checked) => checked.refused ?? this.create(call, checked.args));
     }
     if (support === 'optional') return undefined;
     if (served) throw missingTasksCapability(`Tool ${call.tool.name} runs only as a task: it`);
@@ -177,11 +191,12 @@ export class Tasks {
     );
   }
 
-  private async create(call: ToolCall): Promise<Record<string, unknown>> {
+  /** `args`: the arguments as the tool's inputSchema reads them, as its handler and `beforeTask` get them. */
+  private async create(call: ToolCall, args: Record<string, unknown>): Promise<Record<string, unknown>> {
     if (this.closed) throw SHUTTING_DOWN();
     const before = this.before.get(call.tool.name);
     // Input before the task is asked on the call itself: an input-required here unwinds as any call's.
-    const prepared = before ? await before.beforeTask(call.arguments, call.ctx) : undefined;
+    const prepared = before ? await before.beforeTask(args, call.ctx) : undefined;
     if (this.closed) throw SHUTTING_DOWN();
     const owner = ownerOf(call.session.principal, call.session.remoteAddress);
     return this.caps.admit(owner, () => this.start(call, owner, before, prepared));
