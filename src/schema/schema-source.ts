@@ -4,7 +4,7 @@
  * the wire once, and a check that yields the value as the schema reads it or the violations, alike.
  */
 import type { JsonSchemaObject } from '../protocol/types.js';
-import type { SchemaCompiler, SchemaViolation } from './compiler.js';
+import type { SchemaCompiler, SchemaViolation, Validator } from './compiler.js';
 import { isStandardSchema, type StandardSchemaV1, type StandardSchemaWithJSON, standardJsonSchema } from './standard.js';
 
 /** A schema as applications give it. */
@@ -18,6 +18,8 @@ export interface ResolvedSchema {
   readonly json: Record<string, unknown>;
   /** Whether the check is the schema's own (`~standard.validate`), which may be async, rather than ajv's. */
   readonly standard: boolean;
+  /** A JSON Schema's ajv validator (the value fits as it is, or not): the hot path's check, with nothing to allocate. */
+  readonly validator?: Validator;
   check(value: unknown): CheckResult | Promise<CheckResult>;
 }
 
@@ -37,7 +39,7 @@ export function resolveSchema(source: SchemaSource, what: string, schemas: Schem
     resolvedStandard.set(source, resolved);
     return resolved;
   }
-  let validate: ReturnType<SchemaCompiler['compile']>;
+  let validate: Validator;
   try {
     validate = schemas.compile(source);
   } catch (err) {
@@ -46,6 +48,7 @@ export function resolveSchema(source: SchemaSource, what: string, schemas: Schem
   return {
     json: source,
     standard: false,
+    validator: validate,
     check(value) {
       const violations = validate(value);
       return violations ? { violations } : { value };

@@ -115,6 +115,8 @@ export async function runDetached(
   entry: ToolEntry,
   args: Record<string, unknown>,
   options: DetachOptions,
+  /** The arguments as the tool's schema read them, when they were checked already. */
+  checked?: Record<string, unknown>,
 ): Promise<CallToolResult> {
   const backChannel = new DetachedBackChannel(rounds, options);
   // Nothing reaches the client from a detached run but its questions: notifications and logs go nowhere.
@@ -136,7 +138,7 @@ export async function runDetached(
   const run = options.handler ? { ...entry, handler: options.handler } : entry;
   try {
     const result = await backChannel.run(session, detached, {}, { method: 'tools/call', target: entry.descriptor.name, arguments: args }, () =>
-      callTool(run, args, detached, backChannel),
+      callTool(run, args, detached, backChannel, checked),
     );
     return result as CallToolResult;
   } finally {

@@ -11,7 +11,7 @@ import { runDetached } from './detached.js';
 import type { ExtensionMethod, ListenFilter, ServerExtension, ToolCall } from './extension-api.js';
 import type { MethodHandler } from './pipeline.js';
 import type { ExtensionMethods, Session } from './session.js';
-import { checkArguments, type ToolEntry } from './tools.js';
+import { type CheckedArguments, checkArguments, type ToolEntry } from './tools.js';
 
 /** The filter keys subscriptions/listen has of its own (subscriptions.ts). */
 const CORE_FILTERS = new Set(['toolsListChanged', 'promptsListChanged', 'resourcesListChanged', 'resourceSubscriptions']);
@@ -66,13 +66,15 @@ export class Extensions implements ExtensionMethods {
   ): Record<string, unknown> | Promise<Record<string, unknown>> | undefined {
     if (this.toolHooks.length === 0) return undefined;
     const rounds = this.rounds;
+    // Checked once: the detached run takes the arguments as the check read them (a default made once, a lookup run once).
+    let checked: Promise<CheckedArguments> | undefined;
     const call: ToolCall = {
       tool: entry.descriptor,
       arguments: args,
       session,
       ctx,
-      checkArguments: async () => checkArguments(entry, args),
-      detach: (options) => runDetached(rounds, session, ctx, entry, args, options),
+      checkArguments: () => (checked ??= checkArguments(entry, args)),
+      detach: async (options) => runDetached(rounds, session, ctx, entry, args, options, checked && (await checked).args),
     };
     for (const hook of this.toolHooks) {
       const answer = hook(call);

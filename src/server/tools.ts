@@ -7,7 +7,7 @@ import { InputRequired, InputRequiredSignal } from '../mrtr/input-required.js';
 import type { RequestContext } from './api.js';
 import type { Registration } from './registry.js';
 import { checkScopes } from './scopes.js';
-import { describeViolations, type SchemaCompiler } from '../schema/compiler.js';
+import { describeViolations, type SchemaCompiler, type SchemaViolation } from '../schema/compiler.js';
 import type { InferSchema, InferSchemaInput } from '../schema/infer.js';
 import { type CheckResult, type ResolvedSchema, resolveSchema } from '../schema/schema-source.js';
 import type { StandardSchemaWithJSON } from '../schema/standard.js';
@@ -186,17 +186,37 @@ function withoutHeaderMarks(schema: JsonSchemaObject): JsonSchemaObject {
 /** The arguments as the tool's `inputSchema` reads them, or the `isError` result it gives them (SEP-1303). */
 export type CheckedArguments = { args: Record<string, unknown>; refused?: undefined } | { args?: undefined; refused: CallToolResult };
 
-/** Check `args` against the tool's `inputSchema`: synchronous for JSON Schema, as a Standard Schema's validate may not be. */
-export function checkArguments(entry: ToolEntry, args: Record<string, unknown>): CheckedArguments | Promise<CheckedArguments> {
-  const checked = entry.input.check(args);
-  return checked instanceof Promise ? checked.then((result) => argumentsOf(entry, result)) : argumentsOf(entry, checked);
+/** Arguments a tool's `inputSchema` refused: its `isError` result. */
+class Refused {
+  constructor(readonly result: CallToolResult) {}
 }
 
-function argumentsOf(entry: ToolEntry, checked: CheckResult): CheckedArguments {
-  if (checked.violations) {
-    return { refused: errorResult(`Invalid arguments for tool ${entry.descriptor.name}: ${describeViolations(checked.violations)}`) };
+/**
+ * The arguments as the tool's `inputSchema` reads them, or Refused. For JSON Schema synchronous and
+ * allocation-free on success (the arguments as given); a Standard Schema's validate may be async.
+ */
+function readArguments(entry: ToolEntry, given: Record<string, unknown>): Record<string, unknown> | Refused | Promise<Record<string, unknown> | Refused> {
+  const { validator } = entry.input;
+  if (validator) {
+    const violations = validator(given);
+    return violations ? refusal(entry, violations) : given;
   }
-  return { args: checked.value as Record<string, unknown> };
+  const checked = entry.input.check(given);
+  return checked instanceof Promise ? checked.then((result) => fromCheck(entry, result)) : fromCheck(entry, checked);
+}
+
+function fromCheck(entry: ToolEntry, checked: CheckResult): Record<string, unknown> | Refused {
+  return checked.violations ? refusal(entry, checked.violations) : (checked.value as Record<string, unknown>);
+}
+
+function refusal(entry: ToolEntry, violations: SchemaViolation[]): Refused {
+  return new Refused(errorResult(`Invalid arguments for tool ${entry.descriptor.name}: ${describeViolations(violations)}`));
+}
+
+/** Check `args` against the tool's `inputSchema` (for extensions, before they run the tool apart). */
+export async function checkArguments(entry: ToolEntry, args: Record<string, unknown>): Promise<CheckedArguments> {
+  const read = await readArguments(entry, args);
+  return read instanceof Refused ? { refused: read.result } : { args: read };
 }
 
 /**
@@ -208,14 +228,17 @@ export async function callTool(
   given: Record<string, unknown>,
   ctx: RequestContext,
   errors: { isRequestError(err: unknown): boolean },
+  /** The arguments as the schema read them already (an extension checked them first): not checked again. */
+  checked?: Record<string, unknown>,
 ): Promise<CallToolResult | InputRequired> {
   const name = entry.descriptor.name;
   let result: CallToolResult;
   try {
     // Inside: a Standard Schema's validate that throws fails the call as a handler would (SEP-1303).
-    const checked = await checkArguments(entry, given);
-    if (checked.refused) return checked.refused;
-    const args = checked.args;
+    let read = checked ?? readArguments(entry, given);
+    if (read instanceof Promise) read = await read;
+    if (read instanceof Refused) return read.result;
+    const args = read;
     if (entry.confirm !== undefined) await confirm(ctx, typeof entry.confirm === 'string' ? entry.confirm : entry.confirm(args));
     const out = await entry.handler(args, ctx);
     if (out instanceof InputRequired) return out;
@@ -237,8 +260,17 @@ export async function callTool(
 
 /** A result whose `structuredContent` does not match the `outputSchema` is a server bug: -32603. */
 async function checkStructured(output: ResolvedSchema, name: string, result: CallToolResult): Promise<CallToolResult> {
-  const checked = result.structuredContent === undefined ? undefined : await output.check(result.structuredContent);
-  const problems = checked === undefined ? [{ path: '', rule: 'required', message: 'structuredContent is missing' }] : checked.violations;
+  const content = result.structuredContent;
+  let problems: SchemaViolation[] | null | undefined;
+  if (content === undefined) problems = [{ path: '', rule: 'required', message: 'structuredContent is missing' }];
+  else if (output.validator) problems = output.validator(content);
+  else {
+    try {
+      problems = (await output.check(content)).violations;
+    } catch (err) {
+      throw new McpError(ErrorCode.InternalError, `Tool ${name}'s outputSchema check threw: ${err instanceof Error ? err.message : String(err)}`);
+    }
+  }
   if (problems) {
     throw new McpError(
       ErrorCode.InternalError,

@@ -59,6 +59,45 @@ describe('a typed task tool', () => {
     ]);
   });
 
+  it('checks the arguments once for a task: beforeTask and the handler get the same value, a default made once', async () => {
+    const seen: unknown[] = [];
+    let checks = 0;
+    let made = 0;
+    const counted = z.object({
+      id: z
+        .string()
+        .default(() => `id-${++made}`)
+        .refine(() => ++checks > 0),
+    });
+    const { declared } = await h.serve((_server, tasks) =>
+      tasks.registerTool(
+        'stamp',
+        {
+          inputSchema: counted,
+          beforeTask: (args) => {
+            seen.push(['beforeTask', args.id]);
+            return args.id;
+          },
+        },
+        (args, _ctx, prepared) => {
+          seen.push(['handler', args.id, prepared]);
+          return args.id;
+        },
+      ),
+    );
+    const before = { checks, made };
+    const taskId = await createTask(declared, 'stamp', {});
+    await untilStatus(declared, taskId, 'completed');
+    expect({ seen, checks: checks - before.checks, made: made - before.made }).toEqual({
+      seen: [
+        ['beforeTask', `id-${before.made + 1}`],
+        ['handler', `id-${before.made + 1}`, `id-${before.made + 1}`],
+      ],
+      checks: 1,
+      made: 1,
+    });
+  });
+
   it('runs as a plain call without the declaration, and on a 2025-11-25 session, alike', async () => {
     const seen: unknown[] = [];
     const { plain } = await h.serve(booking(seen));

@@ -12,6 +12,7 @@ import * as z from 'zod';
 import type { McpServer, ToolConfig } from '../../src/index.js';
 import { type EraPeer, ERAS } from '../helpers/era-peers.js';
 import { useHttpServers } from '../helpers/modern.js';
+import { thrownBy } from '../helpers/client-requests.js';
 
 const http = useHttpServers();
 
@@ -268,16 +269,6 @@ describe.each(ERAS)('refinements, $name', (era: EraPeer) => {
     expect(received).toStrictEqual([{ handle: 'ada' }]);
   });
 });
-
-/** What `register` throws. */
-function thrownBy(register: () => unknown): unknown {
-  try {
-    register();
-  } catch (err) {
-    return err;
-  }
-  throw new Error('registration did not throw');
-}
 
 const NO_JSON_SCHEMA = (vendor: string) =>
   `Tool 'trip': inputSchema: this ${vendor} schema does not implement Standard JSON Schema (~standard.jsonSchema), which the wire needs; ` +
