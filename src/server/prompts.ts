@@ -111,7 +111,12 @@ export async function getPrompt(entry: PromptEntry, args: unknown, ctx: RequestC
     if (typeof value !== 'string') throw new McpError(ErrorCode.InvalidParams, `Argument '${key}' for prompt ${name} must be a string`);
   }
   if (entry.schema) {
-    const checked = await entry.schema.check(values);
+    let checked: Awaited<ReturnType<typeof entry.schema.check>>;
+    try {
+      checked = await entry.schema.check(values);
+    } catch (err) {
+      throw new McpError(ErrorCode.InternalError, `Prompt ${name}'s arguments check threw: ${err instanceof Error ? err.message : String(err)}`);
+    }
     if (checked.violations) throw new McpError(ErrorCode.InvalidParams, `Invalid arguments for prompt ${name}: ${describeViolations(checked.violations)}`);
     values = checked.value as Record<string, unknown>;
   }

@@ -150,6 +150,19 @@ describe('prompts/get with arguments given as a schema', () => {
     });
   });
 
+  it("answers -32603 saying so when the schema's own check throws", async () => {
+    const broken = z.object({
+      city: z.string().refine(() => {
+        throw new Error('the lookup is down');
+      }),
+    });
+    const { client } = await serve((server) => server.registerPrompt('trip', { arguments: broken }, echo));
+    expect(await rpcError(client.getPrompt('trip', { city: 'Oslo' }))).toEqual({
+      code: -32603,
+      message: "Prompt trip's arguments check threw: the lookup is down",
+    });
+  });
+
   it('still refuses a value that is not a string before the schema sees it', async () => {
     const { url } = await h.start((server) => server.registerPrompt('trip', { arguments: TRIP.zod }, echo));
     const client = await h.ready(url);
