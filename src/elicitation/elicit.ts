@@ -63,7 +63,8 @@ export const elicitationKind: ClientRequestKind<ElicitParams<FormSchema>, Elicit
         checkedForms.add(form);
       }
       const prepared = { ...params, requestedSchema: form.json };
-      if (ctx.options.validateElicitationResponses) readers.set(prepared, form);
+      // Always its own check, whatever validateElicitationResponses says: the asker chose it, and the answer's type is its output.
+      readers.set(prepared, form);
       return prepared;
     }
     const key = checkFormSchema(ctx.schemas, source);
@@ -77,9 +78,10 @@ export const elicitationKind: ClientRequestKind<ElicitParams<FormSchema>, Elicit
   interpret(ctx, result, params) {
     if (params.mode === 'url') return readElicitResult(result, undefined, undefined);
     const schema = params.requestedSchema;
+    const reader = readers.get(params);
+    if (reader !== undefined && typeof reader !== 'function') return readStandardAnswer(result, schema, reader);
     if (!ctx.options.validateElicitationResponses) return readElicitResult(result, schema, undefined);
-    const reader = readers.get(params) ?? ctx.schemas.compile(schema);
-    return typeof reader === 'function' ? readElicitResult(result, schema, reader) : readStandardAnswer(result, schema, reader);
+    return readElicitResult(result, schema, reader ?? ctx.schemas.compile(schema));
   },
 };
 

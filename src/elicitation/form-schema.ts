@@ -109,8 +109,10 @@ function choiceShape(schema: Obj, titled: 'oneOf' | 'anyOf'): Obj | undefined {
   const union = anyOf ?? oneOf;
   if (anyOf !== undefined && oneOf !== undefined) return undefined;
   if (union === undefined) {
-    if (schema.type !== undefined) return undefined;
-    if (only === undefined && Array.isArray(values) && values.every((v) => typeof v === 'string')) return { type: 'string', ...rest, enum: values };
+    // A typed enum is spelled so already; a typed const is zod's single literal.
+    if (schema.type === undefined && only === undefined && Array.isArray(values) && values.every((v) => typeof v === 'string')) {
+      return { type: 'string', ...rest, enum: values };
+    }
     return values === undefined && typeof only === 'string' ? { type: 'string', ...rest, enum: [only] } : undefined;
   }
   if (values !== undefined || only !== undefined || !Array.isArray(union) || union.length === 0) return undefined;

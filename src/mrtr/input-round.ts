@@ -7,7 +7,7 @@ import { checkedByStandard, elicitationKind, formAnswer } from '../elicitation/e
 import type { ClientOutcome, ClientRequestKind, KindContext } from '../elicitation/kind.js';
 import { rootsKind } from '../elicitation/roots.js';
 import { samplingKind } from '../elicitation/sampling.js';
-import { ErrorCode, McpError } from '../protocol/errors.js';
+import { ErrorCode, McpError, RequestCancelledError, RequestTimeoutError } from '../protocol/errors.js';
 import { isObject } from '../protocol/is-object.js';
 import type { ClientCapabilities } from '../protocol/types.js';
 import { InputRequired, InputRequiredSignal, type InputMethod, type InputRequest } from './input-required.js';
@@ -28,6 +28,8 @@ export type AnswerListener = (key: string, asked: AskedQuestion, outcome: Client
 /** Where a request keeps its current round (the handler's context): `ctx.inputResponses` and friends read it. */
 export interface RoundHolder {
   input: InputRound | undefined;
+  /** Aborts when the request is cancelled or its session ends. */
+  readonly signal: AbortSignal;
 }
 
 /** One round of input for one request: the answers so far, and what the handler asks next. */
@@ -54,6 +56,8 @@ export class InputRound {
     /** This retry's answers to questions asked with a Standard schema: only the handler's asking again brings the schema that reads them. */
     private readonly held: Map<string, { asked: AskedQuestion; answer: unknown }> = new Map(),
     private readonly onAnswer: AnswerListener | undefined = undefined,
+    /** The request's signal, read only by a check that does not end at once (reading it makes an AbortController). */
+    private readonly signal: (() => AbortSignal) | undefined = undefined,
   ) {}
 
   /**
@@ -109,7 +113,7 @@ export class InputRound {
     if (isObject(raw)) {
       let outcome: ClientOutcome<unknown>;
       try {
-        outcome = { ok: true, result: await kind.interpret(this.kinds, raw, prepared) };
+        outcome = { ok: true, result: await this.bounded(kind, kind.interpret(this.kinds, raw, prepared)) };
       } catch (err) {
         outcome = { ok: false, error: asMcpError(err) };
       }
@@ -121,7 +125,8 @@ export class InputRound {
         this.answers[key] = formAnswer(raw, question.schema as object);
         return outcome.result;
       }
-      if (outcome.error.code === ErrorCode.InternalError) throw outcome.error;
+      // Only an answer at fault (-32602) is asked again; a check that threw, timed out or was cancelled ends the ask.
+      if (outcome.error.code !== ErrorCode.InvalidParams) throw outcome.error;
       delete this.answers[key];
     }
     this.ask(key, asking);
@@ -130,14 +135,40 @@ export class InputRound {
   }
 
   /**
+   * A Standard schema's check that does not end at once, within the request's signal and the kind's
+   * timeout: one that outlives either ends the ask as a pushed request's would, and its late result is dropped.
+   */
+  private bounded<T>(kind: ClientRequestKind<never, unknown>, check: T | Promise<T>): T | Promise<T> {
+    if (!(check instanceof Promise)) return check;
+    const signal = this.signal?.();
+    const timeoutMs = kind.timeoutMs(this.kinds.options);
+    return new Promise<T>((resolve, reject) => {
+      const end = (settle: () => void) => {
+        clearTimeout(timer);
+        signal?.removeEventListener('abort', cancelled);
+        settle();
+      };
+      const cancelled = () => end(() => reject(new RequestCancelledError(kind.method, reasonOf(signal?.reason))));
+      const timer = setTimeout(() => end(() => reject(new RequestTimeoutError(kind.method, timeoutMs))), timeoutMs);
+      timer.unref();
+      check.then(
+        (value) => end(() => resolve(value)),
+        (err: unknown) => end(() => reject(err)),
+      );
+      if (signal?.aborted) cancelled();
+      else signal?.addEventListener('abort', cancelled, { once: true });
+    });
+  }
+
+  /**
    * The handler is done: wait for the checks still under way, then tell this retry's answers to
-   * Standard-schema questions it did not ask again, as read without their check. Nothing to wait for
-   * without Standard schemas.
+   * Standard-schema questions it did not ask again: not read, for only the schema can read them. Nothing
+   * to wait for without Standard schemas.
    */
   end(): Promise<void> | undefined {
     if (this.checks.length === 0 && this.held.size === 0) return undefined;
     return Promise.all(this.checks).then(() => {
-      for (const [key, { asked, answer }] of this.held) this.onAnswer?.(key, asked, unreadAnswer(asked, answer));
+      for (const [key, { asked }] of this.held) this.onAnswer?.(key, asked, { ok: false, error: new RequestCancelledError(asked.method, NOT_READ) });
       this.held.clear();
     });
   }
@@ -151,14 +182,11 @@ export function asMcpError(err: unknown): McpError {
   return err instanceof McpError ? err : new McpError(ErrorCode.InvalidParams, String(err));
 }
 
-/** An answer to a form asked with a Standard schema, read without the schema: its action, and an accept's asked fields. */
-function unreadAnswer(asked: AskedQuestion, answer: unknown): ClientOutcome<unknown> {
-  if (!isObject(answer)) return { ok: false, error: new McpError(ErrorCode.InvalidParams, `Invalid params: the answer to a ${asked.method} is not an object`) };
-  try {
-    return { ok: true, result: formAnswer(answer, asked.schema ?? {}) };
-  } catch (err) {
-    return { ok: false, error: asMcpError(err) };
-  }
+/** Only the schema, which the handler brings by asking again, can read an answer to a Standard-schema question. */
+const NOT_READ = 'the handler did not ask it again, so its answer went unread';
+
+function reasonOf(reason: unknown): string {
+  return reason instanceof Error ? reason.message : typeof reason === 'string' ? reason : 'aborted';
 }
 
 /** An earlier answer stands only for the same question: the same method and, for a form, the same schema. */

@@ -184,6 +184,7 @@ export async function runModernRound<R>(
     isObject(responses) ? responses : undefined,
     held,
     request.onAnswer,
+    () => holder.signal,
   );
   holder.input = round;
   let result: R | InputRequired | undefined;

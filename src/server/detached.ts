@@ -64,13 +64,15 @@ class DetachedBackChannel implements BackChannel {
       const answer = await untilAborted(this.options.ask(question), this.options.signal);
       let outcome: ClientOutcome<R>;
       try {
-        outcome = { ok: true, result: await kind.interpret(this.rounds.kinds, answer, prepared) };
+        // A form's own check may be async: the run's cancellation still ends it.
+        outcome = { ok: true, result: await untilAborted(Promise.resolve(kind.interpret(this.rounds.kinds, answer, prepared)), this.options.signal) };
       } catch (err) {
         outcome = { ok: false, error: err instanceof McpError ? err : new McpError(ErrorCode.InvalidParams, String(err)) };
       }
       reportAnswer(session, question.key, describeRequest(question as InputRequest), outcome as ClientOutcome<unknown>);
       if (outcome.ok) return outcome.result;
-      if (asked >= MAX_ASKS) throw outcome.error;
+      // Only an answer at fault (-32602) is asked again: a check that threw (-32603) would throw again.
+      if (outcome.error.code !== ErrorCode.InvalidParams || asked >= MAX_ASKS) throw outcome.error;
     }
   }
 
@@ -90,10 +92,11 @@ function abortError(signal: AbortSignal): McpError {
 }
 
 function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
-  if (signal.aborted) return Promise.reject(abortError(signal));
   return new Promise((resolve, reject) => {
     const onAbort = () => reject(abortError(signal));
-    signal.addEventListener('abort', onAbort, { once: true });
+    if (signal.aborted) onAbort();
+    else signal.addEventListener('abort', onAbort, { once: true });
+    // Handled even once aborted: a late rejection is dropped, not unhandled.
     promise.then(
       (value) => {
         signal.removeEventListener('abort', onAbort);

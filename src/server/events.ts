@@ -9,7 +9,6 @@ import type {
   CompleteParams,
   CompleteResult,
   ElicitAction,
-  ElicitValue,
   GetPromptResult,
   InitializeParams,
   InitializeResult,
@@ -21,7 +20,8 @@ import type {
 import type { McpSession, OutgoingRequest, RequestEvent } from './api.js';
 import type { ReadOutput } from './resources.js';
 
-export type ElicitationResponse = ClientResponse<{ action: ElicitAction; content: Record<string, ElicitValue> | undefined }>;
+/** `content` is what the asker got, and a Standard schema's output need not be JSON (a number, a Date, a transformed value). */
+export type ElicitationResponse = ClientResponse<{ action: ElicitAction; content: Record<string, unknown> | undefined }>;
 export type SamplingResponse = ClientResponse<{
   role: Role;
   content: Record<string, unknown> | Record<string, unknown>[];

@@ -25,7 +25,7 @@ export interface McpServerOptions {
    * unless they hear progress keep waiting. 0 turns it off. Default 15 000.
    */
   progressKeepAliveMs?: number;
-  /** Validate accepted elicitation content against requestedSchema. Default true. */
+  /** Check accepted content of JSON Schema forms against `requestedSchema` (ajv); a Standard Schema form is always checked by its own validate. Default true. */
   validateElicitationResponses?: boolean;
   /** Log level for sessions that never sent `logging/setLevel`. Default `info`. */
   defaultLogLevel?: LoggingLevel;

@@ -48,6 +48,8 @@ class Outbound<P, R> implements PendingEntryOptions {
   sent = false;
   /** Ends the keep-alive of the client request it waits for, if it holds one. */
   release: (() => void) | undefined = undefined;
+  /** The error its kind read the client's result as, if it refused it: counted once it ends the request. */
+  refused: McpError | undefined = undefined;
 
   constructor(
     private readonly owner: Outgoing,
@@ -68,18 +70,34 @@ class Outbound<P, R> implements PendingEntryOptions {
     return this.kind.method;
   }
 
-  onSettle(outcome: RequestOutcome): void {
-    this.owner.settled(this, outcome);
+  read(result: Record<string, unknown>): RequestOutcome<R> | Promise<RequestOutcome<R>> {
+    const refuse = (err: unknown): RequestOutcome<R> => {
+      this.refused = err instanceof McpError ? err : new McpError(ErrorCode.InvalidParams, String(err));
+      return { ok: false, error: this.refused };
+    };
+    let read: R | Promise<R>;
+    try {
+      read = this.kind.interpret(this.owner.kinds, result, this.prepared);
+    } catch (err) {
+      return refuse(err);
+    }
+    return read instanceof Promise ? read.then((typed): RequestOutcome<R> => ({ ok: true, result: typed }), refuse) : { ok: true, result: read };
+  }
+
+  onSettle(outcome: RequestOutcome<unknown>): void {
+    this.owner.settled(this, outcome as ClientOutcome<R>);
   }
 }
 
 export class Outgoing {
+  readonly kinds: KindContext;
   private readonly table: PendingRequests;
   private progressHandlers: Map<ProgressToken, (progress: ProgressParams) => void> | undefined;
   /** Requests waiting for a way to reach the client (Streamable HTTP, before its GET stream opens). */
   private waiting: Outbound<unknown, unknown>[] | undefined;
 
   constructor(private readonly session: OutgoingSession) {
+    this.kinds = session.host.kinds;
     this.table = new PendingRequests((id, reason, entry) => this.abandoned(id, reason, entry), session.host.deadlines);
   }
 
@@ -191,43 +209,24 @@ export class Outgoing {
     this.table.closeAll(reason);
   }
 
-  /** The one ending of a request (its table entry calls this). */
-  settled<P, R>(entry: Outbound<P, R>, outcome: RequestOutcome): void {
+  /** The one ending of a request, its result read already (its table entry calls this): the response event's listeners and the caller are told. */
+  settled<P, R>(entry: Outbound<P, R>, outcome: ClientOutcome<R>): void {
     const { request, kind } = entry;
     const host = this.session.host;
     this.progressHandlers?.delete(request.id);
     entry.release?.();
     host.stats.pendingRequests--;
-    if (!outcome.ok) return this.ended(entry, outcome);
-    const invalid = (err: unknown) => {
-      host.stats.invalidResults++;
-      this.ended(entry, { ok: false, error: err instanceof McpError ? err : new McpError(ErrorCode.InvalidParams, String(err)) });
-    };
-    let result: R | Promise<R>;
-    try {
-      result = kind.interpret(host.kinds, outcome.result, entry.prepared);
-    } catch (err) {
-      return invalid(err);
-    }
-    // A Standard form schema's check may be async: the request has left the table, and ends once it is read.
-    if (result instanceof Promise) result.then((read) => this.ended(entry, { ok: true, result: read }), invalid);
-    else this.ended(entry, { ok: true, result });
-  }
-
-  /** Tell the response event's listeners and the caller how the request ended. */
-  private ended<P, R>(entry: Outbound<P, R>, typed: ClientOutcome<R>): void {
-    const { request, kind } = entry;
-    const host = this.session.host;
-    entry.span?.end(typed.ok ? undefined : typed.error);
+    if (!outcome.ok && outcome.error === entry.refused) host.stats.invalidResults++;
+    entry.span?.end(outcome.ok ? undefined : outcome.error);
     if (kind.event !== undefined && host.events.listening(kind.event)) {
       (host.events.emit as (event: string, ...args: unknown[]) => boolean)(
         kind.event,
         this.session,
         request,
-        toClientResponse(kind.fields, typed as ClientOutcome<object>),
+        toClientResponse(kind.fields, outcome as ClientOutcome<object>),
       );
     }
-    entry.onDone?.(typed, request);
+    entry.onDone?.(outcome, request);
   }
 
   private transmit(entry: Outbound<unknown, unknown>): void {

@@ -1,13 +1,14 @@
 /**
  * The one table of server-to-client requests a session has in flight, keyed by the session's own
  * outgoing ids. Every entry ends exactly once (result, error reply, timeout, cancellation or close),
- * and leaves the table before its promise settles.
+ * and leaves the table before its promise settles. A reply whose reading is async (a form's own check)
+ * keeps its entry here until the reading ends, so the deadline, cancellation and close still reach it.
  */
 import { ConnectionClosedError, type McpError, RequestCancelledError, RequestTimeoutError } from '../protocol/errors.js';
 import type { RequestId } from '../protocol/types.js';
 import { Deadline, Deadlines, monotonicNow } from './deadlines.js';
 
-export type RequestOutcome = { ok: true; result: Record<string, unknown> } | { ok: false; error: McpError };
+export type RequestOutcome<Result = Record<string, unknown>> = { ok: true; result: Result } | { ok: false; error: McpError };
 
 /** How a reply matched the table: it settled a request, came after its request ended, or matches nothing we sent. */
 export type ReplyMatch = 'settled' | 'late' | 'duplicate' | 'unknown';
@@ -19,13 +20,17 @@ export interface PendingEntryOptions {
   maxTotalTimeoutMs?: number;
   resetTimeoutOnProgress?: boolean;
   signal?: AbortSignal;
-  onSettle(outcome: RequestOutcome): void;
+  /** Reads a reply's result into what the request settles with; a promise it returns never rejects. */
+  read?(result: Record<string, unknown>): RequestOutcome<unknown> | Promise<RequestOutcome<unknown>>;
+  onSettle(outcome: RequestOutcome<unknown>): void;
 }
 
 class Entry extends Deadline {
   readonly startedAt = monotonicNow();
   /** The deadline set last is the overall cap (`maxTotalTimeoutMs`), not the timeout. */
   capped = false;
+  /** The peer replied and its result is being read: a second reply is a duplicate, and the peer is not told of an ending. */
+  reading = false;
   abortListener: (() => void) | undefined = undefined;
 
   constructor(
@@ -101,7 +106,20 @@ export class PendingRequests {
 
   /** Settle a request with the peer's reply. */
   reply(id: RequestId, outcome: RequestOutcome): ReplyMatch {
-    if (this.finish(id, 'answered', outcome)) return 'settled';
+    const entry = this.entries.get(id);
+    if (entry?.reading) return 'duplicate';
+    if (entry) {
+      const read = outcome.ok && entry.options.read ? entry.options.read(outcome.result) : outcome;
+      if (!(read instanceof Promise)) this.finish(id, 'answered', read);
+      else {
+        entry.reading = true;
+        // A reading that ends after its request did (timeout, cancellation, close) is dropped.
+        read.then((late) => {
+          if (this.entries.get(id) === entry) this.finish(id, 'answered', late);
+        });
+      }
+      return 'settled';
+    }
     const ended = this.ended.get(id) ?? this.endedBefore.get(id);
     if (ended === 'abandoned') return 'late';
     if (ended === 'answered') return 'duplicate';
@@ -111,7 +129,7 @@ export class PendingRequests {
   /** Progress from the peer: extends the timeout when the request asked for it, within its overall cap. */
   progress(id: RequestId): void {
     const entry = this.entries.get(id);
-    if (!entry?.options.resetTimeoutOnProgress) return;
+    if (!entry?.options.resetTimeoutOnProgress || entry.reading) return;
     const { timeoutMs, maxTotalTimeoutMs: cap } = entry.options;
     const left = cap === undefined ? timeoutMs : cap - (monotonicNow() - entry.startedAt);
     entry.capped = left < timeoutMs;
@@ -123,7 +141,7 @@ export class PendingRequests {
     const entry = this.entries.get(id);
     if (!entry) return false;
     this.finish(id, 'abandoned', { ok: false, error: new RequestCancelledError(entry.options.method, reason) });
-    this.onAbandon(id, reason ?? 'cancelled by the server', entry.options);
+    if (!entry.reading) this.onAbandon(id, reason ?? 'cancelled by the server', entry.options);
     return true;
   }
 
@@ -144,17 +162,18 @@ export class PendingRequests {
     const { method, timeoutMs, maxTotalTimeoutMs } = entry.options;
     // Ended by the overall cap while progress kept extending it: the time it waited is the cap.
     const waited = entry.capped && maxTotalTimeoutMs !== undefined ? maxTotalTimeoutMs : timeoutMs;
-    if (this.finish(entry.id, 'abandoned', { ok: false, error: new RequestTimeoutError(method, waited) })) {
+    if (this.finish(entry.id, 'abandoned', { ok: false, error: new RequestTimeoutError(method, waited) }) && !entry.reading) {
       this.onAbandon(entry.id, `timed out after ${waited} ms`, entry.options);
     }
   }
 
-  private finish(id: RequestId, how: 'answered' | 'abandoned', outcome: RequestOutcome): boolean {
+  private finish(id: RequestId, how: 'answered' | 'abandoned', outcome: RequestOutcome<unknown>): boolean {
     const entry = this.entries.get(id);
     if (!entry) return false;
     // Remove before settling, so whatever the settle callback does sees a consistent table.
     this.entries.delete(id);
-    this.remember(id, how);
+    // The peer answered one being read: another reply from it is a duplicate, not late.
+    this.remember(id, entry.reading ? 'answered' : how);
     this.deadlines.clear(entry);
     if (entry.abortListener) entry.options.signal?.removeEventListener('abort', entry.abortListener);
     entry.options.onSettle(outcome);

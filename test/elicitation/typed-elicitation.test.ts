@@ -26,7 +26,7 @@ import { CAPS, callTool, errorOf, expectMcpError, responseLog, succeeded, textRe
 import { elicitationPeer, useMcpClients } from '../helpers/mcp-clients.js';
 import { MODERN_CAPS, ModernClient, type Reply, readSignedState, startHttpServer } from '../helpers/modern.js';
 import { useHarness } from '../helpers/session-harness.js';
-import { createTask, DECLARES, resultOf, untilStatus, useTaskServers } from '../helpers/tasks.js';
+import { createTask, resultOf, untilStatus, useTaskServers } from '../helpers/tasks.js';
 import { capture, useCleanups } from '../helpers/util.js';
 import type { Json } from '../helpers/ws-client.js';
 
@@ -288,12 +288,40 @@ describe('a Standard Schema as requestedSchema on a 2025-11-25 session', () => {
     expect(await answer.outcome).toEqual({ ok: true, value: { action: 'accept', content: { city: 'Oslo' } } });
   });
 
-  it('hands the content over unchecked, as the client sent it, when validateElicitationResponses is false', async () => {
+  it('still checks a Standard form with its own schema when validateElicitationResponses is false: only JSON Schema forms go unchecked', async () => {
     const running = await h.start(undefined, { server: { validateElicitationResponses: false } });
     const { client, session } = await h.open(running, { capabilities: CAPS.form });
-    const answer = capture(session.elicit(ask(BOOKING.zod)));
+    const refusedAnswer = capture(session.elicit(ask(BOOKING.zod)));
     client.respond((await client.nextMessage('elicitation/create')).id, { action: 'accept', content: { city: 7, extra: true } });
-    expect(await answer.outcome).toEqual({ ok: true, value: { action: 'accept', content: { city: 7, extra: true } } });
+    const violations = [
+      { property: 'city', rule: 'invalid_type', message: 'Invalid input: expected string, received number' },
+      { property: 'nights', rule: 'invalid_type', message: 'Invalid input: expected number, received undefined' },
+    ];
+    expectMcpError(errorOf(await refusedAnswer.outcome), ElicitationValidationError, {
+      code: -32602,
+      message: `The elicitation answer does not match requestedSchema: ${violations.map((v) => `${v.property} ${v.message}`).join('; ')}`,
+      data: { violations },
+    });
+    const output = capture(session.elicit(ask(BOOKING.zod)));
+    client.respond((await client.nextMessage('elicitation/create')).id, { action: 'accept', content: { city: 'Oslo', nights: 2, extra: true } });
+    expect(await output.outcome).toEqual({ ok: true, value: { action: 'accept', content: { city: 'Oslo', nights: 2, room: 'double' } } });
+    const raw = capture(session.elicit(ask(BOOKING_WIRE.zod as ElicitRequestedSchema)));
+    client.respond((await client.nextMessage('elicitation/create')).id, { action: 'accept', content: { city: 7, extra: true } });
+    expect(await raw.outcome).toEqual({ ok: true, value: { action: 'accept', content: { city: 7, extra: true } } });
+  });
+
+  it('asks for a single zod literal as a one-value enum, and takes it', async () => {
+    const running = await h.start();
+    const peer = await elicitationPeer(clients, running);
+    const answer = capture(peer.session.elicit(ask(z.object({ only: z.literal('only'), plan: z.literal('pro').describe('Plan') }))));
+    const asked = await peer.asks.next();
+    expect(asked.params.requestedSchema).toEqual({
+      type: 'object',
+      properties: { only: { type: 'string', enum: ['only'] }, plan: { type: 'string', description: 'Plan', enum: ['pro'] } },
+      required: ['only', 'plan'],
+    });
+    asked.answer({ action: 'accept', content: { only: 'only', plan: 'pro' } });
+    expect(await answer.outcome).toEqual({ ok: true, value: { action: 'accept', content: { only: 'only', plan: 'pro' } } });
   });
 
   const outside: [string, FormSchema, string][] = [
@@ -533,9 +561,10 @@ describe('a Standard Schema as requestedSchema on 2026-07-28 requests', () => {
 
 describe('a Standard Schema as requestedSchema in a task (a detached run)', () => {
   it('shows the wire JSON Schema in tasks/get, and the handler gets the output of the answer tasks/update brings', async () => {
-    const { declared } = await taskServers.serve((_server, tasks) =>
+    const { declared, server } = await taskServers.serve((_server, tasks) =>
       tasks.registerTool('book', { taskSupport: 'required' }, async (_args, ctx) => JSON.stringify(await ctx.elicit(ask(BOOKING.zod)))),
     );
+    const log = responseLog(server, 'responseElicitationCreate');
     const taskId = await createTask(declared, 'book');
     const waiting = await untilStatus(declared, taskId, 'input_required');
     expect(waiting.inputRequests).toEqual({ 'elicit-1': formQuestion(BOOKING_WIRE.zod) });
@@ -547,7 +576,15 @@ describe('a Standard Schema as requestedSchema in a task (a detached run)', () =
     expect(completed.result).toEqual({
       content: [{ type: 'text', text: JSON.stringify({ action: 'accept', content: { city: 'Oslo', nights: 2, room: 'double' } }) }],
     });
-    expect(DECLARES.elicitation).toEqual({ form: {} });
+    // Each answer ends once on the response event: the refused one with its violation, the other with the schema's output.
+    const violation = NIGHTS_ZERO.zod;
+    expect(log.all.map(([, request, response]) => [request.id, response])).toEqual([
+      [
+        'elicit-1',
+        { isError: true, errorCode: -32602, errorMessage: refused(violation), errorData: { violations: [violation] }, action: undefined, content: undefined },
+      ],
+      ['elicit-2', succeeded('elicitation', { action: 'accept', content: { city: 'Oslo', nights: 2, room: 'double' } })],
+    ]);
   });
 });
 
