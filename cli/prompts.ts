@@ -1,25 +1,25 @@
 /**
- * The pure half of the terminal client: how one schema property (a form field of an elicitation, or a
- * tool argument from its `inputSchema`) is shown, and what a line the user typed for it means. No I/O
- * here: `describeField` returns the text to show, `parseAnswer` turns (property, line) into a value, a
- * skip, an action (`!decline`, `!cancel`) or the reason to ask again.
+ * The pure half of the terminal client: how one form field (of an elicitation's `requestedSchema`, or a
+ * tool argument of its `inputSchema`, both read by `describeFields`) is shown, and what a line the user
+ * typed for it means. No I/O here: `fieldText` returns the text to show, `readAnswer` turns (field, line)
+ * into a value, a skip, an action (`!decline`, `!cancel`) or the reason to ask again.
  *
- * Kinds, by the property's `type` and options:
- * - choice: `enum` (labels from legacy `enumNames`), or titled `oneOf`/`anyOf` of `{const, title}`;
- *   answered by number (1..n) or by the value (or label) itself. Numbers come first, so for an enum of
- *   numeric strings `2` means the second option.
- * - multi: `type: 'array'` with `items.enum` or `items.anyOf`/`items.oneOf`; comma-separated numbers
- *   (or values), `minItems`/`maxItems` checked, repeats dropped.
+ * Answers, by the field's kind:
+ * - single-choice: by number (1..n) or by the value (or label) itself. Numbers come first, so for an
+ *   enum of numeric strings `2` means the second option.
+ * - multi-choice: comma-separated numbers (or values), `minItems`/`maxItems` checked, repeats dropped.
  * - boolean: y/yes/true/1 or n/no/false/0.
  * - integer, number: decimal numbers; `minimum`/`maximum` (and the exclusive forms) checked.
- * - string: as typed (not trimmed); `minLength`/`maxLength` (in code points) checked, and the formats
+ * - text: as typed (not trimmed); `minLength`/`maxLength` (in code points) checked, and the formats
  *   email, uri, date and date-time checked loosely (the client validates the whole form again).
- * - json: anything else a tool argument may be (object, array of other items, no type): JSON text, or
- *   the text itself when it is not JSON.
+ * - unknown (an object, an array of other items, no type): JSON text, or the text itself when it is not
+ *   JSON and the field's type is no object or array.
  *
- * An empty answer takes the property's default (when it fits the property), is skipped when the
- * property is optional, and is asked again when it is required.
+ * An empty answer takes the field's default (`describeFields` keeps only one that fits), is skipped when
+ * the field is optional, and is asked again when it is required.
  */
+import { describeFields, type FormField } from '../src/index.js';
+import type { ClientEra } from '../src/index.js';
 
 /** What one answer line means. */
 export type Answer =
@@ -28,102 +28,20 @@ export type Answer =
   | { kind: 'action'; action: 'decline' | 'cancel' }
   | { kind: 'error'; message: string };
 
-export interface Choice {
-  value: unknown;
-  label: string;
-}
+type Choice = NonNullable<FormField['choices']>[number];
 
-type FieldKind = 'choice' | 'multi' | 'boolean' | 'integer' | 'number' | 'string' | 'json';
-
-/** The recognised shape of a property. */
-export interface Field {
-  kind: FieldKind;
-  /** The options of a choice or multi field. */
-  choices?: Choice[];
-  /** The default, when it fits the property (else undefined, and it is neither shown nor used). */
-  default?: unknown;
-}
-
-type Schema = Record<string, unknown>;
-
-function isObject(value: unknown): value is Schema {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-/** The property's type: the first of a type list that is not `null`. */
-function typeOf(schema: Schema): string | undefined {
-  const type = schema.type;
-  if (typeof type === 'string') return type;
-  if (Array.isArray(type)) return type.find((t): t is string => typeof t === 'string' && t !== 'null');
-  return undefined;
-}
-
-/** The options a schema lists: `enum` (with `enumNames`), or titled `oneOf`/`anyOf` consts. */
-export function choicesOf(schema: unknown): Choice[] | undefined {
-  if (!isObject(schema)) return undefined;
-  if (Array.isArray(schema.enum)) {
-    const names = Array.isArray(schema.enumNames) ? schema.enumNames : [];
-    return schema.enum.map((value, i) => ({ value, label: typeof names[i] === 'string' ? names[i] : String(value) }));
-  }
-  const titled = Array.isArray(schema.oneOf) ? schema.oneOf : Array.isArray(schema.anyOf) ? schema.anyOf : undefined;
-  if (!titled) return undefined;
-  const choices = titled
-    .filter((option): option is Schema => isObject(option) && Object.hasOwn(option, 'const'))
-    .map((option) => ({ value: option.const, label: typeof option.title === 'string' ? option.title : String(option.const) }));
-  return choices.length > 0 ? choices : undefined;
-}
-
-/** Read a property's shape. */
-export function fieldOf(schema: unknown): Field {
-  const property = isObject(schema) ? schema : {};
-  const type = typeOf(property);
-  let field: Field;
-  const choices = choicesOf(property);
-  if (type === 'array') {
-    const items = choicesOf(property.items);
-    field = items ? { kind: 'multi', choices: items } : { kind: 'json' };
-  } else if (choices) field = { kind: 'choice', choices };
-  else if (type === 'boolean' || type === 'integer' || type === 'number' || type === 'string') field = { kind: type };
-  else field = { kind: 'json' };
-  if (Object.hasOwn(property, 'default') && defaultFits(property, field, property.default)) field.default = property.default;
-  return field;
-}
-
-function defaultFits(property: Schema, field: Field, value: unknown): boolean {
-  switch (field.kind) {
-    case 'choice':
-      return field.choices!.some((choice) => choice.value === value);
-    case 'multi':
-      return Array.isArray(value) && value.every((item) => field.choices!.some((choice) => choice.value === item));
-    case 'boolean':
-      return typeof value === 'boolean';
-    case 'integer':
-      return Number.isInteger(value);
-    case 'number':
-      return typeof value === 'number' && Number.isFinite(value);
-    case 'string':
-      return typeof value === 'string';
-    default: {
-      const type = typeOf(property);
-      return value !== undefined && (type === undefined || jsonFits(type, value));
-    }
-  }
-}
-
-function jsonFits(type: string, value: unknown): boolean {
-  if (type === 'object') return isObject(value);
-  if (type === 'array') return Array.isArray(value);
-  if (type === 'null') return value === null;
-  return true;
+/** The field of one property schema alone, as `describeFields` reads it in a form. */
+function fieldFor(name: string, schema: unknown, required: boolean): FormField {
+  return describeFields({ type: 'object', properties: { [name]: schema }, required: required ? [name] : [] })[0];
 }
 
 /** How a value is shown back: a choice by its label, a boolean as y/n, a list comma-separated. */
-export function showValue(field: Field, value: unknown): string {
+export function showValue(field: FormField, value: unknown): string {
   const label = (item: unknown) => field.choices?.find((choice) => choice.value === item)?.label ?? String(item);
   if (field.kind === 'boolean') return value ? 'y' : 'n';
-  if (field.kind === 'choice') return label(value);
-  if (field.kind === 'multi' && Array.isArray(value)) return value.map(label).join(', ');
-  if (field.kind === 'string' && value === '') return '""';
+  if (field.kind === 'single-choice') return label(value);
+  if (field.kind === 'multi-choice' && Array.isArray(value)) return value.map(label).join(', ');
+  if (field.kind === 'text' && value === '') return '""';
   if (typeof value === 'string') return value;
   return JSON.stringify(value);
 }
@@ -132,42 +50,44 @@ export function showValue(field: Field, value: unknown): string {
 export interface FieldText {
   /** `Title * — description`. */
   heading: string;
-  /** `1) Label` lines, for choice and multi fields. */
+  /** `1) Label` lines, for choice fields. */
   options: string[];
   /** `(hint) [default]: `, the line the answer is typed on. */
   prompt: string;
 }
 
-/** How one field is asked: `name` is the property's key, shown when it has no `title`. */
-export function describeField(name: string, schema: unknown, required: boolean): FieldText {
-  const property = isObject(schema) ? schema : {};
-  const field = fieldOf(property);
-  const title = typeof property.title === 'string' && property.title !== '' ? property.title : name;
-  const description = typeof property.description === 'string' && property.description !== '' ? ` — ${property.description}` : '';
+/** How one field is asked. */
+export function fieldText(field: FormField): FieldText {
+  const description = field.description === undefined ? '' : ` — ${field.description}`;
   const options = (field.choices ?? []).map((choice, i) => `  ${i + 1}) ${choice.label}`);
   const defaults = field.default === undefined ? '' : ` [${showValue(field, field.default)}]`;
-  return { heading: `${title}${required ? ' *' : ''}${description}`, options, prompt: `(${hintOf(property, field, required)})${defaults}: ` };
+  return { heading: `${field.title}${field.required ? ' *' : ''}${description}`, options, prompt: `(${hintOf(field)})${defaults}: ` };
 }
 
-function hintOf(property: Schema, field: Field, required: boolean): string {
-  const optional = required || field.default !== undefined ? '' : ', empty skips';
+/** How the property `schema` alone is asked: `name` is its key, shown when it has no `title`. */
+export function describeField(name: string, schema: unknown, required: boolean): FieldText {
+  return fieldText(fieldFor(name, schema, required));
+}
+
+function hintOf(field: FormField): string {
+  const optional = field.required || field.default !== undefined ? '' : ', empty skips';
   const n = field.choices?.length ?? 0;
   switch (field.kind) {
-    case 'choice':
+    case 'single-choice':
       return `choose 1-${n}${optional}`;
-    case 'multi':
-      return `choose from 1-${n}, comma-separated${itemsBounds(property)}${optional}`;
+    case 'multi-choice':
+      return `choose from 1-${n}, comma-separated${bounds(field.minItems, field.maxItems, 'items')}${optional}`;
     case 'boolean':
       return `y/n${optional}`;
     case 'integer':
     case 'number':
-      return `${field.kind}${numberBounds(property)}${optional}`;
-    case 'string': {
-      const format = typeof property.format === 'string' ? (FORMAT_HINTS[property.format] ?? property.format) : 'text';
-      return `${format}${lengthBounds(property)}${optional}`;
+      return `${field.kind}${numberBounds(field)}${optional}`;
+    case 'text': {
+      const format = field.format === undefined ? 'text' : Object.hasOwn(FORMAT_HINTS, field.format) ? FORMAT_HINTS[field.format] : field.format;
+      return `${format}${bounds(field.minLength, field.maxLength, 'characters')}${optional}`;
     }
     default:
-      return `JSON${typeof property.type === 'string' ? ` ${property.type}` : ''}${optional}`;
+      return `JSON${field.type === undefined ? '' : ` ${field.type}`}${optional}`;
   }
 }
 
@@ -178,28 +98,15 @@ const FORMAT_HINTS: Record<string, string> = {
   'date-time': 'date-time, YYYY-MM-DDThh:mm:ssZ',
 };
 
-function num(value: unknown): number | undefined {
-  return typeof value === 'number' && Number.isFinite(value) ? value : undefined;
-}
-
-function numberBounds(property: Schema): string {
-  const min = num(property.minimum);
-  const max = num(property.maximum);
+function numberBounds(field: FormField): string {
+  const { minimum: min, maximum: max } = field;
   const parts: string[] = [];
   if (min !== undefined && max !== undefined) parts.push(`${min} to ${max}`);
   else if (min !== undefined) parts.push(`at least ${min}`);
   else if (max !== undefined) parts.push(`at most ${max}`);
-  if (num(property.exclusiveMinimum) !== undefined) parts.push(`above ${property.exclusiveMinimum}`);
-  if (num(property.exclusiveMaximum) !== undefined) parts.push(`below ${property.exclusiveMaximum}`);
+  if (field.exclusiveMinimum !== undefined) parts.push(`above ${field.exclusiveMinimum}`);
+  if (field.exclusiveMaximum !== undefined) parts.push(`below ${field.exclusiveMaximum}`);
   return parts.length > 0 ? `, ${parts.join(', ')}` : '';
-}
-
-function lengthBounds(property: Schema): string {
-  return bounds(num(property.minLength), num(property.maxLength), 'characters');
-}
-
-function itemsBounds(property: Schema): string {
-  return bounds(num(property.minItems), num(property.maxItems), 'items');
 }
 
 function bounds(min: number | undefined, max: number | undefined, unit: string): string {
@@ -210,37 +117,40 @@ function bounds(min: number | undefined, max: number | undefined, unit: string):
 }
 
 /**
- * What `line`, typed for the property `schema`, means: the value to send, a skip (an empty answer to an
- * optional field without a default), an action (`!decline` or `!cancel`, at any field), or the reason
- * it cannot be taken, to show before asking again.
+ * What `line`, typed for `field`, means: the value to send, a skip (an empty answer to an optional field
+ * without a default), an action (`!decline` or `!cancel`, at any field), or the reason it cannot be
+ * taken, to show before asking again.
  */
-export function parseAnswer(schema: unknown, line: string, options: { required?: boolean } = {}): Answer {
-  const property = isObject(schema) ? schema : {};
-  const field = fieldOf(property);
+export function readAnswer(field: FormField, line: string): Answer {
   const command = line.trim().toLowerCase();
   if (command === '!decline' || command === '!cancel') return { kind: 'action', action: command === '!decline' ? 'decline' : 'cancel' };
   // A string may be blank on purpose; every other kind ignores surrounding blanks.
-  const text = field.kind === 'string' ? line : line.trim();
+  const text = field.kind === 'text' ? line : line.trim();
   if (text === '') {
     if (field.default !== undefined) return { kind: 'value', value: field.default };
-    if (!options.required) return { kind: 'skip' };
+    if (!field.required) return { kind: 'skip' };
     return { kind: 'error', message: 'an answer is required (or type !decline or !cancel)' };
   }
   switch (field.kind) {
-    case 'choice':
-      return parseChoice(field.choices!, text);
-    case 'multi':
-      return parseMulti(property, field.choices!, text);
+    case 'single-choice':
+      return parseChoice(field.choices ?? [], text);
+    case 'multi-choice':
+      return parseMulti(field, text);
     case 'boolean':
       return parseBoolean(text);
     case 'integer':
     case 'number':
-      return parseNumber(property, field.kind, text);
-    case 'string':
-      return parseString(property, text);
+      return parseNumber(field, text);
+    case 'text':
+      return parseString(field, text);
     default:
-      return parseJson(property, text);
+      return parseJson(field.type, text);
   }
+}
+
+/** What `line` means for the property `schema` alone (see `readAnswer`). */
+export function parseAnswer(schema: unknown, line: string, options: { required?: boolean } = {}): Answer {
+  return readAnswer(fieldFor('', schema, options.required === true), line);
 }
 
 /** A choice by its number, its value or its label (case-insensitive). */
@@ -261,7 +171,8 @@ function parseChoice(choices: Choice[], text: string): Answer {
   return choice ? { kind: 'value', value: choice.value } : { kind: 'error', message: `choose a number from 1 to ${choices.length}` };
 }
 
-function parseMulti(property: Schema, choices: Choice[], text: string): Answer {
+function parseMulti(field: FormField, text: string): Answer {
+  const choices = field.choices ?? [];
   const parts = text
     .split(',')
     .map((part) => part.trim())
@@ -272,8 +183,7 @@ function parseMulti(property: Schema, choices: Choice[], text: string): Answer {
     if (!choice) return { kind: 'error', message: `${JSON.stringify(part)} is not an option: use numbers from 1 to ${choices.length}, separated by commas` };
     if (!values.includes(choice.value)) values.push(choice.value);
   }
-  const min = num(property.minItems);
-  const max = num(property.maxItems);
+  const { minItems: min, maxItems: max } = field;
   if (min !== undefined && values.length < min) return { kind: 'error', message: `choose at least ${min}` };
   if (max !== undefined && values.length > max) return { kind: 'error', message: `choose at most ${max}` };
   return { kind: 'value', value: values };
@@ -288,15 +198,13 @@ function parseBoolean(text: string): Answer {
 
 const DECIMAL = /^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$/;
 
-function parseNumber(property: Schema, kind: 'integer' | 'number', text: string): Answer {
-  if (!DECIMAL.test(text)) return { kind: 'error', message: kind === 'integer' ? 'not a whole number' : 'not a number' };
+function parseNumber(field: FormField, text: string): Answer {
+  const integer = field.kind === 'integer';
+  if (!DECIMAL.test(text)) return { kind: 'error', message: integer ? 'not a whole number' : 'not a number' };
   const value = Number(text);
   if (!Number.isFinite(value)) return { kind: 'error', message: 'not a finite number' };
-  if (kind === 'integer' && !Number.isInteger(value)) return { kind: 'error', message: 'not a whole number' };
-  const min = num(property.minimum);
-  const max = num(property.maximum);
-  const exclusiveMin = num(property.exclusiveMinimum);
-  const exclusiveMax = num(property.exclusiveMaximum);
+  if (integer && !Number.isInteger(value)) return { kind: 'error', message: 'not a whole number' };
+  const { minimum: min, maximum: max, exclusiveMinimum: exclusiveMin, exclusiveMaximum: exclusiveMax } = field;
   if (min !== undefined && value < min) return { kind: 'error', message: `must be at least ${min}` };
   if (max !== undefined && value > max) return { kind: 'error', message: `must be at most ${max}` };
   if (exclusiveMin !== undefined && value <= exclusiveMin) return { kind: 'error', message: `must be above ${exclusiveMin}` };
@@ -304,13 +212,12 @@ function parseNumber(property: Schema, kind: 'integer' | 'number', text: string)
   return { kind: 'value', value };
 }
 
-function parseString(property: Schema, text: string): Answer {
+function parseString(field: FormField, text: string): Answer {
   const length = [...text].length;
-  const min = num(property.minLength);
-  const max = num(property.maxLength);
+  const { minLength: min, maxLength: max } = field;
   if (min !== undefined && length < min) return { kind: 'error', message: `too short: at least ${min} characters (got ${length})` };
   if (max !== undefined && length > max) return { kind: 'error', message: `too long: at most ${max} characters (got ${length})` };
-  const problem = typeof property.format === 'string' ? formatProblem(property.format, text) : undefined;
+  const problem = field.format === undefined ? undefined : formatProblem(field.format, text);
   if (problem) return { kind: 'error', message: problem };
   return { kind: 'value', value: text };
 }
@@ -344,19 +251,25 @@ function validDate(text: string): boolean {
   return day <= days;
 }
 
-function parseJson(property: Schema, text: string): Answer {
+function parseJson(type: string | undefined, text: string): Answer {
   let value: unknown;
   try {
     value = JSON.parse(text);
   } catch {
-    // Not JSON: the text itself, unless the property wants a structure.
-    const type = typeOf(property);
+    // Not JSON: the text itself, unless the field wants a structure.
     if (type === 'object' || type === 'array') return { kind: 'error', message: `not JSON: type a JSON ${type}` };
     return { kind: 'value', value: text };
   }
-  const type = typeOf(property);
   if (type !== undefined && !jsonFits(type, value)) return { kind: 'error', message: `not a JSON ${type}` };
   return { kind: 'value', value };
+}
+
+/** Whether a JSON answer is of the field's type: only the structures and null are checked; other types' names pass. */
+function jsonFits(type: string, value: unknown): boolean {
+  if (type === 'object') return typeof value === 'object' && value !== null && !Array.isArray(value);
+  if (type === 'array') return Array.isArray(value);
+  if (type === 'null') return value === null;
+  return true;
 }
 
 /** The `[a/d/c]` answer before a form: accept, decline or cancel, or undefined to ask again. */
@@ -385,10 +298,8 @@ export function hrefOf(url: string): string {
 
 export const USAGE = 'usage: npm run client -- <url> [--era auto|legacy|modern]';
 
-export type Era = 'auto' | 'legacy' | 'modern';
-
 /** The command line (after the script): the server's URL and the era, or the one line to exit with. */
-export function parseCommandLine(args: readonly string[]): { url: string; era: Era } | { error: string } {
+export function parseCommandLine(args: readonly string[]): { url: string; era: ClientEra } | { error: string } {
   let url: string | undefined;
   let era: string = 'auto';
   for (let i = 0; i < args.length; i++) {

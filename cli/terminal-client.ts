@@ -12,7 +12,7 @@
  *   FIRST, and only after `a` one prompt per property (title or name, `*` when required, the description,
  *   numbered options for enums, the default in brackets, which an empty answer takes). A wrong answer is
  *   asked again with the reason. `!decline` or `!cancel` at any field prompt answers that at once.
- *   How each answer is read is `parseAnswer` in ./prompts.ts, which has no I/O.
+ *   The fields are `describeFields`'s; how each answer is read is `readAnswer` in ./prompts.ts, which has no I/O.
  * - Elicitation, URL mode: the URL as a browser reads it (`new URL(url).href`) and its host are printed,
  *   and "Open this URL on host <host>? [y/N]" asked, naming the host again on the line answered. Nothing
  *   is opened here: `y` answers accept (the user opens it), anything else decline.
@@ -39,15 +39,18 @@ import { basename } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import {
   type CallToolResult,
+  type ClientEra,
   type CreateMessageParams,
   type CreateMessageResult,
+  describeFields,
   type ElicitParams,
   type ElicitResult,
+  type FormField,
   McpClient,
   McpError,
   type Tool,
 } from '../src/index.js';
-import { describeField, hostOf, hrefOf, parseAction, parseAnswer, parseCommandLine, parseYesNo } from './prompts.js';
+import { fieldText, hostOf, hrefOf, parseAction, parseCommandLine, parseYesNo, readAnswer } from './prompts.js';
 import { type Ask, asText, BOLD, CYAN, DIM, Interrupted, linesOf, RED, style, Terminal } from './terminal.js';
 
 function oneLine(text: string): string {
@@ -76,7 +79,7 @@ class TerminalClient {
 
   constructor(
     private readonly url: string,
-    era: 'auto' | 'legacy' | 'modern',
+    era: ClientEra,
   ) {
     this.terminal = new Terminal(() => void this.quit(0, true));
     this.client = new McpClient(
@@ -224,34 +227,29 @@ class TerminalClient {
 
   /** Every argument of the tool's inputSchema, asked in order; undefined when the user cancels (or input ends). */
   private async askArguments(tool: Tool, ask: Ask): Promise<Record<string, unknown> | undefined> {
-    const schema = tool.inputSchema ?? {};
-    const properties = typeof schema.properties === 'object' && schema.properties !== null ? schema.properties : {};
-    const required = Array.isArray(schema.required) ? schema.required : [];
-    const names = Object.keys(properties);
-    if (names.length > 0) this.terminal.print('Arguments of ', tool.name, ' (!cancel goes back):');
+    const fields = describeFields(tool.inputSchema);
+    if (fields.length > 0) this.terminal.print('Arguments of ', tool.name, ' (!cancel goes back):');
     const args: Record<string, unknown> = {};
-    for (const name of names) {
-      const value = await this.askField(name, (properties as Record<string, unknown>)[name], required.includes(name), ask);
+    for (const field of fields) {
+      const value = await this.askField(field, ask);
       if (value.kind === 'stop') return undefined;
-      if (value.kind === 'value') args[name] = value.value;
+      if (value.kind === 'value') args[field.name] = value.value;
     }
     return args;
   }
 
   /** One field, asked until the answer is taken: its value, a skip, or a stop (an action, or end of input). */
   private async askField(
-    name: string,
-    property: unknown,
-    required: boolean,
+    field: FormField,
     ask: Ask,
   ): Promise<{ kind: 'value'; value: unknown } | { kind: 'skip' } | { kind: 'stop'; action: 'decline' | 'cancel' }> {
-    const text = describeField(name, property, required);
+    const text = fieldText(field);
     this.terminal.print(style(BOLD, text.heading));
     for (const option of text.options) this.terminal.print(option);
     for (;;) {
       const line = await ask(`  ${text.prompt}`);
       if (line === null) return { kind: 'stop', action: 'cancel' };
-      const answer = parseAnswer(property, line, { required });
+      const answer = readAnswer(field, line);
       switch (answer.kind) {
         case 'error':
           this.terminal.print(style(RED, `  ✗ ${answer.message}`));
@@ -370,18 +368,15 @@ class TerminalClient {
       terminal.print(style(DIM, `(answered ${action})`));
       return { action };
     }
-    const schema = params.requestedSchema ?? { properties: {} };
-    const properties: Record<string, unknown> = typeof schema.properties === 'object' && schema.properties !== null ? schema.properties : {};
-    const required = Array.isArray(schema.required) ? schema.required : [];
     terminal.print(style(DIM, '(* is required; an empty answer takes the [default] or skips; !decline or !cancel stops)'));
     const content: Record<string, unknown> = {};
-    for (const [name, property] of Object.entries(properties)) {
-      const answer = await this.askField(name, property, required.includes(name), ask);
+    for (const field of describeFields(params.requestedSchema)) {
+      const answer = await this.askField(field, ask);
       if (answer.kind === 'stop') {
         terminal.print(style(DIM, `(answered ${answer.action})`));
         return { action: answer.action };
       }
-      if (answer.kind === 'value') content[name] = answer.value;
+      if (answer.kind === 'value') content[field.name] = answer.value;
     }
     terminal.print(style(DIM, '(answered accept)'));
     return { action: 'accept', content: content as ElicitResult['content'] };

@@ -19,7 +19,8 @@ import {
 import { askElicitation, askSampling, elicitationCompleted } from './ask.js';
 import { byId, errorText, fill, h, isObject, json, setText } from './dom.js';
 import { buildFields, collect } from './form.js';
-import { logMessage, logServerEvent, note, type ServerEventRecord } from './log.js';
+import type { ServerEventRecord } from './events.js';
+import { logMessage, logServerEvent, note } from './log.js';
 
 const connectForm = byId<HTMLFormElement>('connect-form');
 const urlInput = byId<HTMLInputElement>('url');

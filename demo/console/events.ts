@@ -5,11 +5,12 @@
 import type { ServerResponse } from 'node:http';
 import type { McpServer, McpSession } from '../../src/index.js';
 
+/** One record of the feed, as JSON carries it: what is unknown is null (the console's log reads the same type). */
 export interface ServerEventRecord {
   event: string;
   /** ISO time. */
   at: string;
-  session: { id: string; era: string; protocolVersion: string | undefined; client: string | undefined } | null;
+  session: { id: string; era: string; protocolVersion: string | null; client: string | null } | null;
   detail: Record<string, unknown>;
 }
 
@@ -85,7 +86,9 @@ export class ServerEventFeed {
     const record: ServerEventRecord = {
       event,
       at: new Date().toISOString(),
-      session: session ? { id: session.id, era: session.era, protocolVersion: session.protocolVersion, client: session.clientInfo?.name } : null,
+      session: session
+        ? { id: session.id, era: session.era, protocolVersion: session.protocolVersion ?? null, client: session.clientInfo?.name ?? null }
+        : null,
       detail,
     };
     const frame = `data: ${JSON.stringify(record, (_key, value) => (value === undefined ? null : value))}\n\n`;

@@ -1,11 +1,12 @@
 /**
- * Form fields from JSON Schema, for a tool's inputSchema and an elicitation's requestedSchema: a select
- * for single-select enums (enum, titled oneOf/anyOf, legacy enumNames), checkboxes for multi-select,
- * a checkbox for booleans, email/url/date/datetime-local inputs for the string formats, number inputs
- * with their bounds, text with its lengths. Each field checks itself (the browser's constraint
- * validation, plus what it cannot check) and shows its message next to the control.
+ * Form controls for the fields `describeFields` reads from a tool's inputSchema or an elicitation's
+ * requestedSchema: a select for a single choice, checkboxes for a multi choice, a checkbox for a boolean,
+ * email/url/date/datetime-local inputs for the string formats, number inputs with their bounds, text with
+ * its lengths, JSON for the rest. Each field checks itself (the browser's constraint validation, plus
+ * what it cannot check) and shows its message next to the control.
  */
-import { h, isObject, json, setText, uid } from './dom.js';
+import { describeFields, type FormField } from '../../src/browser.js';
+import { h, json, setText, uid } from './dom.js';
 
 export interface Field {
   readonly name: string;
@@ -17,36 +18,14 @@ export interface Field {
   focus(): void;
 }
 
-interface Option {
-  value: unknown;
-  label: string;
-}
-
 type Control = HTMLInputElement | HTMLSelectElement | HTMLTextAreaElement;
 
 const INPUT_TYPES: Record<string, string> = { email: 'email', uri: 'url', date: 'date', 'date-time': 'datetime-local' };
 const PLACEHOLDERS: Record<string, string> = { email: 'name@example.com', url: 'https://' };
 
-/** The options of a single-select schema (or of a multi-select's `items`), or undefined when it lists none. */
-function optionsOf(schema: unknown): Option[] | undefined {
-  if (!isObject(schema)) return undefined;
-  if (Array.isArray(schema.enum)) {
-    const names = Array.isArray(schema.enumNames) ? schema.enumNames : [];
-    return schema.enum.map((value, i) => ({ value, label: typeof names[i] === 'string' ? names[i] : String(value) }));
-  }
-  const titled = Array.isArray(schema.oneOf) ? schema.oneOf : Array.isArray(schema.anyOf) ? schema.anyOf : undefined;
-  if (!titled?.length || !titled.every((option) => isObject(option) && 'const' in option)) return undefined;
-  return titled.map((option: Record<string, unknown>) => ({
-    value: option.const,
-    label: typeof option.title === 'string' ? option.title : String(option.const),
-  }));
-}
-
-/** One field per property of an object schema, in its order. */
+/** One control per field of an object schema, in its order. */
 export function buildFields(schema: unknown): Field[] {
-  if (!isObject(schema) || !isObject(schema.properties)) return [];
-  const required = new Set(Array.isArray(schema.required) ? schema.required : []);
-  return Object.entries(schema.properties).map(([name, property]) => buildField(name, isObject(property) ? property : {}, required.has(name)));
+  return describeFields(schema).map(buildField);
 }
 
 /** Check every field; when all are valid, the values to send (fields left empty are left out). Otherwise focus the first invalid one. */
@@ -65,51 +44,56 @@ export function collect(fields: Field[]): Record<string, unknown> | undefined {
 }
 
 /** The hint under a field: its description, or what it accepts. */
-function hintOf(property: Record<string, unknown>, kind: string): string {
+function hintOf(field: FormField, kind: string): string {
   const parts: string[] = [];
-  if (typeof property.description === 'string') parts.push(property.description);
+  if (field.description !== undefined) parts.push(field.description);
   else {
-    const range = (min: unknown, max: unknown, unit = '') =>
-      typeof min === 'number' && typeof max === 'number'
+    const range = (min: number | undefined, max: number | undefined, unit = '') =>
+      min !== undefined && max !== undefined
         ? `${min} to ${max}${unit}`
-        : typeof min === 'number'
+        : min !== undefined
           ? `at least ${min}${unit}`
-          : typeof max === 'number'
+          : max !== undefined
             ? `at most ${max}${unit}`
             : '';
-    parts.push(
-      kind === 'number' ? range(property.minimum, property.maximum) : kind === 'text' ? range(property.minLength, property.maxLength, ' characters') : '',
-    );
+    parts.push(kind === 'number' ? range(field.minimum, field.maximum) : kind === 'text' ? range(field.minLength, field.maxLength, ' characters') : '');
   }
   if (kind === 'datetime-local') parts.push('Your local time.');
   if (kind === 'json') parts.push('JSON.');
   return parts.filter(Boolean).join(' ');
 }
 
-function buildField(name: string, property: Record<string, unknown>, required: boolean): Field {
+/** The control a field gets, as its `data-kind` names it. */
+function controlKind(field: FormField): string {
+  switch (field.kind) {
+    case 'multi-choice':
+      return 'multi';
+    case 'single-choice':
+      return 'select';
+    case 'boolean':
+      return 'boolean';
+    case 'number':
+    case 'integer':
+      return 'number';
+    case 'text':
+      return field.format !== undefined && Object.hasOwn(INPUT_TYPES, field.format) ? INPUT_TYPES[field.format] : 'text';
+    default:
+      return 'json';
+  }
+}
+
+function buildField(field: FormField): Field {
+  const { name, title, required } = field;
   const id = uid('field');
-  const title = typeof property.title === 'string' && property.title ? property.title : name;
-  const items = property.type === 'array' ? optionsOf(property.items) : undefined;
-  const options = items ? undefined : optionsOf(property);
-  const format = typeof property.format === 'string' ? property.format : '';
-  const kind = items
-    ? 'multi'
-    : options
-      ? 'select'
-      : property.type === 'boolean'
-        ? 'boolean'
-        : property.type === 'number' || property.type === 'integer'
-          ? 'number'
-          : property.type === 'string'
-            ? (INPUT_TYPES[format] ?? 'text')
-            : 'json';
-  const hintText = hintOf(property, kind);
+  const choices = field.choices ?? [];
+  const kind = controlKind(field);
+  const hintText = hintOf(field, kind);
   const hint = hintText ? h('small', { id: `${id}-hint`, class: 'hint' }, hintText) : undefined;
   const error = h('p', { id: `${id}-error`, class: 'field-error', hidden: true });
   const describedBy = [hint?.id, error.id].filter(Boolean).join(' ');
   const mark = () =>
     required && h('span', { class: 'req', title: 'required' }, h('span', { 'aria-hidden': 'true' }, ' *'), h('span', { class: 'sr-only' }, ' (required)'));
-  const hasDefault = Object.hasOwn(property, 'default');
+  const hasDefault = field.default !== undefined;
   let touched = false;
   let controls: Control[] = [];
   let extraCheck: () => string = () => '';
@@ -138,8 +122,8 @@ function buildField(name: string, property: Record<string, unknown>, required: b
   let value: () => unknown;
 
   if (kind === 'multi') {
-    const picked = Array.isArray(property.default) ? property.default : [];
-    const boxes = items!.map((option, i) =>
+    const picked = Array.isArray(field.default) ? field.default : [];
+    const boxes = choices.map((option, i) =>
       h('input', { type: 'checkbox', id: `${id}-${i}`, name, value: String(i), checked: picked.includes(option.value), 'aria-describedby': describedBy }),
     );
     controls = boxes;
@@ -147,21 +131,21 @@ function buildField(name: string, property: Record<string, unknown>, required: b
       'fieldset',
       { class: 'field group', 'data-field': name, 'data-kind': kind },
       h('legend', {}, title, mark()),
-      h('div', { class: 'options' }, ...items!.map((option, i) => h('label', { class: 'check', for: boxes[i].id }, boxes[i], option.label))),
+      h('div', { class: 'options' }, ...choices.map((option, i) => h('label', { class: 'check', for: boxes[i].id }, boxes[i], option.label))),
       hint,
       error,
     );
-    const chosen = () => boxes.filter((box) => box.checked).map((box) => items![Number(box.value)].value);
+    const chosen = () => boxes.filter((box) => box.checked).map((box) => choices[Number(box.value)].value);
     value = () => (touched || hasDefault || required ? chosen() : undefined);
     extraCheck = () => {
       const count = chosen().length;
-      const { minItems: min, maxItems: max } = property;
-      if (typeof min === 'number' && count < min) return `Pick at least ${min} (${count} picked).`;
-      if (typeof max === 'number' && count > max) return `Pick at most ${max} (${count} picked).`;
+      const { minItems: min, maxItems: max } = field;
+      if (min !== undefined && count < min) return `Pick at least ${min} (${count} picked).`;
+      if (max !== undefined && count > max) return `Pick at most ${max} (${count} picked).`;
       return '';
     };
   } else if (kind === 'boolean') {
-    const box = h('input', { type: 'checkbox', id, name, checked: property.default === true, 'aria-describedby': describedBy });
+    const box = h('input', { type: 'checkbox', id, name, checked: field.default === true, 'aria-describedby': describedBy });
     controls = [box];
     wrapper = h(
       'div',
@@ -174,19 +158,19 @@ function buildField(name: string, property: Record<string, unknown>, required: b
   } else {
     let control: Control;
     if (kind === 'select') {
-      const selected = options!.findIndex((option) => option.value === property.default);
+      const selected = hasDefault ? choices.findIndex((option) => option.value === field.default) : -1;
       const select = h(
         'select',
         {},
         selected < 0 && h('option', { value: '' }, required ? 'Choose…' : '—'),
-        ...options!.map((option, i) => h('option', { value: String(i), selected: i === selected }, option.label)),
+        ...choices.map((option, i) => h('option', { value: String(i), selected: i === selected }, option.label)),
       );
       control = select;
-      value = () => (select.value === '' ? undefined : options![Number(select.value)].value);
+      value = () => (select.value === '' ? undefined : choices[Number(select.value)].value);
     } else if (kind === 'json') {
       const area = h('textarea', { rows: 2, spellcheck: 'false' });
       // A value, not text to show: it is sent as it is.
-      area.value = hasDefault ? json(property.default) : '';
+      area.value = hasDefault ? json(field.default) : '';
       control = area;
       value = () => (area.value.trim() === '' ? undefined : JSON.parse(area.value));
       extraCheck = () => {
@@ -198,36 +182,35 @@ function buildField(name: string, property: Record<string, unknown>, required: b
         }
       };
     } else if (kind === 'number') {
-      const integer = property.type === 'integer';
-      const step = typeof property.multipleOf === 'number' ? property.multipleOf : integer ? 1 : 'any';
+      const integer = field.kind === 'integer';
       const input = h('input', {
         type: 'number',
-        min: typeof property.minimum === 'number' ? property.minimum : undefined,
-        max: typeof property.maximum === 'number' ? property.maximum : undefined,
-        step,
+        min: field.minimum,
+        max: field.maximum,
+        step: field.multipleOf ?? (integer ? 1 : 'any'),
         inputmode: integer ? 'numeric' : 'decimal',
-        value: typeof property.default === 'number' ? property.default : undefined,
+        value: typeof field.default === 'number' ? field.default : undefined,
       });
       control = input;
       value = () => (input.value === '' ? undefined : Number(input.value));
     } else {
       const input = h('input', {
         type: kind,
-        minlength: typeof property.minLength === 'number' ? property.minLength : undefined,
-        maxlength: typeof property.maxLength === 'number' ? property.maxLength : undefined,
-        pattern: typeof property.pattern === 'string' ? property.pattern : undefined,
+        minlength: field.minLength,
+        maxlength: field.maxLength,
+        pattern: field.pattern,
         placeholder: PLACEHOLDERS[kind],
         spellcheck: kind === 'text' ? undefined : 'false',
-        value: typeof property.default === 'string' ? (kind === 'datetime-local' ? toLocalInput(property.default) : property.default) : undefined,
+        value: typeof field.default === 'string' ? (kind === 'datetime-local' ? toLocalInput(field.default) : field.default) : undefined,
       });
       control = input;
       value = () => (input.value === '' ? undefined : kind === 'datetime-local' ? toRfc3339(input.value) : input.value);
       // The browser checks lengths only after the user typed; a pre-filled value is checked here.
       extraCheck = () => {
         const length = input.value.length;
-        const { minLength: min, maxLength: max } = property;
-        if (length > 0 && typeof min === 'number' && length < min) return `Use at least ${min} characters (${length} now).`;
-        if (typeof max === 'number' && length > max) return `Use at most ${max} characters (${length} now).`;
+        const { minLength: min, maxLength: max } = field;
+        if (length > 0 && min !== undefined && length < min) return `Use at least ${min} characters (${length} now).`;
+        if (max !== undefined && length > max) return `Use at most ${max} characters (${length} now).`;
         return '';
       };
     }

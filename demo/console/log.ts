@@ -5,6 +5,7 @@
  * `data-action`/`data-is-error`.
  */
 import { byId, h, isObject, json } from './dom.js';
+import type { ServerEventRecord } from './events.js';
 
 const MAX_ENTRIES = 800;
 const list = byId<HTMLOListElement>('log');
@@ -68,14 +69,6 @@ export function logMessage(dir: 'out' | 'in', message: unknown): void {
     detail: message,
     attrs: { dir, method: typeof m.method === 'string' ? m.method : undefined, id: 'id' in m ? json(m.id) : undefined },
   });
-}
-
-/** One record of the server's event feed (demo/console/events.ts). */
-export interface ServerEventRecord {
-  event: string;
-  at: string;
-  session: { id: string; era: string; protocolVersion: string | null; client: string | null } | null;
-  detail: Record<string, unknown>;
 }
 
 /** What a server event says, in a few words. */

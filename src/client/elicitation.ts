@@ -1,6 +1,6 @@
 /**
  * The client side of `elicitation/create` (client/elicitation.mdx, 2025-11-25), asked as a pushed request
- * on the handshake era or as an input request of an input-required result on 2026-07-28 (MRTR). Both eras
+ * in the legacy era or as an input request of an input-required result in the modern era (MRTR). Both eras
  * get the same answer: the core sends it as the JSON-RPC reply, or puts its result in `inputResponses`.
  */
 import { ElicitationValidationError, type ElicitationViolation, ErrorCode, type JsonRpcErrorObject, McpError } from '../protocol/errors.js';
@@ -9,6 +9,8 @@ import { isObject } from '../protocol/is-object.js';
 import { quote, tryJson } from '../protocol/quote.js';
 import type { ElicitParams, ElicitResult, ElicitValue } from '../protocol/types.js';
 import { type SchemaViolation, SchemaCompiler, type Validator } from '../schema/compiler.js';
+import { describeFields } from './form-fields.js';
+import type { Era } from '../protocol/era.js';
 
 /** What an elicitation handler learns about the request besides its params. */
 export interface ElicitationContext {
@@ -18,7 +20,7 @@ export interface ElicitationContext {
    */
   signal: AbortSignal;
   /** `legacy`: a pushed `elicitation/create` (2025-11-25 and earlier); `modern`: an input request (2026-07-28). */
-  era: 'legacy' | 'modern';
+  era: Era;
   /** The input request's key in `inputRequests`, under which the answer goes back in `inputResponses` (2026-07-28). */
   inputKey?: string;
   /** The JSON-RPC id of the pushed `elicitation/create` (legacy). */
@@ -170,21 +172,19 @@ function toElicitationViolation(v: SchemaViolation): ElicitationViolation {
 }
 
 /**
- * SEP-1034: the content of a form accept with each absent field set to its property's `default`. The
- * user's input always wins, even `0`, `""` or `false`; a field whose value is undefined counts as absent
- * and is left out. A default is used only when it is a value of its property's type (a whole number for
- * `integer`) and one of its options (`enum`, or the `const`s of SEP-1330's `oneOf`/`items.anyOf`); a
+ * SEP-1034: the content of a form accept with each absent field set to its `default`. The user's input
+ * always wins, even `0`, `""` or `false`; a field whose value is undefined counts as absent and is left
+ * out. A default is used when `describeFields` keeps it: a value of its property's type (a whole number
+ * for `integer`) and one of its options (`enum`, or the `const`s of SEP-1330's `oneOf`/`items.anyOf`); a
  * multi-select default must be an array of them. Bounds, lengths and formats are left to validation.
- * A schema without `properties` leaves the content as it is. Returns a new object.
+ * A schema that is no object schema leaves the content as it is. Returns a new object.
  */
 export function applyDefaults(schema: unknown, content: Record<string, unknown> | undefined): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   if (content) for (const key of Object.keys(content)) if (content[key] !== undefined) setField(out, key, content[key]);
-  if (!isObject(schema) || (schema.type !== undefined && schema.type !== 'object') || !isObject(schema.properties)) return out;
-  for (const [name, property] of Object.entries(schema.properties)) {
-    if (Object.hasOwn(out, name) || !isObject(property) || !Object.hasOwn(property, 'default')) continue;
-    const value = property.default;
-    if (defaultFits(property, value)) setField(out, name, Array.isArray(value) ? [...value] : value);
+  for (const field of describeFields(schema)) {
+    if (field.default === undefined || Object.hasOwn(out, field.name)) continue;
+    setField(out, field.name, Array.isArray(field.default) ? [...field.default] : field.default);
   }
   return out;
 }
@@ -192,29 +192,4 @@ export function applyDefaults(schema: unknown, content: Record<string, unknown> 
 /** Set a field as an own property: a form field named `__proto__` (JSON may carry one) must not set a prototype. */
 function setField(target: Record<string, unknown>, key: string, value: unknown): void {
   Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
-}
-
-function defaultFits(property: Record<string, unknown>, value: unknown): boolean {
-  switch (property.type) {
-    case 'string':
-      return typeof value === 'string' && isOption(property, value);
-    case 'number':
-      return typeof value === 'number' && Number.isFinite(value) && isOption(property, value);
-    case 'integer':
-      return Number.isInteger(value) && isOption(property, value);
-    case 'boolean':
-      return typeof value === 'boolean' && isOption(property, value);
-    case 'array':
-      return Array.isArray(value) && value.every((item) => typeof item === 'string' && isOption(property.items, item));
-    default:
-      return false;
-  }
-}
-
-/** Whether `value` is among the options `schema` lists (`enum`, or titled `oneOf`/`anyOf` consts); true when it lists none. */
-function isOption(schema: unknown, value: unknown): boolean {
-  if (!isObject(schema)) return true;
-  if (Array.isArray(schema.enum)) return schema.enum.includes(value);
-  const titled = Array.isArray(schema.oneOf) ? schema.oneOf : Array.isArray(schema.anyOf) ? schema.anyOf : undefined;
-  return titled === undefined || titled.some((option) => isObject(option) && option.const === value);
 }

@@ -6,6 +6,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { type Browser, chromium, type Locator, type Page } from 'playwright-core';
+import type { ServerEventRecord } from '../../demo/console/events.js';
 
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 export const SHOTS = `${ROOT}results/console`;
@@ -137,13 +138,6 @@ export async function result(form: Locator): Promise<{ state: string; text: stri
 /** The open dialog: what the server asks. */
 export function dialog(page: Page): Locator {
   return page.locator('dialog#ask[open]');
-}
-
-export interface ServerEventRecord {
-  event: string;
-  at: string;
-  session: { id: string; era: string; protocolVersion: string | null; client: string | null } | null;
-  detail: Record<string, any>;
 }
 
 /** The server's events of one name, as the page logged them from /events (the JSON behind each entry's toggle). */
