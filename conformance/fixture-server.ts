@@ -3,7 +3,7 @@
  * the conformance fixture server on 127.0.0.1:N, path /mcp, serving Streamable HTTP and the WebSocket
  * upgrade on the same port and path. With `--redis`, it shares state through that Redis: fixtures started
  * with the same URL share the requestState key ring, a requestState is used once across all of them, and
- * a 2025 session's requests are forwarded to the fixture that holds it. With the three `--auth-*` flags
+ * a legacy-era session's requests are forwarded to the fixture that holds it. With the three `--auth-*` flags
  * it is an OAuth resource server: every request needs a JWT from ISS for AUD, checked against the keys at
  * the JWKS URL, and the Protected Resource Metadata is served at /.well-known/oauth-protected-resource/mcp.
  * `--health` serves /healthz and /readyz (without auth).

@@ -34,12 +34,12 @@ export function registerFixtureTasks(server: McpServer): void {
     (args) => `Hello, ${args.name}!`,
   );
 
-  server.registerTool(
+  tasks.registerTool(
     'slow_compute',
     {
       description: 'Sleeps for `seconds`, then answers (a task where the client allows it)',
       inputSchema: { type: 'object', properties: { seconds: { type: 'number', minimum: 0 }, label: { type: 'string' } } },
-      execution: { taskSupport: 'optional' },
+      taskSupport: 'optional',
     },
     async (args, ctx) => {
       const seconds = Number(args.seconds ?? 0);
@@ -48,25 +48,21 @@ export function registerFixtureTasks(server: McpServer): void {
     },
   );
 
-  server.registerTool(
-    'failing_job',
-    { description: 'Runs only as a task, and fails as a tool after a second', execution: { taskSupport: 'required' } },
-    async (_args, ctx) => {
-      await sleep(1, ctx.signal);
-      throw new Error('The job failed: the input could not be processed');
-    },
-  );
+  tasks.registerTool('failing_job', { description: 'Runs only as a task, and fails as a tool after a second', taskSupport: 'required' }, async (_args, ctx) => {
+    await sleep(1, ctx.signal);
+    throw new Error('The job failed: the input could not be processed');
+  });
 
-  server.registerTool('protocol_error_job', { description: 'Ends in a protocol error (a failed task)', execution: { taskSupport: 'optional' } }, async () => {
+  tasks.registerTool('protocol_error_job', { description: 'Ends in a protocol error (a failed task)', taskSupport: 'optional' }, async () => {
     throw new McpError(ErrorCode.InternalError, 'The job crashed before it could produce a result');
   });
 
-  server.registerTool(
+  tasks.registerTool(
     'confirm_delete',
     {
       description: 'Asks for confirmation inside the task, then deletes (pretends to)',
       inputSchema: { type: 'object', properties: { filename: { type: 'string' } }, required: ['filename'] },
-      execution: { taskSupport: 'optional' },
+      taskSupport: 'optional',
     },
     async (args, ctx) => {
       const answer = await ctx.elicit({
@@ -78,17 +74,13 @@ export function registerFixtureTasks(server: McpServer): void {
     },
   );
 
-  server.registerTool(
-    'multi_input',
-    { description: 'Asks two questions at once inside the task', execution: { taskSupport: 'optional' } },
-    async (_args, ctx) => {
-      const [first, second] = await Promise.all([
-        ctx.elicit({ message: 'First question', requestedSchema: ANSWER_SCHEMA }),
-        ctx.elicit({ message: 'Second question', requestedSchema: ANSWER_SCHEMA }),
-      ]);
-      return `Answers: ${JSON.stringify(first.content?.name)} and ${JSON.stringify(second.content?.name)}`;
-    },
-  );
+  tasks.registerTool('multi_input', { description: 'Asks two questions at once inside the task', taskSupport: 'optional' }, async (_args, ctx) => {
+    const [first, second] = await Promise.all([
+      ctx.elicit({ message: 'First question', requestedSchema: ANSWER_SCHEMA }),
+      ctx.elicit({ message: 'Second question', requestedSchema: ANSWER_SCHEMA }),
+    ]);
+    return `Answers: ${JSON.stringify(first.content?.name)} and ${JSON.stringify(second.content?.name)}`;
+  });
 
   tasks.registerTool(
     'test_tool_with_task',

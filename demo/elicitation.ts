@@ -13,7 +13,7 @@ type FlowOutcome = 'connected' | 'refused';
 
 /** URL-mode flows waiting for the user to press a button on their page, by elicitation id. */
 interface Flow {
-  /** The session that asked (2025 sessions are told when the page was used). */
+  /** The session that asked (legacy-era sessions are told when the page was used). */
   session: McpSession;
   outcome: Promise<FlowOutcome>;
   finish: (outcome: FlowOutcome) => void;
@@ -158,7 +158,7 @@ export function registerElicitationDemo(server: McpServer, baseUrl: () => string
       inputSchema: { type: 'object', properties: {} },
     },
     // The explicit form, so the flow's id survives the 2026-07-28 retry in requestState (a replayed
-    // ctx.elicit would start a new flow each round); on a 2025 session the runtime pushes the question.
+    // ctx.elicit would start a new flow each round); on a legacy-era session the runtime pushes the question.
     async (_args, ctx) => {
       const id = (ctx.requestState as { flow?: string } | undefined)?.flow;
       const answer = ctx.inputResponses?.connect as { action?: string } | undefined;

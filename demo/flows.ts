@@ -3,7 +3,7 @@
  * model, a yes/no), summarize_note (sampling) and list_roots (roots).
  *
  * Each asks through `ctx.elicit`, `ctx.createMessage` and `ctx.listRoots`, so one handler serves both eras:
- * on a 2025 session each ask is a request pushed to the client, awaited in place; on a 2026-07-28 request
+ * on a legacy-era session each ask is a request pushed to the client, awaited in place; on a 2026-07-28 request
  * each is an input round (`input_required`), and the handler runs again from the top with the answers so
  * far. So a handler asks before it does anything, and what it asks depends only on earlier answers: every
  * replay asks the same questions in the same order (keys elicit-1, sample-2, elicit-3, ...).
@@ -49,7 +49,7 @@ export function registerFlowDemo(server: McpServer): void {
     },
     async (_args, ctx) => {
       // Check before the first question, so nobody fills in a form for a trip that cannot be planned:
-      // a tool failure on a 2025 session, -32021 naming the capability on 2026-07-28.
+      // a tool failure on a legacy-era session, -32021 naming the capability on 2026-07-28.
       if (!ctx.session.clientCapabilities.sampling) throw new SamplingNotSupportedError();
 
       // Round 1: where and when.

@@ -1,7 +1,7 @@
 /**
  * register_for_event: one form with every field kind form-mode elicitation allows (client/elicitation.mdx,
  * SEP-1330 enums, SEP-1034 defaults), and a summary of what came back. `ctx.elicit` pushes the form on a
- * 2025 session and asks it as an input round on 2026-07-28: the handler is the same.
+ * legacy-era session and asks it as an input round on 2026-07-28: the handler is the same.
  */
 import type { ElicitRequestedSchema, ElicitValue, McpServer, PrimitiveSchemaDefinition } from '../src/index.js';
 

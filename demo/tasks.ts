@@ -16,14 +16,14 @@ function pause(ms: number, signal: AbortSignal): Promise<void> {
 }
 
 export function registerTaskDemo(server: McpServer): void {
-  useTasks(server, { pollIntervalMs: 500, ttlMs: 600_000 });
-  server.registerTool(
+  const tasks = useTasks(server, { pollIntervalMs: 500, ttlMs: 600_000 });
+  tasks.registerTool(
     'export_report',
     {
       title: 'Export a report',
       description: 'Gathers the quarter’s figures, asks which format you want, then renders the report. Runs as a task where the client allows it.',
       inputSchema: { type: 'object', properties: { quarter: { type: 'string', description: 'Which quarter', enum: ['Q1', 'Q2', 'Q3', 'Q4'], default: 'Q3' } } },
-      execution: { taskSupport: 'optional' },
+      taskSupport: 'optional',
       annotations: { readOnlyHint: true },
     },
     async (args, ctx) => {

@@ -6,7 +6,7 @@ const server = new McpServer(
   { requestState: { keys: [process.env.STATE_KEY ?? 'a development key of at least 32 bytes'] } },
 );
 
-// Era-portable: on a 2025 session ctx.elicit sends elicitation/create and waits; on a 2026-07-28
+// Era-portable: on a legacy-era session ctx.elicit sends elicitation/create and waits; on a 2026-07-28
 // request it answers input-required and this handler runs again, from the top, with the answer.
 server.registerTool('book', { description: 'Books a table' }, async (_args, ctx) => {
   const when = await ctx.elicit({

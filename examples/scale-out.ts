@@ -10,7 +10,7 @@ server.registerTool('order', {}, async (_args, ctx) => {
   return `Ordered: ${content?.item}.`;
 });
 
-// A 2025 session's requests that reach another instance are forwarded to the one holding it.
+// A legacy-era session's requests that reach another instance are forwarded to the one holding it.
 const http = new StreamableHttpTransport(server, { router: scale.sessionRouter() });
 const { url } = await http.listen({ host: '127.0.0.1', port: Number(process.env.PORT ?? 3000) });
 console.log(`listening on ${url}`);

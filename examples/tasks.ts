@@ -4,20 +4,16 @@ const server = new McpServer({ name: 'reports', version: '1.0.0' });
 const tasks = useTasks(server, { ttlMs: 600_000, pollIntervalMs: 500 });
 
 // A task for a 2026-07-28 client that declares the extension; an ordinary call for any other.
-server.registerTool(
-  'export_report',
-  { description: 'Renders a report, asking the format halfway', execution: { taskSupport: 'optional' } },
-  async (_args, ctx) => {
-    ctx.progress(1, 2, 'Gathering figures'); // a task's status message
-    const { action, content } = await ctx.elicit({
-      message: 'Which format?',
-      requestedSchema: { type: 'object', properties: { format: { type: 'string', enum: ['pdf', 'csv'] } }, required: ['format'] },
-    });
-    if (action !== 'accept') return 'Export stopped.';
-    ctx.progress(2, 2, `Rendering ${content?.format}`);
-    return `Exported as ${content?.format}.`;
-  },
-);
+tasks.registerTool('export_report', { description: 'Renders a report, asking the format halfway', taskSupport: 'optional' }, async (_args, ctx) => {
+  ctx.progress(1, 2, 'Gathering figures'); // a task's status message
+  const { action, content } = await ctx.elicit({
+    message: 'Which format?',
+    requestedSchema: { type: 'object', properties: { format: { type: 'string', enum: ['pdf', 'csv'] } }, required: ['format'] },
+  });
+  if (action !== 'accept') return 'Export stopped.';
+  ctx.progress(2, 2, `Rendering ${content?.format}`);
+  return `Exported as ${content?.format}.`;
+});
 
 // Asked on the call itself, before the task exists (MRTR); then the handler runs in the task.
 tasks.registerTool(

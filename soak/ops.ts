@@ -34,7 +34,7 @@ function answerFor(rng: Random): { answer: Json; reply: string } {
   return { answer: { action: 'accept', content: plan ? { name, plan, age: rng.int(100) } : { name } }, reply: `accept:${name}:${plan ?? 'none'}` };
 }
 
-/** 2025 sessions: the server pushes elicitation/create on the call's stream and the client answers it. */
+/** Legacy-era sessions: the server pushes elicitation/create on the call's stream and the client answers it. */
 async function elicitPushed(t: Transport, rng: Random): Promise<void> {
   const { answer, reply } = answerFor(rng);
   const exchange = await t.request('tools/call', { name: 'ask', arguments: {} }, (m) => (m.method === 'elicitation/create' ? answer : undefined));

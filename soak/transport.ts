@@ -2,7 +2,7 @@
 import type { Json } from '../bench/http-client.js';
 import { expectEqual } from './check.js';
 
-/** `legacy`: a 2025-11-25 session (initialize first); `modern`: stateless 2026-07-28 requests. */
+/** `legacy`: the legacy era, a 2025-11-25 session (initialize first); `modern`: the modern era, 2026-07-28 requests that each stand alone. */
 export type Era = 'legacy' | 'modern';
 
 /** One request's outcome: its response, and the server's messages related to it that came first, in order. */

@@ -4,6 +4,8 @@
  */
 export { McpClient } from './client/mcp-client.js';
 export { escapeControls } from './client/escape-controls.js';
+export { describeFields } from './client/form-fields.js';
+export type { FormField } from './client/form-fields.js';
 export type {
   ConnectOptions,
   ListToolsResult,
@@ -15,6 +17,7 @@ export type {
 } from './client/mcp-client.js';
 export type { ToolMap, ToolTypes, UntypedTools } from './schema/tool-map.js';
 export type { McpClientOptions, ClientEra } from './client/options.js';
+export type { Era } from './protocol/era.js';
 export type {
   CallOptions,
   HandlerContext,

@@ -60,6 +60,7 @@ export { Skills, useSkills, SKILLS_EXTENSION } from './extensions/skills.js';
 export type { SkillDefinition, SkillEntry, SkillsOptions } from './extensions/skills.js';
 export { Tasks, useTasks } from './extensions/tasks/tasks.js';
 export type { TasksOptions, TaskToolConfig, TaskToolHandler } from './extensions/tasks/tasks.js';
+export type { ExtensionToolConfig } from './server/tools.js';
 export { MemoryTaskStore } from './extensions/tasks/store.js';
 export type { TaskStore, StoredTask, MemoryTaskStoreOptions } from './extensions/tasks/store.js';
 export { TASKS_EXTENSION } from './protocol/tasks.js';
@@ -86,6 +87,8 @@ export type { RedisScaleOptions } from './scale/redis.js';
 
 export { McpClient } from './client/mcp-client.js';
 export { escapeControls } from './client/escape-controls.js';
+export { describeFields } from './client/form-fields.js';
+export type { FormField } from './client/form-fields.js';
 export type {
   ConnectOptions,
   ListToolsResult,
@@ -142,7 +145,6 @@ export {
   ConfirmationError,
   UserDeclinedError,
   UserCancelledError,
-  UserCanceledError,
   ElicitationFailedError,
 } from './elicitation/confirm.js';
 export type { Asker } from './elicitation/confirm.js';

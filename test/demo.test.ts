@@ -360,7 +360,7 @@ describe('the demo server', () => {
   });
 });
 
-/** The eras a tool is driven in: the handshake era over WebSocket, 2026-07-28 over Streamable HTTP, on one port and path. */
+/** The eras a tool is driven in: the legacy era over WebSocket, 2026-07-28 over Streamable HTTP, on one port and path. */
 const ERAS = ['legacy', 'modern'] as const;
 type Era = (typeof ERAS)[number];
 
@@ -626,7 +626,7 @@ describe.each(ERAS)('the demo for a %s client', (era) => {
     const logs: LogMessage[] = [];
     const progress: ProgressParams[] = [];
     const { client } = await clients.connectUrl(endpoint(era), { era }, (c) => c.on('log', (message) => void logs.push(message)));
-    // A 2026-07-28 request carries its log level, and without one the server logs nothing: info, as a 2025 session gets by default.
+    // A 2026-07-28 request carries its log level, and without one the server logs nothing: info, as a legacy-era session gets by default.
     if (era === 'modern') await client.setLogLevel('info');
     expect(await client.callTool('count_slowly', { n: 2 }, { onProgress: (p) => void progress.push(p) })).toEqual(text(era, 'counted to 2'));
     expect(logs).toEqual([

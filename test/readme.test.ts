@@ -203,7 +203,7 @@ describe('README examples', () => {
     }
   });
 
-  it('both-eras serves one handler to a 2025 session over WebSocket and to 2026-07-28 requests over HTTP', async () => {
+  it('both-eras serves one handler to a legacy-era session over WebSocket and to 2026-07-28 requests over HTTP', async () => {
     const example = startListening('examples/both-eras.ts', /listening on (http:\/\/\S+)/);
     try {
       const [, url] = await example.line;

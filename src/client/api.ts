@@ -1,4 +1,5 @@
 /** The types an application meets on `McpClient`: call options, handler contexts and events. */
+import type { Era } from '../protocol/era.js';
 import type { JsonRpcNotification } from '../protocol/jsonrpc.js';
 import type { DetailedTask } from '../protocol/tasks.js';
 import type {
@@ -62,7 +63,7 @@ export interface HandlerContext {
   /** Aborted when the server cancels the request, or the connection ends. */
   signal: AbortSignal;
   /** `legacy`: a request the server pushed; `modern`: an input request inside a 2026-07-28 `input_required` result. */
-  era: 'legacy' | 'modern';
+  era: Era;
   /** The server's request id (legacy). */
   requestId?: RequestId;
   /** The input request's key in `inputRequests` (modern). */

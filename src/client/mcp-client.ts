@@ -4,6 +4,7 @@
  * the server asks for (elicitation, sampling, roots) through the application's handlers, whether the
  * server pushes a request or returns `input_required`, and reports what happens as events.
  */
+import type { Era } from '../protocol/era.js';
 import { ErrorCode, McpError, RequestCancelledError, RequestTimeoutError } from '../protocol/errors.js';
 import { isObject } from '../protocol/is-object.js';
 import { TASKS_EXTENSION } from '../protocol/tasks.js';
@@ -125,7 +126,7 @@ export class McpClient<Tools extends ToolMap = UntypedTools> extends SafeEmitter
   private transport: ClientTransport | undefined;
   private state: State = 'new';
   private closeReason: string | undefined;
-  /** How requests go out in the era settled at connect (before that, the probe's or the handshake's). */
+  /** How requests go out in the era settled at connect (before that, the probe's or initialize's). */
   private wire: EraWire | undefined;
   private nextId = 1;
   private nextProgressToken = 1;
@@ -172,8 +173,8 @@ export class McpClient<Tools extends ToolMap = UntypedTools> extends SafeEmitter
 
   // ---- what was negotiated -----------------------------------------------------------------------------
 
-  /** `legacy` (initialize) or `modern` (2026-07-28), once connected. */
-  get era(): 'legacy' | 'modern' | undefined {
+  /** `legacy` (the legacy era: initialize) or `modern` (the modern era, 2026-07-28), once connected. */
+  get era(): Era | undefined {
     return this.wire?.era;
   }
 
@@ -440,7 +441,7 @@ export class McpClient<Tools extends ToolMap = UntypedTools> extends SafeEmitter
       const next = wire.inputRound(method, result);
       if (!next) {
         if (result.resultType !== 'task') return result;
-        // The 2026-07-28 wire checked the task already; on a handshake session one is never valid.
+        // The 2026-07-28 wire checked the task already; on a legacy-era session one is never valid.
         if (!wire.tasks) throw new McpError(ErrorCode.InternalError, `The server's ${method} result is invalid: a task on a session that cannot have one`);
         return this.followTask(wire, result, options);
       }

@@ -1,10 +1,11 @@
 /** McpClient options, and their checks at construction. */
+import type { Era } from '../protocol/era.js';
 import { MAX_TIMER_MS, positiveInteger } from '../protocol/option-checks.js';
 import type { ClientCapabilities } from '../protocol/types.js';
 import { isLegacyProtocolVersion, LATEST_LEGACY_PROTOCOL_VERSION, LEGACY_PROTOCOL_VERSIONS } from '../protocol/versions.js';
 
 /** Which protocol era to speak: `auto` probes `server/discover` and falls back to `initialize`. */
-export type ClientEra = 'auto' | 'legacy' | 'modern';
+export type ClientEra = 'auto' | Era;
 
 export interface McpClientOptions {
   /**
@@ -13,16 +14,19 @@ export interface McpClientOptions {
    * roots with `onRoots`.
    */
   capabilities?: ClientCapabilities;
-  /** `auto` (default), `legacy` (initialize) or `modern` (2026-07-28, per-request `_meta`). */
+  /** `auto` (default), `legacy` (the legacy era, 2024-11-05 to 2025-11-25: initialize) or `modern` (the modern era, 2026-07-28: per-request `_meta`). */
   era?: ClientEra;
   /**
    * Validate an accepted form against `requestedSchema` before sending it (after its SEP-1034 defaults are
    * merged, which always happens). Default true.
    */
   validateElicitation?: boolean;
-  /** Timeout of each request, unless a call gives its own `timeoutMs`. Default 60 000. */
+  /**
+   * The timeout of a request this side sends (the client's: its calls), unless it gives its own
+   * `timeoutMs`. Default 60 000 ms.
+   */
   requestTimeoutMs?: number;
-  /** Most input rounds (2026-07-28 `input_required`) one call may take before it fails. Default 10. */
+  /** The input rounds one 2026-07-28 request may take (`input_required` answered and retried); one more fails the call. Default 8. */
   maxRounds?: number;
   /** The version `initialize` asks for on the legacy era. Default 2025-11-25. */
   protocolVersion?: string;
@@ -51,7 +55,7 @@ export function resolveClientOptions(options: McpClientOptions = {}): ResolvedCl
     era: options.era ?? 'auto',
     validateElicitation: options.validateElicitation ?? true,
     requestTimeoutMs: options.requestTimeoutMs ?? 60_000,
-    maxRounds: options.maxRounds ?? 10,
+    maxRounds: options.maxRounds ?? 8,
     protocolVersion: options.protocolVersion ?? LATEST_LEGACY_PROTOCOL_VERSION,
     tasks: options.tasks ?? false,
   };

@@ -17,9 +17,10 @@ const DEFAULT_POLL_MS = 1000;
 /** Polls that fail for a passing reason (the server drains, the network blips) are tried again this often before the call gives up. */
 const MAX_RETRIES = 5;
 
-/** Worth polling again: the server is draining (-32013, HTTP 503), timed out, or could not be reached. */
+/** Worth polling again: the server is draining (-32013, HTTP 503), timed out, could not be reached, or a proxy answered 5xx. */
 function passing(err: unknown): boolean {
   if (!(err instanceof McpError)) return true;
+  if (err.code === ErrorCode.TransportRefused) return isObject(err.data) && typeof err.data.httpStatus === 'number' && err.data.httpStatus >= 500;
   return err.code === ErrorCode.ShuttingDown || err.code === ErrorCode.RequestTimeout || err.code === ErrorCode.ConnectionClosed;
 }
 

@@ -42,13 +42,6 @@ export interface SendContext {
   signal?: AbortSignal;
 }
 
-/**
- * When a request's answer cannot come as a JSON-RPC message (HTTP 404 without a JSON-RPC body, a
- * connection refused), the transport answers it itself, with this code and `data.httpStatus` where HTTP
- * gave a status, so that every request ends exactly once.
- */
-export const TRANSPORT_ERROR_CODE = -32000;
-
 export interface ClientTransport {
   readonly kind: 'websocket' | 'http' | 'stdio';
   /**
@@ -61,7 +54,10 @@ export interface ClientTransport {
   /**
    * Send one message. Resolves once it is handed over (a WebSocket frame queued, an HTTP POST written);
    * the answer to a request arrives later through the sink. Rejects only when the message could not be
-   * sent at all; for a request the transport may instead answer it through the sink with TRANSPORT_ERROR_CODE.
+   * sent at all. When a request's answer cannot come as a JSON-RPC message, the transport answers it
+   * itself through the sink, so that every request ends exactly once: `ErrorCode.ConnectionClosed` when
+   * the connection failed or broke off first, `ErrorCode.TransportRefused` when HTTP answered without a
+   * JSON-RPC response (`data.httpStatus`) or with one over `maxMessageBytes`.
    */
   send(message: JsonRpcMessage, context?: SendContext): Promise<void>;
   /**

@@ -3,6 +3,7 @@
  * and the few methods each era has its own way of doing. Chosen once, when the era is settled at
  * connect; the rest of the client never asks which era it is in.
  */
+import type { Era } from '../protocol/era.js';
 import { isObject } from '../protocol/is-object.js';
 import type { ClientCapabilities, Implementation, LoggingLevel } from '../protocol/types.js';
 import { TASKS_EXTENSION } from '../protocol/tasks.js';
@@ -16,7 +17,7 @@ export interface InputRound {
 }
 
 export interface EraWire {
-  readonly era: 'legacy' | 'modern';
+  readonly era: Era;
   readonly protocolVersion: string | undefined;
   /** Whether giving up on a request closes its stream (2026-07-28 over HTTP) rather than sending notifications/cancelled. */
   readonly cancelsByClosingStream: boolean;
@@ -49,7 +50,7 @@ export class LegacyWire implements EraWire {
   readonly cancelsByClosingStream = false;
   readonly pingMethod = 'ping';
   readonly wantsToolList = false;
-  /** Tasks are a 2026-07-28 extension: a handshake session is never given one. */
+  /** Tasks are a 2026-07-28 extension: a legacy-era session is never given one. */
   readonly tasks = false;
 
   constructor(readonly protocolVersion: string | undefined) {}

@@ -29,11 +29,6 @@ export class UserCancelledError extends ConfirmationError {
   }
 }
 
-/** @deprecated Use `UserCancelledError`; this is the same class under its earlier spelling. */
-export const UserCanceledError = UserCancelledError;
-/** @deprecated Use `UserCancelledError`. */
-export type UserCanceledError = UserCancelledError;
-
 /** The confirmation could not be asked or answered: timeout, cancellation, a closed session or the client's error. */
 export class ElicitationFailedError extends ConfirmationError {
   override name = 'ElicitationFailedError';

@@ -63,12 +63,12 @@ export const elicitationKind: ClientRequestKind<ElicitParams<FormSchema>, Elicit
         checkedForms.add(form);
       }
       const prepared = { ...params, requestedSchema: form.json };
-      // Always its own check, whatever validateElicitationResponses says: the asker chose it, and the answer's type is its output.
+      // Always its own check, whatever validateElicitation says: the asker chose it, and the answer's type is its output.
       readers.set(prepared, form);
       return prepared;
     }
     const key = checkFormSchema(ctx.schemas, source);
-    if (!ctx.options.validateElicitationResponses) return params;
+    if (!ctx.options.validateElicitation) return params;
     // A copy per request, so the validator found here belongs to this request alone.
     const prepared = { ...params };
     readers.set(prepared, ctx.schemas.compile(source, key));
@@ -80,7 +80,7 @@ export const elicitationKind: ClientRequestKind<ElicitParams<FormSchema>, Elicit
     const schema = params.requestedSchema;
     const reader = readers.get(params);
     if (reader !== undefined && typeof reader !== 'function') return readStandardAnswer(result, schema, reader);
-    if (!ctx.options.validateElicitationResponses) return readElicitResult(result, schema, undefined);
+    if (!ctx.options.validateElicitation) return readElicitResult(result, schema, undefined);
     return readElicitResult(result, schema, reader ?? ctx.schemas.compile(schema));
   },
 };
@@ -101,7 +101,7 @@ export function readElicitResult(result: Record<string, unknown>, schema: object
   // Content only means something on a form-mode accept; elsewhere it is ignored.
   if (action !== 'accept' || !schema) return { action };
   const content = contentOf(result);
-  if (!validate) return { action, content: content as Record<string, ElicitValue> }; // validateElicitationResponses: false
+  if (!validate) return { action, content: content as Record<string, ElicitValue> }; // validateElicitation: false
   const violations = validate(content);
   if (violations) throw validationError(violations);
   return { action, content: askedFields(schema, content) as Record<string, ElicitValue> };

@@ -1,7 +1,7 @@
 /**
  * What the server can ask a client for, with a typed answer: elicitation, sampling and roots. The kinds
  * differ only in their checks before sending, their timeout and how they read the answer; the same checks
- * serve a pushed request (2025 sessions) and a question in an input-required result (2026-07-28).
+ * serve a pushed request (legacy era) and a question in an input-required result (modern era).
  */
 import type { McpError } from '../protocol/errors.js';
 import type { ClientCapabilities, RequestId } from '../protocol/types.js';
@@ -9,7 +9,7 @@ import type { SchemaCompiler } from '../schema/compiler.js';
 
 /** The server options the kinds read. */
 export interface KindOptions {
-  readonly validateElicitationResponses: boolean;
+  readonly validateElicitation: boolean;
   readonly requestTimeoutMs: number;
   readonly elicitationTimeoutMs: number;
   readonly samplingTimeoutMs: number;

@@ -15,8 +15,6 @@ export interface RequestStateOptions {
   seal?: boolean;
   /** How long a requestState stays valid. Default 10 minutes. */
   ttlMs?: number;
-  /** Most input rounds one request may take. Default 8. */
-  maxRounds?: number;
   /**
    * Single-use enforcement: called with each verified state's id and expiry; return false (or a promise
    * of false) if that id was seen before, and the retry is refused as invalid.
@@ -84,7 +82,6 @@ function deriveKey(secret: string | Buffer): Key {
 
 export class RequestStateCodec {
   readonly ttlMs: number;
-  readonly maxRounds: number;
   /** True when no keys were configured: states do not survive a restart or cross instances. */
   readonly ephemeral: boolean;
   private readonly keys: Key[];
@@ -94,11 +91,8 @@ export class RequestStateCodec {
 
   constructor(options: RequestStateOptions = {}) {
     this.ttlMs = options.ttlMs ?? 600_000;
-    this.maxRounds = options.maxRounds ?? 8;
     if (!Number.isInteger(this.ttlMs) || this.ttlMs <= 0)
       throw new TypeError(`Option requestState.ttlMs must be a positive integer; got ${JSON.stringify(options.ttlMs)}`);
-    if (!Number.isInteger(this.maxRounds) || this.maxRounds <= 0)
-      throw new TypeError(`Option requestState.maxRounds must be a positive integer; got ${JSON.stringify(options.maxRounds)}`);
     if (options.keys !== undefined && (!Array.isArray(options.keys) || options.keys.length === 0)) {
       throw new TypeError('Option requestState.keys must be a non-empty array of secrets (the first signs, all verify)');
     }

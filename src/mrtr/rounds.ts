@@ -1,7 +1,7 @@
 /**
  * Running a handler that may need input, in either era. 2026-07-28: answers come in the retry's
  * `inputResponses`, what the handler still needs goes out as input-required, and everything between
- * rounds rides in a signed `requestState`. Handshake era: `ctx.elicit` pushes requests itself, and an
+ * rounds rides in a signed `requestState`. Legacy era: `ctx.elicit` pushes requests itself, and an
  * input-required a handler returns is fulfilled by pushing its requests and running the handler again.
  */
 import type { ClientOutcome, ClientRequestKind, KindContext } from '../elicitation/kind.js';
@@ -21,6 +21,8 @@ const NOTHING: Record<string, never> = Object.freeze({});
 export interface RoundsContext {
   readonly kinds: KindContext;
   readonly codec: RequestStateCodec;
+  /** The input rounds one request may take (the server's `maxRounds`). */
+  readonly maxRounds: number;
 }
 
 /**
@@ -125,7 +127,7 @@ export interface RoundRequest {
 function roundsExceeded(target: InputTarget, max: number): McpError {
   return new McpError(
     ErrorCode.InvalidParams,
-    `${target.method} ${target.target} asked for input ${max} times without finishing; answer every input request in one retry, or raise requestState.maxRounds`,
+    `${target.method} ${target.target} asked for input ${max} times without finishing; answer every input request in one retry, or raise the server's maxRounds`,
   );
 }
 
@@ -214,7 +216,7 @@ export async function runModernRound<R>(
     if (explicit) throw emptyInputRequired(target);
     return result as R;
   }
-  if (round.round + 1 > codec.maxRounds) throw roundsExceeded(target, codec.maxRounds);
+  if (round.round + 1 > rc.maxRounds) throw roundsExceeded(target, rc.maxRounds);
   const asking = preparedRequests(kinds, request.capabilities, pending.inputRequests);
   const requestState = codec.mint({
     binding: binding(),
@@ -230,7 +232,7 @@ export async function runModernRound<R>(
 }
 
 /**
- * Handshake era: run `invoke`, and while it answers input-required, push its questions (`push`), then run
+ * Legacy era: run `invoke`, and while it answers input-required, push its questions (`push`), then run
  * it again with the answers. `ctx.elicit` pushes by itself; this serves the explicit form.
  */
 export async function runPushedRounds<R>(
@@ -250,8 +252,8 @@ export async function runPushedRounds<R>(
     const pending = explicit ? result : round.pending;
     if (!pending || (pending.size === 0 && !explicit)) return result as R;
     if (pending.size === 0 && pending.state === undefined) throw emptyInputRequired(target);
-    if (round.round + 1 > rc.codec.maxRounds) throw roundsExceeded(target, rc.codec.maxRounds);
-    // The handshake era can push: ask the client for everything at once, then run the handler again.
+    if (round.round + 1 > rc.maxRounds) throw roundsExceeded(target, rc.maxRounds);
+    // The legacy era can push: ask the client for everything at once, then run the handler again.
     let asking: Record<string, InputRequest>;
     let entries: [string, InputRequest][];
     let answers: unknown[];

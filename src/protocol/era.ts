@@ -1,16 +1,16 @@
 /**
- * The one era classifier (versioning.mdx). A message belongs to the stateless era (2026-07-28) when its
+ * The one era classifier (versioning.mdx). A message belongs to the modern era (2026-07-28) when its
  * `params._meta` claims a protocol version, whatever the value; on Streamable HTTP an
- * `MCP-Protocol-Version` header naming a stateless version says the same (the body then lacks its
- * envelope, which the server answers with -32602). `initialize`, or no claim at all, is the handshake era.
+ * `MCP-Protocol-Version` header naming a modern version says the same (the body then lacks its
+ * envelope, which the server answers with -32602). `initialize`, or no claim at all, is the legacy era.
  */
 import { META } from './meta.js';
 import { isModernProtocolVersion } from './versions.js';
 
-/** `legacy`: 2024-11-05 to 2025-11-25, with `initialize` and sessions. `modern`: 2026-07-28, stateless. */
+/** The legacy era (2024-11-05 to 2025-11-25: `initialize` and sessions), or the modern era (2026-07-28: each request carries its own `_meta`). */
 export type Era = 'legacy' | 'modern';
 
-/** Which eras a server serves: both (`dual`), the handshake era only, or 2026-07-28 only. */
+/** Which eras a server serves: both (`dual`), the legacy era only, or the modern era only. */
 export type ServedEras = 'dual' | 'legacy' | 'modern';
 
 /** The `_meta` protocol-version claim of a message's params, if it makes one. */
@@ -23,11 +23,11 @@ export function modernClaim(params: unknown): unknown {
 
 /**
  * The era of one message (`message` undefined: a batch, which only the header can place). A server that
- * serves only the handshake era ignores claims, so a 2026-07-28 client falls back to `initialize`.
+ * serves only the legacy era ignores claims, so a 2026-07-28 client falls back to `initialize`.
  */
 export function classifyEra(message: { method?: string; params?: unknown } | undefined, served: ServedEras, headerVersion?: string): Era {
   if (served === 'legacy') return 'legacy';
   if (message !== undefined && modernClaim(message.params) !== undefined) return 'modern';
-  // initialize without a claim is a handshake, whatever its header says.
+  // initialize without a claim is the legacy era's, whatever its header says.
   return isModernProtocolVersion(headerVersion) && message?.method !== 'initialize' ? 'modern' : 'legacy';
 }

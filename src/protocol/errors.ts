@@ -30,6 +30,15 @@ export const ErrorCode = {
   InsufficientScope: -32012,
   /** The server is draining before it stops (Switchboard's own code; HTTP answers 503): send the request again, elsewhere. */
   ShuttingDown: -32013,
+  /**
+   * A transport refused the message before the MCP layer saw it (Switchboard's own code): on the server an
+   * HTTP request refused for its headers, method, Host, Origin, credentials or a limit (the HTTP status
+   * says which); on the client an HTTP answer that carries no JSON-RPC response (`data.httpStatus`), or
+   * one larger than `maxMessageBytes`.
+   */
+  TransportRefused: -32030,
+  /** The `Mcp-Session-Id` names no session: it ended or never existed (Switchboard's own code; HTTP answers 404). Initialize anew. */
+  SessionNotFound: -32031,
   /** Local cause: the sender cancelled its own request (the LSP code for the same condition). */
   RequestCancelled: -32800,
 } as const;

@@ -26,7 +26,7 @@ export class LineSplitter {
     let newline = chunk.indexOf(NEWLINE);
     while (newline !== -1) {
       const tail = chunk.subarray(start, newline);
-      const bytes = this.pendingBytes === 0 ? tail : concat([...this.pending, tail], this.pendingBytes + tail.length);
+      const bytes = this.pendingBytes === 0 ? tail : concatBytes([...this.pending, tail], this.pendingBytes + tail.length);
       // The CR of a CRLF ending is not part of the message.
       const size = bytes.length > 0 && bytes[bytes.length - 1] === CARRIAGE_RETURN ? bytes.length - 1 : bytes.length;
       this.pending = [];
@@ -52,7 +52,8 @@ export class LineSplitter {
   }
 }
 
-function concat(parts: Uint8Array[], length: number): Uint8Array {
+/** `parts` joined into one array of `length` bytes. */
+export function concatBytes(parts: Uint8Array[], length: number): Uint8Array {
   const joined = new Uint8Array(length);
   let at = 0;
   for (const part of parts) {

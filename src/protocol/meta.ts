@@ -1,4 +1,4 @@
-/** The reserved `_meta` keys of the stateless era (2026-07-28, basic/index.mdx). */
+/** The reserved `_meta` keys of the modern era (2026-07-28, basic/index.mdx). */
 export const META = {
   protocolVersion: 'io.modelcontextprotocol/protocolVersion',
   clientCapabilities: 'io.modelcontextprotocol/clientCapabilities',

@@ -14,15 +14,9 @@ export class SafeEmitter<Events extends EventEmitter.ValidEventTypes> extends Ev
   /** Each listener's guarded wrapper, per event, so `off(fn)` finds what `on(fn)` registered. */
   private readonly guarded = new WeakMap<Listener, Map<string | symbol, Listener>>();
 
-  /** @param aliases earlier names of events, by which listeners still register (on, once, off, listenerCount). */
-  constructor(private readonly aliases: Readonly<Record<string, string>> = {}) {
-    super();
-  }
-
   override on<T extends Names<Events>>(event: T, fn: ListenerOf<Events, T>, context?: unknown): this;
   override on(event: any, fn: Listener, context?: unknown): this {
-    const name = this.canonical(event);
-    return super.on(name as any, this.guard(name, fn) as any, context);
+    return super.on(event, this.guard(event, fn) as any, context);
   }
 
   override addListener<T extends Names<Events>>(event: T, fn: ListenerOf<Events, T>, context?: unknown): this;
@@ -32,15 +26,13 @@ export class SafeEmitter<Events extends EventEmitter.ValidEventTypes> extends Ev
 
   override once<T extends Names<Events>>(event: T, fn: ListenerOf<Events, T>, context?: unknown): this;
   override once(event: any, fn: Listener, context?: unknown): this {
-    const name = this.canonical(event);
-    return super.once(name as any, this.guard(name, fn) as any, context);
+    return super.once(event, this.guard(event, fn) as any, context);
   }
 
   override off<T extends Names<Events>>(event: T, fn?: ListenerOf<Events, T>, context?: unknown, once?: boolean): this;
   override off(event: any, fn?: Listener, context?: unknown, once?: boolean): this {
-    const name = this.canonical(event);
-    const wrapped = fn && this.guarded.get(fn)?.get(name);
-    return super.off(name as any, (wrapped ?? fn) as any, context, once);
+    const wrapped = fn && this.guarded.get(fn)?.get(event);
+    return super.off(event, (wrapped ?? fn) as any, context, once);
   }
 
   override removeListener<T extends Names<Events>>(event: T, fn?: ListenerOf<Events, T>, context?: unknown, once?: boolean): this;
@@ -48,11 +40,7 @@ export class SafeEmitter<Events extends EventEmitter.ValidEventTypes> extends Ev
     return this.off(event, fn as any, context, once);
   }
 
-  override listenerCount(event: Names<Events>): number {
-    return super.listenerCount(this.canonical(event) as any);
-  }
-
-  /** Whether `event` (by its current name) has listeners: the check before building an event nobody hears. */
+  /** Whether `event` has listeners: the check before building an event nobody hears. */
   listening(event: Names<Events>): boolean {
     return super.listenerCount(event) > 0;
   }
@@ -66,10 +54,6 @@ export class SafeEmitter<Events extends EventEmitter.ValidEventTypes> extends Ev
     }
     if (about === undefined) super.emit('error' as any, ...([err] as any));
     else super.emit('error' as any, ...([err, about] as any));
-  }
-
-  private canonical(event: string | symbol): string | symbol {
-    return typeof event === 'string' ? (this.aliases[event] ?? event) : event;
   }
 
   private guard(event: string | symbol, fn: Listener): Listener {

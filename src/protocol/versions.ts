@@ -1,6 +1,6 @@
 /** Protocol versions this runtime speaks, and version negotiation for `initialize`. */
 
-/** Handshake ("legacy") revisions, oldest first. */
+/** The legacy era's revisions (2024-11-05 to 2025-11-25: `initialize` and sessions), oldest first. */
 export const LEGACY_PROTOCOL_VERSIONS = ['2024-11-05', '2025-03-26', '2025-06-18', '2025-11-25'] as const;
 export type LegacyProtocolVersion = (typeof LEGACY_PROTOCOL_VERSIONS)[number];
 
@@ -27,7 +27,7 @@ export function isAtLeast(version: string | undefined, minimum: string): boolean
   return version !== undefined && version >= minimum;
 }
 
-/** Stateless ("modern") revisions: no initialize, every request carries its own _meta. */
+/** The modern era's revisions (2026-07-28): no initialize, every request carries its own _meta. */
 export const MODERN_PROTOCOL_VERSIONS = ['2026-07-28'] as const;
 export type ModernProtocolVersion = (typeof MODERN_PROTOCOL_VERSIONS)[number];
 

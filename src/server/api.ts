@@ -47,7 +47,7 @@ export interface InputOptions extends ClientRequestOptions {
  */
 export interface McpSession {
   readonly id: string;
-  /** `legacy`: a handshake session (2024-11-05 to 2025-11-25). `modern`: one stateless 2026-07-28 request. */
+  /** `legacy`: a session of the legacy era (2024-11-05 to 2025-11-25). `modern`: one request of the modern era (2026-07-28). */
   readonly era: Era;
   readonly transport: 'websocket' | 'stdio' | 'http';
   readonly remoteAddress: string | undefined;
@@ -125,7 +125,7 @@ export interface RequestContext {
    */
   closeStream(): boolean;
   /**
-   * Ask the user, in either era. Handshake era: `elicitation/create`, related to this request (on HTTP it
+   * Ask the user, in either era. Legacy era: `elicitation/create`, related to this request (on HTTP it
    * travels on this request's stream) and cancelled with it. 2026-07-28: the answer from the retry's
    * `inputResponses` if it has come; otherwise the client is sent input-required and the handler runs
    * again on the retry, from the start (so whatever it did before asking runs again). A form's
@@ -137,7 +137,7 @@ export interface RequestContext {
   createMessage(params: CreateMessageParams, options?: InputOptions): Promise<CreateMessageResult>;
   /** The client's roots in either era, like `elicit`. */
   listRoots(options?: InputOptions): Promise<ListRootsResult>;
-  /** Send a server-to-client request related to this one, cancelled with it (2025 sessions only). */
+  /** Send a server-to-client request related to this one, cancelled with it (legacy era only). */
   request(method: string, params?: Record<string, unknown>, options?: SessionRequestOptions): Promise<Record<string, unknown>>;
   /**
    * The input-required this request will answer with, in the sgc style: add questions (and state) here,

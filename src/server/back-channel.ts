@@ -1,5 +1,5 @@
 /**
- * The two ways a session reaches its client, chosen when the session is made: a 2025 session pushes
+ * The two ways a session reaches its client, chosen when the session is made: a legacy-era session pushes
  * requests on its connection; a 2026-07-28 request asks with an input-required result and gets the
  * answers on the retry. Code above this never asks which era it is in.
  */
@@ -16,7 +16,7 @@ function isUrlElicitationRequired(err: unknown): boolean {
   return err instanceof McpError && err.code === ErrorCode.UrlElicitationRequired;
 }
 
-/** 2025 sessions: requests go out on the connection and wait for the client's reply. */
+/** Legacy era: requests go out on the connection and wait for the client's reply. */
 export class PushBackChannel implements BackChannel {
   constructor(private readonly rounds: RoundsContext) {}
 

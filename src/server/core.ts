@@ -70,6 +70,10 @@ export class ServerCore implements InboundHost, ServerPort, RoundsContext, KindC
     return this;
   }
 
+  get maxRounds(): number {
+    return this.options.maxRounds;
+  }
+
   /** What the server declares: everything it serves, its extensions, plus `options.capabilities`. */
   get capabilities(): ServerCapabilities {
     const capabilities: ServerCapabilities = {

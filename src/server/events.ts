@@ -58,8 +58,6 @@ export interface McpServerEvents {
   requestPrompt: [session: McpSession, request: PromptRequestEvent];
   requestResource: [session: McpSession, request: ResourceRequestEvent];
   requestCompletion: [session: McpSession, request: CompletionRequestEvent];
-  /** @deprecated Listen to `requestCompletion`; listeners of this name are registered there. */
-  completionComplete: [session: McpSession, request: CompletionRequestEvent];
   /** The client reported progress on a server-to-client request. */
   progress: [session: McpSession, params: ProgressParams];
   /** The client cancelled one of its requests. */

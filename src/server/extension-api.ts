@@ -1,7 +1,8 @@
 /** What an extension gives the server (`server.useExtension`): its id, its declaration, its methods and hooks. */
 import type { CallToolResult, ClientCapabilities, Tool } from '../protocol/types.js';
 import type { McpSession, RequestContext } from './api.js';
-import type { ToolHandler } from './tools.js';
+import type { Registration } from './registry.js';
+import type { ExtensionToolConfig, ToolHandler } from './tools.js';
 
 /** One request to an extension method (or listen filter), as its handler sees it. */
 export interface ExtensionRequest {
@@ -10,7 +11,7 @@ export interface ExtensionRequest {
   clientCapabilities: ClientCapabilities;
   /** Who the transport's `auth` hook said the client is (undefined without one). */
   principal: unknown;
-  /** The request's protocol version (a 2025 session's negotiated one, or the 2026-07-28 request's own). */
+  /** The request's protocol version (a legacy-era session's negotiated one, or the 2026-07-28 request's own). */
   protocolVersion: string | undefined;
   /** Aborted when the client cancels the request, or it ends otherwise. */
   signal: AbortSignal;
@@ -97,8 +98,13 @@ export interface ServerExtension {
   close?(): void | Promise<void>;
 }
 
-/** What `server.useExtension` gives back: the extension's way to reach clients. */
+/** What `server.useExtension` gives back: the extension's way to reach clients, and to serve tools it runs. */
 export interface ExtensionHandle {
+  /**
+   * Register a tool whose `execution` this extension serves (`taskSupport` 'optional' or 'required', which
+   * `server.registerTool` refuses): otherwise as `server.registerTool`. The extension's `callTool` runs its calls.
+   */
+  registerTool(name: string, config: ExtensionToolConfig, handler: ToolHandler): Registration;
   /**
    * Send a notification on each `subscriptions/listen` stream whose honoured value under `key` (one of
    * the extension's `listenFilters`) satisfies `select`. Returns how many streams it went to.

@@ -57,7 +57,7 @@ function requestRefusal(session: Session, request: JsonRpcRequest, era: Era, inB
   }
   if (era === 'modern') return undefined;
   if (served === 'modern') {
-    // A modern-only server names its versions to a handshake client, which cannot fall forward.
+    // A modern-only server names its versions to a legacy-era client, which cannot fall forward.
     const requested = method === 'initialize' ? request.params?.protocolVersion : undefined;
     return new UnsupportedProtocolVersionError(requested, MODERN_PROTOCOL_VERSIONS).toJSON();
   }

@@ -31,9 +31,6 @@ export interface ServerInfo extends Implementation {
   instructions?: string;
 }
 
-/** Earlier names of events, registered under their current name. */
-const EVENT_ALIASES: Readonly<Record<string, string>> = { completionComplete: 'requestCompletion' };
-
 export class McpServer extends SafeEmitter<McpServerEvents> {
   readonly info: Readonly<Implementation>;
   readonly instructions: string | undefined;
@@ -44,7 +41,7 @@ export class McpServer extends SafeEmitter<McpServerEvents> {
   private readonly core: ServerCore;
 
   constructor(info: ServerInfo, options: McpServerOptions = {}) {
-    super(EVENT_ALIASES);
+    super();
     if (typeof info?.name !== 'string' || !info.name || typeof info.version !== 'string' || !info.version) {
       throw new TypeError('McpServer needs server info with a name and a version, e.g. new McpServer({ name: "my-server", version: "1.0.0" })');
     }
@@ -72,6 +69,12 @@ export class McpServer extends SafeEmitter<McpServerEvents> {
     config: ToolConfig<In, Out>,
     handler: ToolHandlerFor<In, Out>,
   ): ToolRegistrationFor<Name, In, Out> {
+    const taskSupport = (config?.execution as { taskSupport?: unknown } | undefined)?.taskSupport;
+    if (taskSupport === 'optional' || taskSupport === 'required') {
+      throw new TypeError(
+        `Tool '${name}': a tool that runs as a task is registered with tasks.registerTool('${name}', { taskSupport: '${taskSupport}', ... }, handler), where tasks = useTasks(server)`,
+      );
+    }
     return this.core.catalog.tools.add(
       name,
       createToolEntry(name, (config ?? {}) as unknown as ToolConfig, handler as ToolHandler<never, never>, this.core.schemas),
@@ -99,6 +102,8 @@ export class McpServer extends SafeEmitter<McpServerEvents> {
     const core = this.core;
     return {
       notifyListeners: (key, select, method, params) => core.notifyListeners(key, select, method, params),
+      registerTool: (name, config, handler) =>
+        core.catalog.tools.add(name, createToolEntry(name, config ?? {}, handler as ToolHandler<never, never>, core.schemas)),
     };
   }
 
@@ -132,11 +137,6 @@ export class McpServer extends SafeEmitter<McpServerEvents> {
   /** Tell the client a URL-mode elicitation finished (`notifications/elicitation/complete`). */
   sendElicitationComplete(session: McpSession | string, elicitationId: string): boolean {
     return this.sessionFor(session).notify('notifications/elicitation/complete', { elicitationId });
-  }
-
-  /** @deprecated Use `sendElicitationComplete`. */
-  notifyElicitationComplete(session: McpSession | string, elicitationId: string): boolean {
-    return this.sendElicitationComplete(session, elicitationId);
   }
 
   /** Tell every session subscribed to `uri` that it changed. Returns how many were told. */

@@ -1,4 +1,4 @@
-/** The handlers of the methods both eras serve, and the handshake era's own (2024-11-05 to 2025-11-25). */
+/** The handlers of the methods both eras serve, and the legacy era's own (2024-11-05 to 2025-11-25). */
 import { InputRequired } from '../mrtr/input-required.js';
 import type { InputTarget } from '../mrtr/rounds.js';
 import { normalizeClientCapabilities } from '../protocol/capabilities.js';
@@ -219,7 +219,7 @@ function subscription(subscribe: boolean): MethodHandler {
 
 const NO_CHANGE = (_session: Session, _method: string, _params: Record<string, unknown>, result: Record<string, unknown>) => result;
 
-/** The handshake era's methods; results and errors go out as the handlers give them. */
+/** The legacy era's methods; results and errors go out as the handlers give them. */
 export const legacyDispatch: Dispatch = {
   methods: {
     __proto__: null as unknown as MethodHandler,

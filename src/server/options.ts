@@ -11,7 +11,10 @@ import type { TelemetryOptions } from '../telemetry/otel-api.js';
 export interface McpServerOptions {
   /** Merged over the capabilities the server derives from what it serves (e.g. to add `experimental`). */
   capabilities?: ServerCapabilities;
-  /** Default timeout for server-to-client requests (ping, roots/list, session.request), in ms. Default 60 000. */
+  /**
+   * The timeout of a request this side sends (the server's: ping, roots/list, session.request to the client),
+   * unless it gives its own `timeoutMs`. Default 60 000 ms.
+   */
   requestTimeoutMs?: number;
   /** Default timeout for elicitation/create: a person has to answer it. Default 600 000 (10 minutes). */
   elicitationTimeoutMs?: number;
@@ -26,14 +29,16 @@ export interface McpServerOptions {
    */
   progressKeepAliveMs?: number;
   /** Check accepted content of JSON Schema forms against `requestedSchema` (ajv); a Standard Schema form is always checked by its own validate. Default true. */
-  validateElicitationResponses?: boolean;
+  validateElicitation?: boolean;
+  /** The input rounds one 2026-07-28 request may take; one more is refused with -32602. Default 8. */
+  maxRounds?: number;
   /** Log level for sessions that never sent `logging/setLevel`. Default `info`. */
   defaultLogLevel?: LoggingLevel;
   /** Page size for `tools/list`, `prompts/list`, `resources/list` and `resources/templates/list`. Default 100. */
   pageSize?: number;
-  /** Which protocol eras to serve: both (default), the handshake era only, or 2026-07-28 only. */
+  /** Which protocol eras to serve: both (`dual`, default), the legacy era only (2024-11-05 to 2025-11-25), or the modern era only (2026-07-28). */
   eras?: ServedEras;
-  /** The MRTR requestState codec: keys (rotation), sealing, TTL, round cap, single use. */
+  /** The MRTR requestState codec: keys (rotation), sealing, TTL, single use. */
   requestState?: RequestStateOptions;
   /**
    * State shared with the other instances serving the same endpoint (`connectRedisScale(url)`): the
@@ -80,7 +85,8 @@ export function resolveServerOptions(options: McpServerOptions = {}): ResolvedSe
     samplingTimeoutMs: options.samplingTimeoutMs ?? 600_000,
     maxRequestTimeoutMs: options.maxRequestTimeoutMs ?? 3_600_000,
     progressKeepAliveMs: options.progressKeepAliveMs ?? 15_000,
-    validateElicitationResponses: options.validateElicitationResponses ?? true,
+    validateElicitation: options.validateElicitation ?? true,
+    maxRounds: options.maxRounds ?? 8,
     defaultLogLevel: options.defaultLogLevel ?? 'info',
     pageSize: options.pageSize ?? 100,
     eras: options.eras ?? 'dual',
@@ -104,14 +110,15 @@ export function resolveServerOptions(options: McpServerOptions = {}): ResolvedSe
     throw new TypeError(`Option progressKeepAliveMs must be 0 (off) or a positive integer up to ${MAX_TIMER_MS}; got ${JSON.stringify(keepAlive)}`);
   }
   positiveInteger('pageSize', resolved.pageSize);
+  positiveInteger('maxRounds', resolved.maxRounds);
   positiveInteger('maxBatchSize', resolved.maxBatchSize);
   positiveInteger('maxRequestsInFlight', resolved.maxRequestsInFlight);
   positiveInteger('maxSessions', resolved.maxSessions);
   if (typeof resolved.exposeErrors !== 'boolean') {
     throw new TypeError(`McpServer option exposeErrors must be a boolean; got ${JSON.stringify(resolved.exposeErrors)}`);
   }
-  if (typeof resolved.validateElicitationResponses !== 'boolean') {
-    throw new TypeError(`McpServer option validateElicitationResponses must be a boolean; got ${JSON.stringify(resolved.validateElicitationResponses)}`);
+  if (typeof resolved.validateElicitation !== 'boolean') {
+    throw new TypeError(`McpServer option validateElicitation must be a boolean; got ${JSON.stringify(resolved.validateElicitation)}`);
   }
   if (!isLoggingLevel(resolved.defaultLogLevel)) {
     throw new TypeError(

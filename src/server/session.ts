@@ -37,7 +37,7 @@ import type { Channel, Connection, Refusal, TransportKind } from './port.js';
 import type { Subscription } from './subscriptions.js';
 import type { ToolEntry } from './tools.js';
 
-/** How a session reaches its client: push requests (2025 sessions) or answer input-required (2026-07-28). */
+/** How a session reaches its client: push requests (legacy era) or answer input-required (modern era). */
 export interface BackChannel {
   /** A request pushed to the client: `session.request`, `session.elicit`, `server.request*`, `ctx.request`. */
   send<P, R>(session: Session, kind: ClientRequestKind<P, R>, params: P, options: SessionRequestOptions, parent?: Context, onDone?: OnDone<R>): OutgoingRequest;

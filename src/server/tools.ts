@@ -30,10 +30,10 @@ export interface ToolConfig<In extends ToolSchema | undefined = ToolSchema | und
   outputSchema?: Out;
   annotations?: ToolAnnotations;
   /**
-   * `{ taskSupport: 'optional' | 'required' }`: calls may (or must) run as tasks, where the Tasks
-   * extension is in use (`useTasks(server)`) and the request declares it. Listed in tools/list as given.
+   * Listed in tools/list as given. A tool whose calls may (or must) run as tasks is registered with
+   * `tasks.registerTool(name, { taskSupport, ... }, handler)`, where `tasks = useTasks(server)`.
    */
-  execution?: ToolExecution;
+  execution?: { taskSupport?: 'forbidden' };
   _meta?: Meta;
   /**
    * Ask the user to confirm before the handler runs (a yes/no elicitation). Anything but accept stops
@@ -43,6 +43,9 @@ export interface ToolConfig<In extends ToolSchema | undefined = ToolSchema | und
   /** OAuth scopes a caller needs (`bearer()`): over HTTP a token without them gets 403 with the step-up challenge. */
   scopes?: readonly string[];
 }
+
+/** A tool as the extension that runs its calls registers it (`ExtensionHandle.registerTool`): `execution` as the wire has it. */
+export type ExtensionToolConfig = Omit<ToolConfig, 'execution'> & { execution?: ToolExecution };
 
 /** What the handler of a tool with an `outputSchema` returns: its `structuredContent` typed by that schema, or an error result. */
 export type StructuredToolResult<Structured> =
@@ -127,7 +130,7 @@ export interface ToolEntry {
 const NO_ARGUMENTS: JsonSchemaObject = { type: 'object', additionalProperties: false };
 const TOOL_NAME = /^[A-Za-z0-9_.\-/]{1,128}$/;
 
-export function createToolEntry(name: string, config: ToolConfig, handler: ToolHandler<never, never>, schemas: SchemaCompiler): ToolEntry {
+export function createToolEntry(name: string, config: ExtensionToolConfig, handler: ToolHandler<never, never>, schemas: SchemaCompiler): ToolEntry {
   if (!TOOL_NAME.test(name)) throw new TypeError(`Tool name '${name}' is invalid: use 1 to 128 of A-Z a-z 0-9 _ . - / (SEP-986)`);
   if (typeof handler !== 'function') throw new TypeError(`Tool '${name}' needs a handler function`);
   const input = resolveSchema(config.inputSchema ?? NO_ARGUMENTS, `Tool '${name}': inputSchema`, schemas);

@@ -23,14 +23,14 @@ export interface ListenOptions {
    * reverse proxy every connection comes from the proxy: raise it there, and limit clients at the proxy.
    */
   maxConnectionsPerClient?: number;
-  /** A new connection must send its first byte within this long, or it is closed unanswered. Default 5 000 ms (at most `headersTimeoutMs`). */
+  /** A new connection must send its first byte within this long, or it is closed unanswered. Default 5 000 ms (at most `httpHeadersTimeoutMs`). */
   firstByteTimeoutMs?: number;
-  /** Time a connection has to send a request's headers. Default 10 000 ms. */
-  headersTimeoutMs?: number;
-  /** Time a connection has to send a whole request, body included. Default 30 000 ms. */
-  requestTimeoutMs?: number;
-  /** How long a kept-alive connection may wait for its next request. Default 5 000 ms. */
-  keepAliveTimeoutMs?: number;
+  /** node:http's `headersTimeout`: the time a connection has to send an HTTP request's headers (408 past it). Default 10 000 ms. */
+  httpHeadersTimeoutMs?: number;
+  /** node:http's `requestTimeout`: the time a connection has to send a whole HTTP request, body included (408 past it). Default 30 000 ms. */
+  httpRequestTimeoutMs?: number;
+  /** node:http's `keepAliveTimeout`: how long a kept-alive connection may wait for its next HTTP request. Default 5 000 ms. */
+  httpKeepAliveTimeoutMs?: number;
   /**
    * Serve health checks for a load balancer, without auth: `/healthz` (liveness: 200 while the process
    * serves) and `/readyz` (readiness: 503 while the server drains or its shared store is unreachable).
@@ -96,21 +96,21 @@ type Handler = (req: IncomingMessage, res: ServerResponse) => void;
  */
 export function createLimitedServer(options: ListenOptions, handler: Handler): HttpServer {
   checkListenKeys(options);
-  const headersTimeoutMs = options.headersTimeoutMs ?? 10_000;
+  const httpHeadersTimeoutMs = options.httpHeadersTimeoutMs ?? 10_000;
   const limits = {
     maxConnections: options.maxConnections ?? 1024,
     maxConnectionsPerClient: options.maxConnectionsPerClient ?? 128,
-    firstByteTimeoutMs: options.firstByteTimeoutMs ?? Math.min(5_000, headersTimeoutMs),
-    headersTimeoutMs,
-    requestTimeoutMs: options.requestTimeoutMs ?? 30_000,
-    keepAliveTimeoutMs: options.keepAliveTimeoutMs ?? 5_000,
+    firstByteTimeoutMs: options.firstByteTimeoutMs ?? Math.min(5_000, httpHeadersTimeoutMs),
+    httpHeadersTimeoutMs,
+    httpRequestTimeoutMs: options.httpRequestTimeoutMs ?? 30_000,
+    httpKeepAliveTimeoutMs: options.httpKeepAliveTimeoutMs ?? 5_000,
   };
   for (const [name, value] of Object.entries(limits)) positiveInteger(name, value, MAX_TIMER_MS);
-  if (limits.headersTimeoutMs > limits.requestTimeoutMs) {
-    throw new TypeError(`Option headersTimeoutMs (${limits.headersTimeoutMs}) must not exceed requestTimeoutMs (${limits.requestTimeoutMs})`);
+  if (limits.httpHeadersTimeoutMs > limits.httpRequestTimeoutMs) {
+    throw new TypeError(`Option httpHeadersTimeoutMs (${limits.httpHeadersTimeoutMs}) must not exceed httpRequestTimeoutMs (${limits.httpRequestTimeoutMs})`);
   }
-  if (limits.firstByteTimeoutMs > limits.headersTimeoutMs) {
-    throw new TypeError(`Option firstByteTimeoutMs (${limits.firstByteTimeoutMs}) must not exceed headersTimeoutMs (${limits.headersTimeoutMs})`);
+  if (limits.firstByteTimeoutMs > limits.httpHeadersTimeoutMs) {
+    throw new TypeError(`Option firstByteTimeoutMs (${limits.firstByteTimeoutMs}) must not exceed httpHeadersTimeoutMs (${limits.httpHeadersTimeoutMs})`);
   }
   if (limits.maxConnectionsPerClient > limits.maxConnections) {
     throw new TypeError(`Option maxConnectionsPerClient (${limits.maxConnectionsPerClient}) must not exceed maxConnections (${limits.maxConnections})`);
@@ -118,11 +118,11 @@ export function createLimitedServer(options: ListenOptions, handler: Handler): H
   const budget = new ConnectionBudget(limits);
   const http = createServer(
     {
-      headersTimeout: limits.headersTimeoutMs,
-      requestTimeout: limits.requestTimeoutMs,
-      keepAliveTimeout: limits.keepAliveTimeoutMs,
+      headersTimeout: limits.httpHeadersTimeoutMs,
+      requestTimeout: limits.httpRequestTimeoutMs,
+      keepAliveTimeout: limits.httpKeepAliveTimeoutMs,
       // Node checks the two timeouts above this often (30 s by default).
-      connectionsCheckingInterval: Math.max(Math.floor(limits.headersTimeoutMs / 2), 10),
+      connectionsCheckingInterval: Math.max(Math.floor(limits.httpHeadersTimeoutMs / 2), 10),
     },
     (req, res) => {
       // Refused at arrival: its 503 went out already, and the socket is closing.
@@ -144,17 +144,25 @@ const LISTEN_OPTIONS = new Set([
   'maxConnections',
   'maxConnectionsPerClient',
   'firstByteTimeoutMs',
-  'headersTimeoutMs',
-  'requestTimeoutMs',
-  'keepAliveTimeoutMs',
+  'httpHeadersTimeoutMs',
+  'httpRequestTimeoutMs',
+  'httpKeepAliveTimeoutMs',
   'health',
 ]);
+
+/** What a removed name is now, said when it is passed. */
+const RENAMED: Readonly<Record<string, string>> = {
+  idleTimeoutMs: 'firstByteTimeoutMs (a connection that sends nothing is closed after it)',
+  headersTimeoutMs: 'httpHeadersTimeoutMs',
+  requestTimeoutMs: 'httpRequestTimeoutMs',
+  keepAliveTimeoutMs: 'httpKeepAliveTimeoutMs',
+};
 
 /** A misspelt or removed limit would otherwise be dropped without a word, and the default hold instead. */
 function checkListenKeys(options: ListenOptions): void {
   for (const key of Object.keys(options)) {
     if (LISTEN_OPTIONS.has(key)) continue;
-    const instead = key === 'idleTimeoutMs' ? ' (a connection that sends nothing is closed after firstByteTimeoutMs)' : '';
+    const instead = Object.hasOwn(RENAMED, key) ? ` (it is ${RENAMED[key]})` : '';
     throw new TypeError(`listen() has no option ${key}${instead}; it takes ${[...LISTEN_OPTIONS].join(', ')}`);
   }
 }

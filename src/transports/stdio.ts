@@ -12,14 +12,14 @@ export interface StdioTransportOptions {
   input?: Readable;
   /** Default `process.stdout`. */
   output?: Writable;
-  /** Longest accepted line, in bytes of UTF-8; longer lines are discarded unread, with an error. Default 4 MiB. */
-  maxMessageSize?: number;
+  /** The largest message read, in bytes of UTF-8 (one line); a longer line is discarded unread, with an error. Default 4 MiB. */
+  maxMessageBytes?: number;
 }
 
 export class StdioTransport implements Closable {
   private readonly input: Readable;
   private readonly output: Writable;
-  private readonly maxMessageSize: number;
+  private readonly maxMessageBytes: number;
   private readonly port: ServerPort;
   private connection: Connection | undefined;
   private unregister: (() => void) | undefined;
@@ -33,10 +33,10 @@ export class StdioTransport implements Closable {
     this.port = portOf(server, 'StdioTransport');
     this.input = options.input ?? process.stdin;
     this.output = options.output ?? process.stdout;
-    this.maxMessageSize = options.maxMessageSize ?? 4 * 1024 * 1024;
-    positiveInteger('maxMessageSize', this.maxMessageSize);
+    this.maxMessageBytes = options.maxMessageBytes ?? 4 * 1024 * 1024;
+    positiveInteger('maxMessageBytes', this.maxMessageBytes);
     this.lines = new LineSplitter(
-      this.maxMessageSize,
+      this.maxMessageBytes,
       (bytes) => this.line(bytes),
       () => this.rejectTooLong(),
     );
@@ -91,7 +91,7 @@ export class StdioTransport implements Closable {
   private rejectTooLong(): void {
     // The line is dropped unread: nothing of it reaches the session.
     this.port.countInvalidMessage();
-    const message = `Invalid Request: message longer than maxMessageSize (${this.maxMessageSize} bytes); it was discarded`;
+    const message = `Invalid Request: message longer than maxMessageBytes (${this.maxMessageBytes} bytes); it was discarded`;
     this.output.write(`${JSON.stringify(errorResponse(null, { code: ErrorCode.InvalidRequest, message }))}\n`);
   }
 }

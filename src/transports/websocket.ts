@@ -36,8 +36,8 @@ import { WsPeer } from './ws-peer.js';
 export interface WebSocketTransportOptions {
   /** The path upgrades are accepted on. Default `/mcp`, the same path Streamable HTTP uses. */
   path?: string;
-  /** Largest accepted frame, in bytes; a larger one closes the connection with 1009. Default 4 MiB. */
-  maxPayload?: number;
+  /** The largest message read, in bytes (one frame); a larger one closes the connection with 1009. Default 4 MiB. */
+  maxMessageBytes?: number;
   /** Ping every this many ms and drop a peer that did not answer the previous ping. Default 30 000; 0 turns it off. */
   keepAliveIntervalMs?: number;
   /** Origins allowed to connect. Default: requests without Origin, and loopback origins. */
@@ -55,8 +55,8 @@ export interface WebSocketTransportOptions {
   maxBufferedBytes?: number;
   /** A connection must send its first message within this long, or it is closed (1008). Default 10 000; 0 turns it off. */
   firstMessageTimeoutMs?: number;
-  /** A connection with no message either way and nothing under way for this long is closed (1000, `idle timeout`). Default 30 minutes; 0 turns it off. */
-  idleTimeoutMs?: number;
+  /** End a session with no message either way and nothing under way for this long (close 1000, `idle timeout`). Default 30 minutes; 0 turns it off. */
+  sessionIdleTimeoutMs?: number;
 }
 
 const SUBPROTOCOL = 'mcp';
@@ -81,7 +81,7 @@ export class WebSocketTransport implements Closable {
     this.port = portOf(server, 'WebSocketTransport');
     this.options = {
       path: options.path ?? '/mcp',
-      maxPayload: options.maxPayload ?? 4 * 1024 * 1024,
+      maxMessageBytes: options.maxMessageBytes ?? 4 * 1024 * 1024,
       keepAliveIntervalMs: options.keepAliveIntervalMs ?? 30_000,
       allowedOrigins: options.allowedOrigins,
       allowedHosts: options.allowedHosts,
@@ -89,17 +89,17 @@ export class WebSocketTransport implements Closable {
       sendHighWaterMark: options.sendHighWaterMark ?? 1024 * 1024,
       maxBufferedBytes: options.maxBufferedBytes ?? 16 * 1024 * 1024,
       firstMessageTimeoutMs: options.firstMessageTimeoutMs ?? 10_000,
-      idleTimeoutMs: options.idleTimeoutMs ?? 30 * 60_000,
+      sessionIdleTimeoutMs: options.sessionIdleTimeoutMs ?? 30 * 60_000,
     };
     checkAuthOption(options.auth);
     if (!this.options.path.startsWith('/')) throw new TypeError(`WebSocketTransport option path must start with '/'; got ${JSON.stringify(this.options.path)}`);
-    positiveInteger('maxPayload', this.options.maxPayload);
+    positiveInteger('maxMessageBytes', this.options.maxMessageBytes);
     positiveInteger('sendHighWaterMark', this.options.sendHighWaterMark);
     positiveInteger('maxBufferedBytes', this.options.maxBufferedBytes);
     if (this.options.maxBufferedBytes < this.options.sendHighWaterMark) {
       throw new TypeError(`Option maxBufferedBytes (${this.options.maxBufferedBytes}) must be at least sendHighWaterMark (${this.options.sendHighWaterMark})`);
     }
-    for (const key of ['keepAliveIntervalMs', 'firstMessageTimeoutMs', 'idleTimeoutMs'] as const) {
+    for (const key of ['keepAliveIntervalMs', 'firstMessageTimeoutMs', 'sessionIdleTimeoutMs'] as const) {
       if (this.options[key] !== 0) positiveInteger(key, this.options[key], MAX_TIMER_MS);
     }
     checkAllowedOrigins('allowedOrigins', this.options.allowedOrigins);
@@ -107,7 +107,7 @@ export class WebSocketTransport implements Closable {
     this.path = this.options.path;
     this.wss = new WebSocketServer({
       noServer: true,
-      maxPayload: this.options.maxPayload,
+      maxPayload: this.options.maxMessageBytes,
       handleProtocols: (offered) => (offered.has(SUBPROTOCOL) ? SUBPROTOCOL : false),
     });
   }
@@ -256,16 +256,20 @@ export class WebSocketTransport implements Closable {
     ws.on('close', (code: number, reason: Buffer) => {
       this.peers.delete(peer);
       peer.ended();
-      const why = tooBig ? `1009: a frame exceeded maxPayload (${this.options.maxPayload} bytes)` : `${code}${reason.length ? `: ${reason.toString()}` : ''}`;
+      const why = tooBig
+        ? `1009: a frame exceeded maxMessageBytes (${this.options.maxMessageBytes} bytes)`
+        : `${code}${reason.length ? `: ${reason.toString()}` : ''}`;
       peer.connection.closed(`websocket closed (${why})`);
     });
   }
 
   private startTimers(): void {
     if (this.timers.length > 0) return;
-    const { keepAliveIntervalMs, idleTimeoutMs } = this.options;
+    const { keepAliveIntervalMs, sessionIdleTimeoutMs } = this.options;
     if (keepAliveIntervalMs > 0) this.timers.push(setInterval(() => this.forEachPeer((peer) => peer.ping()), keepAliveIntervalMs));
-    if (idleTimeoutMs > 0) this.timers.push(setInterval(() => this.sweepIdle(), Math.min(Math.max(Math.floor(idleTimeoutMs / 2), 10), 60_000)));
+    if (sessionIdleTimeoutMs > 0) {
+      this.timers.push(setInterval(() => this.sweepIdle(), Math.min(Math.max(Math.floor(sessionIdleTimeoutMs / 2), 10), 60_000)));
+    }
     for (const timer of this.timers) timer.unref();
   }
 
@@ -273,9 +277,9 @@ export class WebSocketTransport implements Closable {
     for (const peer of [...this.peers]) fn(peer);
   }
 
-  /** Idle: nothing went either way for idleTimeoutMs, and no request is under way in either direction. */
+  /** Idle: nothing went either way for sessionIdleTimeoutMs, and no request is under way in either direction. */
   private sweepIdle(): void {
-    const cutoff = Date.now() - this.options.idleTimeoutMs;
+    const cutoff = Date.now() - this.options.sessionIdleTimeoutMs;
     this.forEachPeer((peer) => {
       const { connection } = peer;
       if (peer.lastActivityMs < cutoff && !connection.busy && connection.session.pendingRequests === 0) peer.close('idle timeout');

@@ -99,7 +99,7 @@ describe('bearer(): the metadata document and 401', () => {
       });
     expect(await asked(port, 'evil.example')).toEqual({
       status: 403,
-      body: JSON.stringify({ jsonrpc: '2.0', error: { code: -32000, message: 'Forbidden: Host evil.example is not allowed' }, id: null }),
+      body: JSON.stringify({ jsonrpc: '2.0', error: { code: -32030, message: 'Forbidden: Host evil.example is not allowed' }, id: null }),
     });
     expect(await asked(ws.port, 'evil.example')).toEqual({ status: 403, body: 'Forbidden: Host evil.example is not allowed\n' });
     expect(JSON.parse((await asked(ws.port, `127.0.0.1:${ws.port}`)).body).resource).toBe(`ws://127.0.0.1:${ws.port}/mcp`);
@@ -114,7 +114,7 @@ describe('bearer(): the metadata document and 401', () => {
     expect(await res.json()).toEqual({
       jsonrpc: '2.0',
       id: null,
-      error: { code: -32000, message: 'Unauthorized: send an access token (Authorization: Bearer ...)' },
+      error: { code: -32030, message: 'Unauthorized: send an access token (Authorization: Bearer ...)' },
     });
     // A malformed Authorization header is a bad request (RFC 6750 §3.1): 400, with what to send.
     const basic = await post(url, INITIALIZE, { authorization: 'Basic dXNlcjpwYXNz' });
@@ -263,7 +263,7 @@ describe('bearer(): scopes and step-up', () => {
     const refused = await call('write_file');
     expect(refused.status).toBe(403);
     expect(refused.headers.get('www-authenticate')).toBe(expected);
-    expect(await refused.json()).toEqual({ jsonrpc: '2.0', id: null, error: { code: -32000, message: 'Tool write_file needs the scope files:write' } });
+    expect(await refused.json()).toEqual({ jsonrpc: '2.0', id: null, error: { code: -32012, message: 'Tool write_file needs the scope files:write' } });
     expect((await call('whoami')).status).toBe(200);
 
     const modern = await modernCall(served.url, 'write_file', reader);

@@ -1,7 +1,7 @@
 /**
  * The terminal client (cli/terminal-client.ts) as a person uses it: a child process with piped stdin and
- * stdout, against a real Switchboard server on 127.0.0.1 (WebSocket on the handshake era, Streamable HTTP
- * on 2026-07-28 and on the handshake era), and a raw WebSocket server that repeats its tool listing's
+ * stdout, against a real Switchboard server on 127.0.0.1 (WebSocket on the legacy era, Streamable HTTP
+ * on 2026-07-28 and on the legacy era), and a raw WebSocket server that repeats its tool listing's
  * cursor. Each answer is written once its prompt is on stdout, and the test checks what the server got.
  * Then the pure half (cli/prompts.ts): one case per field kind and per error of `parseAnswer`, and how
  * fields, actions and the command line are read.
@@ -203,7 +203,7 @@ describe('npm run client', () => {
       await cli.waitFor(/\(answered accept\)\nResult:\n {2}\{"action":"accept","content":\{/);
 
       expect(recorded.answers).toEqual([{ action: 'accept', content: EXPECTED_PROFILE }]);
-      // Pushed (handshake era) or brought by the retry (2026-07-28), the answer ends on one event.
+      // Pushed (legacy era) or brought by the retry (2026-07-28), the answer ends on one event.
       expect(recorded.responses).toEqual([{ action: 'accept', content: EXPECTED_PROFILE, isError: false }]);
 
       await cli.tool('q');

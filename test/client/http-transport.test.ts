@@ -9,8 +9,8 @@ import { createServer, type IncomingHttpHeaders, type IncomingMessage, type Serv
 import type { AddressInfo } from 'node:net';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
 import { StreamableHttpClientTransport, type StreamableHttpClientTransportOptions } from '../../src/client/transports/streamable-http.js';
-import { type SendContext, TRANSPORT_ERROR_CODE } from '../../src/client/transport.js';
-import type { JsonRpcMessage } from '../../src/index.js';
+import type { SendContext } from '../../src/client/transport.js';
+import { ErrorCode, type JsonRpcMessage } from '../../src/index.js';
 import { textResult } from '../helpers/client-requests.js';
 import { RecordingSink } from '../helpers/recording-sink.js';
 import { freePort } from '../helpers/ports.js';
@@ -53,8 +53,18 @@ function request(id: number, method: string, params?: Record<string, unknown>): 
 const INITIALIZE = request(1, 'initialize', { protocolVersion: VERSION, capabilities: {}, clientInfo: { name: 'http-transport-test', version: '1.0.0' } });
 const INITIALIZED: JsonRpcMessage = { jsonrpc: '2.0', method: 'notifications/initialized' };
 
-function transportError(id: number, message: string, httpStatus?: number): Json {
-  return { jsonrpc: '2.0', id, error: { code: TRANSPORT_ERROR_CODE, message, ...(httpStatus === undefined ? {} : { data: { httpStatus } }) } };
+/** The transport's own answer to a request: the connection failed or broke off first (-32000). */
+function closedError(id: number, message: string, httpStatus?: number): Json {
+  return transportAnswer(ErrorCode.ConnectionClosed, id, message, httpStatus);
+}
+
+/** The transport's own answer to a request: HTTP answered without a JSON-RPC response, or one too large (-32030). */
+function refusedError(id: number, message: string, httpStatus?: number): Json {
+  return transportAnswer(ErrorCode.TransportRefused, id, message, httpStatus);
+}
+
+function transportAnswer(code: number, id: number, message: string, httpStatus: number | undefined): Json {
+  return { jsonrpc: '2.0', id, error: { code, message, ...(httpStatus === undefined ? {} : { data: { httpStatus } }) } };
 }
 
 function progress(progressToken: string, value: number): Json {
@@ -359,7 +369,7 @@ describe.each(['node:http', 'fetch'] as const)('over %s', (via) => {
       await sink.messageCount(3);
       expect(sink.messages.slice(1)).toEqual([
         progress('p', 1),
-        transportError(2, 'the response stream broke off before the response, and could not be resumed: the server sent no event id'),
+        closedError(2, 'the response stream broke off before the response, and could not be resumed: the server sent no event id'),
       ]);
       await new Promise((resolve) => setTimeout(resolve, 50));
       expect(server.seen.map((s) => s.method)).toEqual(['POST', 'POST', 'POST']);
@@ -374,7 +384,7 @@ describe.each(['node:http', 'fetch'] as const)('over %s', (via) => {
       );
       const sink = await callThatMustResume(server, { delayMs: 10 });
       expect(sink.messages[1]).toEqual(
-        transportError(
+        closedError(
           2,
           'the response stream ended before the response, and could not be resumed: HTTP 400 Bad Request: {"jsonrpc":"2.0","error":{"code":-32000,"message":"Bad Request: unknown stream"},"id":null}',
           400,
@@ -387,7 +397,7 @@ describe.each(['node:http', 'fetch'] as const)('over %s', (via) => {
       const server = await rawServer(primesThen((get) => get.res.writeHead(503, { 'content-type': 'text/plain' }).end('busy')));
       const sink = await callThatMustResume(server, { maxRetries: 2, delayMs: 10 });
       expect(sink.messages[1]).toEqual(
-        transportError(
+        closedError(
           2,
           'the response stream ended before the response, and could not be resumed: 2 reconnection attempts failed (the last: HTTP 503 Service Unavailable: busy)',
         ),
@@ -472,12 +482,12 @@ describe.each(['node:http', 'fetch'] as const)('over %s', (via) => {
       expect(sink.closedReasons).toEqual([]);
     });
 
-    it('answers a request whose POST got a non-JSON 500 with TRANSPORT_ERROR_CODE, the status and the start of the body', async () => {
+    it('answers a request whose POST got a non-JSON 500 with TransportRefused, the status and the start of the body', async () => {
       const server = await rawServer((seen) => seen.res.writeHead(500, { 'content-type': 'text/plain' }).end(`oops\n${'x'.repeat(300)}`));
       const { transport, sink } = await connect(server.url);
       await transport.send(request(2, 'tools/list'));
       await sink.messageCount(1);
-      expect(sink.messages).toEqual([transportError(2, `the server answered HTTP 500 Internal Server Error: oops ${'x'.repeat(195)}…`, 500)]);
+      expect(sink.messages).toEqual([refusedError(2, `the server answered HTTP 500 Internal Server Error: oops ${'x'.repeat(195)}…`, 500)]);
     });
 
     it('answers a request whose POST got 202 and no body', async () => {
@@ -485,7 +495,7 @@ describe.each(['node:http', 'fetch'] as const)('over %s', (via) => {
       const { transport, sink } = await connect(server.url);
       await transport.send(request(2, 'tools/list'));
       await sink.messageCount(1);
-      expect(sink.messages).toEqual([transportError(2, 'the server answered without a response to the request: HTTP 202 Accepted', 202)]);
+      expect(sink.messages).toEqual([refusedError(2, 'the server answered without a response to the request: HTTP 202 Accepted', 202)]);
     });
 
     it('on 404 to a request with the session id: answers the request, then closes with "the server ended the session"', async () => {
@@ -511,18 +521,18 @@ describe.each(['node:http', 'fetch'] as const)('over %s', (via) => {
       await initialize(transport, sink);
       await transport.send(request(2, 'tools/list'), { protocolVersion: VERSION });
       await sink.until(() => sink.closedReasons.length === 1);
-      expect(sink.messages[1]).toEqual(transportError(2, 'the server answered HTTP 404 Not Found', 404));
+      expect(sink.messages[1]).toEqual(refusedError(2, 'the server answered HTTP 404 Not Found', 404));
       expect(sink.closedReasons).toEqual(['the server ended the session (HTTP 404)']);
     });
 
-    it('answers a request it could not deliver (connection refused) with TRANSPORT_ERROR_CODE and no status; a notification rejects', async () => {
+    it('answers a request it could not deliver (connection refused) with ConnectionClosed and no status; a notification rejects', async () => {
       const port = await freePort();
       const url = `http://127.0.0.1:${port}/mcp`;
       const { transport, sink } = await connect(url);
       await transport.send(request(1, 'tools/list'));
       await sink.messageCount(1);
       const refused = `${viaFetch ? 'fetch failed (' : ''}connect ECONNREFUSED 127.0.0.1:${port}${viaFetch ? ')' : ''}`;
-      expect(sink.messages).toEqual([transportError(1, `could not reach the server at ${url}: ${refused}`)]);
+      expect(sink.messages).toEqual([closedError(1, `could not reach the server at ${url}: ${refused}`)]);
       await expect(transport.send(INITIALIZED)).rejects.toThrow(`Could not POST to ${url}: ${refused}`);
     });
 
@@ -628,7 +638,7 @@ describe.each(['node:http', 'fetch'] as const)('over %s', (via) => {
       await sink.messageCount(2);
       expect(sink.messages).toEqual([
         progress('p', 1),
-        transportError(5, 'the response stream ended before the response; 2026-07-28 streams cannot be resumed, so re-issue the request'),
+        closedError(5, 'the response stream ended before the response; 2026-07-28 streams cannot be resumed, so re-issue the request'),
       ]);
       await new Promise((resolve) => setTimeout(resolve, 30));
       expect(server.seen).toHaveLength(1);
@@ -688,7 +698,7 @@ describe.each(['node:http', 'fetch'] as const)('over %s', (via) => {
     });
   });
 
-  describe('StreamableHttpClientTransport: maxMessageSize', () => {
+  describe('StreamableHttpClientTransport: maxMessageBytes', () => {
     const LIMIT = 1024;
     /** A tools/list answer of exactly `bytes` bytes of JSON. */
     const answerOf = (bytes: number) => {
@@ -696,19 +706,19 @@ describe.each(['node:http', 'fetch'] as const)('over %s', (via) => {
       return JSON.stringify({ jsonrpc: '2.0', id: 2, result: { pad: 'x'.repeat(bytes - empty.length) } });
     };
 
-    it('reads a JSON answer of maxMessageSize bytes, and answers a request whose JSON body is one byte longer itself, unread', async () => {
+    it('reads a JSON answer of maxMessageBytes bytes, and answers a request whose JSON body is one byte longer itself, unread', async () => {
       const bodies = [answerOf(LIMIT), answerOf(LIMIT + 1)];
       const server = await rawServer((seen) => seen.res.writeHead(200, { 'content-type': 'application/json' }).end(bodies.shift()));
-      const { transport, sink } = await connect(server.url, { maxMessageSize: LIMIT });
+      const { transport, sink } = await connect(server.url, { maxMessageBytes: LIMIT });
       await transport.send(request(2, 'tools/list'));
       await sink.messageCount(1);
       expect(Buffer.byteLength(JSON.stringify(sink.messages[0]))).toBe(LIMIT);
       await transport.send(request(3, 'tools/list'));
       await sink.messageCount(2);
-      expect(sink.messages[1]).toEqual(transportError(3, `the server's answer is larger than maxMessageSize (${LIMIT} bytes); it was not read`, 200));
+      expect(sink.messages[1]).toEqual(refusedError(3, `the server's answer is larger than maxMessageBytes (${LIMIT} bytes); it was not read`, 200));
     });
 
-    it('closes a POST stream whose event grows past maxMessageSize, answers its request, and does not resume it', async () => {
+    it('closes a POST stream whose event grows past maxMessageBytes, answers its request, and does not resume it', async () => {
       const serverSawClose = deferred();
       const server = await rawServer((seen) => {
         sse(seen.res);
@@ -718,13 +728,13 @@ describe.each(['node:http', 'fetch'] as const)('over %s', (via) => {
         const line = `data: ${'y'.repeat(200)}\n`;
         for (let i = 0; i < 10; i++) seen.res.write(line);
       });
-      const { transport, sink } = await connect(server.url, { maxMessageSize: LIMIT, reconnect: { delayMs: 0 } });
+      const { transport, sink } = await connect(server.url, { maxMessageBytes: LIMIT, reconnect: { delayMs: 0 } });
       await initialize(transport, sink);
       await transport.send(request(2, 'tools/call'), { protocolVersion: VERSION });
       await sink.messageCount(3);
       expect(sink.messages.slice(1)).toEqual([
         progress('p', 1),
-        transportError(2, `the server sent an SSE event larger than maxMessageSize (${LIMIT} characters); it was not read`),
+        refusedError(2, `the server sent an SSE event larger than maxMessageBytes (${LIMIT} bytes); it was not read`),
       ]);
       await serverSawClose.promise;
       await new Promise((resolve) => setTimeout(resolve, 30));
@@ -732,17 +742,47 @@ describe.each(['node:http', 'fetch'] as const)('over %s', (via) => {
       expect(sink.errors).toEqual([]);
     });
 
-    it('gives up the standalone GET stream when an event there grows past maxMessageSize: reported once, not reopened', async () => {
+    it('counts an SSE event in UTF-8 bytes as they arrive: one of exactly maxMessageBytes is read, one byte more is not', async () => {
+      /** A `data:` event of `bytes` bytes on the wire (its line ends included), padded with two-byte characters. */
+      const eventOf = (bytes: number): Buffer => {
+        const frame = (pad: string) => `data: ${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/message', params: { pad } })}\n\n`;
+        const room = bytes - Buffer.byteLength(frame(''));
+        const text = frame(`${'é'.repeat(Math.floor(room / 2))}${room % 2 === 1 ? 'x' : ''}`);
+        expect(Buffer.byteLength(text)).toBe(bytes);
+        return Buffer.from(text);
+      };
+      const atLimit = eventOf(LIMIT);
+      const over = eventOf(LIMIT + 1);
+      // Counted as characters, the larger one would pass: it is about half as many.
+      expect(over.toString('utf8').length).toBeLessThan(LIMIT);
+      const server = await rawServer((seen) => {
+        sse(seen.res);
+        seen.res.write(atLimit);
+        // Cut inside a two-byte character: it is decoded whole all the same.
+        const cut = over.indexOf(0xc3) + 1;
+        seen.res.write(over.subarray(0, cut));
+        setTimeout(() => seen.res.write(over.subarray(cut)), 10);
+      });
+      const { transport, sink } = await connect(server.url, { maxMessageBytes: LIMIT });
+      await transport.send(request(2, 'tools/call'));
+      await sink.messageCount(2);
+      expect(sink.messages).toEqual([
+        JSON.parse(atLimit.toString('utf8').slice('data: '.length)),
+        refusedError(2, `the server sent an SSE event larger than maxMessageBytes (${LIMIT} bytes); it was not read`),
+      ]);
+    });
+
+    it('gives up the standalone GET stream when an event there grows past maxMessageBytes: reported once, not reopened', async () => {
       const server = await rawServer((seen) => {
         sse(seen.res);
         seen.res.write(`id: g1\ndata: ${'z'.repeat(LIMIT + 1)}`);
       });
-      const { transport, sink } = await connect(server.url, { maxMessageSize: LIMIT, reconnect: { delayMs: 0 } });
+      const { transport, sink } = await connect(server.url, { maxMessageBytes: LIMIT, reconnect: { delayMs: 0 } });
       await initialize(transport, sink);
       transport.sessionReady(VERSION);
       await sink.until(() => sink.errors.length === 1);
       expect(sink.errors[0].message).toBe(
-        `The standalone GET stream for server messages was closed: the server sent an SSE event larger than maxMessageSize (${LIMIT} characters)`,
+        `The standalone GET stream for server messages was closed: the server sent an SSE event larger than maxMessageBytes (${LIMIT} bytes)`,
       );
       await new Promise((resolve) => setTimeout(resolve, 30));
       expect(server.seen.map((s) => s.method)).toEqual(['POST', 'POST', 'GET']);
@@ -782,8 +822,8 @@ describe.each(['node:http', 'fetch'] as const)('over %s', (via) => {
       expect(() => new StreamableHttpClientTransport('http://127.0.0.1/mcp', { fetch: 'fetch' as never })).toThrow(
         new TypeError('Option fetch must be a function'),
       );
-      expect(() => new StreamableHttpClientTransport('http://127.0.0.1/mcp', { maxMessageSize: 0 })).toThrow(
-        new TypeError('Option maxMessageSize must be a positive integer; got 0'),
+      expect(() => new StreamableHttpClientTransport('http://127.0.0.1/mcp', { maxMessageBytes: 0 })).toThrow(
+        new TypeError('Option maxMessageBytes must be a positive integer; got 0'),
       );
       expect(new StreamableHttpClientTransport('https://example.com/mcp', { reconnect: { maxRetries: 0, delayMs: 0 } }).kind).toBe('http');
     });

@@ -393,6 +393,28 @@ describe('input_required (2026-07-28)', () => {
     await expect(c.callTool('again')).rejects.toThrow('tools/call still asked for input after 3 rounds; raise maxRounds if the server needs more');
   });
 
+  it('takes 8 input rounds by default, as the server does: a ninth ask fails the call, and the server refuses a ninth round itself', async () => {
+    let runs = 0;
+    const insatiable = (server: McpServer) =>
+      server.registerTool('again', {}, () => {
+        runs++;
+        return inputRequired({ state: { more: true } });
+      });
+    const generous = await serve(insatiable, { maxRounds: 9 });
+    const c = client({ era: 'modern' });
+    await c.connect(generous.ws);
+    await expect(c.callTool('again')).rejects.toThrow('tools/call still asked for input after 8 rounds; raise maxRounds if the server needs more');
+    expect(runs).toBe(9);
+
+    const strict = await serve(insatiable);
+    const d = client({ era: 'modern' });
+    await d.connect(strict.ws);
+    await expect(d.callTool('again')).rejects.toMatchObject({
+      code: -32602,
+      message: "tools/call again asked for input 8 times without finishing; answer every input request in one retry, or raise the server's maxRounds",
+    });
+  });
+
   it('fails the call when the server asks for something the client has no handler for', async () => {
     const urls = await serve((server) =>
       server.registerTool('sample', {}, () =>

@@ -1,15 +1,18 @@
 /**
- * SseReader: the HTML standard's event-stream interpretation, fed in chunks split anywhere: fields,
- * multi-line data, sticky ids, retry, comments, the three line ends, a BOM, and unfinished events.
+ * SseReader: the HTML standard's event-stream interpretation, fed bytes in chunks split anywhere: fields,
+ * multi-line data, sticky ids, retry, comments, the three line ends, a BOM, unfinished events, and the
+ * limit on an event's bytes.
  */
 import { describe, expect, it } from 'vitest';
 import { type SseEvent, SseReader } from '../../src/client/transports/sse-reader.js';
 
-/** Feed `chunks` to a new reader; the events it dispatched, and the reader. */
-function read(...chunks: string[]): { events: SseEvent[]; reader: SseReader } {
+const encoder = new TextEncoder();
+
+/** Feed `chunks` (text as UTF-8) to a new reader; the events it dispatched, and the reader. */
+function read(...chunks: (string | Uint8Array)[]): { events: SseEvent[]; reader: SseReader } {
   const events: SseEvent[] = [];
   const reader = new SseReader((event) => events.push(event));
-  for (const chunk of chunks) reader.push(chunk);
+  for (const chunk of chunks) reader.push(typeof chunk === 'string' ? encoder.encode(chunk) : chunk);
   return { events, reader };
 }
 
@@ -126,8 +129,62 @@ describe('SseReader', () => {
   it('starts from a given last event id, as a reconnection does', () => {
     const events: SseEvent[] = [];
     const reader = new SseReader((event) => events.push(event), '5_3');
-    reader.push('data: x\n\n');
+    reader.push(encoder.encode('data: x\n\n'));
     expect(events).toEqual([{ type: 'message', data: 'x', lastEventId: '5_3' }]);
     expect(reader.lastEventId).toBe('5_3');
+  });
+
+  it('decodes a character whose bytes are cut between chunks, wherever the cut falls', () => {
+    const bytes = encoder.encode('data: né €😀\n\n');
+    for (let cut = 0; cut <= bytes.length; cut++) {
+      expect(read(bytes.subarray(0, cut), bytes.subarray(cut)).events, `cut at ${cut}`).toEqual([{ type: 'message', data: 'né €😀', lastEventId: '' }]);
+    }
+  });
+});
+
+describe('SseReader: the limit on an event', () => {
+  /** A reader with a limit of `max` bytes, its events, and how often it said an event was too large. */
+  function limited(max: number) {
+    const events: SseEvent[] = [];
+    const tooLarge: number[] = [];
+    const reader = new SseReader((event) => events.push(event), '', { maxEventBytes: max, onTooLarge: () => tooLarge.push(max) });
+    return { events, tooLarge, push: (text: string) => reader.push(encoder.encode(text)), reader };
+  }
+
+  it('dispatches an event of exactly maxEventBytes (its lines and the blank line), and drops one a byte larger', () => {
+    const event = 'id: 1\ndata: éé\n\n';
+    const max = encoder.encode(event).length;
+    expect(max).toBe(event.length + 2);
+    const fits = limited(max);
+    fits.push(event);
+    expect([fits.events, fits.tooLarge]).toEqual([[{ type: 'message', data: 'éé', lastEventId: '1' }], []]);
+    const over = limited(max - 1);
+    over.push(event);
+    expect([over.events, over.tooLarge]).toEqual([[], [max - 1]]);
+  });
+
+  it('counts bytes of UTF-8, not characters, and counts them as they arrive, before the line ends', () => {
+    const { push, reader, tooLarge } = limited(20);
+    push('data: ');
+    push('ééééé');
+    expect(reader.pendingBytes).toBe(16);
+    push('éé');
+    expect([reader.pendingBytes, tooLarge]).toEqual([20, []]);
+    push('.');
+    expect(tooLarge).toEqual([20]);
+  });
+
+  it('reads nothing more once an event was too large, and says so once', () => {
+    const { push, events, tooLarge } = limited(16);
+    push(`data: ${'x'.repeat(20)}`);
+    push('\n\ndata: small\n\n');
+    expect([events, tooLarge]).toEqual([[], [16]]);
+  });
+
+  it('counts each event on its own, and no comment (an SSE keep-alive) against any', () => {
+    const { push, events, tooLarge } = limited(12);
+    for (let i = 0; i < 3; i++) push(`: keep-alive ${'.'.repeat(20)}\ndata: ${i}\n\n`);
+    expect(events.map((e) => e.data)).toEqual(['0', '1', '2']);
+    expect(tooLarge).toEqual([]);
   });
 });

@@ -139,16 +139,16 @@ describe('StdioClientTransport reading stdout', () => {
     expect(sink.errorMessages).toEqual([]);
   });
 
-  it('discards a line longer than maxMessageSize, in one piece or several, and reads the next', async () => {
+  it('discards a line longer than maxMessageBytes, in one piece or several, and reads the next', async () => {
     const script = `
       process.stdout.write('{"jsonrpc":"2.0","method":"long","params":{"x":"${'x'.repeat(100)}"}}\\n');
       process.stdout.write('{"jsonrpc":"2.0","method":"split","params":{"x":"${'x'.repeat(40)}');
       setTimeout(() => process.stdout.write('${'y'.repeat(40)}"}}\\n{"jsonrpc":"2.0","method":"fits"}\\n'), 100);
     `;
-    const { sink } = await started(nodeScript(script, { maxMessageSize: 64 }));
+    const { sink } = await started(nodeScript(script, { maxMessageBytes: 64 }));
     await sink.messageCount(1);
     expect(sink.messages).toEqual([{ jsonrpc: '2.0', method: 'fits' }]);
-    const tooLong = 'The server sent a stdout line longer than maxMessageSize (64 bytes); it was discarded';
+    const tooLong = 'The server sent a stdout line longer than maxMessageBytes (64 bytes); it was discarded';
     expect(sink.errorMessages).toEqual([tooLong, tooLong]);
   });
 
@@ -253,8 +253,8 @@ describe('StdioClientTransport and the child process', () => {
     expect(() => new StdioClientTransport({ command: 'node', stderr: 'file' as never })).toThrow(
       new TypeError(`Option stderr must be 'inherit', 'pipe' or 'ignore'; got "file"`),
     );
-    expect(() => new StdioClientTransport({ command: 'node', maxMessageSize: -1 })).toThrow(
-      new TypeError('Option maxMessageSize must be a positive integer; got -1'),
+    expect(() => new StdioClientTransport({ command: 'node', maxMessageBytes: -1 })).toThrow(
+      new TypeError('Option maxMessageBytes must be a positive integer; got -1'),
     );
   });
 });

@@ -14,6 +14,7 @@ import {
   RequestCancelledError,
   StreamableHttpTransport,
   TASKS_EXTENSION,
+  type Tasks,
   useTasks,
 } from '../../src/index.js';
 import { resultKind } from '../../src/client/modern.js';
@@ -24,11 +25,10 @@ import { deferred, useCleanups } from '../helpers/util.js';
 const cleanups = useCleanups();
 const clients = useMcpClients(cleanups);
 
-async function serve(setup: (server: McpServer) => void) {
+async function serve(setup: (tasks: Tasks) => void) {
   const server = new McpServer({ name: 'tasks', version: '1.0.0' });
   server.on('error', () => {});
-  useTasks(server, { pollIntervalMs: 20 });
-  setup(server);
+  setup(useTasks(server, { pollIntervalMs: 20 }));
   const http = new StreamableHttpTransport(server);
   const { url } = await http.listen({ host: '127.0.0.1', port: 0 });
   cleanups.push(() => server.close());
@@ -39,8 +39,8 @@ const NAME_FORM: ElicitRequestedSchema = { type: 'object', properties: { name: {
 
 describe('McpClient following tasks', () => {
   it('declares the extension, and resolves a task with its result after answering its questions once each', async () => {
-    const { server, url } = await serve((s) =>
-      s.registerTool('book', { execution: { taskSupport: 'optional' } }, async (_args, ctx) => {
+    const { server, url } = await serve((tasks) =>
+      tasks.registerTool('book', { taskSupport: 'optional' }, async (_args, ctx) => {
         const who = await ctx.elicit({ message: 'Who travels?', requestedSchema: NAME_FORM });
         const when = await ctx.elicit({ message: 'When?', requestedSchema: { type: 'object', properties: { day: { type: 'string' } } } });
         return `Booked for ${String(who.content?.name)} on ${String(when.content?.day)}`;
@@ -72,11 +72,11 @@ describe('McpClient following tasks', () => {
   });
 
   it('rejects with the JSON-RPC error of a failed task, and resolves an isError result of a tool that threw', async () => {
-    const { url } = await serve((s) => {
-      s.registerTool('crash', { execution: { taskSupport: 'required' } }, () => {
+    const { url } = await serve((tasks) => {
+      tasks.registerTool('crash', { taskSupport: 'required' }, () => {
         throw new McpError(ErrorCode.InternalError, 'disk on fire', { disk: 'sda' });
       });
-      s.registerTool('oops', { execution: { taskSupport: 'required' } }, () => {
+      tasks.registerTool('oops', { taskSupport: 'required' }, () => {
         throw new Error('bad input');
       });
     });
@@ -87,8 +87,8 @@ describe('McpClient following tasks', () => {
 
   it('cancels the task on the server when the call is aborted', async () => {
     const handlerAborted = deferred<unknown>();
-    const { server, url } = await serve((s) =>
-      s.registerTool('forever', { execution: { taskSupport: 'optional' } }, (_args, ctx) => {
+    const { server, url } = await serve((tasks) =>
+      tasks.registerTool('forever', { taskSupport: 'optional' }, (_args, ctx) => {
         ctx.signal.addEventListener('abort', () => handlerAborted.resolve(ctx.signal.reason));
         return new Promise(() => {});
       }),
@@ -106,9 +106,9 @@ describe('McpClient following tasks', () => {
   });
 
   it('without the option a task-capable tool answers at once, and a task-required one is refused with -32021', async () => {
-    const { url } = await serve((s) => {
-      s.registerTool('maybe', { execution: { taskSupport: 'optional' } }, () => 'at once');
-      s.registerTool('must', { execution: { taskSupport: 'required' } }, () => 'never');
+    const { url } = await serve((tasks) => {
+      tasks.registerTool('maybe', { taskSupport: 'optional' }, () => 'at once');
+      tasks.registerTool('must', { taskSupport: 'required' }, () => 'never');
     });
     const { client } = await clients.connectUrl(url, { era: 'modern' });
     expect(client.capabilities.extensions).toBeUndefined();
@@ -122,8 +122,8 @@ describe('McpClient following tasks', () => {
 
   it('listens for a task by id and hears its notifications/tasks', async () => {
     const release = deferred<void>();
-    const { url } = await serve((s) =>
-      s.registerTool('slow', { execution: { taskSupport: 'optional' } }, async () => {
+    const { url } = await serve((tasks) =>
+      tasks.registerTool('slow', { taskSupport: 'optional' }, async () => {
         await release.promise;
         return 'done';
       }),

@@ -206,13 +206,13 @@ describe('WebSocketClientTransport with a raw peer', () => {
     await expect.poll(() => received, { timeout: 5000 }).toBe(sent);
   });
 
-  it('closes with 1009 when a frame exceeds maxPayload', async () => {
+  it('closes with 1009 when a frame exceeds maxMessageBytes', async () => {
     const url = await rawPeer((socket) => socket.send(`{"jsonrpc":"2.0","method":"big","params":{"x":"${'x'.repeat(200)}"}}`));
-    const { sink } = await connected(url, { maxPayload: 100 });
+    const { sink } = await connected(url, { maxMessageBytes: 100 });
     await sink.until(() => sink.closedReasons.length > 0);
     expect({ messages: sink.messages, closed: sink.closedReasons }).toEqual({
       messages: [],
-      closed: ['websocket closed (1009: a frame exceeded maxPayload (100 bytes))'],
+      closed: ['websocket closed (1009: a frame exceeded maxMessageBytes (100 bytes))'],
     });
   });
 
@@ -264,7 +264,9 @@ describe('WebSocketClientTransport connection failures', () => {
     expect(() => new WebSocketClientTransport('/mcp')).toThrow(
       new TypeError('WebSocketClientTransport url must be an absolute URL with scheme ws: or wss:; got "/mcp"'),
     );
-    expect(() => new WebSocketClientTransport('ws://h/mcp', { maxPayload: 0 })).toThrow(new TypeError('Option maxPayload must be a positive integer; got 0'));
+    expect(() => new WebSocketClientTransport('ws://h/mcp', { maxMessageBytes: 0 })).toThrow(
+      new TypeError('Option maxMessageBytes must be a positive integer; got 0'),
+    );
     expect(() => new WebSocketClientTransport('ws://h/mcp', { connectTimeoutMs: 1.5 })).toThrow(
       new TypeError('Option connectTimeoutMs must be a positive integer up to 2147483647; got 1.5'),
     );

@@ -1,7 +1,7 @@
 /**
  * Accepted elicitation content keeps only the fields the form asked for: a handler never sees keys the
  * user was not asked about, whether the answer came as the reply to a pushed elicitation/create (handshake
- * era, WebSocket) or in the inputResponses of a 2026-07-28 retry (HTTP). With validateElicitationResponses
+ * era, WebSocket) or in the inputResponses of a 2026-07-28 retry (HTTP). With validateElicitation
  * false the content is passed on exactly as the client sent it.
  */
 import { describe, expect, it } from 'vitest';
@@ -29,7 +29,7 @@ function profileTool(server: McpServer): void {
   server.registerTool('profile', {}, async (_args, ctx) => JSON.stringify(await ctx.elicit(PROFILE_Q)));
 }
 
-describe('handshake era over WebSocket: the reply to a pushed elicitation/create', () => {
+describe('legacy era over WebSocket: the reply to a pushed elicitation/create', () => {
   async function run(serverOptions: McpServerOptions): Promise<string> {
     const running = await h.start(profileTool, { server: serverOptions });
     const { client } = await h.open(running, { capabilities: CAPS.form });
@@ -45,8 +45,8 @@ describe('handshake era over WebSocket: the reply to a pushed elicitation/create
     expect(JSON.parse(await run({}))).toEqual({ action: 'accept', content: ASKED });
   });
 
-  it('passes the content on as sent when validateElicitationResponses is false', async () => {
-    expect(JSON.parse(await run({ validateElicitationResponses: false }))).toEqual({ action: 'accept', content: SENT });
+  it('passes the content on as sent when validateElicitation is false', async () => {
+    expect(JSON.parse(await run({ validateElicitation: false }))).toEqual({ action: 'accept', content: SENT });
   });
 
   it('keeps only the asked fields in the responseElicitationCreate event of server.requestElicitationCreate', async () => {
@@ -63,7 +63,7 @@ describe('handshake era over WebSocket: the reply to a pushed elicitation/create
     await pingOk(client);
   });
 
-  it('keeps only the asked fields when the runtime pushes an explicit input-required on a handshake session', async () => {
+  it('keeps only the asked fields when the runtime pushes an explicit input-required on a legacy-era session', async () => {
     const running = await h.start((server) =>
       server.registerTool('explicit', {}, (_args, ctx) => {
         const answer = ctx.inputResponses?.who as { action: string; content?: unknown } | undefined;
@@ -103,8 +103,8 @@ describe('2026-07-28 over HTTP: the answer in a retry', () => {
     expect(await roundTrip({})).toEqual({ action: 'accept', content: ASKED });
   });
 
-  it('passes the content on as sent when validateElicitationResponses is false', async () => {
-    expect(await roundTrip({ validateElicitationResponses: false })).toEqual({ action: 'accept', content: SENT });
+  it('passes the content on as sent when validateElicitation is false', async () => {
+    expect(await roundTrip({ validateElicitation: false })).toEqual({ action: 'accept', content: SENT });
   });
 
   it('also drops extra keys from an answer sent ahead, without requestState', async () => {

@@ -12,7 +12,6 @@ import {
   ConfirmationError,
   ElicitationFailedError,
   RequestTimeoutError,
-  UserCanceledError,
   UserCancelledError,
   UserDeclinedError,
   type McpServer,
@@ -305,15 +304,13 @@ describe('the confirm(ctx, message) helper', () => {
     expect(t.proceeded()).toBe(0);
   });
 
-  it('throws UserCancelledError (code USER_CANCELLED) on cancel; the deprecated name UserCanceledError is the same class', async () => {
+  it('throws UserCancelledError (code USER_CANCELLED) on cancel', async () => {
     const t = await helperTool();
     const call = t.peer.client.callTool('wipe');
     (await t.peer.asks.next()).answer({ action: 'cancel' });
     expect(await callToolText(call)).toBe('The user dismissed the confirmation "Wipe everything?" without answering. Nothing was done.');
     const error = t.caught[0] as UserCancelledError;
     expect(error).toBeInstanceOf(UserCancelledError);
-    expect(error).toBeInstanceOf(UserCanceledError);
-    expect(UserCanceledError).toBe(UserCancelledError);
     expect([error.code, error.question, error.name]).toEqual(['USER_CANCELLED', 'Wipe everything?', 'UserCancelledError']);
     expect(t.proceeded()).toBe(0);
   });

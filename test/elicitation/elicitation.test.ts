@@ -971,12 +971,9 @@ describe('validation of accepted content', () => {
     await expectQuietAndAlive(client);
   });
 
-  it('passes content through unchecked when validateElicitationResponses is false', async () => {
+  it('passes content through unchecked when validateElicitation is false', async () => {
     const content = { name: 1, email: 'nope', tags: ['z', 'y', 'x'], extra: 'kept' };
-    const { server, log, session } = await formSession(
-      { server: { validateElicitationResponses: false } },
-      { validateElicitation: false, answer: accepting(content) },
-    );
+    const { server, log, session } = await formSession({ server: { validateElicitation: false } }, { validateElicitation: false, answer: accepting(content) });
     server.requestElicitationCreate(session, ASK);
     expect((await log.next())[2]).toStrictEqual(succeeded('elicitation', { action: 'accept', content }));
     expect(server.stats.invalidResults).toBe(0);

@@ -288,8 +288,8 @@ describe('a Standard Schema as requestedSchema on a 2025-11-25 session', () => {
     expect(await answer.outcome).toEqual({ ok: true, value: { action: 'accept', content: { city: 'Oslo' } } });
   });
 
-  it('still checks a Standard form with its own schema when validateElicitationResponses is false: only JSON Schema forms go unchecked', async () => {
-    const running = await h.start(undefined, { server: { validateElicitationResponses: false } });
+  it('still checks a Standard form with its own schema when validateElicitation is false: only JSON Schema forms go unchecked', async () => {
+    const running = await h.start(undefined, { server: { validateElicitation: false } });
     const { client, session } = await h.open(running, { capabilities: CAPS.form });
     const refusedAnswer = capture(session.elicit(ask(BOOKING.zod)));
     client.respond((await client.nextMessage('elicitation/create')).id, { action: 'accept', content: { city: 7, extra: true } });

@@ -230,10 +230,10 @@ describe('invalid URL-mode params throw a TypeError and send nothing', () => {
   });
 });
 
-describe('notifyElicitationComplete', () => {
+describe('sendElicitationComplete', () => {
   it('sends exactly notifications/elicitation/complete with the elicitationId', async () => {
     const { server, peer, session } = await urlSession();
-    expect(server.notifyElicitationComplete(session, '550e8400-e29b-41d4-a716-446655440000')).toBe(true);
+    expect(server.sendElicitationComplete(session, '550e8400-e29b-41d4-a716-446655440000')).toBe(true);
     const complete: JsonRpcNotification = {
       jsonrpc: '2.0',
       method: 'notifications/elicitation/complete',
@@ -246,7 +246,7 @@ describe('notifyElicitationComplete', () => {
   it('accepts a session id and tells only that session', async () => {
     const { running, server, peer, session } = await urlSession();
     const other = await elicitationPeer(clients, running, { capabilities: CAPS.formAndUrl });
-    expect(server.notifyElicitationComplete(session.id, 'e-1')).toBe(true);
+    expect(server.sendElicitationComplete(session.id, 'e-1')).toBe(true);
     const complete: JsonRpcNotification = { jsonrpc: '2.0', method: 'notifications/elicitation/complete', params: { elicitationId: 'e-1' } };
     expect(await peer.notifications.next()).toStrictEqual(complete);
     await expectPeerQuietAndAlive(peer, { notifications: [complete] });
@@ -259,7 +259,7 @@ describe('notifyElicitationComplete', () => {
     const ask = await peer.asks.next();
     ask.answer({ action: 'accept' });
     const [, request] = await log.next();
-    server.notifyElicitationComplete(session, request.params.elicitationId as string);
+    server.sendElicitationComplete(session, request.params.elicitationId as string);
     expect((await peer.notifications.next()).params).toEqual({ elicitationId: ask.params.elicitationId });
     // The client matches the completion to the request it answered.
     expect(await peer.completions.next()).toEqual([ask.params.elicitationId, ask.params]);
@@ -268,8 +268,8 @@ describe('notifyElicitationComplete', () => {
   it('returns false for a session that has ended and throws for an unknown session id', async () => {
     const { server, session } = await urlSession();
     session.close();
-    expect(server.notifyElicitationComplete(session, 'e-2')).toBe(false);
-    expect(() => server.notifyElicitationComplete('no-such-session', 'e-2')).toThrow('No session with id no-such-session');
+    expect(server.sendElicitationComplete(session, 'e-2')).toBe(false);
+    expect(() => server.sendElicitationComplete('no-such-session', 'e-2')).toThrow('No session with id no-such-session');
   });
 });
 

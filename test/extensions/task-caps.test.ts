@@ -41,10 +41,10 @@ const atClientCap = (held: number) => ({
 /** A server whose `hold` tool runs until `releases[n]` opens. */
 function serveHolding(releases: { opened: Promise<void> }[], options: Parameters<typeof serve>[1], transport?: Parameters<typeof serve>[2]) {
   return serve(
-    (server) =>
-      server.registerTool(
+    (_server, tasks) =>
+      tasks.registerTool(
         'hold',
-        { execution: { taskSupport: 'optional' }, inputSchema: { type: 'object', properties: { n: { type: 'number' } }, required: ['n'] } },
+        { taskSupport: 'optional', inputSchema: { type: 'object', properties: { n: { type: 'number' } }, required: ['n'] } },
         async (args) => {
           await releases[args.n as number]!.opened;
           return `released ${String(args.n)}`;
@@ -103,7 +103,7 @@ describe('maxTasksPerPrincipal', () => {
 
   it('counts a cancelled task as finished', async () => {
     const reasons: unknown[] = [];
-    const { declared } = await serve((server) => server.registerTool('long', { execution: { taskSupport: 'optional' } }, untilAborted(reasons)), {
+    const { declared } = await serve((_server, tasks) => tasks.registerTool('long', { taskSupport: 'optional' }, untilAborted(reasons)), {
       maxTasksPerPrincipal: 1,
     });
     const first = await createTask(declared, 'long');
@@ -141,7 +141,7 @@ describe('maxTasksPerPrincipal under concurrent calls', () => {
 describe('maxTasksPerPrincipal without auth', () => {
   it('counts each remote address apart, and any caller without a principal still reaches a task by its id', async () => {
     const reasons: unknown[] = [];
-    const { url } = await serve((server) => server.registerTool('long', { execution: { taskSupport: 'optional' } }, untilAborted(reasons)), {
+    const { url } = await serve((_server, tasks) => tasks.registerTool('long', { taskSupport: 'optional' }, untilAborted(reasons)), {
       maxTasksPerPrincipal: 1,
     });
     const here = new ModernClient(url, DECLARES);

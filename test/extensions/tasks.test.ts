@@ -75,10 +75,10 @@ const gateMessage = (method: string) =>
 
 describe('declaration', () => {
   async function serveCatalog() {
-    return serve((server) => {
+    return serve((server, tasks) => {
       server.registerTool('sync', {}, () => 'sync');
-      server.registerTool('maybe', { execution: { taskSupport: 'optional' } }, () => 'maybe');
-      server.registerTool('must', { execution: { taskSupport: 'required' } }, () => 'must');
+      tasks.registerTool('maybe', { taskSupport: 'optional' }, () => 'maybe');
+      tasks.registerTool('must', { taskSupport: 'required' }, () => 'must');
     });
   }
 
@@ -105,6 +105,19 @@ describe('declaration', () => {
       ['must', { taskSupport: 'required' }],
     ]);
   });
+
+  it('has one way to declare a task tool: server.registerTool refuses taskSupport optional or required, naming tasks.registerTool', () => {
+    const server = new McpServer({ name: 'x', version: '1' });
+    useTasks(server);
+    for (const taskSupport of ['optional', 'required'] as const) {
+      expect(() => server.registerTool('t', { execution: { taskSupport } } as never, () => 'x')).toThrow(
+        new TypeError(
+          `Tool 't': a tool that runs as a task is registered with tasks.registerTool('t', { taskSupport: '${taskSupport}', ... }, handler), where tasks = useTasks(server)`,
+        ),
+      );
+    }
+    expect(() => server.registerTool('plain', { execution: { taskSupport: 'forbidden' } }, () => 'x')).not.toThrow();
+  });
 });
 
 describe('useTasks options', () => {
@@ -123,7 +136,7 @@ describe('useTasks options', () => {
   });
 
   it('ttlMs null: tasks say ttlMs null and stay', async () => {
-    const { declared } = await serve((server) => server.registerTool('maybe', { execution: { taskSupport: 'optional' } }, () => 'x'), { ttlMs: null });
+    const { declared } = await serve((_server, tasks) => tasks.registerTool('maybe', { taskSupport: 'optional' }, () => 'x'), { ttlMs: null });
     const created = resultOf(await declared.callTool('maybe'));
     expect(created).toMatchObject({ resultType: 'task', ttlMs: null });
     expect(await untilStatus(declared, created.taskId, 'completed')).toMatchObject({ ttlMs: null, result: text('x') });
@@ -134,8 +147,8 @@ describe('a task-optional tool', () => {
   it('becomes a task for a request that declares the extension: exactly a CreateTaskResult, found at once, then completed with the result', async () => {
     const release = gate();
     const { declared } = await serve(
-      (server) =>
-        server.registerTool('work', { execution: { taskSupport: 'optional' } }, async () => {
+      (_server, tasks) =>
+        tasks.registerTool('work', { taskSupport: 'optional' }, async () => {
           await release.opened;
           return { content: [{ type: 'text', text: 'done' }], structuredContent: { answer: 42 } };
         }),
@@ -168,8 +181,8 @@ describe('a task-optional tool', () => {
   });
 
   it('answers synchronously without the declaration, and so does a tool without taskSupport with it', async () => {
-    const { declared, plain } = await serve((server) => {
-      server.registerTool('maybe', { execution: { taskSupport: 'optional' } }, () => 'at once');
+    const { declared, plain } = await serve((server, tasks) => {
+      tasks.registerTool('maybe', { taskSupport: 'optional' }, () => 'at once');
       server.registerTool('sync', {}, () => 'sync');
     });
     expect(resultOf(await plain.callTool('maybe'))).toEqual({ resultType: 'complete', ...text('at once') });
@@ -177,14 +190,14 @@ describe('a task-optional tool', () => {
   });
 
   it('uses the defaults: ttlMs one hour, pollIntervalMs 1000', async () => {
-    const { declared } = await serve((server) => server.registerTool('maybe', { execution: { taskSupport: 'optional' } }, () => 'x'));
+    const { declared } = await serve((_server, tasks) => tasks.registerTool('maybe', { taskSupport: 'optional' }, () => 'x'));
     expect(resultOf(await declared.callTool('maybe'))).toMatchObject({ resultType: 'task', ttlMs: 3_600_000, pollIntervalMs: 1000 });
   });
 });
 
 describe('a task-required tool', () => {
   it('is -32021 naming the extension on 2026-07-28 without the declaration', async () => {
-    const { plain } = await serve((server) => server.registerTool('must', { execution: { taskSupport: 'required' } }, () => 'must'));
+    const { plain } = await serve((_server, tasks) => tasks.registerTool('must', { taskSupport: 'required' }, () => 'must'));
     expect(failure(await plain.callTool('must'))).toEqual({
       status: 400,
       error: missingCapability(gateMessage('Tool must runs only as a task: it')),
@@ -192,9 +205,9 @@ describe('a task-required tool', () => {
   });
 
   it('is -32601 naming 2026-07-28 on a 2025-11-25 HTTP session (even one that declared the extension); a task-optional tool runs there synchronously', async () => {
-    const { url } = await serve((server) => {
-      server.registerTool('must', { execution: { taskSupport: 'required' } }, () => 'must');
-      server.registerTool('maybe', { execution: { taskSupport: 'optional' } }, () => 'at once');
+    const { url } = await serve((_server, tasks) => {
+      tasks.registerTool('must', { taskSupport: 'required' }, () => 'must');
+      tasks.registerTool('maybe', { taskSupport: 'optional' }, () => 'at once');
     });
     const legacy = new HttpTestClient(url);
     await legacy.initialize({ capabilities: { extensions: { [TASKS_EXTENSION]: {} } } });
@@ -214,9 +227,9 @@ describe('a task-required tool', () => {
   });
 
   it('is -32601 on a 2025-11-25 WebSocket session too', async () => {
-    const { server, transport } = await serve((server) => {
-      server.registerTool('must', { execution: { taskSupport: 'required' } }, () => 'must');
-      server.registerTool('maybe', { execution: { taskSupport: 'optional' } }, () => 'at once');
+    const { server, transport } = await serve((_server, tasks) => {
+      tasks.registerTool('must', { taskSupport: 'required' }, () => 'must');
+      tasks.registerTool('maybe', { taskSupport: 'optional' }, () => 'at once');
     });
     const { client } = await mcp.connectUrl(wsUrlOf(server, transport), { era: 'legacy', capabilities: { extensions: { [TASKS_EXTENSION]: {} } } });
     expect(await rpcError(client.request('tools/call', { name: 'must', arguments: {} }))).toEqual({
@@ -255,7 +268,7 @@ describe('tasks/get, tasks/update and tasks/cancel', () => {
   });
 
   it('tasks/update without an inputResponses object is -32602', async () => {
-    const { declared } = await serve((server) => server.registerTool('maybe', { execution: { taskSupport: 'optional' } }, () => 'x'));
+    const { declared } = await serve((_server, tasks) => tasks.registerTool('maybe', { taskSupport: 'optional' }, () => 'x'));
     const taskId = await createTask(declared, 'maybe');
     for (const params of [{ taskId }, { taskId, inputResponses: [] }, { taskId, inputResponses: 'yes' }]) {
       expect(failure(await declared.request('tasks/update', params))).toEqual({
@@ -273,8 +286,8 @@ describe('tasks/get, tasks/update and tasks/cancel', () => {
 
 describe('how a task ends', () => {
   it('a handler that throws an Error completes the task with an isError result', async () => {
-    const { declared } = await serve((server) =>
-      server.registerTool('breaks', { execution: { taskSupport: 'optional' } }, () => {
+    const { declared } = await serve((_server, tasks) =>
+      tasks.registerTool('breaks', { taskSupport: 'optional' }, () => {
         throw new Error('the disk is full');
       }),
     );
@@ -285,8 +298,8 @@ describe('how a task ends', () => {
   });
 
   it('a handler that throws an McpError fails the task with that error, as statusMessage too, and no result', async () => {
-    const { declared } = await serve((server) =>
-      server.registerTool('crashes', { execution: { taskSupport: 'optional' } }, () => {
+    const { declared } = await serve((_server, tasks) =>
+      tasks.registerTool('crashes', { taskSupport: 'optional' }, () => {
         throw new McpError(-32042, 'upstream refused', { upstream: 'billing', retryAfter: 30 });
       }),
     );
@@ -306,10 +319,10 @@ describe('how a task ends', () => {
   });
 
   it('a result its outputSchema refuses fails the task with -32603', async () => {
-    const { declared } = await serve((server) =>
-      server.registerTool(
+    const { declared } = await serve((_server, tasks) =>
+      tasks.registerTool(
         'typed',
-        { execution: { taskSupport: 'optional' }, outputSchema: { type: 'object', properties: { n: { type: 'number' } }, required: ['n'] } },
+        { taskSupport: 'optional', outputSchema: { type: 'object', properties: { n: { type: 'number' } }, required: ['n'] } },
         () => ({ content: [], structuredContent: { n: 'seven' } }) as never,
       ),
     );
@@ -324,8 +337,8 @@ describe('how a task ends', () => {
 });
 
 describe('input asked inside a task', () => {
-  function askingTool(server: McpServer): void {
-    server.registerTool('greet', { execution: { taskSupport: 'optional' } }, async (_args, ctx) => {
+  function askingTool(_server: McpServer, tasks: Tasks): void {
+    tasks.registerTool('greet', { taskSupport: 'optional' }, async (_args, ctx) => {
       const answer = await ctx.elicit(ASK_NAME);
       return `Hello ${String(answer.content?.name)}`;
     });
@@ -366,8 +379,8 @@ describe('input asked inside a task', () => {
   });
 
   it('asks two questions at once under two keys; a partial answer leaves the other open; unknown keys change nothing', async () => {
-    const { declared } = await serve((server) =>
-      server.registerTool('two', { execution: { taskSupport: 'optional' } }, async (_args, ctx) => {
+    const { declared } = await serve((_server, tasks) =>
+      tasks.registerTool('two', { taskSupport: 'optional' }, async (_args, ctx) => {
         const [first, second] = await Promise.all([
           ctx.elicit({ message: 'First?', requestedSchema: NAME_SCHEMA }),
           ctx.elicit({ message: 'Second?', requestedSchema: NAME_SCHEMA }),
@@ -410,8 +423,8 @@ describe('input asked inside a task', () => {
   });
 
   it("uses the handler's own key, and never the same key twice: asked again, it is confirm-2", async () => {
-    const { declared } = await serve((server) =>
-      server.registerTool('twice', { execution: { taskSupport: 'optional' } }, async (_args, ctx) => {
+    const { declared } = await serve((_server, tasks) =>
+      tasks.registerTool('twice', { taskSupport: 'optional' }, async (_args, ctx) => {
         const first = await ctx.elicit(ASK_NAME, { key: 'confirm' });
         const second = await ctx.elicit(ASK_NAME, { key: 'confirm' });
         return `${String(first.content?.name)} then ${String(second.content?.name)}`;
@@ -435,8 +448,8 @@ describe('input asked inside a task', () => {
   });
 
   it('asks again under a new key when the answer does not fit the schema, and reports the misfit on responseElicitationCreate', async () => {
-    const { server, declared } = await serve((server) =>
-      server.registerTool('greet', { execution: { taskSupport: 'optional' } }, async (_args, ctx) => {
+    const { server, declared } = await serve((_server, tasks) =>
+      tasks.registerTool('greet', { taskSupport: 'optional' }, async (_args, ctx) => {
         const answer = await ctx.elicit(ASK_NAME);
         return `Hello ${String(answer.content?.name)}`;
       }),
@@ -463,8 +476,8 @@ describe('input asked inside a task', () => {
   });
 
   it('numbers default keys over the whole run, whatever the method: elicit-1, then sample-2', async () => {
-    const { url } = await serve((server) =>
-      server.registerTool('mix', { execution: { taskSupport: 'optional' } }, async (_args, ctx) => {
+    const { url } = await serve((_server, tasks) =>
+      tasks.registerTool('mix', { taskSupport: 'optional' }, async (_args, ctx) => {
         const answer = await ctx.elicit(ASK_NAME);
         const sampled = await ctx.createMessage({ messages: [{ role: 'user', content: { type: 'text', text: 'hi' } }], maxTokens: 10 });
         return `${String(answer.content?.name)}: ${String((sampled.content as { text?: string }).text)}`;
@@ -493,7 +506,7 @@ describe('input asked inside a task', () => {
 describe('tasks/cancel', () => {
   it('cancels a running task at once, aborts its handler, and is idempotent', async () => {
     const reasons: unknown[] = [];
-    const { server, declared } = await serve((server) => server.registerTool('long', { execution: { taskSupport: 'optional' } }, untilAborted(reasons)));
+    const { server, declared } = await serve((_server, tasks) => tasks.registerTool('long', { taskSupport: 'optional' }, untilAborted(reasons)));
     const ended: Json[] = [];
     server.on('taskCompleted', (task) => void ended.push(task as Json));
     const taskId = await createTask(declared, 'long');
@@ -523,7 +536,7 @@ describe('tasks/cancel', () => {
   });
 
   it('leaves a completed task as it ended', async () => {
-    const { declared } = await serve((server) => server.registerTool('quick', { execution: { taskSupport: 'optional' } }, () => 'quick'));
+    const { declared } = await serve((_server, tasks) => tasks.registerTool('quick', { taskSupport: 'optional' }, () => 'quick'));
     const taskId = await createTask(declared, 'quick');
     const done = await untilStatus(declared, taskId, 'completed');
     expect(resultOf(await declared.request('tasks/cancel', { taskId }))).toEqual(ack);
@@ -532,8 +545,8 @@ describe('tasks/cancel', () => {
 
   it('rejects the pending ctx.elicit of a task waiting for input', async () => {
     const failures: unknown[] = [];
-    const { declared } = await serve((server) =>
-      server.registerTool('asks', { execution: { taskSupport: 'optional' } }, async (_args, ctx) => {
+    const { declared } = await serve((_server, tasks) =>
+      tasks.registerTool('asks', { taskSupport: 'optional' }, async (_args, ctx) => {
         try {
           await ctx.elicit(ASK_NAME);
         } catch (err) {
@@ -565,8 +578,8 @@ describe('tasks are bound to the principal that created them', () => {
   it("another principal's tasks/get, tasks/update and tasks/cancel get -32602, as for an unknown task", async () => {
     const reasons: unknown[] = [];
     const { url } = await serve(
-      (server) =>
-        server.registerTool('asks', { execution: { taskSupport: 'optional' } }, async (_args, ctx) => {
+      (_server, tasks) =>
+        tasks.registerTool('asks', { taskSupport: 'optional' }, async (_args, ctx) => {
           const answer = await ctx.elicit(ASK_NAME);
           await untilAborted(reasons)({}, ctx);
           return String(answer.content?.name);
@@ -594,8 +607,8 @@ describe('a task the store holds that no handler here runs', () => {
   it('tasks/get reads it from the store, and tasks/cancel ends it there', async () => {
     const store = new MemoryTaskStore();
     const release = gate();
-    const setup = (server: McpServer) =>
-      server.registerTool('hold', { execution: { taskSupport: 'optional' } }, async () => {
+    const setup = (_server: McpServer, tasks: Tasks) =>
+      tasks.registerTool('hold', { taskSupport: 'optional' }, async () => {
         await release.opened;
         return 'done';
       });
@@ -639,7 +652,7 @@ describe('MemoryTaskStore', () => {
 describe('ttlMs', () => {
   it('a task still running when its TTL runs out is gone, and its handler aborted', async () => {
     const reasons: unknown[] = [];
-    const { declared } = await serve((server) => server.registerTool('long', { execution: { taskSupport: 'optional' } }, untilAborted(reasons)), {
+    const { declared } = await serve((_server, tasks) => tasks.registerTool('long', { taskSupport: 'optional' }, untilAborted(reasons)), {
       ttlMs: 300,
     });
     const created = resultOf(await declared.callTool('long'));
@@ -658,7 +671,7 @@ describe('ttlMs', () => {
   });
 
   it('a finished task is kept until its TTL, then gone', async () => {
-    const { declared } = await serve((server) => server.registerTool('quick', { execution: { taskSupport: 'optional' } }, () => 'quick'), { ttlMs: 300 });
+    const { declared } = await serve((_server, tasks) => tasks.registerTool('quick', { taskSupport: 'optional' }, () => 'quick'), { ttlMs: 300 });
     const created = resultOf(await declared.callTool('quick'));
     await untilStatus(declared, created.taskId, 'completed');
     const reply = await until(
@@ -754,8 +767,8 @@ describe('input asked before the task (beforeTask, MRTR on the call)', () => {
 
 describe('task events', () => {
   it('taskCreated, taskStatus, taskInputRequired and taskCompleted follow one task with one question, with the tasks/get shapes', async () => {
-    const { server, declared } = await serve((server) =>
-      server.registerTool('greet', { execution: { taskSupport: 'optional' } }, async (_args, ctx) => {
+    const { server, declared } = await serve((_server, tasks) =>
+      tasks.registerTool('greet', { taskSupport: 'optional' }, async (_args, ctx) => {
         const answer = await ctx.elicit(ASK_NAME);
         return `Hello ${String(answer.content?.name)}`;
       }),
@@ -807,8 +820,8 @@ describe('subscriptions/listen with notifications.taskIds', () => {
 
   it('honours only own task ids, and sends each status change of the task as notifications/tasks with the tasks/get fields', async () => {
     const start = gate();
-    const { url, declared } = await serve((server) =>
-      server.registerTool('greet', { execution: { taskSupport: 'optional' } }, async (_args, ctx) => {
+    const { url, declared } = await serve((_server, tasks) =>
+      tasks.registerTool('greet', { taskSupport: 'optional' }, async (_args, ctx) => {
         await start.opened;
         const answer = await ctx.elicit(ASK_NAME);
         return `Hello ${String(answer.content?.name)}`;
@@ -844,8 +857,8 @@ describe('subscriptions/listen with notifications.taskIds', () => {
   it("does not honour another principal's task ids", async () => {
     const release = gate();
     const { url } = await serve(
-      (server) =>
-        server.registerTool('hold', { execution: { taskSupport: 'optional' } }, async () => {
+      (_server, tasks) =>
+        tasks.registerTool('hold', { taskSupport: 'optional' }, async () => {
           await release.opened;
           return 'done';
         }),
@@ -916,7 +929,7 @@ describe('server.close()', () => {
         inner.close();
       },
     };
-    const { server, declared } = await serve((server) => server.registerTool('long', { execution: { taskSupport: 'optional' } }, untilAborted(reasons)), {
+    const { server, declared } = await serve((_server, tasks) => tasks.registerTool('long', { taskSupport: 'optional' }, untilAborted(reasons)), {
       store,
     });
     const taskId = await createTask(declared, 'long');

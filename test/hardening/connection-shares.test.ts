@@ -314,7 +314,7 @@ describe('connection shares by principal', () => {
       status: 503,
       retryAfter: '1',
       connection: 'close',
-      body: { jsonrpc: '2.0', error: { code: -32000, message: TOO_MANY_FOR_PRINCIPAL }, id: null },
+      body: { jsonrpc: '2.0', error: { code: -32030, message: TOO_MANY_FOR_PRINCIPAL }, id: null },
     });
     // Another principal from the same address is not held back by ann's share.
     expect((await post('bob', JSON.parse(INITIALIZE))).status).toBe(200);

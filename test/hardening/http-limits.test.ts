@@ -100,7 +100,7 @@ function initializeMessage(): Json {
 
 const POST_HEADERS = { accept: ACCEPT_BOTH, 'content-type': 'application/json' };
 
-const AT_LIMIT = (n: number) => errorBody(-32000, `Service Unavailable: the server is at its limit of ${n} sessions; try again later`);
+const AT_LIMIT = (n: number) => errorBody(-32030, `Service Unavailable: the server is at its limit of ${n} sessions; try again later`);
 const EVICTED = 'evicted: the server reached its session limit';
 
 /** Every sessionEnd from now on, as [session id, reason]. */
@@ -159,7 +159,7 @@ function parseAnswer(raw: string): { statusLine: string; headers: Record<string,
   return { statusLine, headers, body: raw.slice(end + 4) };
 }
 
-const NOT_FOUND_BODY = JSON.stringify(errorBody(-32000, 'Not Found: the MCP endpoint is /mcp'));
+const NOT_FOUND_BODY = JSON.stringify(errorBody(-32030, 'Not Found: the MCP endpoint is /mcp'));
 
 // ---------------------------------------------------------------------------------------------------------
 // 1. Batches
@@ -330,8 +330,31 @@ describe('servers from StreamableHttpTransport.listen()', () => {
     }).toEqual({ maxConnections: undefined, headersTimeout: 10_000, requestTimeout: 30_000, keepAliveTimeout: 5_000 });
   });
 
+  it('refuse an option they do not take with a TypeError, naming what a removed one is now', async () => {
+    const server = new McpServer({ name: 'limits', version: '1.0.0' });
+    const transport = new StreamableHttpTransport(server);
+    const takes =
+      'it takes host, port, maxConnections, maxConnectionsPerClient, firstByteTimeoutMs, httpHeadersTimeoutMs, httpRequestTimeoutMs, httpKeepAliveTimeoutMs, health';
+    for (const [old, now] of [
+      ['requestTimeoutMs', 'httpRequestTimeoutMs'],
+      ['headersTimeoutMs', 'httpHeadersTimeoutMs'],
+      ['keepAliveTimeoutMs', 'httpKeepAliveTimeoutMs'],
+      ['idleTimeoutMs', 'firstByteTimeoutMs (a connection that sends nothing is closed after it)'],
+    ]) {
+      await expect(transport.listen({ [old]: 1000 } as never)).rejects.toThrow(new TypeError(`listen() has no option ${old} (it is ${now}); ${takes}`));
+    }
+    await expect(transport.listen({ requestTimeout: 1000 } as never)).rejects.toThrow(new TypeError(`listen() has no option requestTimeout; ${takes}`));
+    await expect(new WebSocketTransport(server).listen({ keepAliveTimeoutMs: 1000 } as never)).rejects.toThrow(
+      new TypeError(`listen() has no option keepAliveTimeoutMs (it is httpKeepAliveTimeoutMs); ${takes}`),
+    );
+    await expect(transport.listen({ httpHeadersTimeoutMs: 2000, httpRequestTimeoutMs: 1000 })).rejects.toThrow(
+      new TypeError('Option httpHeadersTimeoutMs (2000) must not exceed httpRequestTimeoutMs (1000)'),
+    );
+    await server.close();
+  });
+
   it('close a connection that sends no byte within firstByteTimeoutMs, but not one that has begun its request or whose request is under way', async () => {
-    const { server, url, port } = await start({ listen: { firstByteTimeoutMs: 100, headersTimeoutMs: 2000 } });
+    const { server, url, port } = await start({ listen: { firstByteTimeoutMs: 100, httpHeadersTimeoutMs: 2000 } });
     const client = await initialized(url);
     const stream = await client.get();
     expect(stream.status).toBe(200);
@@ -351,15 +374,15 @@ describe('servers from StreamableHttpTransport.listen()', () => {
     stream.abort();
   });
 
-  it('answer a connection whose headers stop coming with 408 once headersTimeoutMs has passed, and close it', async () => {
-    const { port } = await start({ listen: { headersTimeoutMs: 200, requestTimeoutMs: 400 } });
+  it('answer a connection whose headers stop coming with 408 once httpHeadersTimeoutMs has passed, and close it', async () => {
+    const { port } = await start({ listen: { httpHeadersTimeoutMs: 200, httpRequestTimeoutMs: 400 } });
     const raw = await rawConnect(port);
     raw.socket.write(`POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nContent-Type: application/json\r\n`);
     expect(await within(raw.closed, 'the server to give up on the headers')).toBe('HTTP/1.1 408 Request Timeout\r\nConnection: close\r\n\r\n');
   });
 
-  it('answer a request whose body stops coming with 408 once requestTimeoutMs has passed, and close it', async () => {
-    const { port } = await start({ listen: { headersTimeoutMs: 200, requestTimeoutMs: 400 } });
+  it('answer a request whose body stops coming with 408 once httpRequestTimeoutMs has passed, and close it', async () => {
+    const { port } = await start({ listen: { httpHeadersTimeoutMs: 200, httpRequestTimeoutMs: 400 } });
     const raw = await rawConnect(port);
     raw.socket.write(
       `POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nAccept: application/json, text/event-stream\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"jsonrpc":`,
@@ -381,8 +404,8 @@ describe('servers from StreamableHttpTransport.listen()', () => {
     expect(errors).toEqual([]);
   });
 
-  it("close a kept-alive connection that sends no next request once keepAliveTimeoutMs (and Node's 1 s grace) has passed", async () => {
-    const { port } = await start({ listen: { keepAliveTimeoutMs: 100 } });
+  it("close a kept-alive connection that sends no next request once httpKeepAliveTimeoutMs (and Node's 1 s grace) has passed", async () => {
+    const { port } = await start({ listen: { httpKeepAliveTimeoutMs: 100 } });
     const raw = await rawConnect(port);
     raw.socket.write(absentRequest(port));
     const answer = parseAnswer(await within(raw.closed, 'the server to close the kept-alive connection'));
@@ -439,7 +462,7 @@ describe('servers from StreamableHttpTransport.listen()', () => {
   });
 
   it("let a newcomer at a limit displace the connection unused longest, one that sent nothing first: its client's own at its share, anyone's at maxConnections", async () => {
-    const listen = { maxConnections: 4, maxConnectionsPerClient: 2, firstByteTimeoutMs: 2000, headersTimeoutMs: 4000 };
+    const listen = { maxConnections: 4, maxConnectionsPerClient: 2, firstByteTimeoutMs: 2000, httpHeadersTimeoutMs: 4000 };
     const { url, port } = await start({ listen });
     // Only Date is faked: the budget reads how long a connection has been unused from it, sockets run as ever.
     vi.useFakeTimers({ toFake: ['Date'] });

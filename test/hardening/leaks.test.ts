@@ -351,7 +351,7 @@ describe('the stdio line limit', () => {
   const TOO_LONG = {
     jsonrpc: '2.0',
     id: null,
-    error: { code: -32600, message: `Invalid Request: message longer than maxMessageSize (${LIMIT} bytes); it was discarded` },
+    error: { code: -32600, message: `Invalid Request: message longer than maxMessageBytes (${LIMIT} bytes); it was discarded` },
   };
 
   /** A ping line of exactly `bytes` bytes of UTF-8, padded mostly with '€' (3 bytes, 1 UTF-16 unit). */
@@ -368,13 +368,13 @@ describe('the stdio line limit', () => {
   const ping = (id: string) => JSON.stringify({ jsonrpc: '2.0', id, method: 'ping' });
   const pong = (id: string) => ({ jsonrpc: '2.0', id, result: {} });
 
-  /** A server on in-process streams with maxMessageSize LIMIT; `until(n)` waits (at most 2 s) for n output lines. */
+  /** A server on in-process streams with maxMessageBytes LIMIT; `until(n)` waits (at most 2 s) for n output lines. */
   function stdioServer() {
     const server = new McpServer({ name: 'stdio-limit', version: '1.0.0' });
     server.on('error', () => {});
     const input = new PassThrough();
     const output = new PassThrough();
-    const transport = new StdioTransport(server, { input, output, maxMessageSize: LIMIT });
+    const transport = new StdioTransport(server, { input, output, maxMessageBytes: LIMIT });
     cleanups.push(() => server.close());
     transport.start();
     let text = '';

@@ -3,7 +3,7 @@
  * 2025-03-26 batch is capped at maxBatchSize, a session at maxRequestsInFlight (-32011), every transport
  * together at maxSessions (503 on upgrade); upgrades name an allowed Host; a peer that does not read stops
  * being read from above sendHighWaterMark and is closed (1008) past maxBufferedBytes; a connection must speak
- * within firstMessageTimeoutMs and is closed after idleTimeoutMs of silence; and the server listen() opens
+ * within firstMessageTimeoutMs and is closed after sessionIdleTimeoutMs of silence; and the server listen() opens
  * drops silent sockets, times out slow headers and caps connections.
  */
 import { randomBytes } from 'node:crypto';
@@ -500,9 +500,9 @@ describe('first-message and idle timeouts', () => {
     await pingOk(talker);
   });
 
-  it('closes (1000, idle timeout) an initialized session with no traffic once idleTimeoutMs has passed, not before', async () => {
+  it('closes (1000, idle timeout) an initialized session with no traffic once sessionIdleTimeoutMs has passed, not before', async () => {
     fakeClock(); // before connecting: every activity stamp is on the fake clock, which moves only by hand
-    const running = await h.start(undefined, { transport: { idleTimeoutMs: 100 } });
+    const running = await h.start(undefined, { transport: { sessionIdleTimeoutMs: 100 } });
     const ended = nextEvent<[McpSession, string]>(running.server, 'sessionEnd');
     const { client, session } = await h.open(running);
 
@@ -525,7 +525,7 @@ describe('first-message and idle timeouts', () => {
           await release.opened;
           return 'released';
         }),
-      { transport: { idleTimeoutMs: 100 } },
+      { transport: { sessionIdleTimeoutMs: 100 } },
     );
     const { client } = await h.open(running);
     const reply = client.request('tools/call', { name: 'block', arguments: {} }, 'slow');
@@ -543,7 +543,7 @@ describe('first-message and idle timeouts', () => {
 
   it('does not close for idleness a session waiting for the client to answer a server request, and closes it once answered and idle', async () => {
     fakeClock();
-    const running = await h.start(undefined, { transport: { idleTimeoutMs: 100 } });
+    const running = await h.start(undefined, { transport: { sessionIdleTimeoutMs: 100 } });
     const { client, session } = await h.open(running);
     const asked = session.request('ping');
     const ping = await client.nextMessage('ping');
@@ -570,8 +570,8 @@ describe('the server WebSocketTransport.listen() opens', () => {
     await pingOk(ws);
   });
 
-  it('answers 408 and closes a connection that does not finish its request headers within headersTimeoutMs', async () => {
-    const { port } = await listenWith({ headersTimeoutMs: 100 });
+  it('answers 408 and closes a connection that does not finish its request headers within httpHeadersTimeoutMs', async () => {
+    const { port } = await listenWith({ httpHeadersTimeoutMs: 100 });
     const slow = rawConnection(port, `GET /mcp HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\n`);
     expect(await within(slow.closed, 5000, 'the server timing out the headers')).toBe('HTTP/1.1 408 Request Timeout\r\nConnection: close\r\n\r\n');
   });

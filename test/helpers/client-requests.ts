@@ -111,7 +111,7 @@ export function textOf(value: unknown): string {
   return (value as { content?: { text?: string } })?.content?.text ?? '';
 }
 
-// The asks and answers of the MRTR tests, on a handshake session and on 2026-07-28.
+// The asks and answers of the MRTR tests, on a legacy-era session and on 2026-07-28.
 
 export const NAME_SCHEMA = { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] } as const;
 export const NAME_Q = { message: 'What is your name?', requestedSchema: NAME_SCHEMA } as unknown as ElicitParams;

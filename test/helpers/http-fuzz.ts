@@ -16,7 +16,7 @@ import { answerProblem, errorProblem } from './jsonrpc-model.js';
 export const DOCUMENTED_STATUSES: ReadonlySet<number> = new Set([200, 202, 204, 400, 403, 404, 405, 406, 409, 413, 415]);
 
 /** The body limit of the server under fuzz: huge bodies cross it. */
-export const MAX_BODY_BYTES = 256 * 1024;
+export const MAX_MESSAGE_BYTES = 256 * 1024;
 
 /** The one origin CORS is on for; loopback origins are then refused like any other. */
 export const CORS_ORIGIN = 'http://localhost:5173';
@@ -195,7 +195,7 @@ export async function sendCase(url: string, sessions: RunSessions, c: HttpCase):
     res = await within(send(target, c.method, headers, payload), AWAIT_MS, `${c.method} ${c.path}`);
   } catch (err) {
     // The server may close the connection once it has refused a body over the limit (413, connection: close).
-    if (payload !== undefined && Buffer.byteLength(payload) > MAX_BODY_BYTES) return [];
+    if (payload !== undefined && Buffer.byteLength(payload) > MAX_MESSAGE_BYTES) return [];
     return [`${c.method} ${c.path} failed: ${brief(err)}`];
   }
   // node:http itself answers 431 to headers over its limit (16 KiB), before the transport sees the request.
@@ -287,7 +287,7 @@ export interface HttpFuzzServer {
 
 export async function startHttpFuzzServer(): Promise<HttpFuzzServer> {
   const { server, errors } = catalogServer();
-  const transport = new StreamableHttpTransport(server, { keepAliveIntervalMs: 0, maxBodyBytes: MAX_BODY_BYTES, cors: { origins: [CORS_ORIGIN] } });
+  const transport = new StreamableHttpTransport(server, { keepAliveIntervalMs: 0, maxMessageBytes: MAX_MESSAGE_BYTES, cors: { origins: [CORS_ORIGIN] } });
   transport.on('httpRequest', (req, res, control) => {
     if (req.url !== '/health') return;
     res.writeHead(200, { 'content-type': 'text/plain' }).end('ok');

@@ -270,7 +270,7 @@ function paramsArb(method: string, traffic: Traffic): fc.Arbitrary<unknown> {
   );
 }
 
-/** Methods a client can send as requests, by era; the stateless era adds server/discover and subscriptions/listen. */
+/** Methods a client can send as requests, by era; the modern era adds server/discover and subscriptions/listen. */
 export const LEGACY_METHODS = [
   'initialize',
   'ping',

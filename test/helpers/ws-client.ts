@@ -28,7 +28,7 @@ export class WsTestClient {
   }
 
   /** Open a socket (subprotocol `mcp` unless `protocols` says otherwise). */
-  static async connect(url: string, options: { protocols?: string[]; headers?: Record<string, string>; maxPayload?: number } = {}): Promise<WsTestClient> {
+  static async connect(url: string, options: { protocols?: string[]; headers?: Record<string, string> } = {}): Promise<WsTestClient> {
     const socket = new WebSocket(url, options.protocols ?? ['mcp'], { headers: options.headers });
     await new Promise<void>((resolve, reject) => {
       socket.once('open', () => resolve());

@@ -11,12 +11,12 @@ import { answerProblem, expectedForText, idKey, INVALID_REQUEST, PARSE_ERROR } f
 import { unexpectedErrors } from './server-errors.js';
 import { WsTestClient } from './ws-client.js';
 
-/** The transport's maxPayload: a larger frame would close the socket with 1009, as documented. */
-export const MAX_PAYLOAD = 1024 * 1024;
+/** The transport's maxMessageBytes: a larger frame would close the socket with 1009, as documented. */
+export const MAX_MESSAGE_BYTES = 1024 * 1024;
 
-/** Frames for `traffic` (text, JSON and binary) that fit in MAX_PAYLOAD. */
+/** Frames for `traffic` (text, JSON and binary) that fit in MAX_MESSAGE_BYTES. */
 export function wsFrameArb(traffic: Traffic): fc.Arbitrary<Frame> {
-  return frameArb(traffic, true).filter((frame) => Buffer.byteLength(frameText(frame) ?? '') < MAX_PAYLOAD - 1024);
+  return frameArb(traffic, true).filter((frame) => Buffer.byteLength(frameText(frame) ?? '') < MAX_MESSAGE_BYTES - 1024);
 }
 
 const AWAIT_MS = 5_000;
@@ -227,7 +227,7 @@ export interface WsFuzzServer {
 
 export async function startWsFuzzServer(): Promise<WsFuzzServer> {
   const { server, errors } = catalogServer();
-  const transport = new WebSocketTransport(server, { maxPayload: MAX_PAYLOAD, keepAliveIntervalMs: 0 });
+  const transport = new WebSocketTransport(server, { maxMessageBytes: MAX_MESSAGE_BYTES, keepAliveIntervalMs: 0 });
   const { url } = await within(transport.listen({ host: '127.0.0.1', port: 0 }), AWAIT_MS, 'listen');
   return {
     server,

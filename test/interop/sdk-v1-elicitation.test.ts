@@ -244,7 +244,7 @@ describe('URL mode', () => {
     elicitationId: 'connect-1',
   };
 
-  it('sends mode url with url and elicitationId, and notifyElicitationComplete reaches the SDK completion handler with that id', async () => {
+  it('sends mode url with url and elicitationId, and sendElicitationComplete reaches the SDK completion handler with that id', async () => {
     const running = await h.start(elicitingTool('connect_account', CONNECT));
     const events = recordEvents(running.server, 'responseElicitationCreate');
     const { seen, setup } = answerElicitations({ action: 'accept' });
@@ -259,7 +259,7 @@ describe('URL mode', () => {
     expect(events).toEqual([[session, { jsonrpc: '2.0', id: 0, method: 'elicitation/create', params: CONNECT }, { isError: false, action: 'accept' }]]);
 
     expect(completions).toEqual([]);
-    expect(running.server.notifyElicitationComplete(session, 'connect-1')).toBe(true);
+    expect(running.server.sendElicitationComplete(session, 'connect-1')).toBe(true);
     // Messages on one socket arrive in order: once the ping is answered, the notification was handled.
     await client.ping();
     expect(completions).toEqual([{ method: 'notifications/elicitation/complete', params: { elicitationId: 'connect-1' } }]);

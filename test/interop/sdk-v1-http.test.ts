@@ -140,7 +140,7 @@ describe('form elicitation', () => {
 });
 
 describe('URL elicitation', () => {
-  it('the tool gets the accept, and notifyElicitationComplete reaches the SDK completion handler on the GET stream', async () => {
+  it('the tool gets the accept, and sendElicitationComplete reaches the SDK completion handler on the GET stream', async () => {
     const running = await start(elicitingTool('connect_account', CONNECT));
     const events = recordEvents(running.server, 'responseElicitationCreate');
     const { seen, setup } = answerElicitations({ action: 'accept' });
@@ -156,7 +156,7 @@ describe('URL elicitation', () => {
     expect(events).toEqual([[session, elicitRequest(0, CONNECT), { isError: false, action: 'accept' }]]);
     expect(running.store.streamOf((m) => m.method === 'elicitation/create')).toBe('2');
 
-    expect(running.server.notifyElicitationComplete(session, 'connect-1')).toBe(true);
+    expect(running.server.sendElicitationComplete(session, 'connect-1')).toBe(true);
     expect(await completed.promise).toEqual({ method: 'notifications/elicitation/complete', params: { elicitationId: 'connect-1' } });
     expect(running.store.eventsOf(session.id, '0')).toEqual([
       stored('0_1', { jsonrpc: '2.0', method: 'notifications/elicitation/complete', params: { elicitationId: 'connect-1' } }),

@@ -5,7 +5,7 @@
  */
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { describe, expect, it } from 'vitest';
-import { McpServer, StreamableHttpTransport, type ElicitParams, type McpServerOptions, type McpSession } from '../../src/index.js';
+import { McpServer, StreamableHttpTransport, type ElicitParams, type Era, type McpServerOptions, type McpSession } from '../../src/index.js';
 import { registerFixtureCatalog } from '../../conformance/fixture-catalog.js';
 import { registerModernFixtures } from '../../conformance/fixture-modern.js';
 import { useCleanups } from '../helpers/util.js';
@@ -21,8 +21,8 @@ interface Started {
   server: McpServer;
   url: string;
   /** Every message the server received, with the era of the session it arrived on. */
-  inbound: { era: 'legacy' | 'modern'; message: Json }[];
-  /** Sessions that completed initialize (handshake era only). */
+  inbound: { era: Era; message: Json }[];
+  /** Sessions that completed initialize (legacy era only). */
   sessionsNew: McpSession[];
 }
 
@@ -63,7 +63,7 @@ function toolCalls(started: Started): Json[] {
 }
 
 describe('SDK v2 client pinned to 2026-07-28', () => {
-  it('negotiates 2026-07-28 with server/discover and opens no handshake session', async () => {
+  it('negotiates 2026-07-28 with server/discover and opens no legacy-era session', async () => {
     const started = await startServer();
     const client = await connect(started.url, PIN);
     expect(client.getNegotiatedProtocolVersion()).toBe('2026-07-28');
@@ -274,7 +274,7 @@ describe("SDK v2 client in 'auto' mode", () => {
     expect(toolCalls(started)).toHaveLength(2);
   });
 
-  it('speaks 2026-07-28 to a dual-era server: no initialize, no handshake session, MRTR rounds', async () => {
+  it('speaks 2026-07-28 to a dual-era server: no initialize, no legacy-era session, MRTR rounds', async () => {
     const started = await startServer();
     const client = await connect(started.url, 'auto', (c) =>
       c.setRequestHandler('elicitation/create', async () => ({ action: 'accept', content: { name: 'Ada' } })),

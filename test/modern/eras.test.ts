@@ -111,7 +111,7 @@ describe('the eras option', () => {
     );
   });
 
-  it('dual: serves a handshake session and 2026-07-28 requests on the same HTTP endpoint', async () => {
+  it('dual: serves a legacy-era session and 2026-07-28 requests on the same HTTP endpoint', async () => {
     const { server, url } = await httpServer();
     const { client: legacy } = await mcp.connectUrl(url, { era: 'legacy' });
     const { client: modern } = await mcp.connectUrl(url, { era: 'modern' });
@@ -236,7 +236,7 @@ describe('modern only', () => {
     const { url } = await httpServer({ eras: 'modern' });
     const res = await send(url, method, { accept: 'text/event-stream', 'mcp-session-id': 'whatever' });
     const { status, body } = await answer(res);
-    expect({ status, allow: res.headers.allow, code: body.error?.code }).toEqual({ status: 405, allow: 'POST', code: -32000 });
+    expect({ status, allow: res.headers.allow, code: body.error?.code }).toEqual({ status: 405, allow: 'POST', code: -32030 });
   });
 
   it('HTTP: serves 2026-07-28 requests', async () => {
@@ -337,7 +337,7 @@ describe('the era gate', () => {
     });
   });
 
-  it('WebSocket: gates the per-request session while the connection keeps its handshake session', async () => {
+  it('WebSocket: gates the per-request session while the connection keeps its legacy-era session', async () => {
     const outcome = deferred<GateOutcome>();
     const { server, url } = await wsServer({}, (s) => gateTool(s, outcome));
     const client = await h.connectUrl(url);
@@ -345,7 +345,7 @@ describe('the era gate', () => {
     const reply = await client.request('tools/call', { name: 'gate', _meta: modernMeta({ [META_KEYS.clientCapabilities]: ALL_CAPABILITIES }) }, 'g');
     expect(await outcome.promise).toEqual(ALL_GATED);
     expect(reply).toEqual({ jsonrpc: '2.0', id: 'g', result: { resultType: 'complete', ...toolText('gated') } });
-    // The handshake session on the same connection can still be asked.
+    // The legacy-era session on the same connection can still be asked.
     const [legacy] = [...server.sessions.values()];
     server.requestRootsList(legacy);
     expect(await client.nextMessage('roots/list')).toMatchObject({ method: 'roots/list' });
@@ -462,7 +462,7 @@ describe('the per-request session', () => {
     expect(seen[0].fromContext.id).not.toBe(seen[1].fromContext.id);
   });
 
-  it('WebSocket: is a modern session of transport websocket, apart from the handshake session of the connection', async () => {
+  it('WebSocket: is a modern session of transport websocket, apart from the legacy-era session of the connection', async () => {
     const seen: SeenSession[] = [];
     const sessionNew: McpSession[] = [];
     const { server, url } = await wsServer({}, (s) => recordSessions(s, seen, sessionNew));
@@ -566,7 +566,7 @@ describe('WebSocket carries 2026-07-28 requests', () => {
     expect(cancelled).toEqual([{ requestId: 'blk', reason: 'user gave up' }]);
   });
 
-  it('interleaves a handshake session and 2026-07-28 requests on one connection, each answered in its era', async () => {
+  it('interleaves a legacy-era session and 2026-07-28 requests on one connection, each answered in its era', async () => {
     const sessionNew: McpSession[] = [];
     const { server, url } = await wsServer({}, (s) => s.on('sessionNew', (session) => sessionNew.push(session)));
     const client = await h.connectUrl(url);
@@ -634,7 +634,7 @@ describe('stdio carries 2026-07-28 requests', () => {
     expect(client.received.filter((m) => m.id === 'blk')).toEqual([]);
   });
 
-  it('interleaves a handshake session and 2026-07-28 requests in one process', async () => {
+  it('interleaves a legacy-era session and 2026-07-28 requests in one process', async () => {
     const client = spawnStdio();
     const init = await client.request('initialize', INITIALIZE_PARAMS, 'init');
     expect(init.result.protocolVersion).toBe('2025-11-25');

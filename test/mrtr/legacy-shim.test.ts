@@ -67,7 +67,7 @@ async function open(running: RunningServer, capabilities: Json, answers: Answers
   return { client, asked, expectQuietAndAlive };
 }
 
-describe('era-portable asks on a handshake session', () => {
+describe('era-portable asks on a legacy-era session', () => {
   function greeter(log: string[], key?: string) {
     return (server: McpServer) =>
       server.registerTool('greet', {}, async (_args, ctx) => {
@@ -151,7 +151,7 @@ describe('era-portable asks on a handshake session', () => {
   });
 });
 
-describe('an explicit input-required on a handshake session', () => {
+describe('an explicit input-required on a legacy-era session', () => {
   it('pushes its request, then runs the handler again with ctx.inputResponses and ctx.requestState', async () => {
     const seen: Json[] = [];
     const running = await h.start((server) =>
@@ -281,7 +281,7 @@ describe('an explicit input-required on a handshake session', () => {
     expect(asked).toEqual([pushed(0, 'sampling/createMessage', SAMPLE_Q)]);
   });
 
-  it('answers -32602 once a request has asked requestState.maxRounds times', async () => {
+  it('answers -32602 once a request has asked maxRounds times', async () => {
     let runs = 0;
     const running = await h.start(
       (server) =>
@@ -289,12 +289,12 @@ describe('an explicit input-required on a handshake session', () => {
           runs++;
           return inputRequired().addElicitation(`q${runs}`, NAME_Q);
         }),
-      { server: { requestState: { keys: ['legacy-shim-request-state-key-0123456789'], maxRounds: 2 } } },
+      { server: { requestState: { keys: ['legacy-shim-request-state-key-0123456789'] }, maxRounds: 2 } },
     );
     const { client, asked, expectQuietAndAlive } = await open(running, CAPS.form);
     expect(await rpcError(client.callTool('insatiable'))).toEqual({
       code: -32602,
-      message: 'tools/call insatiable asked for input 2 times without finishing; answer every input request in one retry, or raise requestState.maxRounds',
+      message: "tools/call insatiable asked for input 2 times without finishing; answer every input request in one retry, or raise the server's maxRounds",
     });
     expect(asked).toEqual([pushed(0, 'elicitation/create', NAME_Q), pushed(1, 'elicitation/create', NAME_Q)]);
     expect(runs).toBe(3);
@@ -350,7 +350,7 @@ describe('an explicit input-required on a handshake session', () => {
   });
 });
 
-describe('methods that cannot ask for input, on a handshake session', () => {
+describe('methods that cannot ask for input, on a legacy-era session', () => {
   it('answers completion/complete whose completer uses ctx.inputRequired with -32600, not an input-required', async () => {
     const running = await h.start((server) =>
       server.registerPrompt(

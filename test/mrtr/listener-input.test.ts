@@ -45,7 +45,7 @@ describe('a requestTool listener asking for input', () => {
     expect((await modernCall(url, 'tools/call', retry, { meta })).result).toEqual({ resultType: 'complete', content: [{ type: 'text', text: 'Hello, Ada!' }] });
   });
 
-  it('on a 2025 session has the runtime push the question and run the listener again', async () => {
+  it('on a legacy-era session has the runtime push the question and run the listener again', async () => {
     const { url } = await new WebSocketTransport(listeningServer()).listen({ host: '127.0.0.1', port: 0 });
     const { client } = await WsTestClient.initialized(url, { capabilities: { elicitation: {} } });
     const call = client.request('tools/call', { name: 'greet', arguments: {} }, 'greet');

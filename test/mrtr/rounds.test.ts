@@ -752,19 +752,19 @@ describe('the round cap', () => {
     expect(reply).toEqual(
       failed(9, 400, {
         code: -32602,
-        message: 'tools/call insatiable asked for input 8 times without finishing; answer every input request in one retry, or raise requestState.maxRounds',
+        message: "tools/call insatiable asked for input 8 times without finishing; answer every input request in one retry, or raise the server's maxRounds",
       }),
     );
     expect(runs.count).toBe(9);
   });
 
-  it('honours requestState.maxRounds', async () => {
+  it("honours the server's maxRounds", async () => {
     const runs = { count: 0 };
-    const running = await h.start((server) => insatiable(server, runs), { server: { requestState: { keys: [TEST_STATE_KEY], maxRounds: 2 } } });
+    const running = await h.start((server) => insatiable(server, runs), { server: { requestState: { keys: [TEST_STATE_KEY] }, maxRounds: 2 } });
     const { client, asked } = await connect(running, MODERN_CAPS.form);
     expect(await rpcError(client.callTool('insatiable'))).toEqual({
       code: -32602,
-      message: 'tools/call insatiable asked for input 2 times without finishing; answer every input request in one retry, or raise requestState.maxRounds',
+      message: "tools/call insatiable asked for input 2 times without finishing; answer every input request in one retry, or raise the server's maxRounds",
     });
     expect(asked).toEqual([elicited(1, 'q1', NAME_Q), elicited(2, 'q2', NAME_Q)]);
     expect(runs.count).toBe(3);
@@ -772,7 +772,7 @@ describe('the round cap', () => {
 
   it('counts rounds that asked again because an answer did not fit', async () => {
     const log: string[] = [];
-    const { url } = await h.start(greeter(log), { server: { requestState: { keys: [TEST_STATE_KEY], maxRounds: 2 } } });
+    const { url } = await h.start(greeter(log), { server: { requestState: { keys: [TEST_STATE_KEY] }, maxRounds: 2 } });
     const client = new ModernClient(url, MODERN_CAPS.form);
     const bad = { 'elicit-1': { action: 'accept', content: {} } };
     const r1 = await client.callTool('greet');
@@ -780,7 +780,7 @@ describe('the round cap', () => {
     expect(r2).toEqual(ok(2, asks({ 'elicit-1': elicitation(NAME_Q) })));
     expect((await client.callTool('greet', {}, { inputResponses: bad, requestState: stateOf(r2) })).body.error).toEqual({
       code: -32602,
-      message: 'tools/call greet asked for input 2 times without finishing; answer every input request in one retry, or raise requestState.maxRounds',
+      message: "tools/call greet asked for input 2 times without finishing; answer every input request in one retry, or raise the server's maxRounds",
     });
   });
 });

@@ -210,6 +210,7 @@ describe('the npm package', () => {
         'RequestTimeoutError',
         'StreamableHttpClientTransport',
         'UnsupportedProtocolVersionError',
+        'describeFields',
         'escapeControls',
       ]);
     },

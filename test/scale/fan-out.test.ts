@@ -5,7 +5,7 @@
  * registers before it serves is nobody's news.
  */
 import { describe, expect, it } from 'vitest';
-import { connectRedisScale, type JsonRpcNotification, McpClient, McpServer, StreamableHttpTransport } from '../../src/index.js';
+import { connectRedisScale, type Era, type JsonRpcNotification, McpClient, McpServer, StreamableHttpTransport } from '../../src/index.js';
 import { useRedis } from '../helpers/redis.js';
 import { useCleanups } from '../helpers/util.js';
 
@@ -26,7 +26,7 @@ async function instance(name: string, prefix: string) {
   return { server, url };
 }
 
-async function client(url: string, era: 'legacy' | 'modern') {
+async function client(url: string, era: Era) {
   const made = new McpClient({ name: `${era}-client`, version: '1.0.0' }, { era });
   const heard: JsonRpcNotification[] = [];
   made.on('notification', (n) => void heard.push(n));

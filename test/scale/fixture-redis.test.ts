@@ -67,7 +67,7 @@ describe('fixtures sharing a Redis', () => {
     expect(turn).toBeGreaterThanOrEqual(5);
   });
 
-  it('serve a 2025 session from both processes; once its owner is killed, the other answers 404 and the client initializes anew', async () => {
+  it('serve a legacy-era session from both processes; once its owner is killed, the other answers 404 and the client initializes anew', async () => {
     const [a, b] = await Promise.all([fixture(['--redis', redis.url]), fixture(['--redis', redis.url])]);
     const client = new McpClient({ name: 'legacy', version: '1.0.0' }, { era: 'legacy' });
     client.onElicitation((): ElicitResult => ({ action: 'accept', content: { username: 'ada', email: 'ada@example.com' } }));

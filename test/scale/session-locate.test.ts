@@ -1,13 +1,12 @@
 /**
- * Finding a 2025 session's owner through a real redis-server, counted in Redis's own command stats: an id
+ * Finding a legacy-era session's owner through a real redis-server, counted in Redis's own command stats: an id
  * that is not a session id is answered without asking Redis, an id no instance holds is asked once and
  * then remembered for 2 seconds (requests at once share the GET), a real session is still forwarded, and
  * a claim is found once the miss it follows expires.
  */
 import { randomUUID } from 'node:crypto';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { connectRedisScale, McpServer, StreamableHttpTransport } from '../../src/index.js';
-import { HttpErrorCode } from '../../src/transports/http/request-checks.js';
+import { connectRedisScale, ErrorCode, McpServer, StreamableHttpTransport } from '../../src/index.js';
 import { send } from '../helpers/http-client.js';
 import { useRedis } from '../helpers/redis.js';
 import { countRedisCommands } from '../helpers/redis-commands.js';
@@ -24,7 +23,7 @@ const ACCEPT = { accept: 'application/json, text/event-stream', 'content-type': 
 const NOT_FOUND = {
   jsonrpc: '2.0',
   error: {
-    code: HttpErrorCode.SessionNotFound,
+    code: ErrorCode.SessionNotFound,
     message: 'Session not found: it ended or never existed; send initialize without Mcp-Session-Id to start a new one',
   },
   id: null,

@@ -1,5 +1,5 @@
 /**
- * 2025 sessions across two instances sharing a real redis-server: a request that reaches the instance not
+ * Legacy-era sessions across two instances sharing a real redis-server: a request that reaches the instance not
  * holding its session is forwarded to the owner, streams included. The client alternates instances on
  * every HTTP request; every response event fires once, on the owner; DELETE ends the session everywhere;
  * an owner that is gone means 404 (initialize anew); Redis down means 503.
@@ -59,7 +59,7 @@ async function alternatingClient(urls: string[]) {
 
 const ACCEPT = { accept: 'application/json, text/event-stream', 'content-type': 'application/json', 'mcp-protocol-version': '2025-11-25' };
 
-describe('2025 sessions across instances', () => {
+describe('legacy-era sessions across instances', () => {
   it('serves a session from either instance: the owner runs the call, the elicitation and its one response event', async () => {
     const [a, b] = await pair();
     const { client, logs, turns } = await alternatingClient([a.url, b.url]);

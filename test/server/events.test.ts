@@ -350,10 +350,10 @@ describe('request events', () => {
     ]);
   });
 
-  it('completionComplete is observed with the complete params, and answers with a string[] or a Promise of a CompleteResult', async () => {
+  it('requestCompletion is observed with the complete params, and answers with a string[] or a Promise of a CompleteResult', async () => {
     const seen: unknown[][] = [];
     const running = await h.start((server) =>
-      server.on('completionComplete', (session, request) => {
+      server.on('requestCompletion', (session, request) => {
         seen.push([session, request.id, request.params, request.ctx.method]);
         if (request.params.argument.name === 'list') request.respond(['alpha', 'alpine']);
         else request.respond(Promise.resolve({ completion: { values: ['x'], total: 10, hasMore: true } }));

@@ -11,7 +11,8 @@ const DEFAULTS = {
   samplingTimeoutMs: 600_000,
   maxRequestTimeoutMs: 3_600_000,
   progressKeepAliveMs: 15_000,
-  validateElicitationResponses: true,
+  validateElicitation: true,
+  maxRounds: 8,
   defaultLogLevel: 'info',
   pageSize: 100,
   eras: 'dual',
@@ -42,11 +43,12 @@ describe('resolveServerOptions', () => {
       samplingTimeoutMs: 7000,
       maxRequestTimeoutMs: 8000,
       progressKeepAliveMs: 500,
-      validateElicitationResponses: false,
+      validateElicitation: false,
+      maxRounds: 3,
       defaultLogLevel: 'debug',
       pageSize: 2,
       eras: 'modern',
-      requestState: { maxRounds: 3 },
+      requestState: { ttlMs: 1000 },
       scale,
       cache: { ttlMs: 60_000, scope: 'public' },
       maxBatchSize: 10,
@@ -62,11 +64,12 @@ describe('resolveServerOptions', () => {
       samplingTimeoutMs: 7000,
       maxRequestTimeoutMs: 8000,
       progressKeepAliveMs: 500,
-      validateElicitationResponses: false,
+      validateElicitation: false,
+      maxRounds: 3,
       defaultLogLevel: 'debug',
       pageSize: 2,
       eras: 'modern',
-      requestState: { maxRounds: 3 },
+      requestState: { ttlMs: 1000 },
       scale,
       cache: { ttlMs: 60_000, scope: 'public' },
       maxBatchSize: 10,
@@ -95,6 +98,7 @@ describe('resolveServerOptions', () => {
     'samplingTimeoutMs',
     'maxRequestTimeoutMs',
     'pageSize',
+    'maxRounds',
     'maxBatchSize',
     'maxRequestsInFlight',
     'maxSessions',
@@ -128,10 +132,10 @@ describe('resolveServerOptions', () => {
     );
   });
 
-  it.each([['yes'], [1], [0], ['false']])('throws a TypeError naming validateElicitationResponses for %j', (value) => {
-    const options = { validateElicitationResponses: value } as unknown as McpServerOptions;
+  it.each([['yes'], [1], [0], ['false']])('throws a TypeError naming validateElicitation for %j', (value) => {
+    const options = { validateElicitation: value } as unknown as McpServerOptions;
     expect(() => resolveServerOptions(options)).toThrow(TypeError);
-    expect(() => resolveServerOptions(options)).toThrow(`McpServer option validateElicitationResponses must be a boolean; got ${JSON.stringify(value)}`);
+    expect(() => resolveServerOptions(options)).toThrow(`McpServer option validateElicitation must be a boolean; got ${JSON.stringify(value)}`);
   });
 
   it.each([['yes'], [1], [0], ['false']])('throws a TypeError naming exposeErrors for %j', (value) => {

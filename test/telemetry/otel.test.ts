@@ -256,7 +256,7 @@ describe('SERVER spans', () => {
     expect(span('resources/subscribe test://a').attributes).toMatchObject({ 'mcp.resource.uri': 'test://a' });
   });
 
-  it('over Streamable HTTP: the Mcp-Session-Id of a 2025 session, and none for a 2026-07-28 request, which has its version', async () => {
+  it('over Streamable HTTP: the Mcp-Session-Id of a legacy-era session, and none for a 2026-07-28 request, which has its version', async () => {
     freshTelemetry();
     const running = await http.start(withTools, { server: { telemetry } });
     const client = new HttpTestClient(running.url);

@@ -1,5 +1,5 @@
 /**
- * notifications/cancelled on Streamable HTTP (handshake era): the cancelled request gets no response, so
+ * notifications/cancelled on Streamable HTTP (legacy era): the cancelled request gets no response, so
  * its POST must end without one (204 when nothing went out on it yet, the end of its event stream when
  * something did), its handler's signal aborts, and the session no longer counts the request's stream as
  * open: it can go idle (swept, or evicted at maxSessions). A batch answers with the other responses only.

@@ -69,7 +69,7 @@ async function pingAs(client: HttpTestClient, name: string, id: string | number 
 }
 
 const PONG = (id: string | number = 'ping') => ({ status: 200, body: { jsonrpc: '2.0', id, result: {} } });
-const NOT_FOUND = { status: 404, body: { jsonrpc: '2.0', error: { code: -32001, message: SESSION_NOT_FOUND }, id: null } };
+const NOT_FOUND = { status: 404, body: { jsonrpc: '2.0', error: { code: -32031, message: SESSION_NOT_FOUND }, id: null } };
 
 async function statusOf(res: Promise<OpenResponse>): Promise<number> {
   const r = await res;

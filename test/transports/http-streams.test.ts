@@ -111,7 +111,7 @@ describe('the standalone GET stream', () => {
 
     const second = await client.get();
     expect(second.status).toBe(409);
-    expect(await second.json()).toEqual(httpError(-32000, 'Conflict: only one standalone SSE stream is allowed per session'));
+    expect(await second.json()).toEqual(httpError(-32030, 'Conflict: only one standalone SSE stream is allowed per session'));
     // The first stream is unaffected.
     expect(session.notify('notifications/test/ping', { n: 1 })).toBe(true);
     expect(await nextSse(get)).toEqual(sseMessage('0_1', { jsonrpc: '2.0', method: 'notifications/test/ping', params: { n: 1 } }));
@@ -176,7 +176,7 @@ describe('the standalone GET stream', () => {
     server.registerTool('late', {}, () => 'late');
     await readSse(get, 5); // priming and four events; the list_changed goes out in a microtask
     expect(server.sendResourceUpdated('test://watched')).toBe(1);
-    expect(server.notifyElicitationComplete(session, 'connect-1')).toBe(true);
+    expect(server.sendElicitationComplete(session, 'connect-1')).toBe(true);
     await readSse(get, 2);
     expect(get.body).toBe(
       wire(
@@ -567,7 +567,7 @@ describe('resumability', () => {
     await nextSse(get);
     const resumed = await client.get({ 'last-event-id': '0_0' });
     expect(resumed.status).toBe(409);
-    expect(await resumed.json()).toEqual(httpError(-32000, 'Conflict: the standalone SSE stream of this session is already open'));
+    expect(await resumed.json()).toEqual(httpError(-32030, 'Conflict: the standalone SSE stream of this session is already open'));
   });
 
   it.each(['9_1', 'abc_1', '_1', 'nonsense'])('a Last-Event-ID naming no stream of the session (%s) gets 400', async (lastEventId) => {
@@ -575,7 +575,7 @@ describe('resumability', () => {
     const { client } = await h.client(running);
     const res = await client.get({ 'last-event-id': lastEventId });
     expect(res.status).toBe(400);
-    expect(await res.json()).toEqual(httpError(-32000, `Bad Request: Last-Event-ID ${lastEventId} names no stream of this session`));
+    expect(await res.json()).toEqual(httpError(-32030, `Bad Request: Last-Event-ID ${lastEventId} names no stream of this session`));
   });
 
   it("a Last-Event-ID of another session's stream gets 400 and none of that session's events", async () => {
@@ -588,7 +588,7 @@ describe('resumability', () => {
 
     const res = await b.client.get({ 'last-event-id': '2_0' });
     expect(res.status).toBe(400);
-    expect(await res.json()).toEqual(httpError(-32000, 'Bad Request: Last-Event-ID 2_0 names no stream of this session'));
+    expect(await res.json()).toEqual(httpError(-32030, 'Bad Request: Last-Event-ID 2_0 names no stream of this session'));
     g.open('a');
     await call.ended;
   });
@@ -966,6 +966,6 @@ describe('DELETE in the middle of a call', () => {
 
     const after = await client.request('ping', undefined, 3);
     expect(after.status).toBe(404);
-    expect((await after.json()).error.code).toBe(-32001);
+    expect((await after.json()).error.code).toBe(-32031);
   });
 });

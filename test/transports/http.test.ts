@@ -303,27 +303,27 @@ describe('sessions', () => {
   it('answers a non-initialize POST without Mcp-Session-Id with 400', async () => {
     const { url } = await start();
     await ready(url);
-    await expectError(await send(url, 'POST', POST_HEADERS, { jsonrpc: '2.0', id: 1, method: 'ping' }), 400, -32000, MISSING_SESSION_ON_POST);
-    await expectError(await send(url, 'POST', POST_HEADERS, { jsonrpc: '2.0', method: 'notifications/initialized' }), 400, -32000, MISSING_SESSION_ON_POST);
+    await expectError(await send(url, 'POST', POST_HEADERS, { jsonrpc: '2.0', id: 1, method: 'ping' }), 400, -32030, MISSING_SESSION_ON_POST);
+    await expectError(await send(url, 'POST', POST_HEADERS, { jsonrpc: '2.0', method: 'notifications/initialized' }), 400, -32030, MISSING_SESSION_ON_POST);
   });
 
   it('answers GET and DELETE without Mcp-Session-Id with 400', async () => {
     const { url } = await start();
-    await expectError(await send(url, 'GET', { accept: 'text/event-stream' }), 400, -32000, MISSING_SESSION);
-    await expectError(await send(url, 'DELETE', {}), 400, -32000, MISSING_SESSION);
+    await expectError(await send(url, 'GET', { accept: 'text/event-stream' }), 400, -32030, MISSING_SESSION);
+    await expectError(await send(url, 'DELETE', {}), 400, -32030, MISSING_SESSION);
   });
 
-  it('answers POST, GET and DELETE naming an unknown session with 404 -32001', async () => {
+  it('answers POST, GET and DELETE naming an unknown session with 404 -32031', async () => {
     const { url } = await start();
     const unknown = '00000000-0000-4000-8000-000000000000';
     await expectError(
       await send(url, 'POST', { ...POST_HEADERS, 'mcp-session-id': unknown }, { jsonrpc: '2.0', id: 1, method: 'ping' }),
       404,
-      -32001,
+      -32031,
       SESSION_NOT_FOUND,
     );
-    await expectError(await send(url, 'GET', { accept: 'text/event-stream', 'mcp-session-id': unknown }), 404, -32001, SESSION_NOT_FOUND);
-    await expectError(await send(url, 'DELETE', { 'mcp-session-id': unknown }), 404, -32001, SESSION_NOT_FOUND);
+    await expectError(await send(url, 'GET', { accept: 'text/event-stream', 'mcp-session-id': unknown }), 404, -32031, SESSION_NOT_FOUND);
+    await expectError(await send(url, 'DELETE', { 'mcp-session-id': unknown }), 404, -32031, SESSION_NOT_FOUND);
   });
 
   it("DELETE ends the session: sessionEnd fires with 'deleted by the client' and later requests get 404", async () => {
@@ -339,9 +339,9 @@ describe('sessions', () => {
     expect(ends).toEqual([[client.sessionId, 'deleted by the client']]);
     expect(endedTransports).toEqual(['http']);
     expect(server.sessions.has(client.sessionId!)).toBe(false);
-    await expectError(await client.request('ping', undefined, 9), 404, -32001, SESSION_NOT_FOUND);
-    await expectError(await client.get(), 404, -32001, SESSION_NOT_FOUND);
-    await expectError(await client.delete(), 404, -32001, SESSION_NOT_FOUND);
+    await expectError(await client.request('ping', undefined, 9), 404, -32031, SESSION_NOT_FOUND);
+    await expectError(await client.get(), 404, -32031, SESSION_NOT_FOUND);
+    await expectError(await client.delete(), 404, -32031, SESSION_NOT_FOUND);
     expect(await ping(other)).toEqual({ status: 200, body: { jsonrpc: '2.0', id: 'ping', result: {} } });
   });
 
@@ -365,7 +365,7 @@ describe('sessions', () => {
     const ends = recordEnds(server);
     const client = await ready(url);
     await expect.poll(() => ends, { timeout: 5000 }).toEqual([[client.sessionId, expect.stringMatching(/idle/)]]);
-    await expectError(await client.request('ping', undefined, 1), 404, -32001, SESSION_NOT_FOUND);
+    await expectError(await client.request('ping', undefined, 1), 404, -32031, SESSION_NOT_FOUND);
   });
 
   it('does not end for idleness a session whose standalone GET stream is open', async () => {
@@ -456,7 +456,7 @@ describe('sessions', () => {
     const first = await ready(url);
     const second = await ready(url);
     expect(ends).toEqual([[first.sessionId, expect.stringMatching(/^evicted/)]]);
-    await expectError(await first.request('ping', undefined, 1), 404, -32001, SESSION_NOT_FOUND);
+    await expectError(await first.request('ping', undefined, 1), 404, -32031, SESSION_NOT_FOUND);
     expect(await ping(second)).toEqual({ status: 200, body: { jsonrpc: '2.0', id: 'ping', result: {} } });
   });
 
@@ -479,7 +479,7 @@ describe('sessions', () => {
     const stream = await streaming.get();
     expect(stream.status).toBe(200);
     const res = await send(url, 'POST', POST_HEADERS, initializeMessage());
-    await expectError(res, 503, -32000, 'Service Unavailable: the server is at its limit of 1 sessions; try again later');
+    await expectError(res, 503, -32030, 'Service Unavailable: the server is at its limit of 1 sessions; try again later');
     expect(res.headers['mcp-session-id']).toBeUndefined();
     expect([...server.sessions.keys()]).toEqual([streaming.sessionId]);
   });
@@ -489,7 +489,7 @@ describe('sessions', () => {
     const ends = recordEnds(server);
     const first = await ready(url);
     const res = await send(url, 'POST', POST_HEADERS, initializeMessage());
-    await expectError(res, 503, -32000, 'Service Unavailable: the server is at its limit of 1 sessions; try again later');
+    await expectError(res, 503, -32030, 'Service Unavailable: the server is at its limit of 1 sessions; try again later');
     expect(ends).toEqual([]);
     expect(await ping(first)).toEqual({ status: 200, body: { jsonrpc: '2.0', id: 'ping', result: {} } });
     await (await first.delete()).ended;
@@ -513,7 +513,7 @@ describe('request checks', () => {
   it('answers a POST with MCP-Protocol-Version garbage with 400', async () => {
     const { url } = await start();
     const client = await ready(url);
-    await expectError(await client.request('ping', undefined, 1, { 'mcp-protocol-version': 'garbage' }), 400, -32000, UNSUPPORTED_VERSION('garbage'));
+    await expectError(await client.request('ping', undefined, 1, { 'mcp-protocol-version': 'garbage' }), 400, -32030, UNSUPPORTED_VERSION('garbage'));
   });
 
   it('treats a POST with MCP-Protocol-Version 2026-07-28 as a stateless request, which without its _meta envelope gets 400 -32602', async () => {
@@ -539,7 +539,7 @@ describe('request checks', () => {
     const { url } = await new StreamableHttpTransport(server).listen({ host: '127.0.0.1', port: 0 });
     try {
       const client = await ready(url);
-      await expectError(await client.request('ping', undefined, 1, { 'mcp-protocol-version': '2026-07-28' }), 400, -32000, UNSUPPORTED_VERSION('2026-07-28'));
+      await expectError(await client.request('ping', undefined, 1, { 'mcp-protocol-version': '2026-07-28' }), 400, -32030, UNSUPPORTED_VERSION('2026-07-28'));
     } finally {
       await server.close();
     }
@@ -548,8 +548,8 @@ describe('request checks', () => {
   it('answers GET and DELETE with an unsupported MCP-Protocol-Version with 400, leaving the session alive', async () => {
     const { server, url } = await start();
     const client = await ready(url);
-    await expectError(await client.get({ 'mcp-protocol-version': '2026-07-28' }), 400, -32000, UNSUPPORTED_VERSION('2026-07-28'));
-    await expectError(await client.delete({ 'mcp-protocol-version': 'garbage' }), 400, -32000, UNSUPPORTED_VERSION('garbage'));
+    await expectError(await client.get({ 'mcp-protocol-version': '2026-07-28' }), 400, -32030, UNSUPPORTED_VERSION('2026-07-28'));
+    await expectError(await client.delete({ 'mcp-protocol-version': 'garbage' }), 400, -32030, UNSUPPORTED_VERSION('garbage'));
     expect(server.sessions.has(client.sessionId!)).toBe(true);
   });
 
@@ -567,7 +567,7 @@ describe('request checks', () => {
   ])('answers a POST whose Accept lists %s with 406', async (_name, accept) => {
     const { url } = await start();
     const res = await send(url, 'POST', { accept, 'content-type': 'application/json' }, initializeMessage());
-    await expectError(res, 406, -32000, 'Not Acceptable: Accept must list both application/json and text/event-stream');
+    await expectError(res, 406, -32030, 'Not Acceptable: Accept must list both application/json and text/event-stream');
   });
 
   it('answers a POST without Accept with 406', async () => {
@@ -575,7 +575,7 @@ describe('request checks', () => {
     await expectError(
       await send(url, 'POST', { 'content-type': 'application/json' }, initializeMessage()),
       406,
-      -32000,
+      -32030,
       'Not Acceptable: Accept must list both application/json and text/event-stream',
     );
   });
@@ -590,7 +590,7 @@ describe('request checks', () => {
   it('answers a GET whose Accept lacks text/event-stream with 406, and opens the stream for Accept */*', async () => {
     const { url } = await start();
     const client = await ready(url);
-    await expectError(await client.get({ accept: 'application/json' }), 406, -32000, 'Not Acceptable: Accept must list text/event-stream');
+    await expectError(await client.get({ accept: 'application/json' }), 406, -32030, 'Not Acceptable: Accept must list text/event-stream');
     const stream = await client.get({ accept: '*/*' });
     expect({ status: stream.status, contentType: stream.headers['content-type'] }).toEqual({ status: 200, contentType: 'text/event-stream' });
   });
@@ -598,8 +598,8 @@ describe('request checks', () => {
   it('answers a POST whose Content-Type is not application/json with 415', async () => {
     const { url } = await start();
     const message = 'Unsupported Media Type: Content-Type must be application/json';
-    await expectError(await send(url, 'POST', { accept: ACCEPT_BOTH, 'content-type': 'text/plain' }, initializeMessage()), 415, -32000, message);
-    await expectError(await send(url, 'POST', { accept: ACCEPT_BOTH }, initializeMessage()), 415, -32000, message);
+    await expectError(await send(url, 'POST', { accept: ACCEPT_BOTH, 'content-type': 'text/plain' }, initializeMessage()), 415, -32030, message);
+    await expectError(await send(url, 'POST', { accept: ACCEPT_BOTH }, initializeMessage()), 415, -32030, message);
   });
 
   it('accepts Content-Type application/json with a charset parameter', async () => {
@@ -609,20 +609,20 @@ describe('request checks', () => {
     await res.ended;
   });
 
-  it('answers a body larger than maxBodyBytes with 413 and accepts one within it', async () => {
-    const { url } = await start({ maxBodyBytes: 400 });
+  it('answers a body larger than maxMessageBytes with 413 and accepts one within it', async () => {
+    const { url } = await start({ maxMessageBytes: 400 });
     const big = { ...initializeMessage(), padding: 'x'.repeat(400) };
-    await expectError(await send(url, 'POST', POST_HEADERS, big), 413, -32000, 'Payload Too Large: the body exceeds 400 bytes');
+    await expectError(await send(url, 'POST', POST_HEADERS, big), 413, -32030, 'Payload Too Large: the body exceeds 400 bytes');
     const small = await send(url, 'POST', POST_HEADERS, initializeMessage());
     expect(small.status).toBe(200);
     await small.ended;
   });
 
-  it('answers a chunked body that grows past maxBodyBytes with 413', async () => {
-    const { url } = await start({ maxBodyBytes: 400 });
+  it('answers a chunked body that grows past maxMessageBytes with 413', async () => {
+    const { url } = await start({ maxMessageBytes: 400 });
     const text = JSON.stringify({ ...initializeMessage(), padding: 'x'.repeat(600) });
     const res = await postChunked(url, POST_HEADERS, [text.slice(0, 300), text.slice(300)]);
-    await expectError(res, 413, -32000, 'Payload Too Large: the body exceeds 400 bytes');
+    await expectError(res, 413, -32030, 'Payload Too Large: the body exceeds 400 bytes');
   });
 
   it('answers malformed JSON with 400 -32700', async () => {
@@ -658,7 +658,7 @@ describe('request checks', () => {
   it.each(['PUT', 'PATCH'])('answers %s with 405, a JSON-RPC error body and an Allow header', async (method) => {
     const { url } = await start();
     const res = await send(url, method, POST_HEADERS, initializeMessage());
-    await expectError(res, 405, -32000, expect.stringMatching(/^Method Not Allowed/));
+    await expectError(res, 405, -32030, expect.stringMatching(/^Method Not Allowed/));
     expect(res.headers.allow?.split(/,\s*/)).toEqual(expect.arrayContaining(['GET', 'POST', 'DELETE']));
   });
 
@@ -687,7 +687,7 @@ describe('Origin and Host', () => {
     await expectError(
       await send(url, 'POST', { ...POST_HEADERS, origin: 'https://evil.example.com' }, initializeMessage()),
       403,
-      -32000,
+      -32030,
       'Forbidden: Origin https://evil.example.com is not allowed',
     );
     expect(server.sessions.size).toBe(0);
@@ -709,13 +709,13 @@ describe('Origin and Host', () => {
     await expectError(
       await send(url, 'POST', { ...POST_HEADERS, origin: 'https://other.example.com' }, initializeMessage()),
       403,
-      -32000,
+      -32030,
       'Forbidden: Origin https://other.example.com is not allowed',
     );
     await expectError(
       await send(url, 'POST', { ...POST_HEADERS, origin: `http://localhost:${port}` }, initializeMessage()),
       403,
-      -32000,
+      -32030,
       `Forbidden: Origin http://localhost:${port} is not allowed`,
     );
   });
@@ -732,7 +732,7 @@ describe('Origin and Host', () => {
     await expectError(
       await send(url, 'POST', { ...POST_HEADERS, host: 'evil.example.com' }, initializeMessage()),
       403,
-      -32000,
+      -32030,
       'Forbidden: Host evil.example.com is not allowed',
     );
     expect(server.sessions.size).toBe(0);
@@ -755,7 +755,7 @@ describe('Origin and Host', () => {
     await expectError(
       await send(url, 'POST', { ...POST_HEADERS, host: `localhost:${port}` }, initializeMessage()),
       403,
-      -32000,
+      -32030,
       `Forbidden: Host localhost:${port} is not allowed`,
     );
   });
@@ -798,7 +798,7 @@ describe('CORS', () => {
     expect(init.headers['mcp-session-id']).toEqual(expect.any(String));
     await init.ended;
     const missing = await send(url, 'POST', { ...POST_HEADERS, origin: APP, 'mcp-session-id': 'nope' }, { jsonrpc: '2.0', id: 1, method: 'ping' });
-    await expectError(missing, 404, -32001, SESSION_NOT_FOUND);
+    await expectError(missing, 404, -32031, SESSION_NOT_FOUND);
     expect(missing.headers['access-control-allow-origin']).toBe(APP);
     expect(missing.headers['access-control-expose-headers']?.split(/,\s*/)).toContain('mcp-session-id');
   });
@@ -815,14 +815,14 @@ describe('CORS', () => {
   it('answers a preflight from an origin CORS does not allow with 403', async () => {
     const { url } = await start({ cors: { origins: [APP] } });
     const res = await send(url, 'OPTIONS', { origin: 'https://evil.example.com', 'access-control-request-method': 'POST' });
-    await expectError(res, 403, -32000, 'Forbidden: Origin https://evil.example.com is not allowed');
+    await expectError(res, 403, -32030, 'Forbidden: Origin https://evil.example.com is not allowed');
     expect(res.headers['access-control-allow-origin']).toBeUndefined();
   });
 
   it('answers OPTIONS with 405 and an Allow header when CORS is off', async () => {
     const { url } = await start();
     const res = await send(url, 'OPTIONS', { 'access-control-request-method': 'POST' });
-    await expectError(res, 405, -32000, 'Method Not Allowed: CORS is not enabled on this endpoint');
+    await expectError(res, 405, -32030, 'Method Not Allowed: CORS is not enabled on this endpoint');
     expect(res.headers.allow).toEqual(expect.any(String));
     expect(res.headers['access-control-allow-origin']).toBeUndefined();
   });
@@ -846,7 +846,7 @@ describe('auth', () => {
     const { server, url } = await start({ auth });
     for (const headers of [POST_HEADERS, { ...POST_HEADERS, authorization: 'Bearer wrong' }]) {
       const res = await send(url, 'POST', headers, initializeMessage());
-      await expectError(res, 401, -32000, 'Unauthorized: send valid credentials');
+      await expectError(res, 401, -32030, 'Unauthorized: send valid credentials');
       expect(res.headers['www-authenticate']).toBe('Bearer realm="mcp"');
     }
     expect(server.sessions.size).toBe(0);
@@ -856,7 +856,7 @@ describe('auth', () => {
     const challenge = 'Bearer resource_metadata="https://mcp.example.com/.well-known/oauth-protected-resource"';
     const { url } = await start({ auth, authChallenge: challenge });
     const res = await send(url, 'GET', { accept: 'text/event-stream' });
-    await expectError(res, 401, -32000, 'Unauthorized: send valid credentials');
+    await expectError(res, 401, -32030, 'Unauthorized: send valid credentials');
     expect(res.headers['www-authenticate']).toBe(challenge);
   });
 
@@ -873,9 +873,9 @@ describe('auth', () => {
     const { server, url } = await start({ auth });
     const alice = await ready(url, {}, { authorization: 'Bearer alice-token' });
     const bob = { authorization: 'Bearer bob-token' };
-    await expectError(await alice.request('ping', undefined, 1, bob), 404, -32001, SESSION_NOT_FOUND);
-    await expectError(await alice.get(bob), 404, -32001, SESSION_NOT_FOUND);
-    await expectError(await alice.delete(bob), 404, -32001, SESSION_NOT_FOUND);
+    await expectError(await alice.request('ping', undefined, 1, bob), 404, -32031, SESSION_NOT_FOUND);
+    await expectError(await alice.get(bob), 404, -32031, SESSION_NOT_FOUND);
+    await expectError(await alice.delete(bob), 404, -32031, SESSION_NOT_FOUND);
     expect(server.sessions.has(alice.sessionId!)).toBe(true);
     const res = await alice.request('ping', undefined, 2, { authorization: 'Bearer alice-token' });
     expect({ status: res.status, body: await res.json() }).toEqual({ status: 200, body: { jsonrpc: '2.0', id: 2, result: {} } });
@@ -957,8 +957,8 @@ describe('use', () => {
   it('listen() serves the endpoint at /mcp on 127.0.0.1 and answers other paths with 404', async () => {
     const { url, port, base } = await start();
     expect(url).toBe(`http://127.0.0.1:${port}/mcp`);
-    await expectError(await send(`${base}/other`, 'POST', POST_HEADERS, initializeMessage()), 404, -32000, 'Not Found: the MCP endpoint is /mcp');
-    await expectError(await send(`${base}/`, 'GET', { accept: 'text/event-stream' }), 404, -32000, 'Not Found: the MCP endpoint is /mcp');
+    await expectError(await send(`${base}/other`, 'POST', POST_HEADERS, initializeMessage()), 404, -32030, 'Not Found: the MCP endpoint is /mcp');
+    await expectError(await send(`${base}/`, 'GET', { accept: 'text/event-stream' }), 404, -32030, 'Not Found: the MCP endpoint is /mcp');
     const ok = await send(`${base}/mcp?x=1`, 'POST', POST_HEADERS, initializeMessage());
     expect(ok.status).toBe(200);
     await ok.ended;
@@ -981,7 +981,7 @@ describe('use', () => {
   it('listen() serves the path option and nothing else', async () => {
     const { url, port, base } = await start({ path: '/rpc' });
     expect(url).toBe(`http://127.0.0.1:${port}/rpc`);
-    await expectError(await send(`${base}/mcp`, 'POST', POST_HEADERS, initializeMessage()), 404, -32000, 'Not Found: the MCP endpoint is /rpc');
+    await expectError(await send(`${base}/mcp`, 'POST', POST_HEADERS, initializeMessage()), 404, -32030, 'Not Found: the MCP endpoint is /rpc');
     const client = await ready(url);
     expect(await ping(client)).toEqual({ status: 200, body: { jsonrpc: '2.0', id: 'ping', result: {} } });
   });
@@ -1014,7 +1014,7 @@ describe('use', () => {
     await expectError(
       await send(`http://127.0.0.1:${port}/mcp`, 'POST', { ...POST_HEADERS, host: 'evil.example.com' }, initializeMessage()),
       403,
-      -32000,
+      -32030,
       'Forbidden: Host evil.example.com is not allowed',
     );
   });
@@ -1044,8 +1044,8 @@ describe('options', () => {
     ['path without a leading slash', { path: 'mcp' }],
     ["responseMode 'xml'", { responseMode: 'xml' }],
     ['replyStatus 200', { replyStatus: 200 }],
-    ['maxBodyBytes 0', { maxBodyBytes: 0 }],
-    ['maxBodyBytes 1.5', { maxBodyBytes: 1.5 }],
+    ['maxMessageBytes 0', { maxMessageBytes: 0 }],
+    ['maxMessageBytes 1.5', { maxMessageBytes: 1.5 }],
     ['sessionIdleTimeoutMs -1', { sessionIdleTimeoutMs: -1 }],
     ['sessionIdleTimeoutMs NaN', { sessionIdleTimeoutMs: Number.NaN }],
     ['maxSessions 0', { maxSessions: 0 }],
@@ -1070,7 +1070,7 @@ describe('options', () => {
       path: '/rpc',
       responseMode: 'sse',
       replyStatus: 202,
-      maxBodyBytes: 1024,
+      maxMessageBytes: 1024,
       sessionIdleTimeoutMs: 1000,
       maxSessions: 5,
       onSessionLimit: 'reject',

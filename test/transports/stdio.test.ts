@@ -161,7 +161,7 @@ describe('the demo over stdio (child process)', () => {
 });
 
 /** A server on in-process streams: what the test writes to `input`, and the lines the server wrote to `output`. */
-function inProcess(options: { maxMessageSize?: number } = {}) {
+function inProcess(options: { maxMessageBytes?: number } = {}) {
   const server = new McpServer({ name: 'in-process', version: '1.0.0' });
   server.on('error', () => {});
   server.registerTool('echo', { inputSchema: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] } }, ({ text }) => String(text));
@@ -215,20 +215,20 @@ describe('StdioTransport in-process', () => {
     expect(await io.until(1)).toEqual([{ jsonrpc: '2.0', id: 1, result: {} }]);
   });
 
-  it('discards a line longer than maxMessageSize with a -32600 error, and handles the next line', async () => {
-    const io = inProcess({ maxMessageSize: 200 });
+  it('discards a line longer than maxMessageBytes with a -32600 error, and handles the next line', async () => {
+    const io = inProcess({ maxMessageBytes: 200 });
     io.transport.start();
     const long = JSON.stringify({ jsonrpc: '2.0', id: 'long', method: 'ping', params: { _meta: { pad: 'x'.repeat(300) } } });
     io.input.write(`${long}\n${JSON.stringify({ jsonrpc: '2.0', id: 'next', method: 'ping' })}\n`);
     expect(await io.until(2)).toEqual([
-      { jsonrpc: '2.0', id: null, error: { code: -32600, message: 'Invalid Request: message longer than maxMessageSize (200 bytes); it was discarded' } },
+      { jsonrpc: '2.0', id: null, error: { code: -32600, message: 'Invalid Request: message longer than maxMessageBytes (200 bytes); it was discarded' } },
       { jsonrpc: '2.0', id: 'next', result: {} },
     ]);
     expect(io.server.stats.invalidMessages).toBe(1);
   });
 
   it('discards a too-long line that arrives in several chunks with one error, and handles the line after it', async () => {
-    const io = inProcess({ maxMessageSize: 100 });
+    const io = inProcess({ maxMessageBytes: 100 });
     io.transport.start();
     io.input.write('{"jsonrpc":"2.0","id":"long","method":"ping","params":{"pad":"');
     io.input.write('y'.repeat(80));
@@ -236,26 +236,26 @@ describe('StdioTransport in-process', () => {
     io.input.write(`"}}\n${JSON.stringify({ jsonrpc: '2.0', id: 'next', method: 'ping' })}\n`);
     io.write({ jsonrpc: '2.0', id: 'last', method: 'ping' });
     expect(await io.until(3)).toEqual([
-      { jsonrpc: '2.0', id: null, error: { code: -32600, message: 'Invalid Request: message longer than maxMessageSize (100 bytes); it was discarded' } },
+      { jsonrpc: '2.0', id: null, error: { code: -32600, message: 'Invalid Request: message longer than maxMessageBytes (100 bytes); it was discarded' } },
       { jsonrpc: '2.0', id: 'next', result: {} },
       { jsonrpc: '2.0', id: 'last', result: {} },
     ]);
   });
 
-  it('accepts a line of exactly maxMessageSize', async () => {
+  it('accepts a line of exactly maxMessageBytes', async () => {
     const message = { jsonrpc: '2.0', id: 'exact', method: 'ping', params: { _meta: { pad: '' } } };
     message.params._meta.pad = 'z'.repeat(120 - JSON.stringify(message).length);
     expect(JSON.stringify(message).length).toBe(120);
-    const io = inProcess({ maxMessageSize: 120 });
+    const io = inProcess({ maxMessageBytes: 120 });
     io.transport.start();
     io.write(message);
     expect(await io.until(1)).toEqual([{ jsonrpc: '2.0', id: 'exact', result: {} }]);
   });
 
-  it('does not count the CR of a CRLF line ending against maxMessageSize', async () => {
+  it('does not count the CR of a CRLF line ending against maxMessageBytes', async () => {
     const message = { jsonrpc: '2.0', id: 'crlf', method: 'ping', params: { _meta: { pad: '' } } };
     message.params._meta.pad = 'z'.repeat(120 - JSON.stringify(message).length);
-    const io = inProcess({ maxMessageSize: 120 });
+    const io = inProcess({ maxMessageBytes: 120 });
     io.transport.start();
     io.input.write(`${JSON.stringify(message)}\r\n`);
     expect(await io.until(1)).toEqual([{ jsonrpc: '2.0', id: 'crlf', result: {} }]);
@@ -309,10 +309,10 @@ describe('StdioTransport in-process', () => {
     expect(() => io.transport.start()).toThrow(new Error('StdioTransport is already started; a process has one stdin'));
   });
 
-  it('rejects an invalid maxMessageSize at construction', () => {
+  it('rejects an invalid maxMessageBytes at construction', () => {
     const server = new McpServer({ name: 'x', version: '1' });
-    expect(() => new StdioTransport(server, { input: new PassThrough(), output: new PassThrough(), maxMessageSize: 0 })).toThrow(
-      new TypeError('Option maxMessageSize must be a positive integer; got 0'),
+    expect(() => new StdioTransport(server, { input: new PassThrough(), output: new PassThrough(), maxMessageBytes: 0 })).toThrow(
+      new TypeError('Option maxMessageBytes must be a positive integer; got 0'),
     );
   });
 

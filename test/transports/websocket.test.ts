@@ -141,8 +141,8 @@ describe('Origin', () => {
 });
 
 describe('frames', () => {
-  it('closes the connection with 1009 on a frame larger than maxPayload, and keeps serving other and new clients', async () => {
-    const running = await h.start(undefined, { transport: { maxPayload: 1024 } });
+  it('closes the connection with 1009 on a frame larger than maxMessageBytes, and keeps serving other and new clients', async () => {
+    const running = await h.start(undefined, { transport: { maxMessageBytes: 1024 } });
     const bystander = await readyClient(running.url);
     const offender = await readyClient(running.url);
     const errors: McpServerEvents['error'][] = [];
@@ -151,13 +151,13 @@ describe('frames', () => {
     offender.sendRaw({ jsonrpc: '2.0', id: 1, method: 'ping', params: { _meta: { pad: 'x'.repeat(2048) } } });
     expect(await offender.closed).toEqual({ code: 1009, reason: '' });
     const [session, reason] = await disconnected;
-    expect(reason).toBe('websocket closed (1009: a frame exceeded maxPayload (1024 bytes))');
+    expect(reason).toBe('websocket closed (1009: a frame exceeded maxMessageBytes (1024 bytes))');
     expect(session.state).toBe('closed');
     expect(running.server.sessions.has(session.id)).toBe(false);
     expect(errors).toHaveLength(1);
     expect(errors[0][0].message).toBe('Max payload size exceeded');
     expect(errors[0][1]).toBe(session);
-    // A frame of exactly maxPayload is still fine.
+    // A frame of exactly maxMessageBytes is still fine.
     const exact = { jsonrpc: '2.0', id: 'exact', method: 'ping', params: { _meta: { pad: '' } } };
     exact.params._meta.pad = 'y'.repeat(1024 - JSON.stringify(exact).length);
     expect(JSON.stringify(exact).length).toBe(1024);
@@ -308,9 +308,9 @@ describe('options', () => {
     const server = new McpServer({ name: 'options', version: '1.0.0' });
     expect(() => new WebSocketTransport(server, { path: 'mcp' })).toThrow(new TypeError(`WebSocketTransport option path must start with '/'; got "mcp"`));
     expect(() => new WebSocketTransport(server, { path: 'mcp' })).toThrow(TypeError);
-    expect(() => new WebSocketTransport(server, { maxPayload: 0 })).toThrow(new TypeError('Option maxPayload must be a positive integer; got 0'));
-    expect(() => new WebSocketTransport(server, { maxPayload: 0 })).toThrow(TypeError);
-    expect(() => new WebSocketTransport(server, { maxPayload: 1.5 })).toThrow(TypeError);
+    expect(() => new WebSocketTransport(server, { maxMessageBytes: 0 })).toThrow(new TypeError('Option maxMessageBytes must be a positive integer; got 0'));
+    expect(() => new WebSocketTransport(server, { maxMessageBytes: 0 })).toThrow(TypeError);
+    expect(() => new WebSocketTransport(server, { maxMessageBytes: 1.5 })).toThrow(TypeError);
     expect(() => new WebSocketTransport(server, { keepAliveIntervalMs: -1 })).toThrow(TypeError);
     expect(() => new WebSocketTransport(server, { keepAliveIntervalMs: 0 })).not.toThrow();
   });

@@ -23,8 +23,8 @@ export interface StdioClientTransportOptions {
   env?: Record<string, string>;
   /** What becomes of the child's stderr (its logs). `pipe`: read it from `transport.stderr`. Default `inherit`. */
   stderr?: 'inherit' | 'pipe' | 'ignore';
-  /** Longest accepted line, in bytes of UTF-8; a longer one is discarded unread, with an error. Default 4 MiB. */
-  maxMessageSize?: number;
+  /** The largest message read, in bytes of UTF-8 (one line); a longer line is discarded unread, with an error. Default 4 MiB. */
+  maxMessageBytes?: number;
 }
 
 /** The environment the official SDK's stdio client passes on by default, so servers find what they find there. */
@@ -67,8 +67,8 @@ export class StdioClientTransport implements ClientTransport {
 
   constructor(options: StdioClientTransportOptions) {
     if (typeof options !== 'object' || options === null)
-      throw new TypeError('StdioClientTransport needs options: { command, args?, cwd?, env?, stderr?, maxMessageSize? }');
-    const { command, args = [], cwd, env = {}, stderr = 'inherit', maxMessageSize = 4 * 1024 * 1024 } = options;
+      throw new TypeError('StdioClientTransport needs options: { command, args?, cwd?, env?, stderr?, maxMessageBytes? }');
+    const { command, args = [], cwd, env = {}, stderr = 'inherit', maxMessageBytes = 4 * 1024 * 1024 } = options;
     if (typeof command !== 'string' || command.length === 0) throw new TypeError(`Option command must be a non-empty string; got ${JSON.stringify(command)}`);
     if (!Array.isArray(args) || args.some((arg) => typeof arg !== 'string')) throw new TypeError('Option args must be an array of strings');
     if (cwd !== undefined && typeof cwd !== 'string') throw new TypeError(`Option cwd must be a string; got ${typeof cwd}`);
@@ -77,10 +77,10 @@ export class StdioClientTransport implements ClientTransport {
     }
     if (!['inherit', 'pipe', 'ignore'].includes(stderr))
       throw new TypeError(`Option stderr must be 'inherit', 'pipe' or 'ignore'; got ${JSON.stringify(stderr)}`);
-    positiveInteger('maxMessageSize', maxMessageSize);
-    this.options = { command, args: [...args], cwd, env: { ...env }, stderr, maxMessageSize };
+    positiveInteger('maxMessageBytes', maxMessageBytes);
+    this.options = { command, args: [...args], cwd, env: { ...env }, stderr, maxMessageBytes };
     this.lines = new LineSplitter(
-      maxMessageSize,
+      maxMessageBytes,
       (bytes) => this.line(bytes),
       () => this.tooLong(),
     );
@@ -184,7 +184,7 @@ export class StdioClientTransport implements ClientTransport {
   }
 
   private tooLong(): void {
-    this.sink?.error(new Error(`The server sent a stdout line longer than maxMessageSize (${this.options.maxMessageSize} bytes); it was discarded`));
+    this.sink?.error(new Error(`The server sent a stdout line longer than maxMessageBytes (${this.options.maxMessageBytes} bytes); it was discarded`));
   }
 }
 

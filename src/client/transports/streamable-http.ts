@@ -7,11 +7,12 @@
  * or from the `fetch` given; this file imports neither.
  */
 import { isObject } from '../../protocol/is-object.js';
+import { ErrorCode } from '../../protocol/errors.js';
 import { decode, errorResponse, isRequestId, type JsonRpcMessage } from '../../protocol/jsonrpc.js';
 import { MAX_TIMER_MS, positiveInteger } from '../../protocol/option-checks.js';
 import { quote } from '../../protocol/quote.js';
 import type { RequestId } from '../../protocol/types.js';
-import { type ClientSink, type ClientTransport, type SendContext, TRANSPORT_ERROR_CODE } from '../transport.js';
+import type { ClientSink, ClientTransport, SendContext } from '../transport.js';
 import { isNode } from '../platform.js';
 import { guardSink } from './deliver.js';
 import { fetchHttpClient } from './fetch-http.js';
@@ -35,10 +36,10 @@ export interface StreamableHttpClientTransportOptions {
     delayMs?: number;
   };
   /**
-   * The largest answer read: a JSON body, in bytes, or one SSE event, in characters. A larger one is not
+   * The largest message read, in bytes: a JSON body, or one SSE event as it arrives. A larger one is not
    * read: its request fails (or a standalone stream is given up) with an error saying so. Default 4 MiB.
    */
-  maxMessageSize?: number;
+  maxMessageBytes?: number;
   /** HTTP through this `fetch` instead of node:http (in a browser, the global fetch is used anyway). */
   fetch?: FetchLike;
 }
@@ -49,7 +50,7 @@ const DELETE_TIMEOUT_MS = 2000;
 const QUOTED_BODY_CHARS = 200;
 /** transports.mdx §Session Management: a session id is visible ASCII only. */
 const SESSION_ID = /^[\x21-\x7e]+$/;
-const DEFAULT_MAX_MESSAGE_SIZE = 4 * 1024 * 1024;
+const DEFAULT_MAX_MESSAGE_BYTES = 4 * 1024 * 1024;
 
 /**
  * One response the client reads for a request or for the server's pushes: a legacy POST stream and the
@@ -84,7 +85,7 @@ export class StreamableHttpClientTransport implements ClientTransport {
   private readonly headers: Record<string, string>;
   private readonly maxRetries: number;
   private readonly delayMs: number;
-  private readonly maxMessageSize: number;
+  private readonly maxMessageBytes: number;
   private readonly fetchImpl: FetchLike | undefined;
   /** Made by start(): node:http with a pool of its own (so `close()` leaves no socket behind), or fetch. */
   private http: HttpClient | undefined;
@@ -108,8 +109,8 @@ export class StreamableHttpClientTransport implements ClientTransport {
     this.delayMs = reconnect.delayMs ?? 1000;
     nonNegativeInteger('reconnect.maxRetries', this.maxRetries);
     nonNegativeInteger('reconnect.delayMs', this.delayMs, MAX_TIMER_MS);
-    this.maxMessageSize = options.maxMessageSize ?? DEFAULT_MAX_MESSAGE_SIZE;
-    positiveInteger('maxMessageSize', this.maxMessageSize);
+    this.maxMessageBytes = options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
+    positiveInteger('maxMessageBytes', this.maxMessageBytes);
     if (options.fetch !== undefined && typeof options.fetch !== 'function') throw new TypeError('Option fetch must be a function');
     this.fetchImpl = options.fetch;
   }
@@ -124,7 +125,7 @@ export class StreamableHttpClientTransport implements ClientTransport {
 
   /**
    * POST one message. A request resolves once its POST is written, and whatever then goes wrong is its
-   * answer through the sink (TRANSPORT_ERROR_CODE); a notification or reply resolves once the server took it.
+   * answer through the sink (see `answer`); a notification or reply resolves once the server took it.
    */
   async send(message: JsonRpcMessage, context: SendContext = {}): Promise<void> {
     if (this.state !== 'open') throw new Error('Cannot send: the StreamableHttpClientTransport is closed');
@@ -181,7 +182,7 @@ export class StreamableHttpClientTransport implements ClientTransport {
             res.discard();
             return resolve();
           }
-          void readText(res, this.maxMessageSize).then(({ text }) => {
+          void readText(res, this.maxMessageBytes).then(({ text }) => {
             if (status === 404 && headers['mcp-session-id'] !== undefined) this.sessionEnded();
             else this.sink?.error(new Error(`The server refused the POST of ${what}: ${describeStatus(res, text)}`));
             resolve();
@@ -203,10 +204,10 @@ export class StreamableHttpClientTransport implements ClientTransport {
             // streamable-http.mdx (2026-07-28): no sessions; a stray Mcp-Session-Id is ignored.
             if (stream.kind !== 'modern') this.rememberSession(res);
             if (isEventStream(res) && isOk(res)) return this.readEvents(stream, res);
-            void readText(res, this.maxMessageSize).then((body) => this.readAnswer(stream, res, body, headers['mcp-session-id'] !== undefined));
+            void readText(res, this.maxMessageBytes).then((body) => this.readAnswer(stream, res, body, headers['mcp-session-id'] !== undefined));
           },
           failed: (err) => {
-            this.answer(stream, `could not reach the server at ${this.where()}: ${err.message}`);
+            this.answer(stream, ErrorCode.ConnectionClosed, `could not reach the server at ${this.where()}: ${err.message}`);
             resolve();
           },
         });
@@ -220,7 +221,14 @@ export class StreamableHttpClientTransport implements ClientTransport {
 
   /** A whole body answered the request: JSON-RPC to deliver, or an HTTP failure to turn into its answer. */
   private readAnswer(stream: Stream, res: HttpResponse, { text, complete, tooLarge }: Body, hadSession: boolean): void {
-    if (tooLarge) return this.answer(stream, `the server's answer is larger than maxMessageSize (${this.maxMessageSize} bytes); it was not read`, res.status);
+    if (tooLarge) {
+      return this.answer(
+        stream,
+        ErrorCode.TransportRefused,
+        `the server's answer is larger than maxMessageBytes (${this.maxMessageBytes} bytes); it was not read`,
+        res.status,
+      );
+    }
     const decoded = complete ? decode(text) : undefined;
     const values = decoded?.kind === 'single' ? [decoded.value] : decoded?.kind === 'batch' ? decoded.values : [];
     const sessionEnded = res.status === 404 && hadSession;
@@ -228,37 +236,41 @@ export class StreamableHttpClientTransport implements ClientTransport {
     if (isOk(res) || (values.length === 1 && isErrorObject(values[0]))) {
       for (const value of values) this.deliver(stream, value);
     }
-    const why = complete ? describeStatus(res, text) : `the connection broke before the answer was complete (HTTP ${res.status})`;
-    this.answer(stream, isOk(res) ? `the server answered without a response to the request: ${why}` : `the server answered ${why}`, res.status);
+    if (!complete) this.answer(stream, ErrorCode.ConnectionClosed, `the connection broke before the answer was complete (HTTP ${res.status})`, res.status);
+    else {
+      const why = describeStatus(res, text);
+      this.answer(
+        stream,
+        ErrorCode.TransportRefused,
+        isOk(res) ? `the server answered without a response to the request: ${why}` : `the server answered ${why}`,
+        res.status,
+      );
+    }
     if (sessionEnded) this.sessionEnded();
   }
 
   /** Deliver each event's message; when the stream ends short of its answer, resume it or answer the request. */
   private readEvents(stream: Stream, res: HttpResponse): void {
-    const decoder = new TextDecoder();
-    let dropped = false;
-    const reader = new SseReader((event) => {
-      stream.failures = 0;
-      // A priming event (an id with empty data) carries no message; other event types are not MCP's.
-      if (event.type !== 'message' || event.data === '') return;
-      const decoded = decode(event.data);
-      if (decoded.kind === 'parse-error') {
-        if (!stream.cancelled && this.state === 'open') {
-          this.sink?.error(new Error(`The server sent an SSE event that is not JSON (${decoded.error.message}): ${quote(event.data, QUOTED_BODY_CHARS)}`));
+    const limit = { maxEventBytes: this.maxMessageBytes, onTooLarge: () => this.dropOversized(stream, res) };
+    const reader = new SseReader(
+      (event) => {
+        stream.failures = 0;
+        // A priming event (an id with empty data) carries no message; other event types are not MCP's.
+        if (event.type !== 'message' || event.data === '') return;
+        const decoded = decode(event.data);
+        if (decoded.kind === 'parse-error') {
+          if (!stream.cancelled && this.state === 'open') {
+            this.sink?.error(new Error(`The server sent an SSE event that is not JSON (${decoded.error.message}): ${quote(event.data, QUOTED_BODY_CHARS)}`));
+          }
+          return;
         }
-        return;
-      }
-      for (const value of decoded.kind === 'batch' ? decoded.values : [decoded.value]) this.deliver(stream, value);
-    }, stream.lastEventId);
-    res.read(
-      (chunk) => {
-        if (dropped) return;
-        reader.push(decoder.decode(chunk, { stream: true }));
-        if (reader.pendingLength > this.maxMessageSize) {
-          dropped = true;
-          this.dropOversized(stream, res);
-        }
+        for (const value of decoded.kind === 'batch' ? decoded.values : [decoded.value]) this.deliver(stream, value);
       },
+      stream.lastEventId,
+      limit,
+    );
+    res.read(
+      (chunk) => reader.push(chunk),
       (complete) => {
         stream.lastEventId = reader.lastEventId;
         if (reader.retryMs !== undefined) stream.retryMs = Math.min(reader.retryMs, MAX_TIMER_MS);
@@ -268,14 +280,14 @@ export class StreamableHttpClientTransport implements ClientTransport {
   }
 
   /**
-   * An event grew past maxMessageSize: the stream is closed and not resumed (the server would send the
+   * An event grew past maxMessageBytes: the stream is closed and not resumed (the server would send the
    * same event again). Its request gets that as its answer; a standalone stream is given up.
    */
   private dropOversized(stream: Stream, res: HttpResponse): void {
-    const why = `the server sent an SSE event larger than maxMessageSize (${this.maxMessageSize} characters)`;
+    const why = `the server sent an SSE event larger than maxMessageBytes (${this.maxMessageBytes} bytes)`;
     if (stream.kind === 'standalone') {
       if (!stream.cancelled && this.state === 'open') this.sink?.error(new Error(`The standalone GET stream for server messages was closed: ${why}`));
-    } else this.answer(stream, `${why}; it was not read`);
+    } else this.answer(stream, ErrorCode.TransportRefused, `${why}; it was not read`);
     stream.cancelled = true;
     res.cancel();
   }
@@ -283,7 +295,11 @@ export class StreamableHttpClientTransport implements ClientTransport {
   private streamEnded(stream: Stream, how: 'ended' | 'broke off'): void {
     if (stream.cancelled || this.state !== 'open') return;
     if (stream.kind === 'modern') {
-      return this.answer(stream, `the response stream ${how} before the response; 2026-07-28 streams cannot be resumed, so re-issue the request`);
+      return this.answer(
+        stream,
+        ErrorCode.ConnectionClosed,
+        `the response stream ${how} before the response; 2026-07-28 streams cannot be resumed, so re-issue the request`,
+      );
     }
     if (stream.kind === 'legacy' && stream.owes === undefined) return;
     stream.how = how;
@@ -336,7 +352,7 @@ export class StreamableHttpClientTransport implements ClientTransport {
     this.rememberSession(res);
     const status = res.status;
     if (status === 200 && isEventStream(res)) return this.readEvents(stream, res);
-    void readText(res, this.maxMessageSize).then(({ text }) => {
+    void readText(res, this.maxMessageBytes).then(({ text }) => {
       if (stream.cancelled || this.state !== 'open') return;
       // transports.mdx §Listening for Messages: 405 means the server offers no standalone stream; so does a
       // 404 to a GET without a session id (a server without sessions has no such endpoint).
@@ -357,7 +373,7 @@ export class StreamableHttpClientTransport implements ClientTransport {
       this.sink?.error(new Error(`The standalone GET stream for server messages is unavailable: ${why}`));
       return;
     }
-    this.answer(stream, `the response stream ${stream.how} before the response, and could not be resumed: ${why}`, httpStatus);
+    this.answer(stream, ErrorCode.ConnectionClosed, `the response stream ${stream.how} before the response, and could not be resumed: ${why}`, httpStatus);
   }
 
   /** Hand one message from `stream` to the client; a response settles whichever stream owed it. */
@@ -370,10 +386,13 @@ export class StreamableHttpClientTransport implements ClientTransport {
     this.sink?.message(message);
   }
 
-  /** The transport's own answer to a request the server will not answer (TRANSPORT_ERROR_CODE), once. */
-  private answer(stream: Stream, message: string, httpStatus?: number): void {
+  /**
+   * The transport's own answer to a request the server will not answer, once: ConnectionClosed when the
+   * connection failed or broke off first, TransportRefused when HTTP answered without a JSON-RPC response.
+   */
+  private answer(stream: Stream, code: typeof ErrorCode.ConnectionClosed | typeof ErrorCode.TransportRefused, message: string, httpStatus?: number): void {
     if (stream.owes === undefined) return;
-    const error = httpStatus === undefined ? { code: TRANSPORT_ERROR_CODE, message } : { code: TRANSPORT_ERROR_CODE, message, data: { httpStatus } };
+    const error = httpStatus === undefined ? { code, message } : { code, message, data: { httpStatus } };
     this.deliver(stream, errorResponse(stream.owes, error));
   }
 

@@ -14,8 +14,8 @@ import { checkHeaders, checkUrl } from './transport-options.js';
 export interface WebSocketClientTransportOptions {
   /** Headers of the upgrade request (`Authorization`, ...). */
   headers?: Record<string, string>;
-  /** Largest accepted frame, in bytes; a larger one closes the connection with 1009. Default 4 MiB. */
-  maxPayload?: number;
+  /** The largest message read, in bytes (one frame); a larger one closes the connection with 1009. Default 4 MiB. */
+  maxMessageBytes?: number;
   /** `start()` fails when the socket is not open within this long. Default 10 000. */
   connectTimeoutMs?: number;
 }
@@ -33,7 +33,7 @@ export class WebSocketClientTransport implements ClientTransport {
   readonly cancelsByClosingStream = false;
   private readonly url: URL;
   private readonly headers: Record<string, string>;
-  private readonly maxPayload: number;
+  private readonly maxMessageBytes: number;
   private readonly connectTimeoutMs: number;
   private ws: WebSocket | undefined;
   private sink: ClientSink | undefined;
@@ -44,9 +44,9 @@ export class WebSocketClientTransport implements ClientTransport {
   constructor(url: string | URL, options: WebSocketClientTransportOptions = {}) {
     this.url = checkUrl('WebSocketClientTransport', url, ['ws:', 'wss:']);
     this.headers = checkHeaders(options.headers, (name) => name.startsWith('sec-websocket-') || name === 'upgrade' || name === 'connection');
-    this.maxPayload = options.maxPayload ?? 4 * 1024 * 1024;
+    this.maxMessageBytes = options.maxMessageBytes ?? 4 * 1024 * 1024;
     this.connectTimeoutMs = options.connectTimeoutMs ?? 10_000;
-    positiveInteger('maxPayload', this.maxPayload);
+    positiveInteger('maxMessageBytes', this.maxMessageBytes);
     positiveInteger('connectTimeoutMs', this.connectTimeoutMs, MAX_TIMER_MS);
   }
 
@@ -56,7 +56,7 @@ export class WebSocketClientTransport implements ClientTransport {
     const where = `${this.url.origin}${this.url.pathname}`;
     let ws: WebSocket;
     try {
-      ws = new WebSocket(this.url, SUBPROTOCOL, { headers: this.headers, maxPayload: this.maxPayload, perMessageDeflate: false });
+      ws = new WebSocket(this.url, SUBPROTOCOL, { headers: this.headers, maxPayload: this.maxMessageBytes, perMessageDeflate: false });
     } catch (err) {
       return Promise.reject(new Error(`WebSocket connection to ${where} failed: ${(err as Error).message}`, { cause: err }));
     }
@@ -84,7 +84,7 @@ export class WebSocketClientTransport implements ClientTransport {
         }
         // ws closes with 1009 itself and never reads the server's close frame, so the close event says 1006.
         this.failure ??=
-          err.code === 'WS_ERR_UNSUPPORTED_MESSAGE_LENGTH' ? `1009: a frame exceeded maxPayload (${this.maxPayload} bytes)` : `1006: ${err.message}`;
+          err.code === 'WS_ERR_UNSUPPORTED_MESSAGE_LENGTH' ? `1009: a frame exceeded maxMessageBytes (${this.maxMessageBytes} bytes)` : `1006: ${err.message}`;
       });
       ws.on('close', (code: number, reason: Buffer) => {
         if (!settled) return fail(`WebSocket connection to ${where} closed (${code}) before it opened`);

@@ -62,7 +62,7 @@ export interface TaskToolConfig<
   taskSupport?: 'optional' | 'required';
   /**
    * Runs on the call itself, before the task exists: input asked here (`ctx.elicit`) is asked on the
-   * call (MRTR on 2026-07-28, pushed on 2025 sessions), and what it returns is the handler's `prepared`.
+   * call (MRTR in the modern era, pushed in the legacy era), and what it returns is the handler's `prepared`.
    */
   beforeTask?: (args: InferSchema<In>, ctx: RequestContext) => P | Promise<P>;
 }
@@ -135,9 +135,9 @@ export class Tasks {
   }
 
   /**
-   * Register a task-capable tool, typed as `server.registerTool`'s. Without `beforeTask` this is
-   * `server.registerTool` with `execution: { taskSupport }`; with it, `beforeTask` runs on the call and
-   * the handler in the task.
+   * Register a tool that runs as a task, typed as `server.registerTool`'s: the one way to declare one
+   * (tools/list shows `execution: { taskSupport }`). With `beforeTask`, that runs on the call and the
+   * handler in the task.
    */
   registerTool<
     const Name extends string,
@@ -155,7 +155,7 @@ export class Tasks {
     const prepareThenRun = beforeTask
       ? async (args: Record<string, unknown>, ctx: RequestContext) => run(args, ctx, await beforeTask(args, ctx))
       : (args: Record<string, unknown>, ctx: RequestContext) => run(args, ctx, undefined);
-    const registration = this.server.registerTool(name, { ...tool, execution: { taskSupport } } as ToolConfig, prepareThenRun as ToolHandler);
+    const registration = this.handle.registerTool(name, { ...(tool as ToolConfig), execution: { taskSupport } }, prepareThenRun as ToolHandler);
     if (beforeTask) this.before.set(name, { beforeTask, handler: run });
     else this.before.delete(name);
     return {
@@ -177,7 +177,7 @@ export class Tasks {
     const support = call.tool.execution?.taskSupport;
     if (support !== 'optional' && support !== 'required') return undefined;
     const { session } = call;
-    // The extension is defined for 2026-07-28 (ext-tasks); a 2025 session is never served tasks.
+    // The extension is defined for 2026-07-28 (ext-tasks); a legacy-era session is never served tasks.
     const served = isModernProtocolVersion(session.protocolVersion);
     if (served && declaresTasks(session.clientCapabilities)) {
       // Arguments the tool refuses are answered at once, as the tool answers them: never a task, nor a question first.

@@ -1,8 +1,9 @@
 /** CORS for browser clients (off unless the `cors` option is set): the preflight, and the headers every answer carries. */
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { ErrorCode } from '../../protocol/errors.js';
 import { isOriginAllowed } from '../origin.js';
 import type { StreamableHttpTransportOptions } from './options.js';
-import { HttpErrorCode, sendHttpError } from './request-checks.js';
+import { sendHttpError } from './request-checks.js';
 
 export const ALLOW = 'GET, POST, DELETE, OPTIONS';
 export const ALLOW_WITHOUT_CORS = 'GET, POST, DELETE';
@@ -19,7 +20,7 @@ export function corsHeaders(req: IncomingMessage, cors: StreamableHttpTransportO
 
 export function preflight(res: ServerResponse, cors: StreamableHttpTransportOptions['cors'], headers: Record<string, string>): void {
   if (!cors)
-    return sendHttpError(res, 405, HttpErrorCode.BadRequest, 'Method Not Allowed: CORS is not enabled on this endpoint', { allow: ALLOW_WITHOUT_CORS });
+    return sendHttpError(res, 405, ErrorCode.TransportRefused, 'Method Not Allowed: CORS is not enabled on this endpoint', { allow: ALLOW_WITHOUT_CORS });
   res
     .writeHead(204, {
       ...headers,

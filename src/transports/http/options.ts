@@ -17,8 +17,8 @@ export interface StreamableHttpTransportOptions {
    * status), or a choice per session, e.g. `(session) => (session.clientInfo?.name === 'x' ? 202 : 204)`.
    */
   replyStatus?: ReplyStatus | ((session: McpSession) => ReplyStatus);
-  /** Largest accepted POST body in bytes (413 past it). Default 4 MiB. */
-  maxBodyBytes?: number;
+  /** The largest message read, in bytes (one POST body; 413 past it). Default 4 MiB. */
+  maxMessageBytes?: number;
   /** End sessions with no open stream and nothing in flight after this long. Default 30 minutes. */
   sessionIdleTimeoutMs?: number;
   /** At most this many sessions on this transport. Default: only the server's `maxSessions`, over every transport. */
@@ -62,7 +62,7 @@ export interface StreamableHttpTransportOptions {
 export type ReplyStatus = 202 | 204;
 
 export type ResolvedHttpOptions = StreamableHttpTransportOptions &
-  Required<Pick<StreamableHttpTransportOptions, 'responseMode' | 'replyStatus' | 'maxBodyBytes' | 'sessionIdleTimeoutMs' | 'onSessionLimit'>>;
+  Required<Pick<StreamableHttpTransportOptions, 'responseMode' | 'replyStatus' | 'maxMessageBytes' | 'sessionIdleTimeoutMs' | 'onSessionLimit'>>;
 
 export function validateHttpOptions(options: ResolvedHttpOptions): void {
   if (options.path !== undefined && !options.path.startsWith('/'))
@@ -75,7 +75,7 @@ export function validateHttpOptions(options: ResolvedHttpOptions): void {
   if (options.onSessionLimit !== 'evict-idle' && options.onSessionLimit !== 'reject') {
     throw new TypeError(`Option onSessionLimit must be evict-idle or reject; got ${JSON.stringify(options.onSessionLimit)}`);
   }
-  positiveInteger('maxBodyBytes', options.maxBodyBytes);
+  positiveInteger('maxMessageBytes', options.maxMessageBytes);
   positiveInteger('sessionIdleTimeoutMs', options.sessionIdleTimeoutMs, MAX_TIMER_MS);
   if (options.maxSessions !== undefined) positiveInteger('maxSessions', options.maxSessions);
   if (options.retryMs !== undefined) positiveInteger('retryMs', options.retryMs, MAX_TIMER_MS);

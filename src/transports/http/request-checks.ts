@@ -1,6 +1,5 @@
 /** The checks every Streamable HTTP request passes before it reaches a session (transports.mdx). */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { ErrorCode } from '../../protocol/errors.js';
 
 /** Send a transport-level error: an HTTP status with a JSON-RPC error body whose id is null (the SDKs' shape). */
 export function sendHttpError(
@@ -76,14 +75,6 @@ export function readBody(req: IncomingMessage, limit: number): Promise<string> {
     req.on('error', reject);
   });
 }
-
-export const HttpErrorCode = {
-  /** The SDKs' code for transport-level rejections. */
-  BadRequest: -32000,
-  SessionNotFound: -32001,
-  ParseError: ErrorCode.ParseError,
-  InvalidRequest: ErrorCode.InvalidRequest,
-} as const;
 
 /** One request header's value (the first, when it was sent twice). */
 export function header(req: IncomingMessage, name: string): string | undefined {

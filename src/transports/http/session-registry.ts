@@ -3,13 +3,14 @@
  * the idle sweep, the session limit, and SSE keep-alives.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { ErrorCode } from '../../protocol/errors.js';
 import { samePrincipal, UNKEYED_PRINCIPAL } from '../../protocol/principal.js';
 import { isLegacyProtocolVersion, LEGACY_PROTOCOL_VERSIONS } from '../../protocol/versions.js';
 import type { ServerPort } from '../../server/port.js';
 import type { EventStore } from './event-store.js';
 import type { HttpSession } from './http-session.js';
 import type { ResolvedHttpOptions } from './options.js';
-import { HttpErrorCode, header, sendHttpError } from './request-checks.js';
+import { header, sendHttpError } from './request-checks.js';
 
 export class SessionRegistry {
   private readonly sessions = new Map<string, HttpSession>();
@@ -55,7 +56,7 @@ export class SessionRegistry {
   lookup(req: IncomingMessage, res: ServerResponse, principal: unknown, cors: Record<string, string>): HttpSession | undefined {
     const sessionId = header(req, 'mcp-session-id');
     if (sessionId === undefined) {
-      sendHttpError(res, 400, HttpErrorCode.BadRequest, 'Bad Request: Mcp-Session-Id header is required; send initialize first to get one', cors);
+      sendHttpError(res, 400, ErrorCode.TransportRefused, 'Bad Request: Mcp-Session-Id header is required; send initialize first to get one', cors);
       return undefined;
     }
     const http = this.sessions.get(sessionId);
@@ -65,7 +66,7 @@ export class SessionRegistry {
       sendHttpError(
         res,
         404,
-        HttpErrorCode.SessionNotFound,
+        ErrorCode.SessionNotFound,
         'Session not found: it ended or never existed; send initialize without Mcp-Session-Id to start a new one',
         cors,
       );
@@ -77,7 +78,7 @@ export class SessionRegistry {
       sendHttpError(
         res,
         400,
-        HttpErrorCode.BadRequest,
+        ErrorCode.TransportRefused,
         `Bad Request: unsupported MCP-Protocol-Version ${version}; supported: ${LEGACY_PROTOCOL_VERSIONS.join(', ')}`,
         cors,
       );

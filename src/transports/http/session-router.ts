@@ -1,11 +1,12 @@
 /**
- * Several instances behind one address: a 2025 session lives on the instance that answered its
+ * Several instances behind one address: a legacy-era session lives on the instance that answered its
  * `initialize` (its owner), and a request for it that reaches another instance is forwarded to the
  * owner over HTTP, streams and all. The router (shared through Redis by `src/scale/`) says who owns what.
  */
 import { request as httpRequest, type IncomingMessage, type OutgoingHttpHeaders, type ServerResponse } from 'node:http';
 import { request as httpsRequest } from 'node:https';
-import { HttpErrorCode, sendHttpError } from './request-checks.js';
+import { ErrorCode } from '../../protocol/errors.js';
+import { sendHttpError } from './request-checks.js';
 
 /** Who holds which session, shared by the instances serving one endpoint. */
 export interface SessionRouter {
@@ -80,7 +81,7 @@ export function routerUnavailable(res: ServerResponse, cors: Record<string, stri
   sendHttpError(
     res,
     503,
-    HttpErrorCode.BadRequest,
+    ErrorCode.TransportRefused,
     `Service Unavailable: cannot find which instance holds this session (${(err as Error).message}); retry shortly`,
     { ...cors, 'retry-after': '1' },
   );

@@ -43,7 +43,7 @@ import { HttpSession, type HttpSessionHost } from './http-session.js';
 import { checkModernHeaders } from './modern-headers.js';
 import { type ResolvedHttpOptions, type StreamableHttpTransportOptions, validateHttpOptions } from './options.js';
 import { RequestChannel } from './request-channel.js';
-import { accepts, BodyTooLargeError, HttpErrorCode, header, isJsonContentType, readBody, sendHttpError } from './request-checks.js';
+import { accepts, BodyTooLargeError, header, isJsonContentType, readBody, sendHttpError } from './request-checks.js';
 import { SessionRegistry } from './session-registry.js';
 import { FORWARDED_HEADER, forward, routerUnavailable } from './session-router.js';
 import { connectionGone } from './sse.js';
@@ -93,7 +93,7 @@ export class StreamableHttpTransport extends SafeEmitter<StreamableHttpTransport
       ...options,
       responseMode: options.responseMode ?? 'auto',
       replyStatus: options.replyStatus ?? 204,
-      maxBodyBytes: options.maxBodyBytes ?? 4 * 1024 * 1024,
+      maxMessageBytes: options.maxMessageBytes ?? 4 * 1024 * 1024,
       sessionIdleTimeoutMs: options.sessionIdleTimeoutMs ?? 30 * 60_000,
       onSessionLimit: options.onSessionLimit ?? 'evict-idle',
     };
@@ -163,17 +163,17 @@ export class StreamableHttpTransport extends SafeEmitter<StreamableHttpTransport
     const cors = corsHeaders(req, this.options.cors);
     // Before the metadata too: it may name the resource after Host, and only a Host this server answers to may shape it.
     if (!isHostAllowed(req, this.options.allowedHosts)) {
-      return sendHttpError(res, 403, HttpErrorCode.BadRequest, `Forbidden: Host ${req.headers.host ?? '(none)'} is not allowed`, cors);
+      return sendHttpError(res, 403, ErrorCode.TransportRefused, `Forbidden: Host ${req.headers.host ?? '(none)'} is not allowed`, cors);
     }
     const auth = this.options.auth;
     if (isAuthenticator(auth) && auth.protectedResourceMetadata && isMetadataPath(pathOf(req.url), this.path)) {
       return this.protectedResourceMetadata(req, res, auth);
     }
     if (ownPort && pathOf(req.url) !== this.path) {
-      return sendHttpError(res, 404, HttpErrorCode.BadRequest, `Not Found: the MCP endpoint is ${this.path}`);
+      return sendHttpError(res, 404, ErrorCode.TransportRefused, `Not Found: the MCP endpoint is ${this.path}`);
     }
     if (!isOriginAllowed(req, this.options.allowedOrigins ?? this.options.cors?.origins)) {
-      return sendHttpError(res, 403, HttpErrorCode.BadRequest, `Forbidden: Origin ${req.headers.origin} is not allowed`, cors);
+      return sendHttpError(res, 403, ErrorCode.TransportRefused, `Forbidden: Origin ${req.headers.origin} is not allowed`, cors);
     }
     if (req.method === 'OPTIONS') return preflight(res, this.options.cors, cors);
     let principal: unknown;
@@ -182,7 +182,7 @@ export class StreamableHttpTransport extends SafeEmitter<StreamableHttpTransport
       if ('refused' in outcome) return this.refuseAuth(req, res, cors, outcome.refused);
       principal = outcome.principal;
       if (!chargeConnection(req.socket, principal)) {
-        return sendHttpError(res, 503, HttpErrorCode.BadRequest, TOO_MANY_FOR_PRINCIPAL, { ...cors, 'retry-after': '1', connection: 'close' });
+        return sendHttpError(res, 503, ErrorCode.TransportRefused, TOO_MANY_FOR_PRINCIPAL, { ...cors, 'retry-after': '1', connection: 'close' });
       }
     }
     if (this.port.eras === 'modern' && (req.method === 'GET' || req.method === 'DELETE')) {
@@ -190,7 +190,7 @@ export class StreamableHttpTransport extends SafeEmitter<StreamableHttpTransport
       return sendHttpError(
         res,
         405,
-        HttpErrorCode.BadRequest,
+        ErrorCode.TransportRefused,
         'Method Not Allowed: this server speaks 2026-07-28 only, which has no GET stream or sessions; POST each request',
         { ...cors, allow: 'POST' },
       );
@@ -227,17 +227,17 @@ export class StreamableHttpTransport extends SafeEmitter<StreamableHttpTransport
       default: {
         // RFC 9110: Allow lists what is served; OPTIONS only with CORS on.
         const allow = this.options.cors ? ALLOW : ALLOW_WITHOUT_CORS;
-        return sendHttpError(res, 405, HttpErrorCode.BadRequest, `Method Not Allowed: use ${allow}`, { ...cors, allow });
+        return sendHttpError(res, 405, ErrorCode.TransportRefused, `Method Not Allowed: use ${allow}`, { ...cors, allow });
       }
     }
   }
 
   private async post(req: IncomingMessage, res: ServerResponse, cors: Record<string, string>, principal: unknown): Promise<void> {
     if (!accepts(req, 'json+sse')) {
-      return sendHttpError(res, 406, HttpErrorCode.BadRequest, 'Not Acceptable: Accept must list both application/json and text/event-stream', cors);
+      return sendHttpError(res, 406, ErrorCode.TransportRefused, 'Not Acceptable: Accept must list both application/json and text/event-stream', cors);
     }
     if (!isJsonContentType(req)) {
-      return sendHttpError(res, 415, HttpErrorCode.BadRequest, 'Unsupported Media Type: Content-Type must be application/json', cors);
+      return sendHttpError(res, 415, ErrorCode.TransportRefused, 'Unsupported Media Type: Content-Type must be application/json', cors);
     }
     const body = await this.readJson(req, res, cors);
     if (body === NO_BODY) return;
@@ -293,13 +293,13 @@ export class StreamableHttpTransport extends SafeEmitter<StreamableHttpTransport
   /** RFC 9728: what this resource is and where its tokens come from (public, and readable cross-origin). */
   private protectedResourceMetadata(req: IncomingMessage, res: ServerResponse, auth: HttpAuthenticator): void {
     if (req.method !== 'GET' && req.method !== 'HEAD') {
-      return sendHttpError(res, 405, HttpErrorCode.BadRequest, 'Method Not Allowed: use GET', { allow: 'GET, HEAD' });
+      return sendHttpError(res, 405, ErrorCode.TransportRefused, 'Method Not Allowed: use GET', { allow: 'GET, HEAD' });
     }
     let resource: string;
     try {
       resource = resourceOf(auth, req, this.path);
     } catch (err) {
-      return sendHttpError(res, 400, HttpErrorCode.BadRequest, (err as Error).message);
+      return sendHttpError(res, 400, ErrorCode.TransportRefused, (err as Error).message);
     }
     const { headers, body } = metadataResponse(auth, resource, req.method === 'HEAD');
     res.writeHead(200, headers).end(body);
@@ -314,7 +314,9 @@ export class StreamableHttpTransport extends SafeEmitter<StreamableHttpTransport
       ...refusalHeaders(auth, refusal, () => resourceOf(auth as HttpAuthenticator, req, this.path), this.options.authChallenge ?? 'Bearer realm="mcp"'),
     };
     if (cors['access-control-allow-origin']) headers['access-control-expose-headers'] = 'WWW-Authenticate, Mcp-Session-Id';
-    sendHttpError(res, refusal.status, HttpErrorCode.BadRequest, refusal.message, headers);
+    // Too few scopes is the code it is on every transport; any other refusal of credentials is the transport's.
+    const code = refusal.challenge.error === 'insufficient_scope' ? ErrorCode.InsufficientScope : ErrorCode.TransportRefused;
+    sendHttpError(res, refusal.status, code, refusal.message, headers);
   }
 
   /** A message refused before any session saw it: 400, and counted as invalid. */
@@ -340,7 +342,7 @@ export class StreamableHttpTransport extends SafeEmitter<StreamableHttpTransport
     if (this.port.draining) return shuttingDown(res, cors);
     const limit = this.sessions.makeRoom(principal, req.socket.remoteAddress);
     if (limit !== undefined) {
-      return sendHttpError(res, 503, HttpErrorCode.BadRequest, `Service Unavailable: the server is at its limit of ${limit} sessions; try again later`, {
+      return sendHttpError(res, 503, ErrorCode.TransportRefused, `Service Unavailable: the server is at its limit of ${limit} sessions; try again later`, {
         ...cors,
         'retry-after': '5',
       });
@@ -413,7 +415,7 @@ export class StreamableHttpTransport extends SafeEmitter<StreamableHttpTransport
 
   private async get(req: IncomingMessage, res: ServerResponse, cors: Record<string, string>, principal: unknown): Promise<void> {
     if (!accepts(req, 'sse')) {
-      return sendHttpError(res, 406, HttpErrorCode.BadRequest, 'Not Acceptable: Accept must list text/event-stream', cors);
+      return sendHttpError(res, 406, ErrorCode.TransportRefused, 'Not Acceptable: Accept must list text/event-stream', cors);
     }
     const http = this.sessions.lookup(req, res, principal, cors);
     if (!http) return;
@@ -424,14 +426,14 @@ export class StreamableHttpTransport extends SafeEmitter<StreamableHttpTransport
     if (lastEventId !== undefined) {
       const outcome = await http.resume(res, lastEventId, headers);
       if (outcome === 'unknown') {
-        return sendHttpError(res, 400, HttpErrorCode.BadRequest, `Bad Request: Last-Event-ID ${lastEventId} names no stream of this session`, cors);
+        return sendHttpError(res, 400, ErrorCode.TransportRefused, `Bad Request: Last-Event-ID ${lastEventId} names no stream of this session`, cors);
       }
       if (outcome === 'busy')
-        return sendHttpError(res, 409, HttpErrorCode.BadRequest, 'Conflict: the standalone SSE stream of this session is already open', cors);
+        return sendHttpError(res, 409, ErrorCode.TransportRefused, 'Conflict: the standalone SSE stream of this session is already open', cors);
       return;
     }
     if (!http.openStandaloneStream(res, headers)) {
-      return sendHttpError(res, 409, HttpErrorCode.BadRequest, 'Conflict: only one standalone SSE stream is allowed per session', cors);
+      return sendHttpError(res, 409, ErrorCode.TransportRefused, 'Conflict: only one standalone SSE stream is allowed per session', cors);
     }
   }
 
@@ -477,12 +479,12 @@ export class StreamableHttpTransport extends SafeEmitter<StreamableHttpTransport
     const parsed = (req as { body?: unknown }).body;
     let text: string;
     try {
-      text = typeof parsed === 'string' ? parsed : Buffer.isBuffer(parsed) ? parsed.toString('utf8') : await readBody(req, this.options.maxBodyBytes);
+      text = typeof parsed === 'string' ? parsed : Buffer.isBuffer(parsed) ? parsed.toString('utf8') : await readBody(req, this.options.maxMessageBytes);
     } catch (err) {
       // The client went away (or timed out) mid-body: nobody to answer, and nothing wrong with the server.
       if (req.destroyed && !(err instanceof BodyTooLargeError)) return NO_BODY;
       if (!(err instanceof BodyTooLargeError)) throw err;
-      sendHttpError(res, 413, HttpErrorCode.BadRequest, `Payload Too Large: the body exceeds ${this.options.maxBodyBytes} bytes`, {
+      sendHttpError(res, 413, ErrorCode.TransportRefused, `Payload Too Large: the body exceeds ${this.options.maxMessageBytes} bytes`, {
         ...cors,
         connection: 'close',
       });
