@@ -14,8 +14,15 @@ const server = new McpServer(
   { name: 'switchboard-demo', version: '0.1.0', title: 'Switchboard demo', instructions: DEMO_INSTRUCTIONS },
   { defaultLogLevel: 'info' },
 );
+let port = 0;
+const baseUrl = () => `http://127.0.0.1:${port}`;
+
+registerDemoCatalog(server);
+registerElicitationDemo(server, baseUrl);
+const tasks = registerTaskDemo(server);
+
 const consoleFiles = await buildConsole();
-const feed = new ServerEventFeed(server);
+const feed = new ServerEventFeed(server, tasks);
 
 // The transport's own server: /mcp is MCP; the console, its event feed and the connect pages come first; any other path gets 404.
 const http = new StreamableHttpTransport(server);
@@ -31,13 +38,6 @@ http.on('httpRequest', (req, res, control) => {
     control.handled = true;
   } else if (handleConnectPage(server, path, res)) control.handled = true;
 });
-let port = 0;
-const baseUrl = () => `http://127.0.0.1:${port}`;
-
-registerDemoCatalog(server);
-registerElicitationDemo(server, baseUrl);
-registerTaskDemo(server);
-
 server.on('sessionNew', (s) => console.log(`session ${s.id} started: ${s.clientInfo?.name} ${s.clientInfo?.version}, protocol ${s.protocolVersion}`));
 server.on('sessionEnd', (s, reason) => console.log(`session ${s.id} ended: ${reason}`));
 server.on('responseElicitationCreate', (s, request, response) => {

@@ -3,7 +3,7 @@
  * extension (the console does): it works, asks which format halfway through, and finishes. Its progress
  * is the task's status message. For other clients it runs within the call, asking the same question.
  */
-import { type McpServer, useTasks } from '../src/index.js';
+import { type McpServer, type Tasks, useTasks } from '../src/index.js';
 
 const STEP_MS = 1500;
 
@@ -15,7 +15,8 @@ function pause(ms: number, signal: AbortSignal): Promise<void> {
   });
 }
 
-export function registerTaskDemo(server: McpServer): void {
+/** Returns the extension, whose events the console's feed shows. */
+export function registerTaskDemo(server: McpServer): Tasks {
   const tasks = useTasks(server, { pollIntervalMs: 500, ttlMs: 600_000 });
   tasks.registerTool(
     'export_report',
@@ -58,4 +59,5 @@ export function registerTaskDemo(server: McpServer): void {
       return `Exported the ${quarter} report as ${String(format).toUpperCase()}${charts === false ? ', without charts' : ', with charts'}.`;
     },
   );
+  return tasks;
 }

@@ -2,7 +2,7 @@ import { McpError, McpServer, StdioTransport } from 'switchboard-mcp';
 
 const server = new McpServer({ name: 'events', version: '1.0.0' });
 
-// Answer any tool that has no registered handler, sgc style.
+// Answer, from a listener, any tool that has no registered handler.
 server.on('requestTool', (session, request) => {
   if (request.params.name === 'whoami') request.respond(`You are ${session.clientInfo?.name}.`);
 });

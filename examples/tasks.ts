@@ -32,7 +32,7 @@ tasks.registerTool(
   (_args, _ctx, env) => `Deployed to ${env}.`,
 );
 
-server.on('taskCompleted', (task) => console.log(`task ${task.taskId.slice(0, 8)} ${task.status}`));
+tasks.on('taskCompleted', (task) => console.log(`task ${task.taskId.slice(0, 8)} ${task.status}`));
 
 const { url } = await new StreamableHttpTransport(server).listen({ host: '127.0.0.1', port: Number(process.env.PORT ?? 3000) });
 console.log(`listening on ${url}`);

@@ -1,7 +1,7 @@
 export { McpServer } from './server/mcp-server.js';
 export type { ServerInfo } from './server/mcp-server.js';
 export type { ServerStats } from './server/stats.js';
-export type { McpServerOptions, CacheHint } from './server/options.js';
+export type { McpServerOptions, ResolvedServerOptions, CacheHint } from './server/options.js';
 export type {
   TelemetryOptions,
   OtelApi,
@@ -51,15 +51,14 @@ export type { Completer } from './server/completions.js';
 export type { SchemaViolation } from './schema/compiler.js';
 export type { StandardSchemaV1, StandardJSONSchemaV1, StandardSchemaWithJSON } from './schema/standard.js';
 export type { InferSchema, InferSchemaInput, FromJsonSchema } from './schema/infer.js';
-export type { ToolMap, ToolTypes, UntypedTools } from './schema/tool-map.js';
 export type { TransportKind } from './server/port.js';
-export type { Era, ServedEras } from './protocol/era.js';
+export type { ServedEras } from './protocol/era.js';
 
 export type { SharedState, SharedEvent } from './server/shared-state.js';
 export { Skills, useSkills, SKILLS_EXTENSION } from './extensions/skills.js';
 export type { SkillDefinition, SkillEntry, SkillsOptions } from './extensions/skills.js';
 export { Tasks, useTasks } from './extensions/tasks/tasks.js';
-export type { TasksOptions, TaskToolConfig, TaskToolHandler } from './extensions/tasks/tasks.js';
+export type { TasksOptions, TasksEvents, TaskToolConfig, TaskToolHandler } from './extensions/tasks/tasks.js';
 export type { ExtensionToolConfig } from './server/tools.js';
 export { MemoryTaskStore } from './extensions/tasks/store.js';
 export type { TaskStore, StoredTask, MemoryTaskStoreOptions } from './extensions/tasks/store.js';
@@ -85,38 +84,8 @@ export type { AuthHook, AuthOption, HttpAuthenticator, Challenge } from './trans
 export { RedisScale, connectRedisScale } from './scale/redis.js';
 export type { RedisScaleOptions } from './scale/redis.js';
 
-export { McpClient } from './client/mcp-client.js';
-export { escapeControls } from './client/escape-controls.js';
-export { describeFields } from './client/form-fields.js';
-export type { FormField } from './client/form-fields.js';
-export type {
-  ConnectOptions,
-  ListToolsResult,
-  ListPromptsResult,
-  ListResourcesResult,
-  ListResourceTemplatesResult,
-  CallToolRest,
-  ToolCallResult,
-} from './client/mcp-client.js';
-export type { McpClientOptions, ClientEra } from './client/options.js';
-export type {
-  CallOptions,
-  HandlerContext,
-  ElicitationHandler,
-  SamplingHandler,
-  RootsHandler,
-  LogMessage,
-  McpClientEvents,
-  ListenNotifications,
-  SubscriptionOptions,
-  Subscription,
-} from './client/api.js';
-export type { ClientTransport, ClientSink, SendContext, ModernHeaders } from './client/transport.js';
-export { StreamableHttpClientTransport } from './client/transports/streamable-http.js';
-export type { StreamableHttpClientTransportOptions } from './client/transports/streamable-http.js';
-export type { FetchLike } from './client/transports/http-client.js';
-export { BrowserWebSocketClientTransport } from './client/transports/browser-websocket.js';
-export type { BrowserWebSocketClientTransportOptions } from './client/transports/browser-websocket.js';
+// The client as `switchboard-mcp/browser` has it, with what both ends share (errors, wire types); then its Node-only transports.
+export * from './browser.js';
 export { WebSocketClientTransport } from './client/transports/websocket.js';
 export type { WebSocketClientTransportOptions } from './client/transports/websocket.js';
 export { StdioClientTransport } from './client/transports/stdio.js';
@@ -149,26 +118,17 @@ export {
 } from './elicitation/confirm.js';
 export type { Asker } from './elicitation/confirm.js';
 
+// The errors besides the browser entry's.
 export {
-  McpError,
-  ErrorCode,
-  RequestTimeoutError,
-  RequestCancelledError,
-  ConnectionClosedError,
   ClientCapabilityError,
   ElicitationNotSupportedError,
   SamplingNotSupportedError,
   RootsNotSupportedError,
   NoBackChannelError,
-  ElicitationValidationError,
   UnexpectedElicitActionError,
   UrlElicitationRequiredError,
   LegacyOnlyRequestError,
-  UnsupportedProtocolVersionError,
   HeaderMismatchError,
   InvalidRequestStateError,
 } from './protocol/errors.js';
-export type { JsonRpcErrorObject, ElicitationViolation } from './protocol/errors.js';
 export { LEGACY_PROTOCOL_VERSIONS, LATEST_LEGACY_PROTOCOL_VERSION, MODERN_PROTOCOL_VERSIONS } from './protocol/versions.js';
-export type * from './protocol/types.js';
-export type { JsonRpcMessage, JsonRpcRequest, JsonRpcNotification, JsonRpcResponse } from './protocol/jsonrpc.js';

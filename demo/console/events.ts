@@ -1,9 +1,9 @@
 /**
  * The server's events, as the console's live log shows them: `GET /events` is a text/event-stream of
- * `{event, at, session, detail}` objects, one per McpServer event worth watching, for every console open.
+ * `{event, at, session, detail}` objects, one per McpServer (or Tasks) event worth watching, for every console open.
  */
 import type { ServerResponse } from 'node:http';
-import type { McpServer, McpSession } from '../../src/index.js';
+import type { DetailedTask, McpServer, McpSession, Tasks } from '../../src/index.js';
 
 /** One record of the feed, as JSON carries it: what is unknown is null (the console's log reads the same type). */
 export interface ServerEventRecord {
@@ -22,7 +22,7 @@ export class ServerEventFeed {
   private readonly watchers = new Set<ServerResponse>();
   private readonly heartbeat: NodeJS.Timeout;
 
-  constructor(server: McpServer) {
+  constructor(server: McpServer, tasks: Tasks) {
     // Events by name, with arguments as each one has them: the feed only reads them.
     type Listener = (...args: never[]) => unknown;
     const on = server.on.bind(server) as unknown as (event: string, listener: Listener) => unknown;
@@ -48,14 +48,14 @@ export class ServerEventFeed {
       }));
     }
     // Tasks outlive the request that made them: only their creation names a session.
-    const taskDetail = (task: Record<string, unknown>) => ({
+    const taskDetail = (task: DetailedTask) => ({
       taskId: task.taskId,
       status: task.status,
       ...(task.statusMessage === undefined ? {} : { statusMessage: task.statusMessage }),
-      ...(task.inputRequests === undefined ? {} : { inputRequests: Object.keys(task.inputRequests as object) }),
+      ...(task.inputRequests === undefined ? {} : { inputRequests: Object.keys(task.inputRequests) }),
     });
-    on('taskCreated', ((task: Record<string, unknown>, session: McpSession) => this.publish('taskCreated', session, taskDetail(task))) as Listener);
-    on('taskStatus', ((task: Record<string, unknown>) => this.publish('taskStatus', undefined, taskDetail(task))) as Listener);
+    tasks.on('taskCreated', (task, session) => this.publish('taskCreated', session, taskDetail(task)));
+    tasks.on('taskStatus', (task) => this.publish('taskStatus', undefined, taskDetail(task)));
     on('error', (error: Error, session?: McpSession) => this.publish('error', session, { message: error.message }));
     this.heartbeat = setInterval(() => {
       for (const res of this.watchers) res.write(': heartbeat\n\n');

@@ -121,8 +121,8 @@ const PROBE_TIMEOUT_MS = 10_000;
 
 export class McpClient<Tools extends ToolMap = UntypedTools> extends SafeEmitter<McpClientEvents> {
   readonly info: Readonly<Implementation>;
-  readonly options: ResolvedClientOptions;
 
+  private readonly options: ResolvedClientOptions;
   private transport: ClientTransport | undefined;
   private state: State = 'new';
   private closeReason: string | undefined;

@@ -140,7 +140,7 @@ export interface RequestContext {
   /** Send a server-to-client request related to this one, cancelled with it (legacy era only). */
   request(method: string, params?: Record<string, unknown>, options?: SessionRequestOptions): Promise<Record<string, unknown>>;
   /**
-   * The input-required this request will answer with, in the sgc style: add questions (and state) here,
+   * The input-required this request will answer with, built by hand: add questions (and state) here,
    * and once the handler returns the client is asked. Works in both eras (tools/call, prompts/get and
    * resources/read).
    */

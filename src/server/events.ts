@@ -2,7 +2,6 @@
 import type { ClientResponse } from '../elicitation/kind.js';
 import type { InputRequired } from '../mrtr/input-required.js';
 import type { JsonRpcMessage } from '../protocol/jsonrpc.js';
-import type { DetailedTask } from '../protocol/tasks.js';
 import type {
   CallToolResult,
   CancelledParams,
@@ -73,14 +72,6 @@ export interface McpServerEvents {
   responseElicitationCreate: [session: McpSession, request: OutgoingRequest, response: ElicitationResponse];
   responseSamplingCreateMessage: [session: McpSession, request: OutgoingRequest, response: SamplingResponse];
   responseRootsList: [session: McpSession, request: OutgoingRequest, response: RootsResponse];
-  /** A tools/call became a task (the Tasks extension, `useTasks`); the session is the call's. */
-  taskCreated: [task: DetailedTask, session: McpSession];
-  /** A task changed: its status, its questions or its status message (the handler's `ctx.progress`); as `tasks/get` shows it. */
-  taskStatus: [task: DetailedTask];
-  /** A task asks its client for input: `task.inputRequests` holds every outstanding question. */
-  taskInputRequired: [task: DetailedTask];
-  /** A task ended: `completed` (its result, `isError` ones included), `failed` (its error) or `cancelled`. */
-  taskCompleted: [task: DetailedTask];
   /**
    * Every message in and out, once each, for tracing. Parse failures arrive as the raw text. What arrives
    * on a WebSocket or stdio connection comes with the connection's session; a 2026-07-28 request's answer

@@ -1,4 +1,5 @@
 /** McpServer: the component. Configure it, register tools, prompts and resources, and subscribe to its events. */
+import type { EventEmitter } from 'eventemitter3';
 import { elicitationKind } from '../elicitation/elicit.js';
 import type { FormSchema } from '../elicitation/form-schema.js';
 import type { ClientRequestOptions } from '../elicitation/kind.js';
@@ -31,17 +32,22 @@ export interface ServerInfo extends Implementation {
   instructions?: string;
 }
 
-export class McpServer extends SafeEmitter<McpServerEvents> {
+type EventName = EventEmitter.EventNames<McpServerEvents>;
+type Listener<E extends EventName> = EventEmitter.EventListener<McpServerEvents, E>;
+
+export class McpServer {
   readonly info: Readonly<Implementation>;
   readonly instructions: string | undefined;
+  /** The options as the server runs with them: defaults filled in, checked. */
   readonly options: ResolvedServerOptions;
   /** Initialized sessions, by id. */
   readonly sessions: ReadonlyMap<string, McpSession>;
   readonly stats: ServerStats;
   private readonly core: ServerCore;
+  /** Only the server fires its events: listeners subscribe through `on`, `once` and `off`. */
+  private readonly events = new SafeEmitter<McpServerEvents>();
 
   constructor(info: ServerInfo, options: McpServerOptions = {}) {
-    super();
     if (typeof info?.name !== 'string' || !info.name || typeof info.version !== 'string' || !info.version) {
       throw new TypeError('McpServer needs server info with a name and a version, e.g. new McpServer({ name: "my-server", version: "1.0.0" })');
     }
@@ -49,10 +55,36 @@ export class McpServer extends SafeEmitter<McpServerEvents> {
     this.info = Object.freeze(implementation);
     this.instructions = instructions;
     this.options = resolveServerOptions(options);
-    this.core = new ServerCore(this, this.info, instructions, this.options);
+    this.core = new ServerCore(this.events, this.info, instructions, this.options);
     this.sessions = this.core.sessions;
     this.stats = this.core.stats;
     registerPort(this, this.core);
+  }
+
+  /**
+   * Listen for an event (McpServerEvents). A listener that throws or rejects is reported through
+   * `error`, and the other listeners still run.
+   */
+  on<E extends EventName>(event: E, listener: Listener<E>): this {
+    this.events.on(event, listener, this);
+    return this;
+  }
+
+  /** Listen for the next emission of an event only. */
+  once<E extends EventName>(event: E, listener: Listener<E>): this {
+    this.events.once(event, listener, this);
+    return this;
+  }
+
+  /** Stop `listener` listening for an event; without one, every listener of the event. */
+  off<E extends EventName>(event: E, listener?: Listener<E>): this {
+    this.events.off(event, listener);
+    return this;
+  }
+
+  /** Tell the `error` event of a failure no one else hears of (stderr while it has no listener); never throws. For extensions. */
+  reportError(error: unknown, session?: McpSession): void {
+    this.events.reportError(error, session);
   }
 
   /** What the server declares in `initialize`: everything it serves, plus `options.capabilities`. */

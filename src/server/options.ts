@@ -73,8 +73,11 @@ export interface CacheHint {
   scope: 'public' | 'private';
 }
 
-export type ResolvedServerOptions = Required<Omit<McpServerOptions, 'capabilities' | 'requestState' | 'scale' | 'telemetry'>> &
-  Pick<McpServerOptions, 'capabilities' | 'requestState' | 'scale' | 'telemetry'>;
+/** The options a server runs with (`server.options`): every default filled in, every value checked. */
+export type ResolvedServerOptions = Readonly<
+  Required<Omit<McpServerOptions, 'capabilities' | 'requestState' | 'scale' | 'telemetry'>> &
+    Pick<McpServerOptions, 'capabilities' | 'requestState' | 'scale' | 'telemetry'>
+>;
 
 export function resolveServerOptions(options: McpServerOptions = {}): ResolvedServerOptions {
   if (typeof options !== 'object' || options === null) throw new TypeError('McpServer options must be an object');
@@ -133,7 +136,7 @@ export function resolveServerOptions(options: McpServerOptions = {}): ResolvedSe
   if (scale !== undefined && (typeof scale !== 'object' || scale === null || !Array.isArray(scale.stateKeys) || typeof scale.consumeState !== 'function')) {
     throw new TypeError('Option scale must be shared state such as connectRedisScale(url) gives: { stateKeys, consumeState }');
   }
-  return resolved;
+  return Object.freeze(resolved);
 }
 
 export function checkCacheHint(name: string, hint: unknown): void {

@@ -1,5 +1,5 @@
 /**
- * A fresh clone of this repository's committed HEAD runs the README's first command as it stands: `npm ci`, then
+ * A fresh clone of this repository's committed HEAD runs an example as CONTRIBUTING.md says: `npm ci`, then
  * `npx tsx examples/quickstart.ts`, with nothing built. The packages come from the npm cache only (`--offline`),
  * which CI's own `npm ci` of the same lockfile has filled; a package missing from it fails here with ENOTCACHED.
  */

@@ -8,10 +8,10 @@ import { randomUUID } from 'node:crypto';
 import { ErrorCode, McpError } from '../../protocol/errors.js';
 import { isObject } from '../../protocol/is-object.js';
 import { MAX_TIMER_MS, positiveInteger } from '../../protocol/option-checks.js';
-import { isTerminalStatus, TASKS_EXTENSION, type TaskStatus } from '../../protocol/tasks.js';
-
+import { SafeEmitter } from '../../protocol/safe-emitter.js';
+import { type DetailedTask, isTerminalStatus, TASKS_EXTENSION, type TaskStatus } from '../../protocol/tasks.js';
 import { isModernProtocolVersion } from '../../protocol/versions.js';
-import type { RequestContext } from '../../server/api.js';
+import type { McpSession, RequestContext } from '../../server/api.js';
 import type { ClientQuestion, ExtensionHandle, ExtensionRequest, ToolCall } from '../../server/extension-api.js';
 import { invalidExtensionParams } from '../../server/extensions.js';
 import type { McpServer } from '../../server/mcp-server.js';
@@ -41,6 +41,18 @@ export interface TasksOptions {
    * may pass it by as many creations as they have under way at once.
    */
   maxTasks?: number;
+}
+
+/** The events `useTasks(server)` emits, each task as `tasks/get` shows it. */
+export interface TasksEvents {
+  /** A tools/call became a task; the session is the call's (a task outlives it). */
+  taskCreated: [task: DetailedTask, session: McpSession];
+  /** A task changed: its status, its questions or its status message (the handler's `ctx.progress`). */
+  taskStatus: [task: DetailedTask];
+  /** A task asks its client for input: `task.inputRequests` holds every outstanding question. */
+  taskInputRequired: [task: DetailedTask];
+  /** A task ended: `completed` (its result, `isError` ones included), `failed` (its error) or `cancelled`. */
+  taskCompleted: [task: DetailedTask];
 }
 
 /**
@@ -89,7 +101,7 @@ const DEFAULT_MAX_PER_PRINCIPAL = 100;
 // A task waiting for input holds 17 KB measured (14 KB waiting on anything else, 1 KB once finished): 68 MB at the cap.
 const DEFAULT_MAX_TASKS = 4000;
 
-export class Tasks {
+export class Tasks extends SafeEmitter<TasksEvents> {
   private readonly store: TaskStore;
   private readonly ttlMs: number | null;
   private readonly pollIntervalMs: number;
@@ -107,6 +119,7 @@ export class Tasks {
     private readonly server: McpServer,
     options: TasksOptions = {},
   ) {
+    super();
     this.store = options.store === undefined ? new MemoryTaskStore() : checkedStore(options.store);
     this.ttlMs = options.ttlMs === null ? null : (options.ttlMs ?? DEFAULT_TTL_MS);
     this.pollIntervalMs = options.pollIntervalMs ?? DEFAULT_POLL_INTERVAL_MS;
@@ -171,6 +184,11 @@ export class Tasks {
     return this.live.size;
   }
 
+  /** Listener failures go where the server's go: its `error` event. */
+  override reportError(error: unknown): void {
+    this.server.reportError(error);
+  }
+
   // --- tools/call
 
   private callTool(call: ToolCall): Promise<Record<string, unknown>> | undefined {
@@ -227,7 +245,7 @@ export class Tasks {
     this.scheduleExpiry(live);
     // The seed state: the handler may have asked something before this returns.
     const { owner: _owner, expiresAt: _expiresAt, ...seed } = task;
-    this.server.emit('taskCreated', detailed(task), call.session);
+    this.emit('taskCreated', detailed(task), call.session);
     call
       .detach({
         signal: live.controller.signal,
@@ -261,7 +279,7 @@ export class Tasks {
   private expire(live: LiveTask): void {
     const { taskId } = live.task;
     this.end(live, new McpError(ErrorCode.RequestCancelled, 'The task expired (its ttlMs ran out)'));
-    live.saved = live.saved.then(() => this.store.delete(taskId)).catch((err: unknown) => this.server.reportError(err));
+    live.saved = live.saved.then(() => this.store.delete(taskId)).catch((err: unknown) => this.reportError(err));
   }
 
   // --- while it runs
@@ -329,11 +347,11 @@ export class Tasks {
           this.end(live, new McpError(ErrorCode.RequestCancelled, 'The task was cancelled (through another instance)'));
         }
       })
-      .catch((err: unknown) => this.server.reportError(err));
+      .catch((err: unknown) => this.reportError(err));
     const shown = detailed(task);
-    this.server.emit('taskStatus', shown);
-    if (status === 'input_required') this.server.emit('taskInputRequired', shown);
-    if (isTerminalStatus(status)) this.server.emit('taskCompleted', shown);
+    this.emit('taskStatus', shown);
+    if (status === 'input_required') this.emit('taskInputRequired', shown);
+    if (isTerminalStatus(status)) this.emit('taskCompleted', shown);
     this.handle.notifyListeners('taskIds', (ids) => (ids as string[]).includes(task.taskId), 'notifications/tasks', { ...shown });
   }
 
