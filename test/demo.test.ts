@@ -31,7 +31,8 @@ import {
 import { HttpTestClient } from './helpers/http-client.js';
 import { DEFAULT_CAPABILITIES } from './helpers/servers.js';
 import { rpcError, useMcpClients } from './helpers/mcp-clients.js';
-import { capture, useCleanups } from './helpers/util.js';
+import { capture } from './helpers/outcome.js';
+import { useCleanups } from './helpers/cleanups.js';
 import type { Json } from './helpers/ws-client.js';
 
 const cleanups = useCleanups();

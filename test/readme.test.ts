@@ -1,12 +1,12 @@
-/** The README's examples are the files in examples/, and they run. */
+/** The examples the README and docs/ show are the files in examples/, and they run. */
 import { spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it, vi } from 'vitest';
 import { McpClient, StreamableHttpClientTransport } from '../src/index.js';
 import { testIssuer } from './helpers/oauth.js';
 import { freePort } from './helpers/ports.js';
-import { useCleanups } from './helpers/util.js';
+import { useCleanups } from './helpers/cleanups.js';
 import { startRedis } from './helpers/redis.js';
 import { ACCEPT_BOTH, HttpTestClient, send } from './helpers/http-client.js';
 import { StdioTestClient } from './helpers/stdio-client.js';
@@ -14,7 +14,24 @@ import { WsTestClient } from './helpers/ws-client.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const tsx = fileURLToPath(new URL('../node_modules/.bin/tsx', import.meta.url));
-const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
+const read = (path: string) => readFileSync(new URL(`../${path}`, import.meta.url), 'utf8');
+
+/** Each document's examples, in the order it shows them. */
+const EXAMPLES: Record<string, string[]> = {
+  'README.md': ['first-server', 'typed-tools', 'events', 'client'],
+  'docs/api.md': [],
+  'docs/architecture.md': [],
+  'docs/client.md': [],
+  'docs/comparison.md': [],
+  'docs/elicitation.md': ['elicitation', 'both-eras'],
+  'docs/extensions.md': ['skills', 'tasks'],
+  'docs/performance.md': [],
+  'docs/production.md': ['production'],
+  'docs/reliability.md': [],
+  'docs/scale-out.md': ['scale-out'],
+  'docs/telemetry.md': ['telemetry'],
+  'docs/transports.md': ['http-server', 'express', 'fastify', 'quickstart', 'shared-port', 'stdio-server'],
+};
 const cleanups = useCleanups();
 
 /** Start an example that prints a line on listening; resolve with the process and that line. */
@@ -38,29 +55,56 @@ function startListening(file: string, pattern: RegExp, env: Record<string, strin
   return { child, line, stop, output: () => out };
 }
 
-describe('README examples', () => {
-  const blocks = [...readme.matchAll(/```ts\n\/\/ (examples\/[\w-]+\.ts)\n([\s\S]*?)```/g)];
+describe('README and docs/ examples', () => {
+  it.each(Object.entries(EXAMPLES))('%s shows its examples, each exactly as its file in examples/', (document, names) => {
+    const blocks = [...read(document).matchAll(/```ts\n\/\/ (examples\/[\w-]+\.ts)\n([\s\S]*?)```/g)];
+    expect(blocks.map((b) => b[1])).toEqual(names.map((name) => `examples/${name}.ts`));
+    for (const [, file, code] of blocks) expect(code, file).toBe(read(file!));
+  });
 
-  it('shows sixteen examples, each exactly as its file in examples/', () => {
-    expect(blocks.map((b) => b[1])).toEqual([
-      'examples/quickstart.ts',
-      'examples/stdio-server.ts',
-      'examples/shared-port.ts',
-      'examples/typed-tools.ts',
-      'examples/scale-out.ts',
-      'examples/events.ts',
-      'examples/elicitation.ts',
-      'examples/both-eras.ts',
-      'examples/http-server.ts',
-      'examples/express.ts',
-      'examples/fastify.ts',
-      'examples/telemetry.ts',
-      'examples/skills.ts',
-      'examples/tasks.ts',
-      'examples/client.ts',
-      'examples/production.ts',
-    ]);
-    for (const [, file, code] of blocks) expect(code, file).toBe(readFileSync(new URL(`../${file}`, import.meta.url), 'utf8'));
+  it('lists every document of docs/, and shows every file of examples/ in one of them', () => {
+    const docs = readdirSync(new URL('../docs/', import.meta.url)).filter((name) => name.endsWith('.md'));
+    expect(Object.keys(EXAMPLES).filter((document) => document.startsWith('docs/'))).toEqual(docs.sort().map((name) => `docs/${name}`));
+    const examples = readdirSync(new URL('../examples/', import.meta.url)).map((name) => name.replace(/\.ts$/, ''));
+    expect(Object.values(EXAMPLES).flat().sort()).toEqual(examples.sort());
+  });
+
+  it('first-server asks how many copies with its form and orders them, in both eras over one URL', async () => {
+    const example = startListening('examples/first-server.ts', /listening on (http:\/\/\S+)/);
+    try {
+      const [, url] = await example.line;
+      const rounds: [era: 'legacy' | 'modern', content: Record<string, number | boolean>, text: string][] = [
+        ['legacy', { copies: 2 }, 'Ordered 2 of Dune.'],
+        ['modern', { copies: 3, giftWrap: true }, 'Ordered 3 of Dune, gift-wrapped.'],
+      ];
+      for (const [era, content, text] of rounds) {
+        const asked: unknown[] = [];
+        const client = new McpClient({ name: 'readme-test', version: '1.0.0' }, { era });
+        client.onElicitation((params) => {
+          asked.push(params);
+          return { action: 'accept', content };
+        });
+        await client.connect(url!);
+        expect(client.protocolVersion).toBe(era === 'legacy' ? '2025-11-25' : '2026-07-28');
+        expect((await client.callTool('order_book', { title: 'Dune' })).content).toEqual([{ type: 'text', text }]);
+        expect(asked).toEqual([
+          {
+            message: 'How many copies of Dune?',
+            requestedSchema: {
+              type: 'object',
+              properties: {
+                copies: { type: 'integer', title: 'Copies', minimum: 1, maximum: 5, default: 1 },
+                giftWrap: { type: 'boolean', title: 'Gift-wrap them?', default: false },
+              },
+              required: ['copies'],
+            },
+          },
+        ]);
+        await client.close();
+      }
+    } finally {
+      await example.stop();
+    }
   });
 
   it('quickstart serves get_weather over WebSocket', async () => {

@@ -14,9 +14,12 @@ import {
   WebSocketTransport,
   type CompletionRequestEvent,
 } from '../src/index.js';
-import { useHarness } from './helpers/session-harness.js';
+import { startWebSocket } from './helpers/servers.js';
+import { useWsSessions } from './helpers/ws-sessions.js';
+import { useCleanups } from './helpers/cleanups.js';
 
-const h = useHarness();
+const cleanups = useCleanups();
+const h = useWsSessions(cleanups);
 const COMPLETE = { ref: { type: 'ref/prompt', name: 'p' }, argument: { name: 'a', value: 'c' } };
 
 describe('removed names', () => {
@@ -29,7 +32,7 @@ describe('removed names', () => {
 
   it('calls a completionComplete listener for nothing: completion/complete is the requestCompletion event only', async () => {
     const seen: string[] = [];
-    const running = await h.start((server) => server.registerPrompt('p', { arguments: [{ name: 'a' }] }, () => ({ messages: [] })));
+    const running = await startWebSocket(cleanups, (server) => server.registerPrompt('p', { arguments: [{ name: 'a' }] }, () => ({ messages: [] })));
     const old = (_session: unknown, request: CompletionRequestEvent) => {
       seen.push('completionComplete');
       request.respond(['cats']);

@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { bearer, type TokenClaims } from '../../src/index.js';
 import { AUDIENCE, challenge, type Guarded, INITIALIZE, ISSUER, post, serveGuarded, session, token } from '../helpers/guarded-server.js';
 import { introspectionEndpoint, jwksEndpoint, type SigningKey, signingKey } from '../helpers/oauth.js';
-import { useCleanups } from '../helpers/util.js';
+import { useCleanups } from '../helpers/cleanups.js';
 
 const cleanups = useCleanups();
 

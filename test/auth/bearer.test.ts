@@ -21,7 +21,7 @@ import {
 } from '../../src/index.js';
 import { challenge, INITIALIZE, ISSUER, METADATA_PATH, post, serveGuarded, session, token } from '../helpers/guarded-server.js';
 import { introspectionEndpoint, type JwksEndpoint, jwksEndpoint, type SigningKey, signingKey } from '../helpers/oauth.js';
-import { useCleanups } from '../helpers/util.js';
+import { useCleanups } from '../helpers/cleanups.js';
 
 const cleanups = useCleanups();
 const serve = (options: Partial<BearerOptions> & Pick<BearerOptions, 'audience'>) => serveGuarded(cleanups, options);

@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { ACCEPT_BOTH } from '../helpers/http-client.js';
 import { testIssuer } from '../helpers/oauth.js';
-import { useCleanups } from '../helpers/util.js';
+import { useCleanups } from '../helpers/cleanups.js';
 
 const cleanups = useCleanups();
 const root = fileURLToPath(new URL('../..', import.meta.url));

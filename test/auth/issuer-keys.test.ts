@@ -12,7 +12,7 @@ import { IssuerKeys, IssuerKeysUnavailableError } from '../../src/auth/issuer-ke
 import { bearer } from '../../src/index.js';
 import { AUDIENCE, challenge, INITIALIZE, ISSUER, post, serveGuarded, token } from '../helpers/guarded-server.js';
 import { type JwksEndpoint, jwksEndpoint, signingKey } from '../helpers/oauth.js';
-import { useCleanups } from '../helpers/util.js';
+import { useCleanups } from '../helpers/cleanups.js';
 
 const cleanups = useCleanups();
 const UNAVAILABLE = 'Cannot check the access token now; try again shortly';

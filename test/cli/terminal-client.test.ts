@@ -13,11 +13,12 @@ import { WebSocketServer } from 'ws';
 import { describeField, formatProblem, hostOf, parseAction, parseAnswer, parseCommandLine, parseYesNo, USAGE } from '../../cli/prompts.js';
 import type { ElicitResult, McpServer, McpSession } from '../../src/index.js';
 import { freePort } from '../helpers/ports.js';
-import { startHttpServer } from '../helpers/modern.js';
-import { startWsServer } from '../helpers/servers.js';
 import { escapeRegExp, ROOT, useTerminalClients } from '../helpers/terminal-cli.js';
+import { startWebSocket, startHttp } from '../helpers/servers.js';
+import { useCleanups } from '../helpers/cleanups.js';
 
-const clients = useTerminalClients();
+const cleanups = useCleanups();
+const clients = useTerminalClients(cleanups);
 const run = (...args: string[]) => clients.run(...args);
 
 // ---- the server -------------------------------------------------------------------------------------
@@ -128,13 +129,11 @@ type Setup = 'ws legacy' | 'http modern' | 'http legacy';
 async function serve(setup: Setup): Promise<{ recorded: Recorded; server: McpServer; args: string[]; name: string }> {
   const recorded: Recorded = { answers: [], countArgs: [], responses: [] };
   if (setup === 'ws legacy') {
-    const running = await startWsServer(tools(recorded), { info: { name: 'test-server', version: '1.0.0', instructions: 'Answer kindly.' } });
-    clients.defer(() => running.close());
+    const running = await startWebSocket(cleanups, tools(recorded), { info: { name: 'test-server', version: '1.0.0', instructions: 'Answer kindly.' } });
     return { recorded, server: running.server, args: [running.url, '--era', 'legacy'], name: 'test-server' };
   }
-  const running = await startHttpServer(tools(recorded));
-  clients.defer(() => running.close());
-  return { recorded, server: running.server, args: setup === 'http modern' ? [running.url] : [running.url, '--era=legacy'], name: 'mrtr-test-server' };
+  const running = await startHttp(cleanups, tools(recorded));
+  return { recorded, server: running.server, args: setup === 'http modern' ? [running.url] : [running.url, '--era=legacy'], name: 'test-server' };
 }
 
 const ERAS: Record<Setup, string> = { 'ws legacy': '2025-11-25 (legacy)', 'http modern': '2026-07-28 (modern)', 'http legacy': '2025-11-25 (legacy)' };
@@ -397,7 +396,7 @@ describe('npm run client against a server that never ends its tool listing', () 
   async function repeatingCursorServer(cursor: string): Promise<{ url: string; methods: string[] }> {
     const wss = new WebSocketServer({ host: '127.0.0.1', port: 0 });
     await new Promise<void>((resolve) => wss.once('listening', resolve));
-    clients.defer(
+    cleanups.push(
       () =>
         new Promise<void>((resolve) => {
           for (const ws of wss.clients) ws.terminate();

@@ -7,9 +7,10 @@
  */
 import { describe, expect, it } from 'vitest';
 import { type McpServer, type McpSession, type RequestContext, UrlElicitationRequiredError } from '../../src/index.js';
-import { startWsServer } from '../helpers/servers.js';
 import { escapeRegExp, useTerminalClients } from '../helpers/terminal-cli.js';
-import { deferred } from '../helpers/util.js';
+import { deferred } from '../helpers/deferred.js';
+import { startWebSocket } from '../helpers/servers.js';
+import { useCleanups } from '../helpers/cleanups.js';
 
 /** Each trick a server's string may play on a terminal, in one string. */
 const EVIL = [
@@ -44,7 +45,8 @@ function lines(...expected: string[]): RegExp {
   return new RegExp(`${expected.map(escapeRegExp).join('\\n')}\\n`);
 }
 
-const clients = useTerminalClients();
+const cleanups = useCleanups();
+const clients = useTerminalClients(cleanups);
 
 function hostileTools(server: McpServer, visiting: (ctx: RequestContext) => void): void {
   server.registerTool('show', { title: EVIL, description: `${EVIL}\nnot shown in the menu` }, (_args, ctx) => {
@@ -109,10 +111,9 @@ function hostileTools(server: McpServer, visiting: (ctx: RequestContext) => void
 /** The hostile server, and the client connected to it with the tool menu on screen. */
 async function connected() {
   const visit = deferred<RequestContext>();
-  const running = await startWsServer((server) => hostileTools(server, visit.resolve), {
+  const running = await startWebSocket(cleanups, (server) => hostileTools(server, visit.resolve), {
     info: { name: EVIL, version: '1.0.0', instructions: `First line\r\n${EVIL}\nlast` },
   });
-  clients.defer(() => running.close());
   const cli = clients.run(running.url, '--era', 'legacy');
   await cli.waitFor(/\n {2}7\) plain_http\n/);
   // `visiting`: the visit tool's context while its URL question is open.

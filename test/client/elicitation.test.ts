@@ -18,8 +18,8 @@ import {
 import { McpError } from '../../src/protocol/errors.js';
 import { SchemaCompiler } from '../../src/schema/compiler.js';
 import { useMcpClients } from '../helpers/mcp-clients.js';
-import { startWsServer } from '../helpers/servers.js';
-import { useCleanups } from '../helpers/util.js';
+import { useCleanups } from '../helpers/cleanups.js';
+import { startWebSocket } from '../helpers/servers.js';
 
 afterEach(() => {
   vi.restoreAllMocks();
@@ -533,7 +533,7 @@ describe('rule 8: plain http to another host is refused before the handler, as t
   const REFUSAL = `Invalid params: URL-mode elicitation/create needs an https: url (http: only on loopback: localhost, 127.0.0.1 or [::1]); got "${URL_PLAIN}"`;
 
   it('answers an elicitation/create that an McpServer pushes raw over WebSocket -32602', async () => {
-    const running = await startWsServer((server) =>
+    const running = await startWebSocket(cleanups, (server) =>
       server.registerTool('login', {}, async (_args, ctx) => {
         try {
           return JSON.stringify(await ctx.request('elicitation/create', { mode: 'url', message: 'Log in', url: URL_PLAIN, elicitationId: 'e1' }));
@@ -542,7 +542,6 @@ describe('rule 8: plain http to another host is refused before the handler, as t
         }
       }),
     );
-    cleanups.push(() => running.close());
     const handler = vi.fn(returning({ action: 'accept' }));
     const { client, errors } = await clients.connect(running, { capabilities: { elicitation: { url: {} } } }, (c) => c.onElicitation(handler));
     const result = await client.callTool('login', {});

@@ -5,7 +5,7 @@
  */
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { WebSocketServer } from 'ws';
 import {
   ConnectionClosedError,
@@ -14,37 +14,28 @@ import {
   McpClient,
   type McpClientOptions,
   McpError,
-  McpServer,
+  type McpServer,
   type McpServerOptions,
   type McpSession,
   RequestCancelledError,
   RequestTimeoutError,
-  StreamableHttpTransport,
-  WebSocketTransport,
 } from '../../src/index.js';
-import { deferred } from '../helpers/util.js';
+import { useCleanups } from '../helpers/cleanups.js';
+import { deferred } from '../helpers/deferred.js';
+import { startHttpAndWebSocket, TEST_SERVER_INFO } from '../helpers/servers.js';
 
-const running: { close(): Promise<void> }[] = [];
-afterEach(async () => {
-  for (const item of running.splice(0).reverse()) await item.close();
-});
+const cleanups = useCleanups();
 
 /** One McpServer on 127.0.0.1, reachable over Streamable HTTP and WebSocket on the same port. */
 async function serve(setup: (server: McpServer) => void, options: McpServerOptions = {}) {
-  const server = new McpServer({ name: 'test-server', version: '1.0.0', instructions: 'be kind' }, options);
-  server.on('error', () => {});
-  setup(server);
-  const http = new StreamableHttpTransport(server);
-  const { port } = await http.listen({ host: '127.0.0.1', port: 0 });
-  new WebSocketTransport(server).attach(http.httpServer!);
-  running.push(server);
-  return { server, http: `http://127.0.0.1:${port}/mcp`, ws: `ws://127.0.0.1:${port}/mcp` };
+  const running = await startHttpAndWebSocket(cleanups, setup, { info: { ...TEST_SERVER_INFO, instructions: 'be kind' }, server: options });
+  return { server: running.server, http: running.url, ws: running.wsUrl };
 }
 
 function client(options: McpClientOptions = {}): McpClient {
   const made = new McpClient({ name: 'test-client', version: '2.0.0' }, options);
   made.on('error', () => {});
-  running.push(made);
+  cleanups.push(() => made.close());
   return made;
 }
 
@@ -542,13 +533,13 @@ describe('a tool listing the server never ends', () => {
       });
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    running.push({
-      close: () =>
+    cleanups.push(
+      () =>
         new Promise<void>((resolve) => {
           server.close(() => resolve());
           server.closeAllConnections();
         }),
-    });
+    );
     const c = client({ era: 'modern' });
     const errors: string[] = [];
     c.on('error', (err) => void errors.push(err.message));
@@ -620,7 +611,7 @@ describe('server/discover answered -32022', () => {
       });
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    running.push({ close: () => new Promise<void>((resolve) => server.close(() => resolve())) });
+    cleanups.push(() => new Promise<void>((resolve) => server.close(() => resolve())));
     return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp`, bodies };
   }
 
@@ -699,7 +690,7 @@ describe('subscriptions/listen (2026-07-28)', () => {
 
   it('fails with RequestTimeoutError when no acknowledgement comes in time, and tells the server', async () => {
     const sockets = new WebSocketServer({ host: '127.0.0.1', port: 0, handleProtocols: () => 'mcp' });
-    running.push({ close: () => new Promise<void>((resolve) => sockets.close(() => resolve())) });
+    cleanups.push(() => new Promise<void>((resolve) => sockets.close(() => resolve())));
     const received: Record<string, any>[] = [];
     sockets.on('connection', (socket) => {
       socket.on('message', (data) => {
@@ -759,7 +750,7 @@ describe('subscriptions/listen (2026-07-28)', () => {
 describe('the edges of answering and being answered (legacy)', () => {
   it('reports an answer to a request the client never sent, and takes a late answer to one it gave up on quietly', async () => {
     const sockets = new WebSocketServer({ host: '127.0.0.1', port: 0, handleProtocols: () => 'mcp' });
-    running.push({ close: () => new Promise<void>((resolve) => sockets.close(() => resolve())) });
+    cleanups.push(() => new Promise<void>((resolve) => sockets.close(() => resolve())));
     sockets.on('connection', (socket) => {
       socket.on('message', (data) => {
         const message = JSON.parse(String(data));

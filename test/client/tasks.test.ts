@@ -10,43 +10,43 @@ import {
   type ElicitRequestedSchema,
   ErrorCode,
   McpError,
-  McpServer,
   RequestCancelledError,
-  StreamableHttpTransport,
   TASKS_EXTENSION,
   type Tasks,
   useTasks,
 } from '../../src/index.js';
 import { resultKind } from '../../src/client/modern.js';
-import { recordEvents } from '../helpers/servers.js';
 import { rpcError, useMcpClients } from '../helpers/mcp-clients.js';
-import { deferred, useCleanups } from '../helpers/util.js';
+import { deferred } from '../helpers/deferred.js';
+import { useCleanups } from '../helpers/cleanups.js';
+import { startHttp } from '../helpers/servers.js';
 
 const cleanups = useCleanups();
 const clients = useMcpClients(cleanups);
 
+/** A server with the tasks extension (polled every 20 ms) and what `setup` registers on it. */
 async function serve(setup: (tasks: Tasks) => void) {
-  const server = new McpServer({ name: 'tasks', version: '1.0.0' });
-  server.on('error', () => {});
-  setup(useTasks(server, { pollIntervalMs: 20 }));
-  const http = new StreamableHttpTransport(server);
-  const { url } = await http.listen({ host: '127.0.0.1', port: 0 });
-  cleanups.push(() => server.close());
-  return { server, url };
+  let tasks!: Tasks;
+  const { url } = await startHttp(cleanups, (server) => {
+    tasks = useTasks(server, { pollIntervalMs: 20 });
+    setup(tasks);
+  });
+  return { tasks, url };
 }
 
 const NAME_FORM: ElicitRequestedSchema = { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] };
 
 describe('McpClient following tasks', () => {
   it('declares the extension, and resolves a task with its result after answering its questions once each', async () => {
-    const { server, url } = await serve((tasks) =>
+    const { tasks, url } = await serve((tasks) =>
       tasks.registerTool('book', { taskSupport: 'optional' }, async (_args, ctx) => {
         const who = await ctx.elicit({ message: 'Who travels?', requestedSchema: NAME_FORM });
         const when = await ctx.elicit({ message: 'When?', requestedSchema: { type: 'object', properties: { day: { type: 'string' } } } });
         return `Booked for ${String(who.content?.name)} on ${String(when.content?.day)}`;
       }),
     );
-    const created = recordEvents(server, 'taskCreated');
+    const created: DetailedTask[] = [];
+    tasks.on('taskCreated', (task) => void created.push(task));
     const asked: string[] = [];
     const { client } = await clients.connectUrl(url, { era: 'modern', tasks: true }, (c) =>
       c.onElicitation((params, ctx) => {
@@ -65,7 +65,7 @@ describe('McpClient following tasks', () => {
     expect(result).toEqual({ content: [{ type: 'text', text: 'Booked for Ada on Monday' }] });
     expect(asked).toEqual(['Who travels? (elicit-1 of task known)', 'When? (elicit-2 of task known)']);
     expect(created).toHaveLength(1);
-    const taskId = created[0][0].taskId;
+    const taskId = created[0].taskId;
     expect(seen[0]).toMatchObject({ taskId, status: 'working' });
     expect(seen.at(-1)).toMatchObject({ taskId, status: 'completed', result: { content: [{ type: 'text', text: 'Booked for Ada on Monday' }] } });
     expect(seen.filter((t) => t.status === 'input_required').map((t) => Object.keys(t.inputRequests ?? {}))).toEqual([['elicit-1'], ['elicit-2']]);
@@ -87,13 +87,14 @@ describe('McpClient following tasks', () => {
 
   it('cancels the task on the server when the call is aborted', async () => {
     const handlerAborted = deferred<unknown>();
-    const { server, url } = await serve((tasks) =>
+    const { tasks, url } = await serve((tasks) =>
       tasks.registerTool('forever', { taskSupport: 'optional' }, (_args, ctx) => {
         ctx.signal.addEventListener('abort', () => handlerAborted.resolve(ctx.signal.reason));
         return new Promise(() => {});
       }),
     );
-    const ended = recordEvents(server, 'taskCompleted');
+    const ended: DetailedTask[] = [];
+    tasks.on('taskCompleted', (task) => void ended.push(task));
     const { client } = await clients.connectUrl(url, { era: 'modern', tasks: true });
     const working = new Promise<void>((resolve) => client.on('taskStatus', (task) => task.status === 'working' && resolve()));
     const control = new AbortController();
@@ -102,7 +103,7 @@ describe('McpClient following tasks', () => {
     control.abort('enough');
     await expect(call).rejects.toBeInstanceOf(RequestCancelledError);
     expect(String(await handlerAborted.promise)).toContain('The task was cancelled by the client');
-    expect(ended.map(([task]) => [task.status, task.statusMessage])).toEqual([['cancelled', 'The task was cancelled by the client']]);
+    expect(ended.map((task) => [task.status, task.statusMessage])).toEqual([['cancelled', 'The task was cancelled by the client']]);
   });
 
   it('without the option a task-capable tool answers at once, and a task-required one is refused with -32021', async () => {

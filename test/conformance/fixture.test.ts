@@ -19,12 +19,15 @@ import { describe, expect, it } from 'vitest';
 import { registerFixtureCatalog, TEST_AUDIO_BASE64, TEST_IMAGE_BASE64 } from '../../conformance/fixture-catalog.js';
 import type { McpServer, McpSession } from '../../src/index.js';
 import { toolText as text } from '../helpers/client-requests.js';
-import { useSdkHarness } from '../helpers/sdk-peer.js';
-import { recordEvents } from '../helpers/servers.js';
-import { recordMessages } from '../helpers/session-harness.js';
+import { recordEvents } from '../helpers/server-events.js';
+import { recordMessages } from '../helpers/ws-sessions.js';
 import { WsTestClient } from '../helpers/ws-client.js';
+import { startWebSocket } from '../helpers/servers.js';
+import { useSdkPeers } from '../helpers/sdk-peer.js';
+import { useCleanups } from '../helpers/cleanups.js';
 
-const h = useSdkHarness();
+const cleanups = useCleanups();
+const h = useSdkPeers(cleanups);
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const tsx = fileURLToPath(new URL('../../node_modules/.bin/tsx', import.meta.url));
 
@@ -47,7 +50,7 @@ interface Fixture {
 
 /** The fixture catalog on a fresh server, and an SDK client set up like the conformance runner. */
 async function openFixture(elicitAnswer: ElicitResult = { action: 'decline' }): Promise<Fixture> {
-  const running = await h.start(registerFixtureCatalog, { info: FIXTURE_INFO });
+  const running = await startWebSocket(cleanups, registerFixtureCatalog, { info: FIXTURE_INFO });
   const elicitations: ElicitRequest['params'][] = [];
   const samplings: unknown[] = [];
   const { client, session } = await h.connect(running, { capabilities: { sampling: {}, elicitation: {} } }, (c) => {
@@ -203,9 +206,9 @@ describe('tools', () => {
   });
 
   it('test_tool_with_progress sends progress 0, 50, 100 of 100 echoing the token, all before the result', async () => {
-    const running = await h.start(registerFixtureCatalog, { info: FIXTURE_INFO });
+    const running = await startWebSocket(cleanups, registerFixtureCatalog, { info: FIXTURE_INFO });
     const { client } = await WsTestClient.initialized(running.url);
-    h.defer(() => client.close());
+    cleanups.push(() => client.close());
     const log = recordMessages(client);
 
     const reply = await client.request('tools/call', { name: 'test_tool_with_progress', arguments: {}, _meta: { progressToken: 'progress-test-1' } }, 'call-1');
@@ -392,7 +395,7 @@ describe('tools', () => {
     expect(listed?.inputSchema).toEqual(JSON_SCHEMA_2020_12);
 
     const { client: raw } = await WsTestClient.initialized(url);
-    h.defer(() => raw.close());
+    cleanups.push(() => raw.close());
     const reply = await raw.request('tools/list');
     const wire = (reply.result.tools as { name: string; inputSchema: unknown }[]).find((t) => t.name === 'json_schema_2020_12_tool');
     expect(wire?.inputSchema).toEqual(JSON_SCHEMA_2020_12);
@@ -604,7 +607,7 @@ describe('the fixture server process', () => {
     const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
       child.once('exit', (code, signal) => resolve({ code, signal })),
     );
-    h.defer(async () => {
+    cleanups.push(async () => {
       if (child.exitCode === null && child.signalCode === null) {
         child.kill('SIGTERM');
         const timer = setTimeout(() => child.kill('SIGKILL'), 5000);
@@ -641,7 +644,7 @@ describe('the fixture server process', () => {
     expect(line).toBe(`Switchboard conformance fixture on http://127.0.0.1:${port}/mcp (WebSocket at ws://127.0.0.1:${port}/mcp)\n`);
 
     const client = new Client({ name: 'conformance-runner', version: '1.0.0' }, { capabilities: { sampling: {}, elicitation: {} } });
-    h.defer(() => client.close());
+    cleanups.push(() => client.close());
     await client.connect(new WebSocketClientTransport(new URL(`ws://127.0.0.1:${port}/mcp`)));
     expect(client.getServerVersion()).toEqual(FIXTURE_INFO);
     expect((await client.listTools()).tools.map((t) => t.name)).toEqual([...TOOL_NAMES, ...MODERN_TOOL_NAMES]);

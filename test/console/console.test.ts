@@ -31,7 +31,8 @@ import {
   startDemo,
   waitForServerEvents,
 } from './harness.js';
-import { type RunningServer, startWsServer } from '../helpers/servers.js';
+import { type RunningServer, startWebSocket } from '../helpers/servers.js';
+import { useSuiteCleanups } from '../helpers/cleanups.js';
 
 const TEST_MS = 60_000;
 
@@ -517,9 +518,11 @@ describe('the console against a hostile server (an McpServer on 127.0.0.1, WebSo
   let page: Page;
   let problems: string[];
   let hostile: RunningServer;
+  const suite = useSuiteCleanups();
 
   beforeAll(async () => {
-    hostile = await startWsServer(
+    hostile = await startWebSocket(
+      suite,
       (server) => {
         server.registerTool('bidi', { title: 'Safe\u202Etxt.exe', description: 'Zero\u200Bwidth' }, async (_args, ctx) => {
           const amount = { type: 'string' as const, title: 'Amount\u2066x\u2069', description: 'In \u202Eorue' };
@@ -543,7 +546,6 @@ describe('the console against a hostile server (an McpServer on 127.0.0.1, WebSo
 
   afterAll(async () => {
     await page?.context().close();
-    await hostile?.close();
   });
 
   afterEach(async () => {

@@ -7,13 +7,13 @@
 import { describe, expect, it } from 'vitest';
 import type { ElicitParams, McpServer, McpServerOptions } from '../../src/index.js';
 import { CAPS, callTool, NAME_Q, responseLog, textResult } from '../helpers/client-requests.js';
-import { MODERN_CAPS, ModernClient, useHttpServers } from '../helpers/modern.js';
-import { pingOk, useHarness } from '../helpers/session-harness.js';
-import { useCleanups } from '../helpers/util.js';
+import { MODERN_CAPS, ModernClient } from '../helpers/modern.js';
+import { pingOk, useWsSessions } from '../helpers/ws-sessions.js';
+import { useCleanups } from '../helpers/cleanups.js';
+import { startWebSocket, startHttp } from '../helpers/servers.js';
 
 const cleanups = useCleanups();
-const h = useHarness(cleanups);
-const http = useHttpServers();
+const h = useWsSessions(cleanups);
 
 /** Name and age asked; the client adds fields nobody asked about. */
 const PROFILE_Q = {
@@ -31,7 +31,7 @@ function profileTool(server: McpServer): void {
 
 describe('legacy era over WebSocket: the reply to a pushed elicitation/create', () => {
   async function run(serverOptions: McpServerOptions): Promise<string> {
-    const running = await h.start(profileTool, { server: serverOptions });
+    const running = await startWebSocket(cleanups, profileTool, { server: serverOptions });
     const { client } = await h.open(running, { capabilities: CAPS.form });
     const call = callTool(client, 'profile');
     const ask = await client.nextMessage('elicitation/create');
@@ -50,7 +50,7 @@ describe('legacy era over WebSocket: the reply to a pushed elicitation/create', 
   });
 
   it('keeps only the asked fields in the responseElicitationCreate event of server.requestElicitationCreate', async () => {
-    const running = await h.start();
+    const running = await startWebSocket(cleanups);
     const log = responseLog(running.server, 'responseElicitationCreate');
     const { client, session } = await h.open(running, { capabilities: CAPS.form });
     const id = running.server.requestElicitationCreate(session, PROFILE_Q);
@@ -64,7 +64,7 @@ describe('legacy era over WebSocket: the reply to a pushed elicitation/create', 
   });
 
   it('keeps only the asked fields when the runtime pushes an explicit input-required on a legacy-era session', async () => {
-    const running = await h.start((server) =>
+    const running = await startWebSocket(cleanups, (server) =>
       server.registerTool('explicit', {}, (_args, ctx) => {
         const answer = ctx.inputResponses?.who as { action: string; content?: unknown } | undefined;
         if (answer) return JSON.stringify(answer);
@@ -82,7 +82,7 @@ describe('legacy era over WebSocket: the reply to a pushed elicitation/create', 
 
 describe('2026-07-28 over HTTP: the answer in a retry', () => {
   async function roundTrip(serverOptions: McpServerOptions): Promise<unknown> {
-    const { url } = await http.start(profileTool, { server: serverOptions });
+    const { url } = await startHttp(cleanups, profileTool, { server: serverOptions });
     const client = new ModernClient(url, MODERN_CAPS.form);
     const first = await client.callTool('profile');
     expect(first.body.result).toMatchObject({
@@ -108,7 +108,7 @@ describe('2026-07-28 over HTTP: the answer in a retry', () => {
   });
 
   it('also drops extra keys from an answer sent ahead, without requestState', async () => {
-    const { url } = await http.start(profileTool);
+    const { url } = await startHttp(cleanups, profileTool);
     const client = new ModernClient(url, MODERN_CAPS.form);
     const reply = await client.callTool('profile', {}, { inputResponses: { 'elicit-1': { action: 'accept', content: SENT } } });
     expect(JSON.parse(reply.body.result.content[0].text)).toEqual({ action: 'accept', content: ASKED });
@@ -116,7 +116,7 @@ describe('2026-07-28 over HTTP: the answer in a retry', () => {
 
   it('keeps the filtered answer in requestState: a later round sees only the asked fields too', async () => {
     const seen: unknown[] = [];
-    const { url } = await http.start((server) =>
+    const { url } = await startHttp(cleanups, (server) =>
       server.registerTool('two', {}, async (_args, ctx) => {
         const who = await ctx.elicit(PROFILE_Q);
         seen.push(who.content);

@@ -6,17 +6,21 @@
 import { describe, expect, it } from 'vitest';
 import { UnexpectedElicitActionError, type ElicitParams, type McpSession } from '../../src/index.js';
 import { CAPS, errorOf, expectMcpError, responseLog, succeeded } from '../helpers/client-requests.js';
-import { nextEvent, recordEvents } from '../helpers/servers.js';
-import { expectQuietAndAlive, pingOk, useHarness } from '../helpers/session-harness.js';
-import { capture, tick } from '../helpers/util.js';
+import { nextEvent, recordEvents } from '../helpers/server-events.js';
+import { expectQuietAndAlive, pingOk, useWsSessions } from '../helpers/ws-sessions.js';
+import { capture } from '../helpers/outcome.js';
+import { tick } from '../helpers/deferred.js';
+import { startWebSocket } from '../helpers/servers.js';
+import { useCleanups } from '../helpers/cleanups.js';
 
-const h = useHarness();
+const cleanups = useCleanups();
+const h = useWsSessions(cleanups);
 
 const ASK: ElicitParams = { message: 'Your name?', requestedSchema: { type: 'object', properties: { name: { type: 'string' } } } };
 const NO_COUNTS = { unknownResponses: 0, duplicateResponses: 0, lateResponses: 0, invalidResults: 0, invalidMessages: 0 };
 
 async function formSession() {
-  const running = await h.start();
+  const running = await startWebSocket(cleanups);
   const log = responseLog(running.server, 'responseElicitationCreate');
   const errors: Error[] = [];
   running.server.on('error', (error) => errors.push(error));
@@ -65,7 +69,7 @@ describe('replies that match no pending request', () => {
   });
 
   it("never settles this session's request with a reply on another session's socket", async () => {
-    const running = await h.start();
+    const running = await startWebSocket(cleanups);
     const log = responseLog(running.server, 'responseElicitationCreate');
     const a = await h.open(running, { capabilities: CAPS.form, clientInfo: { name: 'a', version: '1' } });
     const b = await h.open(running, { capabilities: CAPS.form, clientInfo: { name: 'b', version: '1' } });

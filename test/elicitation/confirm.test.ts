@@ -18,13 +18,14 @@ import {
   type ToolConfig,
 } from '../../src/index.js';
 import { CAPS, callTool, responseLog, textResult, succeeded, toolText } from '../helpers/client-requests.js';
-import { type Ask, type ElicitationPeer, type ElicitationPeerOptions, elicitationPeer, useMcpClients } from '../helpers/mcp-clients.js';
-import { expectQuietAndAlive, useHarness } from '../helpers/session-harness.js';
-import { useCleanups } from '../helpers/util.js';
+import { type Ask, type ElicitationPeerOptions, elicitationPeer, useMcpClients, expectPeerQuietAndAlive } from '../helpers/mcp-clients.js';
+import { expectQuietAndAlive, useWsSessions } from '../helpers/ws-sessions.js';
+import { useCleanups } from '../helpers/cleanups.js';
 import type { Json } from '../helpers/ws-client.js';
+import { startWebSocket } from '../helpers/servers.js';
 
 const cleanups = useCleanups();
-const h = useHarness(cleanups);
+const h = useWsSessions(cleanups);
 const clients = useMcpClients(cleanups);
 
 const YES_NO = { type: 'object', properties: {} };
@@ -36,14 +37,6 @@ function confirmation(id: number, message: string) {
 /** The elicitation/create the server sent, with its request id, as the client received it. */
 function asked(ask: Ask): Json {
   return { jsonrpc: '2.0', id: ask.id, method: 'elicitation/create', params: ask.params };
-}
-
-/** The session still answers (a ping round trip), and since it connected the client was asked `asked` times, told nothing and reported no error. */
-async function expectPeerQuietAndAlive(peer: ElicitationPeer, asked = 0): Promise<void> {
-  await peer.client.ping();
-  expect(peer.asks.all).toHaveLength(asked);
-  expect(peer.notifications.all).toEqual([]);
-  expect(peer.errors).toEqual([]);
 }
 
 function registerDelete(server: McpServer, confirmOption: ToolConfig['confirm'], runs: Record<string, unknown>[]) {
@@ -58,9 +51,13 @@ function registerDelete(server: McpServer, confirmOption: ToolConfig['confirm'],
 }
 
 /** A server with a `delete` tool guarded by `confirm`, and an McpClient; `runs` counts handler runs and their arguments. */
-async function guarded(confirmOption: ToolConfig['confirm'], peerOptions: ElicitationPeerOptions = {}, serverOptions: Parameters<typeof h.start>[1] = {}) {
+async function guarded(
+  confirmOption: ToolConfig['confirm'],
+  peerOptions: ElicitationPeerOptions = {},
+  serverOptions: Parameters<typeof startWebSocket>[2] = {},
+) {
   const runs: Record<string, unknown>[] = [];
-  const running = await h.start((server: McpServer) => registerDelete(server, confirmOption, runs), serverOptions);
+  const running = await startWebSocket(cleanups, (server: McpServer) => registerDelete(server, confirmOption, runs), serverOptions);
   const log = responseLog(running.server, 'responseElicitationCreate');
   const peer = await elicitationPeer(clients, running, peerOptions);
   return { running, server: running.server, log, peer, session: peer.session, runs };
@@ -69,7 +66,7 @@ async function guarded(confirmOption: ToolConfig['confirm'], peerOptions: Elicit
 /** `guarded` with the raw WebSocket peer declaring `capabilities`: for replies McpClient never sends. */
 async function rawGuarded(confirmOption: ToolConfig['confirm'], capabilities: Json = CAPS.form) {
   const runs: Record<string, unknown>[] = [];
-  const running = await h.start((server: McpServer) => registerDelete(server, confirmOption, runs));
+  const running = await startWebSocket(cleanups, (server: McpServer) => registerDelete(server, confirmOption, runs));
   const log = responseLog(running.server, 'responseElicitationCreate');
   const { client, session } = await h.open(running, { capabilities });
   return { running, server: running.server, log, client, session, runs };
@@ -111,7 +108,7 @@ describe('the confirm tool option', () => {
     (await peer.asks.next()).answer({ action: 'decline' });
     expect(await call).toEqual(toolText('The user declined: "Delete the file?". Nothing was done.', true));
     expect(runs).toEqual([]);
-    await expectPeerQuietAndAlive(peer, 1);
+    await expectPeerQuietAndAlive(peer, { asked: [{ message: 'Delete the file?', requestedSchema: YES_NO }] });
   });
 
   it('answers cancel with the UserCancelledError text, without running the handler', async () => {
@@ -252,7 +249,7 @@ describe('the confirm tool option', () => {
   });
 
   it('rejects a confirm option that is neither a message nor a function at registration', async () => {
-    const running = await h.start();
+    const running = await startWebSocket(cleanups);
     expect(() => running.server.registerTool('x', { confirm: 5 as unknown as string }, () => 'ok')).toThrow(
       new TypeError("Tool 'x': confirm must be a message or a function of the arguments that returns one"),
     );
@@ -264,7 +261,7 @@ describe('the confirm(ctx, message) helper', () => {
   async function helperTool(timeoutMs?: number, peerOptions: ElicitationPeerOptions = {}) {
     const caught: unknown[] = [];
     let proceeded = 0;
-    const running = await h.start((server) =>
+    const running = await startWebSocket(cleanups, (server) =>
       server.registerTool('wipe', {}, async (_args, ctx) => {
         try {
           await confirm(ctx, 'Wipe everything?', timeoutMs === undefined ? {} : { timeoutMs });

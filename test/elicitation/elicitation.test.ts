@@ -28,13 +28,17 @@ import {
 } from '../../src/index.js';
 import { SchemaCompiler } from '../../src/schema/compiler.js';
 import { CAPS, errorOf, expectMcpError, responseLog, thrownBy, succeeded } from '../helpers/client-requests.js';
-import { type Ask, type ElicitationPeer, type ElicitationPeerOptions, elicitationPeer, useMcpClients } from '../helpers/mcp-clients.js';
-import { expectQuietAndAlive, pingOk, useHarness } from '../helpers/session-harness.js';
-import { capture, expectAtDeadline, gate, useCleanups, useFakeClock } from '../helpers/util.js';
+import { type Ask, type ElicitationPeerOptions, elicitationPeer, useMcpClients, expectPeerQuietAndAlive } from '../helpers/mcp-clients.js';
+import { expectQuietAndAlive, pingOk, useWsSessions } from '../helpers/ws-sessions.js';
+import { capture } from '../helpers/outcome.js';
+import { expectAtDeadline, useFakeClock } from '../helpers/fake-clock.js';
+import { gate } from '../helpers/deferred.js';
+import { useCleanups } from '../helpers/cleanups.js';
 import type { WsTestClient } from '../helpers/ws-client.js';
+import { startWebSocket } from '../helpers/servers.js';
 
 const cleanups = useCleanups();
-const h = useHarness(cleanups);
+const h = useWsSessions(cleanups);
 const clients = useMcpClients(cleanups);
 const fakeClock = useFakeClock();
 
@@ -82,27 +86,16 @@ function sent(ask: Ask): { id: unknown; params: ElicitParams } {
   return { id: ask.ctx.requestId, params: ask.params };
 }
 
-/**
- * The session still answers (a ping round trip, after everything the server sent before it), and since
- * it connected the client was asked exactly `asked`, told exactly `notifications` and reported no error.
- */
-async function expectPeerQuietAndAlive(peer: ElicitationPeer, seen: { asked?: ElicitParams[]; notifications?: JsonRpcNotification[] } = {}): Promise<void> {
-  await peer.client.ping();
-  expect(peer.asks.all.map((ask) => ask.params)).toEqual(seen.asked ?? []);
-  expect(peer.notifications.all).toEqual(seen.notifications ?? []);
-  expect(peer.errors).toEqual([]);
-}
-
-async function formSession(serverOptions: Parameters<typeof h.start>[1] = {}, peerOptions: ElicitationPeerOptions = {}) {
-  const running = await h.start(undefined, serverOptions);
+async function formSession(serverOptions: Parameters<typeof startWebSocket>[2] = {}, peerOptions: ElicitationPeerOptions = {}) {
+  const running = await startWebSocket(cleanups, undefined, serverOptions);
   const log = responseLog(running.server, 'responseElicitationCreate');
   const peer = await elicitationPeer(clients, running, peerOptions);
   return { running, server: running.server, log, peer, session: peer.session };
 }
 
 /** formSession with the raw WebSocket peer: for the exact frame, and for replies McpClient never sends. */
-async function rawFormSession(serverOptions: Parameters<typeof h.start>[1] = {}) {
-  const running = await h.start(undefined, serverOptions);
+async function rawFormSession(serverOptions: Parameters<typeof startWebSocket>[2] = {}) {
+  const running = await startWebSocket(cleanups, undefined, serverOptions);
   const log = responseLog(running.server, 'responseElicitationCreate');
   const { client, session } = await h.open(running, { capabilities: CAPS.form });
   return { running, server: running.server, log, client, session };
@@ -381,7 +374,7 @@ describe('programmer errors throw synchronously and send nothing', () => {
   });
 
   it('throws ElicitationNotSupportedError (-32021) for a client that declared no elicitation capability', async () => {
-    const running = await h.start();
+    const running = await startWebSocket(cleanups);
     const log = responseLog(running.server, 'responseElicitationCreate');
     const peer = await elicitationPeer(clients, running, { capabilities: CAPS.sampling });
     const error = thrownBy(() => running.server.requestElicitationCreate(peer.session, ASK_NAME));
@@ -397,7 +390,7 @@ describe('programmer errors throw synchronously and send nothing', () => {
   });
 
   it('treats elicitation: {} as form mode: form is sent', async () => {
-    const running = await h.start();
+    const running = await startWebSocket(cleanups);
     const log = responseLog(running.server, 'responseElicitationCreate');
     const { client, session } = await h.open(running, { capabilities: CAPS.legacyElicitation });
     expect(running.server.requestElicitationCreate(session, ASK_NAME)).toBe(0);
@@ -407,7 +400,7 @@ describe('programmer errors throw synchronously and send nothing', () => {
   });
 
   it('throws ElicitationNotSupportedError for form mode when the client declared only url', async () => {
-    const running = await h.start();
+    const running = await startWebSocket(cleanups);
     const peer = await elicitationPeer(clients, running, { capabilities: CAPS.url });
     const error = thrownBy(() => running.server.requestElicitationCreate(peer.session, ASK_NAME));
     expectMcpError(error, ElicitationNotSupportedError, {
@@ -471,7 +464,7 @@ describe('session.elicit', () => {
   });
 
   it('rejects with ElicitationNotSupportedError when the client declared no elicitation', async () => {
-    const running = await h.start();
+    const running = await startWebSocket(cleanups);
     const log = responseLog(running.server, 'responseElicitationCreate');
     const peer = await elicitationPeer(clients, running, { answer: null });
     const error = errorOf(await capture(peer.session.elicit(ASK_NAME)).outcome);
@@ -482,7 +475,7 @@ describe('session.elicit', () => {
   });
 
   it('rejects with NoBackChannelError (-32010) on a session that has not completed initialize, as requestElicitationCreate and session.request do', async () => {
-    const running = await h.start();
+    const running = await startWebSocket(cleanups);
     const { client, session } = await h.connect(running);
     const expected = {
       code: -32010,
@@ -597,7 +590,7 @@ describe('session.elicit', () => {
 
 describe('ctx.elicit inside a tool handler', () => {
   it('asks the client during the call, resolves with its answer and emits responseElicitationCreate', async () => {
-    const running = await h.start((server) =>
+    const running = await startWebSocket(cleanups, (server) =>
       server.registerTool('greet', {}, async (_args, ctx) => {
         const answer = await ctx.elicit(ASK_NAME);
         return answer.action === 'accept' ? `Hello, ${String(answer.content?.name)}!` : `No name (${answer.action})`;
@@ -619,7 +612,7 @@ describe('ctx.elicit inside a tool handler', () => {
   it('is cancelled when the client cancels the tool call: the client gets notifications/cancelled for the elicitation id', async () => {
     const finished = gate();
     let caught: unknown;
-    const running = await h.start((server) =>
+    const running = await startWebSocket(cleanups, (server) =>
       server.registerTool('ask', {}, async (_args, ctx) => {
         try {
           await ctx.elicit(ASK_NAME);
@@ -661,7 +654,7 @@ describe('ctx.elicit inside a tool handler', () => {
   });
 
   it('rejects with the same typed errors, e.g. ElicitationNotSupportedError, which the tool can report', async () => {
-    const running = await h.start((server) =>
+    const running = await startWebSocket(cleanups, (server) =>
       server.registerTool('ask', {}, async (_args, ctx) => {
         const answer: ElicitResult = await ctx.elicit(ASK_NAME);
         return answer.action;

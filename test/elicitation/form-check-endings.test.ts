@@ -9,16 +9,20 @@ import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { ConnectionClosedError, type McpError, RequestCancelledError, RequestTimeoutError } from '../../src/index.js';
 import { CAPS, errorOf, expectMcpError, responseLog, succeeded } from '../helpers/client-requests.js';
-import { MODERN_CAPS, ModernClient, type Reply, startHttpServer } from '../helpers/modern.js';
-import { expectQuietAndAlive, pingOk, useHarness } from '../helpers/session-harness.js';
+import { MODERN_CAPS, ModernClient, type Reply } from '../helpers/modern.js';
+import { expectQuietAndAlive, pingOk, useWsSessions } from '../helpers/ws-sessions.js';
 import { createTask, resultOf, untilStatus, useTaskServers } from '../helpers/tasks.js';
-import { capture, expectAtDeadline, gate, tick, useCleanups, useFakeClock } from '../helpers/util.js';
+import { capture } from '../helpers/outcome.js';
+import { expectAtDeadline, useFakeClock } from '../helpers/fake-clock.js';
+import { gate, tick } from '../helpers/deferred.js';
+import { useCleanups } from '../helpers/cleanups.js';
 import type { Json } from '../helpers/ws-client.js';
+import { startWebSocket, startHttp } from '../helpers/servers.js';
 
 const cleanups = useCleanups();
-const h = useHarness(cleanups);
+const h = useWsSessions(cleanups);
 const fakeClock = useFakeClock();
-const taskServers = useTaskServers();
+const taskServers = useTaskServers(cleanups);
 
 /** A voucher form whose check waits for `held` to open: a look-up somewhere slow. */
 function slowVoucher(held: { opened: Promise<void> }) {
@@ -50,7 +54,7 @@ const asEvent = (error: { code: number; message: string; data: unknown }) => ({
 /** A session whose client has answered a voucher form the check of which is still running. */
 async function answeredWhileChecking(options: { timeoutMs?: number; signal?: AbortSignal } = {}) {
   const held = gate();
-  const running = await h.start();
+  const running = await startWebSocket(cleanups);
   const log = responseLog(running.server, 'responseElicitationCreate');
   const { client, session } = await h.open(running, { capabilities: CAPS.form });
   fakeClock();
@@ -119,7 +123,7 @@ describe('an async check of a pushed form answer ends within its request', () =>
     const held = gate();
     const finished = gate();
     let caught: unknown;
-    const running = await h.start((server) =>
+    const running = await startWebSocket(cleanups, (server) =>
       server.registerTool('redeem', {}, async (_args, ctx) => {
         try {
           await ctx.elicit({ message: 'Voucher?', requestedSchema: slowVoucher(held) });
@@ -157,9 +161,8 @@ const ok = (id: number, result: Json): Reply => ({ status: 200, body: { jsonrpc:
 const done = (id: number, text: string, isError?: true): Reply =>
   ok(id, isError ? { resultType: 'complete', content: [{ type: 'text', text }], isError } : { resultType: 'complete', content: [{ type: 'text', text }] });
 
-async function http(setup: Parameters<typeof startHttpServer>[0], options?: Parameters<typeof startHttpServer>[1]) {
-  const running = await startHttpServer(setup, options);
-  cleanups.push(() => running.close());
+async function http(setup: Parameters<typeof startHttp>[1], options?: Parameters<typeof startHttp>[2]) {
+  const running = await startHttp(cleanups, setup, options);
   return { ...running, log: responseLog(running.server, 'responseElicitationCreate') };
 }
 

@@ -4,9 +4,12 @@
  */
 import { describe, expect, it } from 'vitest';
 import { CAPS, responseLog } from '../helpers/client-requests.js';
-import { useHarness } from '../helpers/session-harness.js';
+import { startWebSocket } from '../helpers/servers.js';
+import { useWsSessions } from '../helpers/ws-sessions.js';
+import { useCleanups } from '../helpers/cleanups.js';
 
-const h = useHarness();
+const cleanups = useCleanups();
+const h = useWsSessions(cleanups);
 
 const ERROR_KEYS = ['errorCode', 'errorData', 'errorMessage', 'isError'];
 const ASK = { message: 'Name?', requestedSchema: { type: 'object' as const, properties: { name: { type: 'string' as const } } } };
@@ -24,7 +27,7 @@ const KINDS = [
 ] as const;
 
 async function sendEach(answer: (client: Awaited<ReturnType<typeof h.open>>['client'], id: number) => void) {
-  const running = await h.start();
+  const running = await startWebSocket(cleanups);
   const logs = KINDS.map(([, event]) => responseLog(running.server, event));
   const { client, session } = await h.open(running, { capabilities: { ...CAPS.form, ...CAPS.sampling, ...CAPS.roots } });
   running.server.requestElicitationCreate(session, ASK);

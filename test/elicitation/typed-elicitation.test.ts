@@ -24,21 +24,22 @@ import {
 import type { ElicitFormResult, ElicitUrlResult, FormSchema } from '../../src/elicitation/form-schema.js';
 import { CAPS, callTool, errorOf, expectMcpError, responseLog, succeeded, textResult } from '../helpers/client-requests.js';
 import { elicitationPeer, useMcpClients } from '../helpers/mcp-clients.js';
-import { MODERN_CAPS, ModernClient, type Reply, readSignedState, startHttpServer } from '../helpers/modern.js';
-import { useHarness } from '../helpers/session-harness.js';
+import { MODERN_CAPS, ModernClient, type Reply, readSignedState } from '../helpers/modern.js';
 import { createTask, resultOf, untilStatus, useTaskServers } from '../helpers/tasks.js';
-import { capture, useCleanups } from '../helpers/util.js';
+import { capture } from '../helpers/outcome.js';
+import { useCleanups } from '../helpers/cleanups.js';
 import type { Json } from '../helpers/ws-client.js';
+import { startWebSocket, startHttp } from '../helpers/servers.js';
+import { useWsSessions } from '../helpers/ws-sessions.js';
 
 const cleanups = useCleanups();
-const h = useHarness(cleanups);
+const h = useWsSessions(cleanups);
 const clients = useMcpClients(cleanups);
-const taskServers = useTaskServers();
+const taskServers = useTaskServers(cleanups);
 /** A server on a real Streamable HTTP port, on the same cleanup stack as the clients (which close first). */
 const http = {
   async start(setup: (server: McpServer) => void) {
-    const running = await startHttpServer(setup);
-    cleanups.push(() => running.close());
+    const running = await startHttp(cleanups, setup);
     return running;
   },
 };
@@ -129,7 +130,7 @@ const refused = (violation: { property: string; message: string }) =>
 
 describe('a Standard Schema as requestedSchema on a 2025-11-25 session', () => {
   it.each(LIBRARIES)('sends the JSON Schema a %s form gives, as the form subset spells it', async (library) => {
-    const running = await h.start();
+    const running = await startWebSocket(cleanups);
     const peer = await elicitationPeer(clients, running);
     running.server.requestElicitationCreate(peer.session, ask(BOOKING[library]));
     expect((await peer.asks.next()).params).toEqual({ message: 'Book a room', requestedSchema: BOOKING_WIRE[library] });
@@ -137,7 +138,7 @@ describe('a Standard Schema as requestedSchema on a 2025-11-25 session', () => {
 
   // The raw peer: McpClient would fill in the wire form's defaults itself (SEP-1034), hiding the schema's.
   it.each(LIBRARIES)("hands ctx.elicit the %s schema's output on accept: the default applied, nothing unasked", async (library) => {
-    const running = await h.start(booker(BOOKING[library]));
+    const running = await startWebSocket(cleanups, booker(BOOKING[library]));
     const { client } = await h.open(running, { capabilities: CAPS.form });
     const call = callTool(client, 'book');
     const asked = await client.nextMessage('elicitation/create');
@@ -146,7 +147,7 @@ describe('a Standard Schema as requestedSchema on a 2025-11-25 session', () => {
   });
 
   it("reports the output on requestElicitationCreate's one response event", async () => {
-    const running = await h.start();
+    const running = await startWebSocket(cleanups);
     const log = responseLog(running.server, 'responseElicitationCreate');
     const { client, session } = await h.open(running, { capabilities: CAPS.form });
     const id = running.server.requestElicitationCreate(session, ask(BOOKING.zod));
@@ -158,7 +159,7 @@ describe('a Standard Schema as requestedSchema on a 2025-11-25 session', () => {
   });
 
   it.each(LIBRARIES)('rejects session.elicit with ElicitationValidationError for an answer the %s schema refuses, counting it', async (library) => {
-    const running = await h.start();
+    const running = await startWebSocket(cleanups);
     const peer = await elicitationPeer(clients, running, { validateElicitation: false });
     const answer = capture(peer.session.elicit(ask(BOOKING[library])));
     (await peer.asks.next()).answer({ action: 'accept', content: { city: 'Oslo', nights: 0 } });
@@ -168,7 +169,7 @@ describe('a Standard Schema as requestedSchema on a 2025-11-25 session', () => {
   });
 
   it('reports a refused answer on the response event as isError -32602 with the violations', async () => {
-    const running = await h.start();
+    const running = await startWebSocket(cleanups);
     const log = responseLog(running.server, 'responseElicitationCreate');
     const peer = await elicitationPeer(clients, running, { validateElicitation: false });
     running.server.requestElicitationCreate(peer.session, ask(BOOKING.zod));
@@ -178,7 +179,7 @@ describe('a Standard Schema as requestedSchema on a 2025-11-25 session', () => {
   });
 
   it('hands decline and cancel over without content', async () => {
-    const running = await h.start();
+    const running = await startWebSocket(cleanups);
     const peer = await elicitationPeer(clients, running);
     const declined = capture(peer.session.elicit(ask(BOOKING.zod)));
     (await peer.asks.next()).answer({ action: 'decline', content: { city: 7 } } as unknown as ElicitResult);
@@ -192,7 +193,7 @@ describe('a Standard Schema as requestedSchema on a 2025-11-25 session', () => {
         return code === 'SUMMER';
       }, 'Unknown voucher'),
     });
-    const running = await h.start();
+    const running = await startWebSocket(cleanups);
     const peer = await elicitationPeer(clients, running);
     const good = capture(peer.session.elicit({ message: 'Voucher?', requestedSchema: voucher }));
     (await peer.asks.next()).answer({ action: 'accept', content: { code: 'SUMMER' } });
@@ -204,7 +205,7 @@ describe('a Standard Schema as requestedSchema on a 2025-11-25 session', () => {
   });
 
   it("rejects with -32603 when the schema's own check throws: the server's fault, not the answer's", async () => {
-    const running = await h.start();
+    const running = await startWebSocket(cleanups);
     const peer = await elicitationPeer(clients, running);
     const broken = z.object({
       city: z.string().refine(() => {
@@ -217,7 +218,7 @@ describe('a Standard Schema as requestedSchema on a 2025-11-25 session', () => {
   });
 
   it('spells choices as SEP-1330 does: titled literals as oneOf (anyOf in a multi-select), untitled ones and bare enums as typed enums', async () => {
-    const running = await h.start();
+    const running = await startWebSocket(cleanups);
     const peer = await elicitationPeer(clients, running);
     const titled = (value: string, title: string) => z.literal(value).meta({ title });
     const forms = [
@@ -279,7 +280,7 @@ describe('a Standard Schema as requestedSchema on a 2025-11-25 session', () => {
   });
 
   it("leaves out a strict object's additionalProperties: answers are cut to the asked fields before the schema checks them", async () => {
-    const running = await h.start();
+    const running = await startWebSocket(cleanups);
     const peer = await elicitationPeer(clients, running, { validateElicitation: false });
     const answer = capture(peer.session.elicit({ message: 'Where?', requestedSchema: z.strictObject({ city: z.string() }) }));
     const asked = await peer.asks.next();
@@ -289,7 +290,7 @@ describe('a Standard Schema as requestedSchema on a 2025-11-25 session', () => {
   });
 
   it('still checks a Standard form with its own schema when validateElicitation is false: only JSON Schema forms go unchecked', async () => {
-    const running = await h.start(undefined, { server: { validateElicitation: false } });
+    const running = await startWebSocket(cleanups, undefined, { server: { validateElicitation: false } });
     const { client, session } = await h.open(running, { capabilities: CAPS.form });
     const refusedAnswer = capture(session.elicit(ask(BOOKING.zod)));
     client.respond((await client.nextMessage('elicitation/create')).id, { action: 'accept', content: { city: 7, extra: true } });
@@ -311,7 +312,7 @@ describe('a Standard Schema as requestedSchema on a 2025-11-25 session', () => {
   });
 
   it('asks for a single zod literal as a one-value enum, and takes it', async () => {
-    const running = await h.start();
+    const running = await startWebSocket(cleanups);
     const peer = await elicitationPeer(clients, running);
     const answer = capture(peer.session.elicit(ask(z.object({ only: z.literal('only'), plan: z.literal('pro').describe('Plan') }))));
     const asked = await peer.asks.next();
@@ -348,7 +349,7 @@ describe('a Standard Schema as requestedSchema on a 2025-11-25 session', () => {
   ];
 
   it.each(outside)('refuses %s at the call with a TypeError naming the property and the rule, sending nothing', async (_what, schema, problem) => {
-    const running = await h.start();
+    const running = await startWebSocket(cleanups);
     const peer = await elicitationPeer(clients, running);
     const expected = new TypeError(`${problem}. Elicitation forms take a flat object of string, number, integer, boolean and enum properties`);
     expect(() => running.server.requestElicitationCreate(peer.session, ask(schema))).toThrow(expected);
@@ -358,7 +359,7 @@ describe('a Standard Schema as requestedSchema on a 2025-11-25 session', () => {
   });
 
   it('pushes an explicit inputRequired form as its JSON Schema, and checks the answer against that', async () => {
-    const running = await h.start((server) =>
+    const running = await startWebSocket(cleanups, (server) =>
       server.registerTool('book', {}, (_args, ctx) => {
         const answer = ctx.inputResponses?.booking;
         if (!answer) return inputRequired().addElicitation('booking', ask(BOOKING.valibot));
@@ -378,7 +379,7 @@ describe('a Standard Schema as requestedSchema on a 2025-11-25 session', () => {
     let conversions = 0;
     const convert = schema['~standard'].jsonSchema.input;
     (schema['~standard'].jsonSchema as { input: typeof convert }).input = (options) => (conversions++, convert(options));
-    const running = await h.start();
+    const running = await startWebSocket(cleanups);
     const peer = await elicitationPeer(clients, running);
     for (const city of ['Oslo', 'Rome']) {
       const answer = capture(peer.session.elicit({ message: 'Where?', requestedSchema: schema }));

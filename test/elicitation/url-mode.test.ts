@@ -9,13 +9,15 @@
 import { describe, expect, it } from 'vitest';
 import { ElicitationNotSupportedError, type ElicitParams, type JsonRpcNotification, McpError, UrlElicitationRequiredError } from '../../src/index.js';
 import { CAPS, errorOf, expectMcpError, responseLog, thrownBy, UUID, succeeded } from '../helpers/client-requests.js';
-import { type Ask, type ElicitationPeer, elicitationPeer, rpcError, useMcpClients } from '../helpers/mcp-clients.js';
-import { expectQuietAndAlive, useHarness } from '../helpers/session-harness.js';
-import { capture, useCleanups } from '../helpers/util.js';
+import { type Ask, elicitationPeer, rpcError, useMcpClients, expectPeerQuietAndAlive } from '../helpers/mcp-clients.js';
+import { expectQuietAndAlive, useWsSessions } from '../helpers/ws-sessions.js';
+import { capture } from '../helpers/outcome.js';
+import { useCleanups } from '../helpers/cleanups.js';
 import type { Json } from '../helpers/ws-client.js';
+import { startWebSocket } from '../helpers/servers.js';
 
 const cleanups = useCleanups();
-const h = useHarness(cleanups);
+const h = useWsSessions(cleanups);
 const clients = useMcpClients(cleanups);
 
 const CONNECT: ElicitParams = { mode: 'url', message: 'Connect your Example Co account', url: 'https://auth.example.com/connect?flow=1' };
@@ -29,19 +31,8 @@ function sent(ask: Ask): { id: unknown; params: Json } {
   return { id: ask.id, params: ask.params };
 }
 
-/**
- * The session still answers (a ping round trip, after everything the server sent before it), and since
- * it connected the client was asked exactly `asked`, told exactly `notifications` and reported no error.
- */
-async function expectPeerQuietAndAlive(peer: ElicitationPeer, seen: { asked?: Json[]; notifications?: JsonRpcNotification[] } = {}): Promise<void> {
-  await peer.client.ping();
-  expect(peer.asks.all.map((ask) => ask.params)).toEqual(seen.asked ?? []);
-  expect(peer.notifications.all).toEqual(seen.notifications ?? []);
-  expect(peer.errors).toEqual([]);
-}
-
 async function urlSession(capabilities: Record<string, unknown> = CAPS.formAndUrl) {
-  const running = await h.start();
+  const running = await startWebSocket(cleanups);
   const log = responseLog(running.server, 'responseElicitationCreate');
   const peer = await elicitationPeer(clients, running, { capabilities });
   return { running, server: running.server, log, peer, session: peer.session };
@@ -49,7 +40,7 @@ async function urlSession(capabilities: Record<string, unknown> = CAPS.formAndUr
 
 /** urlSession with the raw WebSocket peer: for replies McpClient never sends, and for a bare `elicitation: {}`. */
 async function rawUrlSession(capabilities: Record<string, unknown> = CAPS.formAndUrl) {
-  const running = await h.start();
+  const running = await startWebSocket(cleanups);
   const log = responseLog(running.server, 'responseElicitationCreate');
   const { client, session } = await h.open(running, { capabilities });
   return { running, server: running.server, log, client, session };
@@ -159,7 +150,7 @@ describe('URL-mode elicitation/create', () => {
   });
 
   it('ctx.elicit in URL mode sends the generated id from inside a tool', async () => {
-    const running = await h.start((server) =>
+    const running = await startWebSocket(cleanups, (server) =>
       server.registerTool('link', {}, async (_args, ctx) => {
         const answer = await ctx.elicit(CONNECT);
         return answer.action;
@@ -275,7 +266,7 @@ describe('sendElicitationComplete', () => {
 
 describe('UrlElicitationRequiredError thrown by a tool', () => {
   it('is answered with JSON-RPC error -32042 listing URL elicitations with generated ids', async () => {
-    const running = await h.start((server) =>
+    const running = await startWebSocket(cleanups, (server) =>
       server.registerTool('files', {}, () => {
         throw new UrlElicitationRequiredError([
           { message: 'Authorize access to your files', url: 'https://auth.example.com/files' },
@@ -301,7 +292,7 @@ describe('UrlElicitationRequiredError thrown by a tool', () => {
   });
 
   it('keeps a given elicitationId and a custom message', async () => {
-    const running = await h.start((server) =>
+    const running = await startWebSocket(cleanups, (server) =>
       server.registerTool('pay', {}, async () => {
         throw new UrlElicitationRequiredError([{ message: 'Pay first', url: 'https://pay.example.com/x', elicitationId: 'pay-1' }], 'Payment needed.');
       }),

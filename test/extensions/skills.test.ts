@@ -5,11 +5,12 @@
  */
 import { createHash } from 'node:crypto';
 import { describe, expect, it, vi } from 'vitest';
-import { type McpClient, McpServer, type McpServerOptions, SKILLS_EXTENSION, StreamableHttpTransport, useSkills, WebSocketTransport } from '../../src/index.js';
+import { type McpClient, McpServer, type McpServerOptions, SKILLS_EXTENSION, StreamableHttpTransport, useSkills } from '../../src/index.js';
 import { parseFrontmatter, type SkillsOptions } from '../../src/extensions/skills.js';
 import { isObject } from '../../src/protocol/is-object.js';
 import { rpcError, useMcpClients } from '../helpers/mcp-clients.js';
-import { useCleanups } from '../helpers/util.js';
+import { useCleanups } from '../helpers/cleanups.js';
+import { startHttp, startHttpAndWebSocket } from '../helpers/servers.js';
 
 // createHash as it is, counted: a directory read that needs no cursor should hash nothing.
 vi.mock('node:crypto', async (importOriginal) => {
@@ -33,14 +34,8 @@ const ENTRY = {
 };
 
 async function serve() {
-  const server = new McpServer({ name: 'skills', version: '1.0.0' });
-  server.on('error', () => {});
-  useSkills(server).add({ files: { 'SKILL.md': SKILL_MD, 'references/FORMS.md': FORMS } });
-  const http = new StreamableHttpTransport(server);
-  const { port } = await http.listen({ host: '127.0.0.1', port: 0 });
-  new WebSocketTransport(server).attach(http.httpServer!);
-  cleanups.push(() => server.close());
-  return { server, http: `http://127.0.0.1:${port}/mcp`, ws: `ws://127.0.0.1:${port}/mcp` };
+  const running = await startHttpAndWebSocket(cleanups, (server) => useSkills(server).add({ files: { 'SKILL.md': SKILL_MD, 'references/FORMS.md': FORMS } }));
+  return { server: running.server, http: running.url, ws: running.wsUrl };
 }
 
 describe.each([
@@ -122,10 +117,7 @@ describe('pages and sizes', () => {
   const manifest = (name: string, description = `skill ${name}`) => `---\nname: ${name}\ndescription: ${description}\n---\n`;
 
   async function serveSkills(add: (skills: ReturnType<typeof useSkills>) => void, options: SkillsOptions = {}, serverOptions: McpServerOptions = {}) {
-    const server = new McpServer({ name: 'many', version: '1.0.0' }, serverOptions);
-    add(useSkills(server, options));
-    const { url } = await new StreamableHttpTransport(server).listen({ host: '127.0.0.1', port: 0 });
-    cleanups.push(() => server.close());
+    const { url } = await startHttp(cleanups, (server) => add(useSkills(server, options)), { server: serverOptions });
     return (await clients.connectUrl(url, { era: 'modern' })).client;
   }
 

@@ -10,7 +10,7 @@ import { META } from '../../src/protocol/meta.js';
 import { brief, checkProperty, expectNoProblems, watchProcessErrors } from '../helpers/fuzz.js';
 import { type HttpCase, sendCase, startHttpFuzzServer } from '../helpers/http-fuzz.js';
 import { deepArb, type Frame, type RawJson, unprintableObject, validId } from '../helpers/jsonrpc-arbitraries.js';
-import { useCleanups } from '../helpers/util.js';
+import { useCleanups } from '../helpers/cleanups.js';
 import { startWsFuzzServer } from '../helpers/ws-fuzz.js';
 
 const cleanups = useCleanups();

@@ -7,7 +7,7 @@
 import fc from 'fast-check';
 import { describe, it } from 'vitest';
 import { checkProperty, expectNoProblems, garbageCollector } from '../helpers/fuzz.js';
-import { useCleanups } from '../helpers/util.js';
+import { useCleanups } from '../helpers/cleanups.js';
 import { startWsFuzzServer, wsFrameArb } from '../helpers/ws-fuzz.js';
 
 const cleanups = useCleanups();

@@ -11,7 +11,7 @@ import { describe, it } from 'vitest';
 import { brief, checkProperty, expectNoProblems, watchProcessErrors } from '../helpers/fuzz.js';
 import { httpCaseArb, sendCase, startHttpFuzzServer } from '../helpers/http-fuzz.js';
 import { unexpectedErrors } from '../helpers/server-errors.js';
-import { useCleanups } from '../helpers/util.js';
+import { useCleanups } from '../helpers/cleanups.js';
 
 const cleanups = useCleanups();
 

@@ -11,7 +11,7 @@ import fc from 'fast-check';
 import { describe, it } from 'vitest';
 import { checkProperty, expectNoProblems } from '../helpers/fuzz.js';
 import type { Frame } from '../helpers/jsonrpc-arbitraries.js';
-import { useCleanups } from '../helpers/util.js';
+import { useCleanups } from '../helpers/cleanups.js';
 import { startWsFuzzServer, wsFrameArb } from '../helpers/ws-fuzz.js';
 
 const cleanups = useCleanups();

@@ -12,7 +12,7 @@ import { describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { McpServer, StreamableHttpTransport, WebSocketTransport } from '../../src/index.js';
 import { TOO_MANY_FOR_PRINCIPAL } from '../../src/transports/connection-budget.js';
-import { useCleanups } from '../helpers/util.js';
+import { useCleanups } from '../helpers/cleanups.js';
 
 const cleanups = useCleanups();
 

@@ -12,7 +12,6 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it, vi } from 'vitest';
 import {
   InMemoryEventStore,
-  type ListenOptions,
   McpServer,
   type McpServerOptions,
   type StoredEvent,
@@ -22,8 +21,11 @@ import {
 } from '../../src/index.js';
 import { textResult } from '../helpers/client-requests.js';
 import { ACCEPT_BOTH, HttpTestClient, type OpenResponse, type SseEvent, send } from '../helpers/http-client.js';
-import { nextEvent } from '../helpers/servers.js';
-import { deferred, useCleanups } from '../helpers/util.js';
+import { nextEvent } from '../helpers/server-events.js';
+import { deferred } from '../helpers/deferred.js';
+import { useCleanups } from '../helpers/cleanups.js';
+import { type RunningHttp, startHttp } from '../helpers/servers.js';
+import { within } from '../helpers/waits.js';
 import { type Json, WsTestClient } from '../helpers/ws-client.js';
 
 const cleanups = useCleanups();
@@ -34,37 +36,6 @@ const BOUND_MS = 3000;
 
 // ---------------------------------------------------------------------------------------------------------
 // Fixtures
-
-/** `promise`, or a rejection naming what did not happen: the old code hung here. */
-function within<T>(promise: Promise<T>, what: string, ms = BOUND_MS): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const bound = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`${what}: not within ${ms} ms`)), ms);
-  });
-  return Promise.race([promise, bound]).finally(() => clearTimeout(timer));
-}
-
-interface Running {
-  server: McpServer;
-  transport: StreamableHttpTransport;
-  port: number;
-  /** The endpoint on 127.0.0.1. */
-  url: string;
-}
-
-/** An McpServer on its own StreamableHttpTransport (keep-alive comments off), closed after the test. */
-async function start(
-  options: { server?: McpServerOptions; transport?: StreamableHttpTransportOptions; listen?: ListenOptions } = {},
-  setup: (server: McpServer) => void = () => {},
-): Promise<Running> {
-  const server = new McpServer({ name: 'http-limits', version: '1.0.0' }, options.server);
-  server.on('error', () => {});
-  cleanups.push(() => server.close());
-  setup(server);
-  const transport = new StreamableHttpTransport(server, { keepAliveIntervalMs: 0, ...options.transport });
-  const { port } = await transport.listen({ host: '127.0.0.1', port: 0, ...options.listen });
-  return { server, transport, port, url: `http://127.0.0.1:${port}/mcp` };
-}
 
 function errorBody(code: number, message: string): Json {
   return { jsonrpc: '2.0', error: { code, message }, id: null };
@@ -170,7 +141,7 @@ describe('batches on a 2025-03-26 session', () => {
 
   it('refuse a batch over maxBatchSize (default 100) whole with 400 and -32600, running none of it; a batch of 100 gets 100 answers', async () => {
     let calls = 0;
-    const { url } = await start({}, (server) => server.registerTool('count', {}, () => (calls++, 'counted')));
+    const { url } = await startHttp(cleanups, (server) => server.registerTool('count', {}, () => (calls++, 'counted')));
     const client = await initialized(url, '2025-03-26');
 
     expect(await reply(client.post(batchOf(101)))).toEqual({
@@ -185,7 +156,7 @@ describe('batches on a 2025-03-26 session', () => {
 
   it('take their limit from the McpServer option maxBatchSize', async () => {
     let calls = 0;
-    const { url } = await start({ server: { maxBatchSize: 3 } }, (server) => server.registerTool('count', {}, () => (calls++, 'counted')));
+    const { url } = await startHttp(cleanups, (server) => server.registerTool('count', {}, () => (calls++, 'counted')), { server: { maxBatchSize: 3 } });
     const client = await initialized(url, '2025-03-26');
 
     expect(await reply(client.post(batchOf(4)))).toEqual({
@@ -207,12 +178,15 @@ describe('requests in flight on one session', () => {
   async function blocking(server: McpServerOptions = {}) {
     const release = deferred();
     let started = 0;
-    const running = await start({ server }, (s) =>
-      s.registerTool('block', {}, async () => {
-        started++;
-        await release.promise;
-        return 'released';
-      }),
+    const running = await startHttp(
+      cleanups,
+      (s) =>
+        s.registerTool('block', {}, async () => {
+          started++;
+          await release.promise;
+          return 'released';
+        }),
+      { server },
     );
     cleanups.push(() => release.resolve());
     const startedAll = (n: number) => vi.waitFor(() => expect(started).toBe(n), { timeout: BOUND_MS, interval: 5 });
@@ -227,7 +201,7 @@ describe('requests in flight on one session', () => {
     const calls = Array.from({ length: 100 }, (_, i) => block(client, i + 1));
     await startedAll(100);
 
-    expect(await within(reply(block(client, 101)), 'an answer to the 101st request')).toEqual({ status: 429, body: TOO_MANY(100) });
+    expect(await within(reply(block(client, 101)), BOUND_MS, 'an answer to the 101st request')).toEqual({ status: 429, body: TOO_MANY(100) });
     expect(started()).toBe(100);
 
     release();
@@ -241,12 +215,12 @@ describe('requests in flight on one session', () => {
     const { url, release, started, startedAll } = await blocking({ maxRequestsInFlight: 2 });
     const client = await initialized(url, '2025-03-26');
     const batch = [1, 2, 3].map((id) => ({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'block', arguments: {} } }));
-    expect(await within(reply(client.post(batch)), 'an answer to a batch of 3')).toEqual({ status: 429, body: TOO_MANY(2) });
+    expect(await within(reply(client.post(batch)), BOUND_MS, 'an answer to a batch of 3')).toEqual({ status: 429, body: TOO_MANY(2) });
     expect(started()).toBe(0);
 
     const calls = [block(client, 4), block(client, 5)];
     await startedAll(2);
-    expect(await within(ping(client, 'over'), 'an answer to the ping')).toEqual({ status: 429, body: TOO_MANY(2) });
+    expect(await within(ping(client, 'over'), BOUND_MS, 'an answer to the ping')).toEqual({ status: 429, body: TOO_MANY(2) });
 
     release();
     expect(await Promise.all(calls.map((c) => reply(c)))).toEqual([
@@ -286,8 +260,8 @@ describe('the demo server (npm start)', () => {
         });
         demo.once('exit', (code) => reject(new Error(`the demo exited with ${code}: ${out}`)));
       }),
-      'the demo to listen',
       10_000,
+      'the demo to listen',
     );
     return { demo, port };
   }
@@ -296,7 +270,7 @@ describe('the demo server (npm start)', () => {
     const { demo, port } = await startDemo();
     const raw = await rawConnect(port);
     raw.socket.write(`GET //[ HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nConnection: close\r\n\r\n`);
-    const answer = parseAnswer(await within(raw.closed, 'the answer to GET //['));
+    const answer = parseAnswer(await within(raw.closed, BOUND_MS, 'the answer to GET //['));
     expect({ statusLine: answer.statusLine, contentType: answer.headers['content-type'], body: answer.body }).toEqual({
       statusLine: 'HTTP/1.1 404 Not Found',
       contentType: 'application/json',
@@ -305,7 +279,7 @@ describe('the demo server (npm start)', () => {
     expect({ exitCode: demo.exitCode, signal: demo.signalCode }).toEqual({ exitCode: null, signal: null });
 
     const client = new HttpTestClient(`http://127.0.0.1:${port}/mcp`);
-    expect((await within(client.initialize(), 'initialize after GET //[')).serverInfo).toEqual({
+    expect((await within(client.initialize(), BOUND_MS, 'initialize after GET //[')).serverInfo).toEqual({
       name: 'switchboard-demo',
       version: '0.1.0',
       title: 'Switchboard demo',
@@ -320,7 +294,7 @@ describe('servers from StreamableHttpTransport.listen()', () => {
   const absentRequest = (port: number) => `GET /elsewhere HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\n\r\n`;
 
   it("hold limits without options: headers in 10 s, a request in 30 s, keep-alive 5 s, and no cap of Node's own on connections", async () => {
-    const { transport } = await start();
+    const { transport } = await startHttp(cleanups);
     const http = transport.httpServer!;
     expect({
       maxConnections: http.maxConnections,
@@ -354,7 +328,7 @@ describe('servers from StreamableHttpTransport.listen()', () => {
   });
 
   it('close a connection that sends no byte within firstByteTimeoutMs, but not one that has begun its request or whose request is under way', async () => {
-    const { server, url, port } = await start({ listen: { firstByteTimeoutMs: 100, httpHeadersTimeoutMs: 2000 } });
+    const { server, url, port } = await startHttp(cleanups, undefined, { listen: { firstByteTimeoutMs: 100, httpHeadersTimeoutMs: 2000 } });
     const client = await initialized(url);
     const stream = await client.get();
     expect(stream.status).toBe(200);
@@ -362,11 +336,11 @@ describe('servers from StreamableHttpTransport.listen()', () => {
     const begun = await rawConnect(port);
     begun.socket.write('GET /elsewhere HTTP/1.1\r\n');
     const silent = await rawConnect(port);
-    expect(await within(silent.closed, 'the server to close the silent connection')).toBe('');
+    expect(await within(silent.closed, BOUND_MS, 'the server to close the silent connection')).toBe('');
     // The one that began its request is left to the header timeout: it can still finish it.
     const answer = begun.receive(NOT_FOUND_BODY);
     begun.socket.write(`Host: 127.0.0.1:${port}\r\n\r\n`);
-    expect(parseAnswer(await within(answer, 'an answer to the finished request')).statusLine).toBe('HTTP/1.1 404 Not Found');
+    expect(parseAnswer(await within(answer, BOUND_MS, 'an answer to the finished request')).statusLine).toBe('HTTP/1.1 404 Not Found');
 
     // The GET stream has been open longer than firstByteTimeoutMs by now: it still carries what the server sends.
     server.registerTool('late', {}, () => 'late');
@@ -375,23 +349,23 @@ describe('servers from StreamableHttpTransport.listen()', () => {
   });
 
   it('answer a connection whose headers stop coming with 408 once httpHeadersTimeoutMs has passed, and close it', async () => {
-    const { port } = await start({ listen: { httpHeadersTimeoutMs: 200, httpRequestTimeoutMs: 400 } });
+    const { port } = await startHttp(cleanups, undefined, { listen: { httpHeadersTimeoutMs: 200, httpRequestTimeoutMs: 400 } });
     const raw = await rawConnect(port);
     raw.socket.write(`POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nContent-Type: application/json\r\n`);
-    expect(await within(raw.closed, 'the server to give up on the headers')).toBe('HTTP/1.1 408 Request Timeout\r\nConnection: close\r\n\r\n');
+    expect(await within(raw.closed, BOUND_MS, 'the server to give up on the headers')).toBe('HTTP/1.1 408 Request Timeout\r\nConnection: close\r\n\r\n');
   });
 
   it('answer a request whose body stops coming with 408 once httpRequestTimeoutMs has passed, and close it', async () => {
-    const { port } = await start({ listen: { httpHeadersTimeoutMs: 200, httpRequestTimeoutMs: 400 } });
+    const { port } = await startHttp(cleanups, undefined, { listen: { httpHeadersTimeoutMs: 200, httpRequestTimeoutMs: 400 } });
     const raw = await rawConnect(port);
     raw.socket.write(
       `POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nAccept: application/json, text/event-stream\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"jsonrpc":`,
     );
-    expect(await within(raw.closed, 'the server to give up on the body')).toBe('HTTP/1.1 408 Request Timeout\r\nConnection: close\r\n\r\n');
+    expect(await within(raw.closed, BOUND_MS, 'the server to give up on the body')).toBe('HTTP/1.1 408 Request Timeout\r\nConnection: close\r\n\r\n');
   });
 
   it('fire no error event for a client that goes away in the middle of its body', async () => {
-    const { server, transport, port } = await start();
+    const { server, transport, port } = await startHttp(cleanups);
     const errors: unknown[] = [];
     server.on('error', (err) => void errors.push(err));
     const done = new Promise<void>((resolve) => transport.once('httpResponse', () => setTimeout(resolve, 10)));
@@ -400,15 +374,15 @@ describe('servers from StreamableHttpTransport.listen()', () => {
       `POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nAccept: application/json, text/event-stream\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"jsonrpc":`,
     );
     raw.socket.destroy();
-    await within(done, 'the request to end');
+    await within(done, BOUND_MS, 'the request to end');
     expect(errors).toEqual([]);
   });
 
   it("close a kept-alive connection that sends no next request once httpKeepAliveTimeoutMs (and Node's 1 s grace) has passed", async () => {
-    const { port } = await start({ listen: { httpKeepAliveTimeoutMs: 100 } });
+    const { port } = await startHttp(cleanups, undefined, { listen: { httpKeepAliveTimeoutMs: 100 } });
     const raw = await rawConnect(port);
     raw.socket.write(absentRequest(port));
-    const answer = parseAnswer(await within(raw.closed, 'the server to close the kept-alive connection'));
+    const answer = parseAnswer(await within(raw.closed, BOUND_MS, 'the server to close the kept-alive connection'));
     expect({ statusLine: answer.statusLine, connection: answer.headers.connection, keepAlive: answer.headers['keep-alive'], body: answer.body }).toEqual({
       statusLine: 'HTTP/1.1 404 Not Found',
       connection: 'keep-alive',
@@ -428,18 +402,18 @@ describe('servers from StreamableHttpTransport.listen()', () => {
       const raw = await rawConnect(port, from);
       const answer = raw.receive(NOT_FOUND_BODY);
       raw.socket.write(absentRequest(port));
-      await within(answer, 'an answer on an open connection');
+      await within(answer, BOUND_MS, 'an answer on an open connection');
       open.push(raw);
     }
     return open;
   }
 
   it("at a client's share answer its next connection 503 and close it when every one it holds has sent something, while those keep being served", async () => {
-    const { port } = await start({ listen: { maxConnectionsPerClient: 2 } });
+    const { port } = await startHttp(cleanups, undefined, { listen: { maxConnectionsPerClient: 2 } });
     const open = await answered(port, 2);
 
     const third = await rawConnect(port);
-    expect(await within(third.closed, 'the server to refuse the connection over the share')).toBe(
+    expect(await within(third.closed, BOUND_MS, 'the server to refuse the connection over the share')).toBe(
       refusal('Too many connections from your address (limit 2); close some and try again'),
     );
     // Another address has a share of its own.
@@ -448,22 +422,22 @@ describe('servers from StreamableHttpTransport.listen()', () => {
     for (const raw of open) {
       const answer = raw.receive(NOT_FOUND_BODY);
       raw.socket.write(absentRequest(port));
-      expect(parseAnswer(await within(answer, 'a second answer on an open connection')).statusLine).toBe('HTTP/1.1 404 Not Found');
+      expect(parseAnswer(await within(answer, BOUND_MS, 'a second answer on an open connection')).statusLine).toBe('HTTP/1.1 404 Not Found');
     }
   });
 
   it('at maxConnections answer a newcomer 503 and close it when every open connection has sent something', async () => {
-    const { port } = await start({ listen: { maxConnections: 2, maxConnectionsPerClient: 2 } });
+    const { port } = await startHttp(cleanups, undefined, { listen: { maxConnections: 2, maxConnectionsPerClient: 2 } });
     await answered(port, 2, '127.0.0.2');
     const refused = await rawConnect(port);
-    expect(await within(refused.closed, 'the server to refuse the connection over the limit')).toBe(
+    expect(await within(refused.closed, BOUND_MS, 'the server to refuse the connection over the limit')).toBe(
       refusal('The server is at its limit of 2 connections; try again later'),
     );
   });
 
   it("let a newcomer at a limit displace the connection unused longest, one that sent nothing first: its client's own at its share, anyone's at maxConnections", async () => {
     const listen = { maxConnections: 4, maxConnectionsPerClient: 2, firstByteTimeoutMs: 2000, httpHeadersTimeoutMs: 4000 };
-    const { url, port } = await start({ listen });
+    const { url, port } = await startHttp(cleanups, undefined, { listen });
     // Only Date is faked: the budget reads how long a connection has been unused from it, sockets run as ever.
     vi.useFakeTimers({ toFake: ['Date'] });
     cleanups.push(() => vi.useRealTimers());
@@ -473,13 +447,13 @@ describe('servers from StreamableHttpTransport.listen()', () => {
     await new Promise((resolve) => setTimeout(resolve, 20));
     // Still fresh: a newcomer is refused rather than displacing a connection that may be about to speak.
     const early = await rawConnect(port, '127.0.0.2');
-    expect(await within(early.closed, 'the server to refuse the early newcomer')).toBe(
+    expect(await within(early.closed, BOUND_MS, 'the server to refuse the early newcomer')).toBe(
       refusal('Too many connections from your address (limit 2); close some and try again'),
     );
     later(600);
     const third = await rawConnect(port, '127.0.0.2');
     // Both have been unused 600 ms (over a fifth of firstByteTimeoutMs): the silent one goes first, unanswered.
-    expect(await within(oldest.closed, 'the oldest silent connection to be displaced')).toBe('');
+    expect(await within(oldest.closed, BOUND_MS, 'the oldest silent connection to be displaced')).toBe('');
     expect({ younger: younger.socket.destroyed, third: third.socket.destroyed }).toEqual({ younger: false, third: false });
 
     // The server is full now (two from 127.0.0.2, two from 127.0.0.3); a client with nothing open still gets in.
@@ -487,7 +461,7 @@ describe('servers from StreamableHttpTransport.listen()', () => {
     later(600);
     const client = await initialized(url);
     expect(client.sessionId).toMatch(/^[0-9a-f-]{36}$/);
-    expect(await within(third.closed, 'the oldest silent connection of all to be displaced')).toBe('');
+    expect(await within(third.closed, BOUND_MS, 'the oldest silent connection of all to be displaced')).toBe('');
     expect({ younger: younger.socket.destroyed, others: others.map((raw) => raw.socket.destroyed) }).toEqual({ younger: false, others: [false, false] });
   });
 });
@@ -614,11 +588,14 @@ describe('the SSE event store behind a transport', () => {
   const TEXT = 'y'.repeat(256 * 1024);
   const answerCost = (answer: SseEvent) => costOf({ eventId: answer.id!, data: answer.data });
 
-  async function echoServer(transport: StreamableHttpTransportOptions): Promise<Running> {
-    return start({ transport: { responseMode: 'sse', ...transport } }, (server) =>
-      server.registerTool('echo', { inputSchema: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] } }, ({ text }) =>
-        String(text),
-      ),
+  async function echoServer(transport: StreamableHttpTransportOptions): Promise<RunningHttp> {
+    return startHttp(
+      cleanups,
+      (server) =>
+        server.registerTool('echo', { inputSchema: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] } }, ({ text }) =>
+          String(text),
+        ),
+      { transport: { responseMode: 'sse', ...transport } },
     );
   }
 
@@ -636,7 +613,7 @@ describe('the SSE event store behind a transport', () => {
   /** Call echo with TEXT; resolves with the response's event (id and data as sent). */
   async function echo(client: HttpTestClient, id: number): Promise<SseEvent> {
     const res = await client.request('tools/call', { name: 'echo', arguments: { text: TEXT } }, id);
-    await within(res.ended, `the answer to call ${id}`);
+    await within(res.ended, BOUND_MS, `the answer to call ${id}`);
     const events = res.events.filter((e) => e.message !== undefined);
     if (events.length !== 1 || events[0].message?.id !== id) throw new Error(`call ${id} answered ${res.body.slice(0, 200)}`);
     return events[0];
@@ -670,7 +647,7 @@ describe('the SSE event store behind a transport', () => {
     for (const answer of answers) {
       const stream = answer.id!.slice(0, answer.id!.lastIndexOf('_'));
       const res = await client.get({ 'last-event-id': `${stream}_0` });
-      await within(res.ended, `the resumption of stream ${stream}`);
+      await within(res.ended, BOUND_MS, `the resumption of stream ${stream}`);
       expect({ status: res.status, contentType: res.headers['content-type'] }).toEqual({ status: 200, contentType: 'text/event-stream' });
       replays.push(res.body);
     }
@@ -694,7 +671,7 @@ describe('the SSE event store behind a transport', () => {
 describe("eviction at the session limit takes only the newcomer's own idle sessions", () => {
   /** A server on `::` (dual stack): 127.0.0.1 and ::1 reach it from two remote addresses. */
   async function dualStack(options: StreamableHttpTransportOptions) {
-    const running = await start({ transport: options, listen: { host: '::' } });
+    const running = await startHttp(cleanups, undefined, { transport: options, listen: { host: '::' } });
     return { ...running, v4: `http://127.0.0.1:${running.port}/mcp`, v6: `http://[::1]:${running.port}/mcp` };
   }
 
@@ -731,7 +708,7 @@ describe("eviction at the session limit takes only the newcomer's own idle sessi
 
   /** A server whose auth hook takes the principal from the x-user header. */
   async function withAuth() {
-    const running = await start({ transport: { auth: (req: IncomingMessage) => req.headers['x-user'], maxSessions: 2 } });
+    const running = await startHttp(cleanups, undefined, { transport: { auth: (req: IncomingMessage) => req.headers['x-user'], maxSessions: 2 } });
     return { ...running, ends: recordEnds(running.server) };
   }
 
@@ -754,7 +731,7 @@ describe("eviction at the session limit takes only the newcomer's own idle sessi
   it('with auth and samePrincipal: the same comparison decides eviction as decides access', async () => {
     // One user id in two tenants: different principals by this server's rule, the same by the default one.
     const byTenant = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
-    const running = await start({
+    const running = await startHttp(cleanups, undefined, {
       transport: { auth: (req: IncomingMessage) => ({ id: 'u1', tenant: req.headers['x-tenant'] }), samePrincipal: byTenant, maxSessions: 1 },
     });
     const ends = recordEnds(running.server);
@@ -781,7 +758,7 @@ describe("eviction at the session limit takes only the newcomer's own idle sessi
 
 describe('the McpServer option maxSessions over Streamable HTTP', () => {
   it("refuses an initialize past it with 503 (onSessionLimit 'reject')", async () => {
-    const { url } = await start({ server: { maxSessions: 2 }, transport: { onSessionLimit: 'reject' } });
+    const { url } = await startHttp(cleanups, undefined, { server: { maxSessions: 2 }, transport: { onSessionLimit: 'reject' } });
     const first = await initialized(url);
     await initialized(url);
     expect(await reply(send(url, 'POST', POST_HEADERS, initializeMessage()))).toEqual({ status: 503, body: AT_LIMIT(2) });
@@ -789,7 +766,7 @@ describe('the McpServer option maxSessions over Streamable HTTP', () => {
   });
 
   it('evicts an idle HTTP session of the same address at it (the default)', async () => {
-    const { server, url } = await start({ server: { maxSessions: 1 } });
+    const { server, url } = await startHttp(cleanups, undefined, { server: { maxSessions: 1 } });
     const ends = recordEnds(server);
     const first = await initialized(url);
     const second = await initialized(url);
@@ -798,7 +775,7 @@ describe('the McpServer option maxSessions over Streamable HTTP', () => {
   });
 
   it('counts WebSocket sessions too: with the limit held by one, an HTTP initialize gets 503 until it ends', async () => {
-    const { server, transport, url, port } = await start({ server: { maxSessions: 1 } });
+    const { server, transport, url, port } = await startHttp(cleanups, undefined, { server: { maxSessions: 1 } });
     new WebSocketTransport(server).attach(transport.httpServer!);
     const { client: ws } = await WsTestClient.initialized(`ws://127.0.0.1:${port}/mcp`);
     cleanups.push(() => ws.socket.terminate());

@@ -1,40 +1,16 @@
-/**
- * What the server must not tell a client, and what it must not take from one: a handler's failure is
- * answered "Internal error" (its message only with exposeErrors), capabilities are copied without
- * `__proto__`, URL-mode elicitation sends users only to https: (http: on loopback), a sealing server
- * refuses signed-only requestState, and the stdio line limit counts bytes.
- */
-import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import {
-  ElicitationNotSupportedError,
-  type ElicitParams,
-  McpServer,
-  type McpServerOptions,
-  StdioTransport,
-  UrlElicitationRequiredError,
-} from '../../src/index.js';
+import { ElicitationNotSupportedError, type ElicitParams, type McpServer, type McpServerOptions, UrlElicitationRequiredError } from '../../src/index.js';
 import { ADA, CAPS, expectMcpError, NAME_Q, textResult, thrownBy } from '../helpers/client-requests.js';
 import { HttpTestClient, send } from '../helpers/http-client.js';
-import {
-  MODERN_CAPS,
-  ModernClient,
-  modernHeaders,
-  modernRequest,
-  type Reply,
-  SEALED_STATE,
-  SIGNED_STATE,
-  TEST_STATE_KEY,
-  useHttpServers,
-} from '../helpers/modern.js';
-import { recordEvents } from '../helpers/servers.js';
-import { expectQuietAndAlive, pingOk, useHarness } from '../helpers/session-harness.js';
-import { tick, useCleanups } from '../helpers/util.js';
-import type { Json } from '../helpers/ws-client.js';
+import { MODERN_CAPS, ModernClient, modernHeaders, modernRequest, type Reply, SEALED_STATE, SIGNED_STATE } from '../helpers/modern.js';
+import { recordEvents } from '../helpers/server-events.js';
+import { expectQuietAndAlive, pingOk, useWsSessions } from '../helpers/ws-sessions.js';
+import { tick } from '../helpers/deferred.js';
+import { useCleanups } from '../helpers/cleanups.js';
+import { startWebSocket, startHttp, TEST_STATE_KEY, startStdio } from '../helpers/servers.js';
 
 const cleanups = useCleanups();
-const ws = useHarness(cleanups);
-const http = useHttpServers();
+const ws = useWsSessions(cleanups);
 
 const INTERNAL_ERROR = { code: -32603, message: 'Internal error' };
 
@@ -71,7 +47,7 @@ function described(errors: [Error, unknown?][]): [string, unknown, unknown][] {
 describe('a handler failure that is not an McpError', () => {
   it('over WebSocket answers prompts/get and resources/read with exactly "Internal error", gives the error event the thrown error as cause, and keeps a tool failure an isError result with its message', async () => {
     const { thrown, setup } = failingHandlers();
-    const running = await ws.start(setup);
+    const running = await startWebSocket(cleanups, setup);
     const errors = recordEvents(running.server, 'error');
     const { client, session } = await ws.open(running);
     expect(await client.request('prompts/get', { name: 'brief' }, 1)).toStrictEqual({ jsonrpc: '2.0', id: 1, error: INTERNAL_ERROR });
@@ -89,7 +65,7 @@ describe('a handler failure that is not an McpError', () => {
 
   it('over Streamable HTTP (2025-11-25 session) answers prompts/get and resources/read with exactly "Internal error", and keeps a tool failure an isError result', async () => {
     const { thrown, setup } = failingHandlers();
-    const { server, url } = await http.start(setup);
+    const { server, url } = await startHttp(cleanups, setup);
     const errors = recordEvents(server, 'error');
     const client = new HttpTestClient(url);
     await client.initialize();
@@ -105,7 +81,7 @@ describe('a handler failure that is not an McpError', () => {
 
   it('on a 2026-07-28 request answers prompts/get and resources/read with HTTP 200 and exactly "Internal error", and keeps a tool failure an isError result', async () => {
     const { thrown, setup } = failingHandlers();
-    const { server, url } = await http.start(setup);
+    const { server, url } = await startHttp(cleanups, setup);
     const errors = recordEvents(server, 'error');
     const client = new ModernClient(url, MODERN_CAPS.none);
     expect(await client.getPrompt('brief')).toStrictEqual({ status: 200, body: { jsonrpc: '2.0', id: 1, error: INTERNAL_ERROR } });
@@ -121,8 +97,8 @@ describe('a handler failure that is not an McpError', () => {
   });
 
   it('is answered "Internal error: <message>" with exposeErrors: true, and plain "Internal error" with exposeErrors: false', async () => {
-    const exposing = await ws.start(failingHandlers().setup, { server: { exposeErrors: true } });
-    const hiding = await ws.start(failingHandlers().setup, { server: { exposeErrors: false } });
+    const exposing = await startWebSocket(cleanups, failingHandlers().setup, { server: { exposeErrors: true } });
+    const hiding = await startWebSocket(cleanups, failingHandlers().setup, { server: { exposeErrors: false } });
     const exposed = (await ws.open(exposing)).client;
     const hidden = (await ws.open(hiding)).client;
     expect(await exposed.request('prompts/get', { name: 'brief' }, 1)).toStrictEqual({
@@ -151,7 +127,8 @@ describe('a handler failure that is not an McpError', () => {
     const failure = new Error(CONSUME_FAILURE);
     const runs: string[] = [];
     const options: McpServerOptions = { requestState: { keys: [TEST_STATE_KEY], consume: hook(failure) } };
-    const { server, url } = await http.start(
+    const { server, url } = await startHttp(
+      cleanups,
       (s) =>
         s.registerTool('greet', {}, async (_args, ctx) => {
           runs.push('run');
@@ -188,7 +165,7 @@ describe('client capabilities with a "__proto__" key', () => {
 
   /** Initialize over WebSocket with `capabilities` as raw JSON text (an object literal would set a prototype instead). */
   async function initializeRaw(capabilitiesJson: string) {
-    const running = await ws.start();
+    const running = await startWebSocket(cleanups);
     const { client, session } = await ws.connect(running);
     const reply = client.waitFor((m) => m.id === 'init');
     client.sendRaw(
@@ -226,7 +203,7 @@ describe('client capabilities with a "__proto__" key', () => {
   });
 
   it('declare nothing on a 2026-07-28 request: a tool that asks with ctx.elicit is answered HTTP 400 -32021', async () => {
-    const { url } = await http.start((server) => server.registerTool('greet', {}, async (_args, ctx) => (await ctx.elicit(NAME_Q)).action));
+    const { url } = await startHttp(cleanups, (server) => server.registerTool('greet', {}, async (_args, ctx) => (await ctx.elicit(NAME_Q)).action));
     const body = JSON.stringify(modernRequest(1, 'tools/call', { name: 'greet', arguments: {} })).replace(
       '"io.modelcontextprotocol/clientCapabilities":{}',
       '"io.modelcontextprotocol/clientCapabilities":{"__proto__":{"elicitation":{"form":{}}}}',
@@ -244,7 +221,7 @@ describe('URL-mode elicitation URLs', () => {
   const REFUSED = (url: string) => `URL elicitation needs an https: url (http: only on localhost); got ${JSON.stringify(url)}`;
 
   async function urlSession() {
-    const running = await ws.start();
+    const running = await startWebSocket(cleanups);
     const { client, session } = await ws.open(running, { capabilities: CAPS.formAndUrl });
     return { server: running.server, client, session };
   }
@@ -297,7 +274,7 @@ describe('URL-mode elicitation URLs', () => {
   });
 
   it('on a 2026-07-28 request: a tool asking with ctx.elicit for javascript: gets an isError result (SEP-1303) and no input request reaches the client', async () => {
-    const { server, url } = await http.start((s) =>
+    const { server, url } = await startHttp(cleanups, (s) =>
       s.registerTool('link', {}, async (_args, ctx) => (await ctx.elicit(connect('javascript:alert(1)'))).action),
     );
     const errors = recordEvents(server, 'error');
@@ -327,8 +304,8 @@ describe('requestState with seal: true', () => {
   const SEAT = { inputResponses: { 'elicit-1': { action: 'accept', content: { seat: '7F' } } } };
 
   it('refuses a signed-only (v1) state made with the same key by a server that does not seal: HTTP 400, "not sealed"', async () => {
-    const signing = await http.start(seatTool, { server: { requestState: { keys: [TEST_STATE_KEY], seal: false } } });
-    const sealing = await http.start(seatTool, { server: { requestState: { keys: [TEST_STATE_KEY], seal: true } } });
+    const signing = await startHttp(cleanups, seatTool, { server: { requestState: { keys: [TEST_STATE_KEY], seal: false } } });
+    const sealing = await startHttp(cleanups, seatTool, { server: { requestState: { keys: [TEST_STATE_KEY], seal: true } } });
     const signed = stateOf(await new ModernClient(signing.url, MODERN_CAPS.form).callTool('book', TRIP));
     expect(signed).toEqual(SIGNED_STATE);
     const client = new ModernClient(sealing.url, MODERN_CAPS.form);
@@ -368,43 +345,17 @@ describe('the stdio line limit', () => {
   const ping = (id: string) => JSON.stringify({ jsonrpc: '2.0', id, method: 'ping' });
   const pong = (id: string) => ({ jsonrpc: '2.0', id, result: {} });
 
-  /** A server on in-process streams with maxMessageBytes LIMIT; `until(n)` waits (at most 2 s) for n output lines. */
-  function stdioServer() {
-    const server = new McpServer({ name: 'stdio-limit', version: '1.0.0' });
-    server.on('error', () => {});
-    const input = new PassThrough();
-    const output = new PassThrough();
-    const transport = new StdioTransport(server, { input, output, maxMessageBytes: LIMIT });
-    cleanups.push(() => server.close());
-    transport.start();
-    let text = '';
-    output.setEncoding('utf8');
-    output.on('data', (chunk: string) => (text += chunk));
-    const lines = (): Json[] =>
-      text
-        .split('\n')
-        .slice(0, -1)
-        .map((line) => JSON.parse(line) as Json);
-    return {
-      server,
-      lines,
-      write: (chunk: string) => input.write(chunk),
-      async until(count: number): Promise<Json[]> {
-        const deadline = Date.now() + 2000;
-        while (lines().length < count && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 5));
-        return lines();
-      },
-    };
-  }
+  /** A server on in-process streams with maxMessageBytes LIMIT. */
+  const stdioServer = () => startStdio(cleanups, undefined, { transport: { maxMessageBytes: LIMIT } });
 
   it('refuses a line one byte over the limit whose characters are well under it, accepts one of exactly the limit, and reads on', async () => {
     const io = stdioServer();
     io.write(`${pingOfBytes('over', LIMIT + 1)}\n`);
-    expect(await io.until(1)).toStrictEqual([TOO_LONG]);
+    expect(await io.awaitLines(1)).toStrictEqual([TOO_LONG]);
     io.write(`${pingOfBytes('exact', LIMIT)}\n`);
-    expect(await io.until(2)).toStrictEqual([TOO_LONG, pong('exact')]);
+    expect(await io.awaitLines(2)).toStrictEqual([TOO_LONG, pong('exact')]);
     io.write(`${ping('next')}\n`);
-    expect(await io.until(3)).toStrictEqual([TOO_LONG, pong('exact'), pong('next')]);
+    expect(await io.awaitLines(3)).toStrictEqual([TOO_LONG, pong('exact'), pong('next')]);
     expect(io.server.stats.invalidMessages).toBe(1);
   });
 
@@ -416,26 +367,26 @@ describe('the stdio line limit', () => {
     expect(Buffer.byteLength(over.slice(0, cut))).toBeLessThanOrEqual(LIMIT);
     io.write(over.slice(0, cut));
     await tick();
-    expect(io.lines()).toStrictEqual([]);
+    expect(io.lines).toStrictEqual([]);
     io.write(over.slice(cut, -10));
-    expect(await io.until(1)).toStrictEqual([TOO_LONG]);
+    expect(await io.awaitLines(1)).toStrictEqual([TOO_LONG]);
     io.write(`${over.slice(-10)}\n${ping('next')}\n`);
-    expect(await io.until(2)).toStrictEqual([TOO_LONG, pong('next')]);
+    expect(await io.awaitLines(2)).toStrictEqual([TOO_LONG, pong('next')]);
     expect(io.server.stats.invalidMessages).toBe(1);
   });
 
   it('does not count the CR of a CRLF ending: the limit plus CRLF is accepted (also split before the LF), one byte more is refused', async () => {
     const io = stdioServer();
     io.write(`${pingOfBytes('crlf', LIMIT)}\r\n`);
-    expect(await io.until(1)).toStrictEqual([pong('crlf')]);
+    expect(await io.awaitLines(1)).toStrictEqual([pong('crlf')]);
     io.write(`${pingOfBytes('split', LIMIT)}\r`);
     await tick();
     io.write('\n');
-    expect(await io.until(2)).toStrictEqual([pong('crlf'), pong('split')]);
+    expect(await io.awaitLines(2)).toStrictEqual([pong('crlf'), pong('split')]);
     io.write(`${pingOfBytes('over', LIMIT + 1)}\r\n`);
-    expect(await io.until(3)).toStrictEqual([pong('crlf'), pong('split'), TOO_LONG]);
+    expect(await io.awaitLines(3)).toStrictEqual([pong('crlf'), pong('split'), TOO_LONG]);
     io.write(`${ping('next')}\r\n`);
-    expect(await io.until(4)).toStrictEqual([pong('crlf'), pong('split'), TOO_LONG, pong('next')]);
+    expect(await io.awaitLines(4)).toStrictEqual([pong('crlf'), pong('split'), TOO_LONG, pong('next')]);
   });
 });
 
@@ -443,7 +394,7 @@ describe('client values the server cannot turn into text', () => {
   const deepArray = (depth: number): string => `${'['.repeat(depth)}${']'.repeat(depth)}`;
 
   it('takes a cancellation whose reason has a toString that is no function, before and after initialize, and lives on', async () => {
-    const running = await ws.start();
+    const running = await startWebSocket(cleanups);
     const errors = recordEvents(running.server, 'error');
     const cancelled = recordEvents(running.server, 'cancelled');
     const early = await ws.connectUrl(running.url);
@@ -457,7 +408,7 @@ describe('client values the server cannot turn into text', () => {
   });
 
   it('answers a cursor and a log level nested 10,000 deep with -32602 naming their kind', async () => {
-    const running = await ws.start();
+    const running = await startWebSocket(cleanups);
     const { client } = await ws.open(running);
     client.sendRaw(`{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"cursor":${deepArray(10_000)}}}`);
     expect(await client.waitFor((m) => m.id === 1)).toEqual({
@@ -473,7 +424,7 @@ describe('client values the server cannot turn into text', () => {
   });
 
   it('answers a 2026-07-28 request whose _meta protocol version is nested 10,000 deep with -32022, naming what it got', async () => {
-    const running = await ws.start();
+    const running = await startWebSocket(cleanups);
     const { client } = await ws.open(running);
     client.sendRaw(
       `{"jsonrpc":"2.0","id":3,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":${deepArray(10_000)},"io.modelcontextprotocol/clientCapabilities":{}}}}`,
@@ -484,7 +435,7 @@ describe('client values the server cannot turn into text', () => {
   });
 
   it('refuses to subscribe to a URI over 8192 characters with -32602', async () => {
-    const running = await ws.start();
+    const running = await startWebSocket(cleanups);
     const { client } = await ws.open(running);
     expect(await client.request('resources/subscribe', { uri: `test://${'x'.repeat(8186)}` }, 'long')).toEqual({
       jsonrpc: '2.0',

@@ -12,34 +12,24 @@ import { connect, type Socket } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it, vi } from 'vitest';
 import WebSocket from 'ws';
-import { type ListenOptions, McpServer, type McpServerOptions, type McpSession, StreamableHttpTransport, WebSocketTransport } from '../../src/index.js';
+import { McpServer, type McpServerOptions, type McpSession, StreamableHttpTransport, WebSocketTransport } from '../../src/index.js';
 import { HttpTestClient } from '../helpers/http-client.js';
-import { nextEvent, recordEvents } from '../helpers/servers.js';
-import { pingOk, recordMessages, useHarness } from '../helpers/session-harness.js';
+import { nextEvent, recordEvents } from '../helpers/server-events.js';
+import { pingOk, recordMessages, useWsSessions } from '../helpers/ws-sessions.js';
 import { httpUpgrade } from '../helpers/transport-peers.js';
-import { deferred, gate, tick, useCleanups, useFakeClock } from '../helpers/util.js';
+import { deferred, gate, tick } from '../helpers/deferred.js';
+import { useCleanups } from '../helpers/cleanups.js';
+import { useFakeClock } from '../helpers/fake-clock.js';
+import { within } from '../helpers/waits.js';
 import type { Json } from '../helpers/ws-client.js';
+import { startWebSocket } from '../helpers/servers.js';
 
 const cleanups = useCleanups();
-const h = useHarness(cleanups);
+const h = useWsSessions(cleanups);
 const fakeClock = useFakeClock();
 
 const KiB = 1024;
 const MiB = 1024 * KiB;
-
-/** `promise`, or a failure naming `what` after `ms` of real time (the fake clock does not move it). */
-async function within<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
-  const timer = new AbortController();
-  const timeout = sleep(ms, undefined, { signal: timer.signal }).then(
-    () => Promise.reject(new Error(`${what}: not within ${ms} ms`)),
-    () => new Promise<never>(() => {}),
-  );
-  try {
-    return await Promise.race([promise, timeout]);
-  } finally {
-    timer.abort();
-  }
-}
 
 function toolCall(id: string, name: string): Json {
   return { jsonrpc: '2.0', id, method: 'tools/call', params: { name, arguments: {} } };
@@ -72,15 +62,6 @@ function responseSent(server: McpServer, id: string): Promise<void> {
     };
     server.on('message', onMessage);
   });
-}
-
-/** An McpServer whose WebSocketTransport listens with these `listen()` options, closed after the test. */
-async function listenWith(listen: ListenOptions): Promise<{ server: McpServer; url: string; port: number }> {
-  const server = new McpServer({ name: 'test-server', version: '1.0.0' });
-  server.on('error', () => {});
-  cleanups.push(() => server.close());
-  const { url, port } = await new WebSocketTransport(server).listen({ host: '127.0.0.1', port: 0, ...listen });
-  return { server, url, port };
 }
 
 /** A bare TCP connection that writes `data` (if any) and then nothing; `closed` gives what it read before the server closed it. */
@@ -197,7 +178,7 @@ class FramePeer {
 describe('JSON-RPC batches on a 2025-03-26 session', () => {
   it('refuses a batch of 101 tool calls whole with one -32600 error and runs none, then answers a batch of exactly 100 with 100 responses in order', async () => {
     let calls = 0;
-    const running = await h.start((server) =>
+    const running = await startWebSocket(cleanups, (server) =>
       server.registerTool('count', {}, () => {
         calls++;
         return 'counted';
@@ -221,7 +202,7 @@ describe('JSON-RPC batches on a 2025-03-26 session', () => {
   });
 
   it('with maxBatchSize 3 refuses a batch of 4 with -32600 naming the limit, and answers a batch of 3', async () => {
-    const running = await h.start(undefined, { server: { maxBatchSize: 3 } });
+    const running = await startWebSocket(cleanups, undefined, { server: { maxBatchSize: 3 } });
     const { client } = await h.open(running, { protocolVersion: '2025-03-26' });
     const pings = (prefix: string, n: number) => Array.from({ length: n }, (_, i) => ({ jsonrpc: '2.0', id: `${prefix}-${i}`, method: 'ping' }));
 
@@ -242,7 +223,8 @@ describe('requests in flight per WebSocket session', () => {
   async function startBlocking(server?: McpServerOptions) {
     const release = gate();
     const counter = { started: 0 };
-    const running = await h.start(
+    const running = await startWebSocket(
+      cleanups,
       (s) =>
         s.registerTool('block', {}, async () => {
           counter.started++;
@@ -288,7 +270,7 @@ describe('requests in flight per WebSocket session', () => {
 
 describe('sessions over every transport (maxSessions)', () => {
   it('with maxSessions 2 refuses a third WebSocket upgrade with 503, and admits a new one once a session ended', async () => {
-    const running = await h.start(undefined, { server: { maxSessions: 2 } });
+    const running = await startWebSocket(cleanups, undefined, { server: { maxSessions: 2 } });
     const connects = recordEvents(running.server, 'connect');
     const first = await h.connectUrl(running.url);
     await h.open(running);
@@ -306,7 +288,7 @@ describe('sessions over every transport (maxSessions)', () => {
   });
 
   it('checks the limit again after an async auth: of three upgrades authenticated at once with maxSessions 1, one is accepted', async () => {
-    const running = await h.start(undefined, {
+    const running = await startWebSocket(cleanups, undefined, {
       server: { maxSessions: 1 },
       transport: { auth: async () => (await sleep(20), { id: 'x' }) },
     });
@@ -350,7 +332,7 @@ describe('Host check on upgrades', () => {
   }
 
   it('by default, on a loopback address, refuses with 403 a Host that is not a loopback name (DNS rebinding) and opens no session', async () => {
-    const running = await h.start();
+    const running = await startWebSocket(cleanups);
     const connects = recordEvents(running.server, 'connect');
     for (const host of ['evil.example', `evil.example:${running.port}`, 'localhost.evil.example', '127.0.0.1.nip.io']) {
       expect(await upgradeWithHost(running.port, host)).toEqual(forbidden(host));
@@ -363,7 +345,7 @@ describe('Host check on upgrades', () => {
   });
 
   it('with allowedHosts accepts exactly the listed names (any port, any case) and refuses the rest with 403, loopback names included', async () => {
-    const running = await h.start(undefined, { transport: { allowedHosts: ['mcp.example.com'] } });
+    const running = await startWebSocket(cleanups, undefined, { transport: { allowedHosts: ['mcp.example.com'] } });
     for (const host of ['mcp.example.com', 'mcp.example.com:8443', 'MCP.Example.com']) {
       expect(await upgradeWithHost(running.port, host)).toEqual({ status: 101, body: '' });
     }
@@ -386,7 +368,8 @@ describe('a peer that does not read what it is sent', () => {
   it('is not read from while more than sendHighWaterMark is queued to it; once it reads, every request runs and is answered exactly once', async () => {
     const BIG = 16 * MiB; // well over what the kernel's socket buffers take, so most of it stays queued
     let counted = 0;
-    const running = await h.start(
+    const running = await startWebSocket(
+      cleanups,
       (server) => {
         server.registerTool('big', {}, () => 'x'.repeat(BIG));
         server.registerTool('count', {}, () => String(++counted));
@@ -419,7 +402,8 @@ describe('a peer that does not read what it is sent', () => {
   it('is closed with 1008 once more than maxBufferedBytes is queued to it: the close frame follows what was queued, the answer never comes', async () => {
     const CHUNK = 256 * KiB;
     const flooded = deferred();
-    const running = await h.start(
+    const running = await startWebSocket(
+      cleanups,
       (server) =>
         server.registerTool('flood', {}, (_args, ctx) => {
           for (let i = 0; i < 64; i++) ctx.log('info', 'x'.repeat(CHUNK));
@@ -457,7 +441,8 @@ describe('a peer that does not read what it is sent', () => {
 
   it("once closed past maxBufferedBytes, reads the close reply of a client that reads again: the session ends then, not after ws's 30 s close timeout", async () => {
     const flooded = deferred();
-    const running = await h.start(
+    const running = await startWebSocket(
+      cleanups,
       (server) =>
         server.registerTool('flood', {}, (_args, ctx) => {
           for (let i = 0; i < 64; i++) ctx.log('info', 'x'.repeat(256 * KiB));
@@ -484,7 +469,7 @@ describe('a peer that does not read what it is sent', () => {
 
 describe('first-message and idle timeouts', () => {
   it('closes with 1008 a connection that sends no message within firstMessageTimeoutMs, and keeps one that did', async () => {
-    const running = await h.start(undefined, { transport: { firstMessageTimeoutMs: 50 } });
+    const running = await startWebSocket(cleanups, undefined, { transport: { firstMessageTimeoutMs: 50 } });
     fakeClock();
     const silent = await h.connectUrl(running.url);
     const talker = await h.connectUrl(running.url);
@@ -502,7 +487,7 @@ describe('first-message and idle timeouts', () => {
 
   it('closes (1000, idle timeout) an initialized session with no traffic once sessionIdleTimeoutMs has passed, not before', async () => {
     fakeClock(); // before connecting: every activity stamp is on the fake clock, which moves only by hand
-    const running = await h.start(undefined, { transport: { sessionIdleTimeoutMs: 100 } });
+    const running = await startWebSocket(cleanups, undefined, { transport: { sessionIdleTimeoutMs: 100 } });
     const ended = nextEvent<[McpSession, string]>(running.server, 'sessionEnd');
     const { client, session } = await h.open(running);
 
@@ -518,7 +503,8 @@ describe('first-message and idle timeouts', () => {
     fakeClock();
     const release = gate();
     const started = deferred();
-    const running = await h.start(
+    const running = await startWebSocket(
+      cleanups,
       (server) =>
         server.registerTool('block', {}, async () => {
           started.resolve();
@@ -543,7 +529,7 @@ describe('first-message and idle timeouts', () => {
 
   it('does not close for idleness a session waiting for the client to answer a server request, and closes it once answered and idle', async () => {
     fakeClock();
-    const running = await h.start(undefined, { transport: { sessionIdleTimeoutMs: 100 } });
+    const running = await startWebSocket(cleanups, undefined, { transport: { sessionIdleTimeoutMs: 100 } });
     const { client, session } = await h.open(running);
     const asked = session.request('ping');
     const ping = await client.nextMessage('ping');
@@ -561,7 +547,7 @@ describe('first-message and idle timeouts', () => {
 
 describe('the server WebSocketTransport.listen() opens', () => {
   it('closes a TCP connection that sends no byte for firstByteTimeoutMs, but not a WebSocket that stays quiet longer after its upgrade', async () => {
-    const { url, port } = await listenWith({ firstByteTimeoutMs: 100 });
+    const { url, port } = await startWebSocket(cleanups, undefined, { listen: { firstByteTimeoutMs: 100 } });
     const ws = await h.connectUrl(url);
     await ws.initialize();
 
@@ -571,13 +557,13 @@ describe('the server WebSocketTransport.listen() opens', () => {
   });
 
   it('answers 408 and closes a connection that does not finish its request headers within httpHeadersTimeoutMs', async () => {
-    const { port } = await listenWith({ httpHeadersTimeoutMs: 100 });
+    const { port } = await startWebSocket(cleanups, undefined, { listen: { httpHeadersTimeoutMs: 100 } });
     const slow = rawConnection(port, `GET /mcp HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\n`);
     expect(await within(slow.closed, 5000, 'the server timing out the headers')).toBe('HTTP/1.1 408 Request Timeout\r\nConnection: close\r\n\r\n');
   });
 
   it('at maxConnections answers further upgrades 503 while every connection is a session, and accepts again once one has closed', async () => {
-    const { server, url, port } = await listenWith({ maxConnections: 2, maxConnectionsPerClient: 2 });
+    const { server, url, port } = await startWebSocket(cleanups, undefined, { listen: { maxConnections: 2, maxConnectionsPerClient: 2 } });
     const first = await h.connectUrl(url);
     const second = await h.connectUrl(url);
 

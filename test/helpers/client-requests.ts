@@ -5,7 +5,7 @@
  */
 import { expect } from 'vitest';
 import { McpError, type CreateMessageParams, type ElicitParams, type McpServer, type McpSession, type OutgoingRequest } from '../../src/index.js';
-import type { Outcome } from './util.js';
+import type { Outcome } from './outcome.js';
 import type { Json, WsTestClient } from './ws-client.js';
 
 /** Client capability sets, as a client sends them in `initialize`. */

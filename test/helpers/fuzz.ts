@@ -80,15 +80,6 @@ function clip(text: string): string {
   return text.length > MAX_REPORT_CHARS ? `${text.slice(0, MAX_REPORT_CHARS)}\n… (${text.length - MAX_REPORT_CHARS} more characters)` : text;
 }
 
-/** `promise`, or a rejection naming `what` once `ms` have passed without an outcome. */
-export function within<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const deadline = new Promise<never>((_resolve, reject) => {
-    timer = setTimeout(() => reject(new Error(`${what}: no outcome within ${ms} ms`)), ms);
-  });
-  return Promise.race([promise, deadline]).finally(() => clearTimeout(timer));
-}
-
 /** Every `uncaughtException` and `unhandledRejection` in this process from now until `stop()`. */
 export function watchProcessErrors(): { errors: unknown[]; stop(): void } {
   const errors: unknown[] = [];

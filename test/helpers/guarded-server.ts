@@ -3,9 +3,10 @@
  * `whoami` tool that records the principal and a scoped `write_file`; and the requests those tests send it.
  */
 import { expect } from 'vitest';
-import { type BearerOptions, bearer, McpServer, type McpSession, StreamableHttpTransport, WebSocketTransport } from '../../src/index.js';
+import { type BearerOptions, bearer, type McpServer, type McpSession } from '../../src/index.js';
 import { type AccessTokenOptions, accessToken, type SigningKey } from './oauth.js';
-import type { Cleanups } from './util.js';
+import type { Cleanups } from './cleanups.js';
+import { startHttpAndWebSocket } from './servers.js';
 
 export const ISSUER = 'https://auth.example.test';
 export const AUDIENCE = 'urn:test:resource';
@@ -29,24 +30,25 @@ export interface Guarded {
 }
 
 export async function serveGuarded(cleanups: Cleanups, options: Partial<BearerOptions> & Pick<BearerOptions, 'audience'>): Promise<Guarded> {
-  const server = new McpServer({ name: 'guarded', version: '1.0.0' });
   const errors: Error[] = [];
   const principals: unknown[] = [];
   const sessions: McpSession[] = [];
-  server.on('error', (err) => void errors.push(err));
-  server.on('sessionNew', (session) => void sessions.push(session));
-  server.registerTool('whoami', { description: 'Who calls' }, (_args, ctx) => {
-    principals.push(ctx.session.principal);
-    return 'ok';
-  });
-  server.registerTool('write_file', { description: 'Writes', scopes: ['files:write'] }, () => 'written');
   const auth = bearer({ issuer: ISSUER, ...options } as BearerOptions);
-  const http = new StreamableHttpTransport(server, { auth });
-  const { port } = await http.listen({ host: '127.0.0.1', port: 0 });
-  new WebSocketTransport(server, { auth }).attach(http.httpServer!);
-  cleanups.push(() => server.close());
-  const base = `http://127.0.0.1:${port}`;
-  return { server, port, base, url: `${base}/mcp`, errors, principals, sessions };
+  const running = await startHttpAndWebSocket(
+    cleanups,
+    (server) => {
+      server.on('error', (err) => void errors.push(err));
+      server.on('sessionNew', (session) => void sessions.push(session));
+      server.registerTool('whoami', { description: 'Who calls' }, (_args, ctx) => {
+        principals.push(ctx.session.principal);
+        return 'ok';
+      });
+      server.registerTool('write_file', { description: 'Writes', scopes: ['files:write'] }, () => 'written');
+    },
+    { info: { name: 'guarded', version: '1.0.0' }, transport: { auth } },
+  );
+  const base = `http://127.0.0.1:${running.port}`;
+  return { server: running.server, port: running.port, base, url: running.url, errors, principals, sessions };
 }
 
 export function post(url: string, body: unknown, headers: Record<string, string> = {}): Promise<Response> {

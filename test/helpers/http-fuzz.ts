@@ -6,7 +6,8 @@
  */
 import fc from 'fast-check';
 import { type McpServer, StreamableHttpTransport } from '../../src/index.js';
-import { brief, within } from './fuzz.js';
+import { brief } from './fuzz.js';
+import { within } from './waits.js';
 import { ACCEPT_BOTH, HttpTestClient, type OpenResponse, send } from './http-client.js';
 import { META } from '../../src/protocol/meta.js';
 import { type Frame, frameArb, catalogServer, requestArb, type Traffic, toJsonText } from './jsonrpc-arbitraries.js';

@@ -1,72 +1,45 @@
 /**
- * Shared pieces for Streamable HTTP stream tests: servers on a real port (closed after each test), raw
- * clients with their server-side session, exact SSE events and their wire text, a recording event
- * store and a slow one, waits on what the server saw, and the official SDK v1 client over StreamableHTTPClientTransport.
+ * Shared pieces for Streamable HTTP stream tests: raw clients of a running server with their server-side
+ * session and the official SDK v1 client over StreamableHTTPClientTransport, exact SSE events and their wire
+ * text, a recording event store and a slow one, and waits on what the server saw.
  */
 import { Client, type ClientOptions } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { vi } from 'vitest';
 import {
   InMemoryEventStore,
-  McpServer,
-  StreamableHttpTransport,
   type EventStore,
   type JsonRpcMessage,
-  type McpServerOptions,
+  type McpServer,
   type McpSession,
   type StoredEvent,
-  type StreamableHttpTransportOptions,
+  type StreamableHttpTransport,
 } from '../../src/index.js';
+import type { Cleanups } from './cleanups.js';
+import { deferred } from './deferred.js';
 import { HttpTestClient, type OpenResponse, type SseEvent } from './http-client.js';
-import { nextEvent } from './servers.js';
-import { deferred, useCleanups, type Cleanup } from './util.js';
+import { nextEvent } from './server-events.js';
+import type { RunningServer } from './servers.js';
+import { until } from './waits.js';
 import type { Json } from './ws-client.js';
-
-export interface RunningHttpServer {
-  server: McpServer;
-  transport: StreamableHttpTransport;
-  url: string;
-  /** Every `error` the server reported, with its session. */
-  errors: [Error, McpSession | undefined][];
-  /** Every session whose back channel opened (`backChannelOpen`), in order. */
-  backChannels: McpSession[];
-}
 
 type InitOptions = Parameters<HttpTestClient['initialize']>[0];
 
-export interface HttpHarness {
-  /** An McpServer on its own StreamableHttpTransport at 127.0.0.1:0 (keep-alive comments off unless set). */
-  start(setup?: (server: McpServer) => void, options?: { server?: McpServerOptions; transport?: StreamableHttpTransportOptions }): Promise<RunningHttpServer>;
+export interface HttpSessions {
   /** A raw client that completed initialize + notifications/initialized, and its server-side session (ready). */
-  client(running: RunningHttpServer, init?: InitOptions): Promise<{ client: HttpTestClient; session: McpSession }>;
-  /** The SDK v1 client over StreamableHTTPClientTransport, initialized; `setup` runs before connecting. */
+  client(running: RunningServer, init?: InitOptions): Promise<{ client: HttpTestClient; session: McpSession }>;
+  /** The SDK v1 client over StreamableHTTPClientTransport, initialized, closed after the test; `setup` runs before connecting. */
   sdk(
-    running: RunningHttpServer,
+    running: RunningServer,
     options?: ClientOptions,
     setup?: (client: Client) => void,
     transportOptions?: ConstructorParameters<typeof StreamableHTTPClientTransport>[1],
   ): Promise<{ client: Client; transport: StreamableHTTPClientTransport; session: McpSession }>;
-  /** Run `cleanup` after the test, before the servers started before it close. */
-  defer(cleanup: Cleanup): void;
 }
 
-/** Call once at the top level of a test file. */
-export function useHttpHarness(): HttpHarness {
-  const cleanups = useCleanups();
+/** Pass the file's `useCleanups()`, so clients close before the servers they talk to. */
+export function useHttpSessions(cleanups: Cleanups): HttpSessions {
   return {
-    async start(setup = () => {}, options = {}) {
-      const server = new McpServer({ name: 'http-streams', version: '1.0.0' }, options.server);
-      const errors: [Error, McpSession | undefined][] = [];
-      server.on('error', (error, session) => void errors.push([error, session]));
-      const backChannels: McpSession[] = [];
-      server.on('backChannelOpen', (session) => void backChannels.push(session));
-      cleanups.push(() => server.close());
-      setup(server);
-      const transport = new StreamableHttpTransport(server, { keepAliveIntervalMs: 0, ...options.transport });
-      const { url } = await transport.listen({ host: '127.0.0.1', port: 0 });
-      return { server, transport, url, errors, backChannels };
-    },
     async client(running, init) {
       const client = new HttpTestClient(running.url);
       await client.initialize(init);
@@ -86,9 +59,6 @@ export function useHttpHarness(): HttpHarness {
       const [ready] = await initialized;
       if (ready !== session) throw new Error('another session initialized at the same time');
       return { client, transport, session };
-    },
-    defer(cleanup) {
-      cleanups.push(cleanup);
     },
   };
 }
@@ -155,13 +125,8 @@ export function sentByServer(server: McpServer, match: (message: Json) => boolea
 }
 
 /** Wait until the session's back channel (its GET stream) has opened: an unrelated server request can reach the client. */
-export async function standaloneOpen(running: RunningHttpServer, session: McpSession): Promise<void> {
-  await vi.waitFor(
-    () => {
-      if (!running.backChannels.includes(session)) throw new Error('the client has not opened its GET stream yet');
-    },
-    { timeout: 5000, interval: 10 },
-  );
+export async function standaloneOpen(running: RunningServer, session: McpSession): Promise<void> {
+  await until(() => running.backChannels.includes(session), 'the client to open its GET stream');
 }
 
 /** A client that completed initialize and notifications/initialized with a server whose every POST answers with an event stream (`responseMode: 'sse'`). */

@@ -18,8 +18,10 @@ import {
   McpError,
   type McpSession,
 } from '../../src/index.js';
-import { nextEvent, type RunningServer } from './servers.js';
-import { type Cleanups, type Inbox, inbox } from './util.js';
+import { nextEvent } from './server-events.js';
+import type { RunningServer } from './servers.js';
+import type { Cleanups } from './cleanups.js';
+import { type Inbox, inbox } from './inbox.js';
 
 export interface ConnectedClient {
   client: McpClient;
@@ -120,4 +122,17 @@ export async function elicitationPeer(
     if (answer !== null) client.onElicitation(answer ?? ((_params, ctx) => new Promise<ElicitResult>((resolve) => held.set(ctx, resolve))));
   });
   return { ...connected, asks, notifications, completions };
+}
+
+/**
+ * The session still answers (a ping round trip, after everything the server sent before it), and since the
+ * peer connected it was asked exactly `asked` (each elicitation/create's params), told exactly `notifications`
+ * and reported no error.
+ */
+export async function expectPeerQuietAndAlive(peer: ElicitationPeer, seen: { asked?: unknown[]; notifications?: JsonRpcNotification[] } = {}): Promise<void> {
+  await peer.client.ping();
+  expect(
+    { asked: peer.asks.all.map((ask) => ask.params), notifications: peer.notifications.all, errors: peer.errors },
+    'what the peer was asked, told and reported since it connected',
+  ).toEqual({ asked: seen.asked ?? [], notifications: seen.notifications ?? [], errors: [] });
 }

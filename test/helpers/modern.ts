@@ -1,14 +1,11 @@
 /**
  * 2026-07-28 (stateless) test peers: the per-request `_meta` envelope, a POST that sets the headers
  * SEP-2243 asks for (MCP-Protocol-Version, Mcp-Method, Mcp-Name) from the body unless told otherwise,
- * and, for MRTR tests, a numbered client (a fresh id per round), servers on a real Streamable HTTP port
- * closed after each test, and the shapes of the requestState tokens.
+ * and, for MRTR tests, a numbered client (a fresh id per round) and the shapes of the requestState tokens.
  */
 import { mcpName } from '../../src/protocol/mcp-name.js';
 import { expect } from 'vitest';
-import { McpServer, StreamableHttpTransport, type McpServerOptions, type StreamableHttpTransportOptions } from '../../src/index.js';
 import { ACCEPT_BOTH, send, type OpenResponse } from './http-client.js';
-import { useCleanups, type Cleanup } from './util.js';
 import type { Json } from './ws-client.js';
 
 export const MODERN_VERSION = '2026-07-28';
@@ -162,47 +159,6 @@ export class ModernClient {
   readResource(uri: string, extra: Json = {}): Promise<Reply> {
     return this.request('resources/read', { uri, ...extra });
   }
-}
-
-export interface RunningHttp {
-  server: McpServer;
-  transport: StreamableHttpTransport;
-  url: string;
-  close(): Promise<void>;
-}
-
-/** A fixed requestState key for tests (32 bytes and more). */
-export const TEST_STATE_KEY = 'switchboard-mrtr-tests-request-state-key-0001';
-
-/**
- * An McpServer on a real Streamable HTTP port (127.0.0.1, port 0). Unless `server.requestState` is
- * given, it signs with TEST_STATE_KEY (so no ephemeral-key warning is printed).
- */
-export async function startHttpServer(
-  setup: (server: McpServer) => void = () => {},
-  options: { server?: McpServerOptions; transport?: StreamableHttpTransportOptions } = {},
-): Promise<RunningHttp> {
-  const server = new McpServer({ name: 'mrtr-test-server', version: '1.0.0' }, { requestState: { keys: [TEST_STATE_KEY] }, ...options.server });
-  server.on('error', () => {});
-  setup(server);
-  const transport = new StreamableHttpTransport(server, options.transport);
-  const { url } = await transport.listen({ host: '127.0.0.1', port: 0 });
-  return { server, transport, url, close: () => server.close() };
-}
-
-/** Call once at the top level of a test file: servers started through it are closed after each test. */
-export function useHttpServers(): { start: typeof startHttpServer; defer(cleanup: Cleanup): void } {
-  const cleanups = useCleanups();
-  return {
-    async start(setup, options) {
-      const running = await startHttpServer(setup, options);
-      cleanups.push(() => running.close());
-      return running;
-    },
-    defer(cleanup) {
-      cleanups.push(cleanup);
-    },
-  };
 }
 
 /** A requestState as the server mints it: `v1.<key id>.<payload>.<mac>` when signed only. */

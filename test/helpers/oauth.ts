@@ -5,7 +5,7 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { exportJWK, generateKeyPair, type JWK, SignJWT } from 'jose';
-import type { Cleanups } from './util.js';
+import type { Cleanups } from './cleanups.js';
 import { listenOnLoopback } from './ports.js';
 
 export interface SigningKey {

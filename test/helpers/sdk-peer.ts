@@ -1,13 +1,14 @@
 /**
  * The official SDK v1 client as a test peer over a real WebSocket: connect it to a running Switchboard
- * server, get hold of its server-side session, answer elicitations, and close everything after each test.
+ * server, get hold of its server-side session, answer elicitations; closed after each test.
  */
 import { Client, type ClientOptions } from '@modelcontextprotocol/sdk/client/index.js';
 import { WebSocketClientTransport } from '@modelcontextprotocol/sdk/client/websocket.js';
 import { ElicitRequestSchema, type ElicitRequest, type ElicitResult as SdkElicitResult } from '@modelcontextprotocol/sdk/types.js';
 import type { ElicitParams, McpServer, McpSession } from '../../src/index.js';
-import { nextEvent, startWsServer, type RunningServer } from './servers.js';
-import { useCleanups, type Cleanup } from './util.js';
+import { nextEvent } from './server-events.js';
+import type { RunningServer } from './servers.js';
+import type { Cleanups } from './cleanups.js';
 
 /** The inputSchema of a tool without arguments. */
 export const NO_ARGS = { type: 'object', properties: {} } as const;
@@ -18,27 +19,17 @@ export interface SdkPeer {
   session: McpSession;
 }
 
-export interface SdkHarness {
-  /** startWsServer, closed after the test. */
-  start(...args: Parameters<typeof startWsServer>): Promise<RunningServer>;
+export interface SdkPeers {
   /**
    * An SDK client that completed initialize, with `setup` run before connecting (register request and
    * notification handlers there). Resolves once the server has handled `notifications/initialized`.
    */
   connect(running: RunningServer, options?: ClientOptions, setup?: (client: Client) => void): Promise<SdkPeer>;
-  /** Close something else after the test (before the servers started before it). */
-  defer(cleanup: Cleanup): void;
 }
 
-/** Call once at the top level of a test file. */
-export function useSdkHarness(): SdkHarness {
-  const cleanups = useCleanups();
+/** Pass the file's `useCleanups()`, so clients close before the servers they talk to. */
+export function useSdkPeers(cleanups: Cleanups): SdkPeers {
   return {
-    async start(...args) {
-      const running = await startWsServer(...args);
-      cleanups.push(() => running.close());
-      return running;
-    },
     async connect(running, options = {}, setup) {
       const client = new Client({ name: 'sdk-v1-peer', version: '1.0.0' }, options);
       setup?.(client);
@@ -50,9 +41,6 @@ export function useSdkHarness(): SdkHarness {
       const [readySession] = await initialized;
       if (readySession !== session) throw new Error('another session initialized at the same time');
       return { client, session };
-    },
-    defer(cleanup) {
-      cleanups.push(cleanup);
     },
   };
 }

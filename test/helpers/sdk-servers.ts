@@ -9,7 +9,7 @@ import type { AddressInfo } from 'node:net';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { createMcpHandler } from '@modelcontextprotocol/server';
 import { sdkV1Server, sdkV2Server } from '../fixtures/sdk-peer-servers.js';
-import { useCleanups } from './util.js';
+import { useCleanups } from './cleanups.js';
 
 export interface RunningSdkServer {
   /** The MCP endpoint, `http://127.0.0.1:<port>/mcp`. */

@@ -2,10 +2,21 @@
  * Tasks extension test peers: a server with `useTasks` on a real Streamable HTTP port, 2026-07-28 clients
  * that declare the extension (or not), and the shapes of replies, task ids and the errors tasks answer with.
  */
-import type { McpError, McpServer, RequestContext, StreamableHttpTransport, StreamableHttpTransportOptions, Tasks, TasksOptions } from '../../src/index.js';
-import { TASKS_EXTENSION, useTasks } from '../../src/index.js';
-import { MODERN_CAPS, ModernClient, type Reply, useHttpServers } from './modern.js';
-import type { Cleanup } from './util.js';
+import {
+  type McpError,
+  type McpServer,
+  type RequestContext,
+  type StreamableHttpTransport,
+  type StreamableHttpTransportOptions,
+  type Tasks,
+  type TasksOptions,
+  TASKS_EXTENSION,
+  useTasks,
+} from '../../src/index.js';
+import type { Cleanups } from './cleanups.js';
+import { MODERN_CAPS, ModernClient, type Reply } from './modern.js';
+import { startHttp } from './servers.js';
+import { until } from './waits.js';
 import type { Json } from './ws-client.js';
 
 /** A 2026-07-28 client that declares the extension (and form elicitation, which task-time questions need). */
@@ -33,12 +44,12 @@ export type ServeTasks = (
   transport?: StreamableHttpTransportOptions,
 ) => Promise<ServedTasks>;
 
-/** Call once at the top level of a test file: servers started through `serve` are closed after each test. */
-export function useTaskServers(): { serve: ServeTasks; defer(cleanup: Cleanup): void } {
-  const h = useHttpServers();
+/** Pass the file's `useCleanups()`: servers started through `serve` are closed after each test. */
+export function useTaskServers(cleanups: Cleanups): { serve: ServeTasks } {
   const serve: ServeTasks = async (setup, options = {}, transport) => {
     let tasks!: Tasks;
-    const running = await h.start(
+    const running = await startHttp(
+      cleanups,
       (server) => {
         tasks = useTasks(server, options);
         setup(server, tasks);
@@ -54,7 +65,7 @@ export function useTaskServers(): { serve: ServeTasks; defer(cleanup: Cleanup): 
       plain: new ModernClient(running.url, MODERN_CAPS.form),
     };
   };
-  return { serve, defer: (cleanup) => h.defer(cleanup) };
+  return { serve };
 }
 
 /** The result of a 200 reply (fails the test otherwise). */
@@ -69,29 +80,14 @@ export function failure(reply: Reply): { status: number; error: Json } {
   return { status: reply.status, error: reply.body.error };
 }
 
-export function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
-}
-
-/** Probe until `done` holds: every 20 ms, for at most 5 s. */
-export async function until<T>(probe: () => T | Promise<T>, done: (value: T) => boolean, what: string): Promise<T> {
-  const deadline = Date.now() + 5000;
-  for (;;) {
-    const value = await probe();
-    if (done(value)) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}; last: ${JSON.stringify(value)}`);
-    await sleep(20);
-  }
-}
-
 export const getTask = (client: ModernClient, taskId: string) => client.request('tasks/get', { taskId });
 
 /** tasks/get until the task has `status`; its result then. */
 export async function untilStatus(client: ModernClient, taskId: string, status: string): Promise<Json> {
   const reply = await until(
     () => getTask(client, taskId),
-    (r) => r.body.result?.status === status,
     `task ${taskId} to be ${status}`,
+    (r) => r.body.result?.status === status,
   );
   return reply.body.result;
 }

@@ -4,7 +4,7 @@
  */
 import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { afterEach } from 'vitest';
+import type { Cleanups } from './cleanups.js';
 
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -105,30 +105,18 @@ export function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
 
-/**
- * Call once at the top level of a test file: `run` starts the client with these arguments; the clients
- * it started, then whatever was given to `defer`, are ended after each test.
- */
-export function useTerminalClients(): { run(...args: string[]): Cli; defer(close: () => Promise<void>): void } {
-  const children: Cli[] = [];
-  const closers: (() => Promise<void>)[] = [];
-  afterEach(async () => {
-    for (const cli of children.splice(0)) {
-      if (cli.child.exitCode === null && cli.child.signalCode === null) {
-        cli.child.kill('SIGKILL');
-        await cli.exited;
-      }
-    }
-    for (const close of closers.splice(0)) await close();
-  });
+/** Pass the file's `useCleanups()`: `run` starts the client with these arguments; each is ended (killed if still running) after the test. */
+export function useTerminalClients(cleanups: Cleanups): { run(...args: string[]): Cli } {
   return {
     run(...args) {
       const cli = new Cli(args);
-      children.push(cli);
+      cleanups.push(async () => {
+        if (cli.child.exitCode === null && cli.child.signalCode === null) {
+          cli.child.kill('SIGKILL');
+          await cli.exited;
+        }
+      });
       return cli;
-    },
-    defer(close) {
-      closers.push(close);
     },
   };
 }

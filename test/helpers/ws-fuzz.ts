@@ -5,7 +5,8 @@
  */
 import type fc from 'fast-check';
 import { type McpServer, WebSocketTransport } from '../../src/index.js';
-import { brief, watchProcessErrors, within } from './fuzz.js';
+import { brief, watchProcessErrors } from './fuzz.js';
+import { within } from './waits.js';
 import { type Frame, frameArb, frameText, RESERVED_ID_PREFIX, catalogServer, type Traffic } from './jsonrpc-arbitraries.js';
 import { answerProblem, expectedForText, idKey, INVALID_REQUEST, PARSE_ERROR } from './jsonrpc-model.js';
 import { unexpectedErrors } from './server-errors.js';

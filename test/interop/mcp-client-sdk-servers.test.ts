@@ -11,7 +11,7 @@ import { McpClient, McpError, StdioClientTransport, type ElicitParams, type Elic
 import { NOTE, PEER_TOOLS } from '../fixtures/sdk-peer-servers.js';
 import { rpcError } from '../helpers/mcp-clients.js';
 import { useSdkServers } from '../helpers/sdk-servers.js';
-import { useCleanups } from '../helpers/util.js';
+import { useCleanups } from '../helpers/cleanups.js';
 
 const servers = useSdkServers();
 const cleanups = useCleanups();

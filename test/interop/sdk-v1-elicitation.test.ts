@@ -25,12 +25,15 @@ import {
   type RequestContext,
 } from '../../src/index.js';
 import { toolText as text } from '../helpers/client-requests.js';
-import { answerElicitations, elicitingTool, NO_ARGS, useSdkHarness } from '../helpers/sdk-peer.js';
-import { nextEvent, recordEvents, recordOutgoing } from '../helpers/servers.js';
-import { deferred } from '../helpers/util.js';
+import { answerElicitations, elicitingTool, NO_ARGS, useSdkPeers } from '../helpers/sdk-peer.js';
+import { nextEvent, recordEvents, recordOutgoing } from '../helpers/server-events.js';
+import { deferred } from '../helpers/deferred.js';
 import { WsTestClient } from '../helpers/ws-client.js';
+import { startWebSocket } from '../helpers/servers.js';
+import { useCleanups } from '../helpers/cleanups.js';
 
-const h = useSdkHarness();
+const cleanups = useCleanups();
+const h = useSdkPeers(cleanups);
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const FORM_AND_URL = { capabilities: { elicitation: { form: {}, url: {} } } };
@@ -48,7 +51,7 @@ const ASK_CONTACT: ElicitParams = { message: 'Who should we contact?', requested
 
 describe('form mode', () => {
   it('delivers exactly the params the server sent to the SDK handler and returns the validated answer to the tool', async () => {
-    const running = await h.start(elicitingTool('ask_contact', ASK_CONTACT));
+    const running = await startWebSocket(cleanups, elicitingTool('ask_contact', ASK_CONTACT));
     const events = recordEvents(running.server, 'responseElicitationCreate');
     const { seen, setup } = answerElicitations({ action: 'accept', content: { name: 'Ada', email: 'ada@example.com', age: 36 } });
     const { client, session } = await h.connect(running, { capabilities: { elicitation: {} } }, setup);
@@ -68,7 +71,7 @@ describe('form mode', () => {
   });
 
   it('rejects accepted content that breaks requestedSchema with ElicitationValidationError (-32602) naming each property', async () => {
-    const running = await h.start(elicitingTool('ask_contact', ASK_CONTACT));
+    const running = await startWebSocket(cleanups, elicitingTool('ask_contact', ASK_CONTACT));
     const events = recordEvents(running.server, 'responseElicitationCreate');
     const { setup } = answerElicitations({ action: 'accept', content: { name: '', email: 'not-an-email', age: 12 } });
     const { client, session } = await h.connect(running, { capabilities: { elicitation: {} } }, setup);
@@ -98,7 +101,7 @@ describe('form mode', () => {
   });
 
   it('rejects an accept that leaves out a required property', async () => {
-    const running = await h.start(elicitingTool('ask_contact', ASK_CONTACT));
+    const running = await startWebSocket(cleanups, elicitingTool('ask_contact', ASK_CONTACT));
     const events = recordEvents(running.server, 'responseElicitationCreate');
     const { setup } = answerElicitations({ action: 'accept', content: { name: 'Ada' } });
     const { client } = await h.connect(running, { capabilities: { elicitation: {} } }, setup);
@@ -116,7 +119,7 @@ describe('form mode', () => {
   });
 
   it('server.requestElicitationCreate returns the id it sent and reports the answer in one responseElicitationCreate event', async () => {
-    const running = await h.start();
+    const running = await startWebSocket(cleanups);
     const { seen, setup } = answerElicitations({ action: 'accept', content: { colour: 'green' } });
     const { session } = await h.connect(running, { capabilities: { elicitation: {} } }, setup);
     const params: ElicitParams = {
@@ -141,7 +144,7 @@ describe('SEP-1330 enums', () => {
   const ASK_ENUMS: ElicitParams = { mode: 'form', message: 'Choose', requestedSchema: structuredClone(SEP1330_SCHEMA) as never };
 
   it('sends all five enum forms unchanged and accepts single- and multi-select answers', async () => {
-    const running = await h.start(elicitingTool('choose', ASK_ENUMS));
+    const running = await startWebSocket(cleanups, elicitingTool('choose', ASK_ENUMS));
     const events = recordEvents(running.server, 'responseElicitationCreate');
     const { seen, setup } = answerElicitations({ action: 'accept', content: ENUM_ANSWER });
     const { client, session } = await h.connect(running, { capabilities: { elicitation: {} } }, setup);
@@ -176,7 +179,7 @@ describe('SEP-1330 enums', () => {
   });
 
   it('rejects a value outside an enum and a multi-select with fewer items than minItems', async () => {
-    const running = await h.start(elicitingTool('choose', ASK_ENUMS));
+    const running = await startWebSocket(cleanups, elicitingTool('choose', ASK_ENUMS));
     const events = recordEvents(running.server, 'responseElicitationCreate');
     const { setup } = answerElicitations({ action: 'accept', content: { ...ENUM_ANSWER, untitledSingle: 'option9', untitledMulti: [] } });
     const { client } = await h.connect(running, { capabilities: { elicitation: {} } }, setup);
@@ -204,7 +207,7 @@ describe('SEP-1034 defaults', () => {
   const ASK_DEFAULTS: ElicitParams = { mode: 'form', message: 'Review your profile', requestedSchema: structuredClone(SEP1034_SCHEMA) as never };
 
   it('sends every default, and with form.applyDefaults receives the content the SDK filled in', async () => {
-    const running = await h.start(elicitingTool('profile', ASK_DEFAULTS));
+    const running = await startWebSocket(cleanups, elicitingTool('profile', ASK_DEFAULTS));
     const events = recordEvents(running.server, 'responseElicitationCreate');
     const { seen, setup } = answerElicitations({ action: 'accept', content: { name: 'Jane Smith' } });
     const { client, session } = await h.connect(running, { capabilities: { elicitation: { form: { applyDefaults: true } } } }, setup);
@@ -226,7 +229,7 @@ describe('SEP-1034 defaults', () => {
   });
 
   it('without applyDefaults receives the partial content exactly as the handler returned it', async () => {
-    const running = await h.start(elicitingTool('profile', ASK_DEFAULTS));
+    const running = await startWebSocket(cleanups, elicitingTool('profile', ASK_DEFAULTS));
     const events = recordEvents(running.server, 'responseElicitationCreate');
     const { setup } = answerElicitations({ action: 'accept', content: { name: 'Jane Smith' } });
     const { client } = await h.connect(running, { capabilities: { elicitation: { form: {} } } }, setup);
@@ -245,7 +248,7 @@ describe('URL mode', () => {
   };
 
   it('sends mode url with url and elicitationId, and sendElicitationComplete reaches the SDK completion handler with that id', async () => {
-    const running = await h.start(elicitingTool('connect_account', CONNECT));
+    const running = await startWebSocket(cleanups, elicitingTool('connect_account', CONNECT));
     const events = recordEvents(running.server, 'responseElicitationCreate');
     const { seen, setup } = answerElicitations({ action: 'accept' });
     const completions: unknown[] = [];
@@ -266,7 +269,7 @@ describe('URL mode', () => {
   });
 
   it('generates a UUID elicitationId when the server leaves it out, and the SDK handler gets that id', async () => {
-    const running = await h.start();
+    const running = await startWebSocket(cleanups);
     const { seen, setup } = answerElicitations({ action: 'decline' });
     const { session } = await h.connect(running, FORM_AND_URL, setup);
 
@@ -284,7 +287,7 @@ describe('URL mode', () => {
   });
 
   it('drops content the client sends with a URL-mode accept', async () => {
-    const running = await h.start(elicitingTool('connect_account', CONNECT));
+    const running = await startWebSocket(cleanups, elicitingTool('connect_account', CONNECT));
     const events = recordEvents(running.server, 'responseElicitationCreate');
     const { setup } = answerElicitations({ action: 'accept', content: { token: 'should-not-be-here' } });
     const { client } = await h.connect(running, FORM_AND_URL, setup);
@@ -294,7 +297,7 @@ describe('URL mode', () => {
   });
 
   it('a client that declared only url mode gets URL elicitations but never a form', async () => {
-    const running = await h.start((server) => {
+    const running = await startWebSocket(cleanups, (server) => {
       elicitingTool('connect_account', CONNECT)(server);
       elicitingTool('ask_contact', ASK_CONTACT)(server);
     });
@@ -312,7 +315,7 @@ describe('URL mode', () => {
   });
 
   it('never sends a URL elicitation to a client that declared only form mode', async () => {
-    const running = await h.start(elicitingTool('connect_account', CONNECT));
+    const running = await startWebSocket(cleanups, elicitingTool('connect_account', CONNECT));
     const events = recordEvents(running.server, 'responseElicitationCreate');
     const { seen, setup } = answerElicitations({ action: 'accept' });
     const { client, session } = await h.connect(running, { capabilities: { elicitation: {} } }, setup);
@@ -337,7 +340,7 @@ describe('URL mode', () => {
 
 describe('decline and cancel', () => {
   it.each(['decline', 'cancel'] as const)('hands a %s to the tool with no content', async (action) => {
-    const running = await h.start(elicitingTool('ask_contact', ASK_CONTACT));
+    const running = await startWebSocket(cleanups, elicitingTool('ask_contact', ASK_CONTACT));
     const events = recordEvents(running.server, 'responseElicitationCreate');
     const { setup } = answerElicitations({ action });
     const { client, session } = await h.connect(running, { capabilities: { elicitation: {} } }, setup);
@@ -347,7 +350,7 @@ describe('decline and cancel', () => {
   });
 
   it('ignores content sent with a decline', async () => {
-    const running = await h.start(elicitingTool('ask_contact', ASK_CONTACT));
+    const running = await startWebSocket(cleanups, elicitingTool('ask_contact', ASK_CONTACT));
     const events = recordEvents(running.server, 'responseElicitationCreate');
     const { setup } = answerElicitations({ action: 'decline', content: { name: 'Ada', email: 'ada@example.com' } });
     const { client } = await h.connect(running, { capabilities: { elicitation: {} } }, setup);
@@ -374,7 +377,7 @@ describe('decline and cancel', () => {
 
   it('the confirm option asks a yes/no form and runs the tool on accept', async () => {
     const ran: string[] = [];
-    const running = await h.start(confirmedTool(ran));
+    const running = await startWebSocket(cleanups, confirmedTool(ran));
     const events = recordEvents(running.server, 'responseElicitationCreate');
     const { seen, setup } = answerElicitations({ action: 'accept', content: {} });
     const { client, session } = await h.connect(running, { capabilities: { elicitation: {} } }, setup);
@@ -393,7 +396,7 @@ describe('decline and cancel', () => {
     ['cancel', 'The user dismissed the confirmation "Delete all notes in work?" without answering. Nothing was done.'],
   ] as const)('the confirm option answers a %s with an isError result and does not run the tool', async (action, message) => {
     const ran: string[] = [];
-    const running = await h.start(confirmedTool(ran));
+    const running = await startWebSocket(cleanups, confirmedTool(ran));
     const events = recordEvents(running.server, 'responseElicitationCreate');
     const { setup } = answerElicitations({ action });
     const { client } = await h.connect(running, { capabilities: { elicitation: {} } }, setup);
@@ -410,7 +413,7 @@ describe('a client that declares no elicitation', () => {
 
   it('ctx.elicit rejects with ElicitationNotSupportedError before anything is sent, and the tool answers isError with its message', async () => {
     const caught: unknown[] = [];
-    const running = await h.start((server) =>
+    const running = await startWebSocket(cleanups, (server) =>
       server.registerTool('ask_contact', { description: 'Asks for contact details', inputSchema: NO_ARGS }, async (_args, ctx: RequestContext) => {
         try {
           await ctx.elicit(ASK_CONTACT);
@@ -435,7 +438,7 @@ describe('a client that declares no elicitation', () => {
   });
 
   it('server.requestElicitationCreate throws ElicitationNotSupportedError synchronously and emits nothing', async () => {
-    const running = await h.start();
+    const running = await startWebSocket(cleanups);
     const events = recordEvents(running.server, 'responseElicitationCreate');
     const { client, session } = await h.connect(running, { capabilities: { sampling: {} } });
     const outgoing = recordOutgoing(running.server, session);
@@ -449,7 +452,7 @@ describe('a client that declares no elicitation', () => {
 
   it('the confirm option answers isError with the ElicitationNotSupportedError message and does not run the tool', async () => {
     const ran: string[] = [];
-    const running = await h.start((server) =>
+    const running = await startWebSocket(cleanups, (server) =>
       server.registerTool('wipe', { description: 'Wipes', inputSchema: NO_ARGS, confirm: 'Wipe everything?' }, () => {
         ran.push('wipe');
         return 'wiped';
@@ -463,10 +466,10 @@ describe('a client that declares no elicitation', () => {
 
 describe('a client that declares elicitation but cannot answer it', () => {
   it('a raw client answering -32601 ends the request in an isError event with its code and message', async () => {
-    const running = await h.start();
+    const running = await startWebSocket(cleanups);
     const started = nextEvent<[McpSession]>(running.server, 'sessionNew');
     const { client } = await WsTestClient.initialized(running.url, { capabilities: { elicitation: {} } });
-    h.defer(() => client.close());
+    cleanups.push(() => client.close());
     const [session] = await started;
 
     const ended = nextEvent<[McpSession, unknown, unknown]>(running.server, 'responseElicitationCreate');
@@ -486,7 +489,7 @@ describe('a client that declares elicitation but cannot answer it', () => {
   });
 
   it('the SDK client without an elicitation handler answers -32601, which ctx.elicit rejects with', async () => {
-    const running = await h.start(elicitingTool('ask_contact', ASK_CONTACT));
+    const running = await startWebSocket(cleanups, elicitingTool('ask_contact', ASK_CONTACT));
     const events = recordEvents(running.server, 'responseElicitationCreate');
     const { client, session } = await h.connect(running, { capabilities: { elicitation: {} } });
 
@@ -503,7 +506,7 @@ describe('a client that declares elicitation but cannot answer it', () => {
 
 describe('UrlElicitationRequiredError', () => {
   it('reaches the SDK client as an McpError with code -32042 and data.elicitations, ids generated where missing', async () => {
-    const running = await h.start((server) =>
+    const running = await startWebSocket(cleanups, (server) =>
       server.registerTool('list_files', { description: 'Lists Example Co files', inputSchema: NO_ARGS }, () => {
         throw new UrlElicitationRequiredError([
           { message: 'Authorize access to your Example Co files.', url: 'https://auth.example.com/authorize?elicitationId=auth-1', elicitationId: 'auth-1' },
@@ -541,7 +544,7 @@ describe('UrlElicitationRequiredError', () => {
   });
 
   it('is not swallowed into an isError result when thrown after an elicitation', async () => {
-    const running = await h.start((server) =>
+    const running = await startWebSocket(cleanups, (server) =>
       server.registerTool('connect_then_fail', { description: 'Asks, then needs a URL elicitation', inputSchema: NO_ARGS }, async (_args, ctx) => {
         await ctx.elicit(ASK_CONTACT);
         throw new UrlElicitationRequiredError([{ message: 'Sign in', url: 'https://example.com/sign-in', elicitationId: 'sign-in-1' }], 'Sign in first.');
@@ -588,7 +591,7 @@ describe('cancellation, timeout and disconnect', () => {
   }
 
   it('cancelling the SDK tools/call cancels its pending elicitation: the SDK handler is aborted and the event reports -32800', async () => {
-    const running = await h.start(elicitingTool('ask_contact', ASK_CONTACT));
+    const running = await startWebSocket(cleanups, elicitingTool('ask_contact', ASK_CONTACT));
     const events = recordEvents(running.server, 'responseElicitationCreate');
     const waiting = waitingHandler();
     const { client, session } = await h.connect(running, { capabilities: { elicitation: {} } }, waiting.setup);
@@ -619,7 +622,7 @@ describe('cancellation, timeout and disconnect', () => {
   });
 
   it('an elicitation the user never answers times out with RequestTimeoutError, and the SDK handler is told to stop', async () => {
-    const running = await h.start((server) =>
+    const running = await startWebSocket(cleanups, (server) =>
       server.registerTool('ask_briefly', { description: 'Asks with a short timeout', inputSchema: NO_ARGS }, async (_args, ctx) => {
         await ctx.elicit(ASK_CONTACT, { timeoutMs: 100 });
         return 'answered';
@@ -645,7 +648,7 @@ describe('cancellation, timeout and disconnect', () => {
   });
 
   it('closing the SDK client ends a pending elicitation with ConnectionClosedError (-32000) in the event', async () => {
-    const running = await h.start(elicitingTool('ask_contact', ASK_CONTACT));
+    const running = await startWebSocket(cleanups, elicitingTool('ask_contact', ASK_CONTACT));
     const waiting = waitingHandler();
     const { client, session } = await h.connect(running, { capabilities: { elicitation: {} } }, waiting.setup);
 
@@ -675,7 +678,7 @@ describe('sampling', () => {
   };
 
   it('ctx.createMessage sends the exact params to the SDK handler and resolves with its result', async () => {
-    const running = await h.start((server) =>
+    const running = await startWebSocket(cleanups, (server) =>
       server.registerTool('colour', { description: 'Asks the model for a colour', inputSchema: NO_ARGS }, async (_args, ctx) => {
         const result = await ctx.createMessage(ASK_MODEL);
         const content = result.content as { text?: string };
@@ -699,7 +702,7 @@ describe('sampling', () => {
 
   it('a client without sampling: ctx.createMessage rejects with SamplingNotSupportedError and nothing is sent', async () => {
     const caught: unknown[] = [];
-    const running = await h.start((server) =>
+    const running = await startWebSocket(cleanups, (server) =>
       server.registerTool('colour', { description: 'Asks the model for a colour', inputSchema: NO_ARGS }, async (_args, ctx) => {
         await ctx.createMessage(ASK_MODEL).catch((err: unknown) => caught.push(err));
         return 'done';
@@ -724,7 +727,7 @@ describe('roots', () => {
   const ROOTS = [{ uri: 'file:///home/ada/project', name: 'project' }, { uri: 'file:///tmp' }];
 
   it('ctx.listRoots resolves with the roots the SDK client answers', async () => {
-    const running = await h.start((server) =>
+    const running = await startWebSocket(cleanups, (server) =>
       server.registerTool('roots', { description: 'Lists the client roots', inputSchema: NO_ARGS }, async (_args, ctx) =>
         JSON.stringify((await ctx.listRoots()).roots),
       ),
@@ -739,7 +742,7 @@ describe('roots', () => {
   });
 
   it('client.sendRootsListChanged() fires the rootsListChanged event with the session', async () => {
-    const running = await h.start();
+    const running = await startWebSocket(cleanups);
     const changes = recordEvents(running.server, 'rootsListChanged');
     const { client, session } = await h.connect(running, { capabilities: { roots: { listChanged: true } } }, (c) =>
       c.setRequestHandler(ListRootsRequestSchema, async () => ({ roots: ROOTS })),

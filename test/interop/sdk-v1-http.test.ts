@@ -4,12 +4,15 @@ import { SEP1034_SCHEMA, SEP1330_SCHEMA } from '../../conformance/fixture-catalo
 import { ElicitationNotSupportedError, type ElicitParams, type McpServer, type McpSession } from '../../src/index.js';
 import { expectMcpError, thrownBy, toolText as text } from '../helpers/client-requests.js';
 import { send } from '../helpers/http-client.js';
-import { RecordingEventStore, standaloneOpen, stored, useHttpHarness, type RunningHttpServer } from '../helpers/http-streams.js';
+import { RecordingEventStore, standaloneOpen, stored, useHttpSessions } from '../helpers/http-streams.js';
 import { answerElicitations, elicitingTool, NO_ARGS } from '../helpers/sdk-peer.js';
-import { nextEvent, recordEvents } from '../helpers/servers.js';
-import { deferred } from '../helpers/util.js';
+import { nextEvent, recordEvents } from '../helpers/server-events.js';
+import { deferred } from '../helpers/deferred.js';
+import { startHttp, type RunningHttp } from '../helpers/servers.js';
+import { useCleanups } from '../helpers/cleanups.js';
 
-const h = useHttpHarness();
+const cleanups = useCleanups();
+const h = useHttpSessions(cleanups);
 
 const CONTACT_SCHEMA = {
   type: 'object',
@@ -29,9 +32,9 @@ const CONNECT: ElicitParams = {
 const FORM_AND_URL = { capabilities: { elicitation: { form: {}, url: {} } } };
 
 /** Start a server whose transport records events in a RecordingEventStore. */
-async function start(setup?: (server: McpServer) => void, retryMs?: number): Promise<RunningHttpServer & { store: RecordingEventStore }> {
+async function start(setup?: (server: McpServer) => void, retryMs?: number): Promise<RunningHttp & { store: RecordingEventStore }> {
   const store = new RecordingEventStore();
-  const running = await h.start(setup, { transport: { eventStore: store, retryMs } });
+  const running = await startHttp(cleanups, setup, { transport: { eventStore: store, retryMs } });
   return { ...running, store };
 }
 

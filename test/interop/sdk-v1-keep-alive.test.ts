@@ -10,12 +10,15 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
 import type { McpServer, McpSession, ProgressToken } from '../../src/index.js';
 import { NAME_Q, toolText } from '../helpers/client-requests.js';
-import { useHttpHarness } from '../helpers/http-streams.js';
-import { NO_ARGS, useSdkHarness } from '../helpers/sdk-peer.js';
-import { recordOutgoing } from '../helpers/servers.js';
+import { NO_ARGS, useSdkPeers } from '../helpers/sdk-peer.js';
+import { recordOutgoing } from '../helpers/server-events.js';
+import { startWebSocket, startHttp } from '../helpers/servers.js';
+import { useHttpSessions } from '../helpers/http-streams.js';
+import { useCleanups } from '../helpers/cleanups.js';
 
-const http = useHttpHarness();
-const ws = useSdkHarness();
+const cleanups = useCleanups();
+const http = useHttpSessions(cleanups);
+const ws = useSdkPeers(cleanups);
 
 /** The client's timeout, the server's keep-alive period, and how long the person takes to answer. */
 const CLIENT_TIMEOUT_MS = 300;
@@ -44,11 +47,11 @@ async function connect(over: 'Streamable HTTP' | 'WebSocket', progressKeepAliveM
     });
   const options = { capabilities: { elicitation: {} } };
   if (over === 'Streamable HTTP') {
-    const running = await http.start(setup, { server: { progressKeepAliveMs } });
+    const running = await startHttp(cleanups, setup, { server: { progressKeepAliveMs } });
     const { client, session } = await http.sdk(running, options, answerLate);
     return { client, server: running.server, session };
   }
-  const running = await ws.start(setup, { server: { progressKeepAliveMs } });
+  const running = await startWebSocket(cleanups, setup, { server: { progressKeepAliveMs } });
   const { client, session } = await ws.connect(running, options, answerLate);
   return { client, server: running.server, session };
 }

@@ -7,7 +7,10 @@ import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { registerDemoCatalog } from '../../demo/catalog.js';
-import { startWsServer, type RunningServer } from '../helpers/servers.js';
+import { type RunningServer, startWebSocket } from '../helpers/servers.js';
+import { useCleanups } from '../helpers/cleanups.js';
+
+const cleanups = useCleanups();
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const tsx = fileURLToPath(new URL('../../node_modules/.bin/tsx', import.meta.url));
@@ -25,7 +28,7 @@ const peers: [string, () => Promise<Transport>][] = [
   [
     'WebSocket',
     async () => {
-      running = await startWsServer(registerDemoCatalog, { info: { name: 'switchboard-demo', version: '0.1.0' } });
+      running = await startWebSocket(cleanups, registerDemoCatalog, { info: { name: 'switchboard-demo', version: '0.1.0' } });
       return new WebSocketClientTransport(new URL(running.url));
     },
   ],

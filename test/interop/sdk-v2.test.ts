@@ -5,10 +5,11 @@
  */
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { describe, expect, it } from 'vitest';
-import { McpServer, StreamableHttpTransport, type ElicitParams, type Era, type McpServerOptions, type McpSession } from '../../src/index.js';
+import type { McpServer, ElicitParams, Era, McpServerOptions, McpSession } from '../../src/index.js';
 import { registerFixtureCatalog } from '../../conformance/fixture-catalog.js';
 import { registerModernFixtures } from '../../conformance/fixture-modern.js';
-import { useCleanups } from '../helpers/util.js';
+import { useCleanups } from '../helpers/cleanups.js';
+import { startHttp } from '../helpers/servers.js';
 import type { Json } from '../helpers/ws-client.js';
 
 const STATE_KEY = 'sdk-v2-interop-request-state-key-0123456789';
@@ -28,19 +29,21 @@ interface Started {
 
 /** The conformance fixtures (catalog + 2026-07-28) on a real HTTP port, plus whatever `setup` adds. */
 async function startServer(options: McpServerOptions = {}, setup: (server: McpServer) => void = () => {}): Promise<Started> {
-  const server = new McpServer({ name: 'sdk-v2-interop', version: '1.0.0' }, { requestState: { keys: [STATE_KEY] }, ...options });
-  server.on('error', () => {});
-  registerFixtureCatalog(server);
-  registerModernFixtures(server);
-  setup(server);
   const inbound: Started['inbound'] = [];
   const sessionsNew: McpSession[] = [];
-  server.on('message', (session, direction, message) => {
-    if (direction === 'in' && !Array.isArray(message)) inbound.push({ era: session.era, message: message as Json });
-  });
-  server.on('sessionNew', (session) => void sessionsNew.push(session));
-  const { url } = await new StreamableHttpTransport(server).listen({ host: '127.0.0.1', port: 0 });
-  cleanups.push(() => server.close());
+  const { server, url } = await startHttp(
+    cleanups,
+    (server) => {
+      registerFixtureCatalog(server);
+      registerModernFixtures(server);
+      setup(server);
+      server.on('message', (session, direction, message) => {
+        if (direction === 'in' && !Array.isArray(message)) inbound.push({ era: session.era, message: message as Json });
+      });
+      server.on('sessionNew', (session) => void sessionsNew.push(session));
+    },
+    { info: { name: 'sdk-v2-interop', version: '1.0.0' }, server: { requestState: { keys: [STATE_KEY] }, ...options } },
+  );
   return { server, url, inbound, sessionsNew };
 }
 

@@ -17,8 +17,6 @@ import {
   type McpSession,
   NoBackChannelError,
   StdioClientTransport,
-  StreamableHttpTransport,
-  WebSocketTransport,
   type McpServerOptions,
   type RequestContext,
 } from '../../src/index.js';
@@ -26,39 +24,36 @@ import { toolText } from '../helpers/client-requests.js';
 import { ACCEPT_BOTH, HttpTestClient, send, type OpenResponse } from '../helpers/http-client.js';
 import { useMcpClients } from '../helpers/mcp-clients.js';
 import { META_KEYS, modernMeta, modernPost, modernRequest, TEST_CLIENT_INFO } from '../helpers/modern.js';
-import { DEFAULT_CAPABILITIES } from '../helpers/servers.js';
-import { useHarness } from '../helpers/session-harness.js';
+import { DEFAULT_CAPABILITIES, type RunningHttp, type RunningWebSocket, startHttp, startWebSocket } from '../helpers/servers.js';
 import { StdioTestClient } from '../helpers/stdio-client.js';
-import { deferred, useCleanups } from '../helpers/util.js';
+import { deferred } from '../helpers/deferred.js';
+import { useCleanups } from '../helpers/cleanups.js';
 import type { Json } from '../helpers/ws-client.js';
+import { useWsSessions } from '../helpers/ws-sessions.js';
 
 const cleanups = useCleanups();
-const h = useHarness(cleanups);
+const h = useWsSessions(cleanups);
 const mcp = useMcpClients(cleanups);
 
 const ECHO_TOOL = { name: 'echo', inputSchema: { type: 'object' as const, properties: { text: { type: 'string' } } } };
 const NO_CACHE = { ttlMs: 0, cacheScope: 'private' };
 const MODERN_ONLY = ['2026-07-28'];
-function newServer(options: McpServerOptions = {}): McpServer {
-  const server = new McpServer({ name: 'eras', version: '3.0.0' }, options);
-  server.on('error', () => {});
-  server.registerTool('echo', { inputSchema: ECHO_TOOL.inputSchema }, ({ text }) => String(text));
-  cleanups.push(() => server.close());
-  return server;
+const ERAS_INFO = { name: 'eras', version: '3.0.0' };
+
+/** A server with an echo tool, and whatever `setup` adds. */
+function withEcho(setup: (server: McpServer) => void): (server: McpServer) => void {
+  return (server) => {
+    server.registerTool('echo', { inputSchema: ECHO_TOOL.inputSchema }, ({ text }) => String(text));
+    setup(server);
+  };
 }
 
-async function httpServer(options: McpServerOptions = {}, setup: (server: McpServer) => void = () => {}): Promise<{ server: McpServer; url: string }> {
-  const server = newServer(options);
-  setup(server);
-  const { url } = await new StreamableHttpTransport(server).listen({ host: '127.0.0.1', port: 0 });
-  return { server, url };
+function httpServer(options: McpServerOptions = {}, setup: (server: McpServer) => void = () => {}): Promise<RunningHttp> {
+  return startHttp(cleanups, withEcho(setup), { info: ERAS_INFO, server: options });
 }
 
-async function wsServer(options: McpServerOptions = {}, setup: (server: McpServer) => void = () => {}): Promise<{ server: McpServer; url: string }> {
-  const server = newServer(options);
-  setup(server);
-  const { url } = await new WebSocketTransport(server).listen({ host: '127.0.0.1', port: 0 });
-  return { server, url };
+function wsServer(options: McpServerOptions = {}, setup: (server: McpServer) => void = () => {}): Promise<RunningWebSocket> {
+  return startWebSocket(cleanups, withEcho(setup), { info: ERAS_INFO, server: options });
 }
 
 function spawnStdio(eras?: 'dual' | 'legacy' | 'modern'): StdioTestClient {
@@ -102,7 +97,7 @@ function jsonOf(result: Json): Json {
 
 describe('the eras option', () => {
   it('defaults to dual', () => {
-    expect(newServer().options.eras).toBe('dual');
+    expect(new McpServer(ERAS_INFO).options.eras).toBe('dual');
   });
 
   it('rejects a value other than dual, legacy or modern with a TypeError naming the option', () => {

@@ -18,13 +18,12 @@ import {
 import { registerModernFixtures } from '../../conformance/fixture-modern.js';
 import { ADA, CAPS, NAME_Q, NAME_SCHEMA, PARIS, ROOTS, SAMPLE_Q, SEAT_Q, textOf, toolText } from '../helpers/client-requests.js';
 import { rpcError, useMcpClients } from '../helpers/mcp-clients.js';
-import type { RunningServer } from '../helpers/servers.js';
-import { useHarness } from '../helpers/session-harness.js';
-import { deferred, tick, useCleanups } from '../helpers/util.js';
+import { type RunningServer, startWebSocket } from '../helpers/servers.js';
+import { deferred, tick } from '../helpers/deferred.js';
+import { useCleanups } from '../helpers/cleanups.js';
 import type { Json } from '../helpers/ws-client.js';
 
 const cleanups = useCleanups();
-const h = useHarness(cleanups);
 const mcp = useMcpClients(cleanups);
 
 const ALL = { elicitation: { form: {} }, sampling: {}, roots: {} };
@@ -80,7 +79,7 @@ describe('era-portable asks on a legacy-era session', () => {
 
   it('ctx.elicit pushes a real elicitation/create and resolves with the answer; the handler runs once, no replay', async () => {
     const log: string[] = [];
-    const running = await h.start(greeter(log));
+    const running = await startWebSocket(cleanups, greeter(log));
     const { client, asked, expectQuietAndAlive } = await open(running, CAPS.form);
     expect(await client.callTool('greet')).toEqual(toolText('Hello, Ada!'));
     expect(asked).toEqual([pushed(0, 'elicitation/create', NAME_Q)]);
@@ -90,7 +89,7 @@ describe('era-portable asks on a legacy-era session', () => {
 
   it('ctx.elicit with { key } pushes the same request (keys only matter on 2026-07-28)', async () => {
     const log: string[] = [];
-    const running = await h.start(greeter(log, 'user_name'));
+    const running = await startWebSocket(cleanups, greeter(log, 'user_name'));
     const { client, asked } = await open(running, CAPS.form);
     expect(await client.callTool('greet')).toEqual(toolText('Hello, Ada!'));
     expect(asked).toEqual([pushed(0, 'elicitation/create', NAME_Q)]);
@@ -98,7 +97,7 @@ describe('era-portable asks on a legacy-era session', () => {
 
   it('ctx.elicit, ctx.createMessage and ctx.listRoots push one request after another, each answered before the next', async () => {
     let runs = 0;
-    const running = await h.start((server) =>
+    const running = await startWebSocket(cleanups, (server) =>
       server.registerTool('survey', {}, async (_args, ctx) => {
         runs++;
         const who = await ctx.elicit(NAME_Q);
@@ -130,7 +129,7 @@ describe('era-portable asks on a legacy-era session', () => {
 
   it('a missing capability for ctx.elicit is an isError result in a tool, and nothing is pushed', async () => {
     const log: string[] = [];
-    const running = await h.start(greeter(log));
+    const running = await startWebSocket(cleanups, greeter(log));
     const { client, asked, expectQuietAndAlive } = await open(running, CAPS.sampling);
     expect(await client.callTool('greet')).toEqual(
       toolText('The client did not declare form-mode elicitation (capabilities.elicitation.form); ask another way, or use url mode if it declared that', true),
@@ -141,7 +140,7 @@ describe('era-portable asks on a legacy-era session', () => {
   });
 
   it('a missing sampling capability for ctx.createMessage is an isError result in a tool', async () => {
-    const running = await h.start((server) => server.registerTool('ask', {}, async (_args, ctx) => textOf(await ctx.createMessage(SAMPLE_Q))));
+    const running = await startWebSocket(cleanups, (server) => server.registerTool('ask', {}, async (_args, ctx) => textOf(await ctx.createMessage(SAMPLE_Q))));
     const { client, asked, expectQuietAndAlive } = await open(running, CAPS.form);
     expect(await client.callTool('ask')).toEqual(
       toolText('The client did not declare the sampling capability; it cannot be asked for sampling/createMessage', true),
@@ -154,7 +153,7 @@ describe('era-portable asks on a legacy-era session', () => {
 describe('an explicit input-required on a legacy-era session', () => {
   it('pushes its request, then runs the handler again with ctx.inputResponses and ctx.requestState', async () => {
     const seen: Json[] = [];
-    const running = await h.start((server) =>
+    const running = await startWebSocket(cleanups, (server) =>
       server.registerTool('book', { inputSchema: { type: 'object', properties: { city: { type: 'string' } } } }, (args, ctx) => {
         seen.push({ inputResponses: ctx.inputResponses, requestState: ctx.requestState });
         const seat = ctx.inputResponses?.seat as { content?: { seat?: string } } | undefined;
@@ -178,7 +177,7 @@ describe('an explicit input-required on a legacy-era session', () => {
   });
 
   it('pushes every request of one round at once (elicitation, sampling and roots) and runs the handler again with all the answers', async () => {
-    const running = await h.start(registerModernFixtures);
+    const running = await startWebSocket(cleanups, registerModernFixtures);
     // No handler answers before all three requests have arrived; then they answer in reverse order (roots,
     // sampling, elicitation): the handler waits for all of them.
     let arrived = 0;
@@ -214,7 +213,7 @@ describe('an explicit input-required on a legacy-era session', () => {
   });
 
   it('runs the multi-round fixture as two pushed elicitations, one after the other', async () => {
-    const running = await h.start(registerModernFixtures);
+    const running = await startWebSocket(cleanups, registerModernFixtures);
     const { client, asked, expectQuietAndAlive } = await open(running, CAPS.form, {
       elicitation: (params) => (params.message.startsWith('Step 1') ? (ADA as ElicitResult) : { action: 'accept', content: { color: 'green' } }),
     });
@@ -230,7 +229,7 @@ describe('an explicit input-required on a legacy-era session', () => {
   });
 
   it('pushes what a handler adds to ctx.inputRequired, whatever it returned', async () => {
-    const running = await h.start((server) =>
+    const running = await startWebSocket(cleanups, (server) =>
       server.registerTool('where', {}, (_args, ctx) => {
         const roots = ctx.inputResponses?.client_roots as { roots: { uri: string }[] } | undefined;
         if (!roots) {
@@ -246,7 +245,7 @@ describe('an explicit input-required on a legacy-era session', () => {
   });
 
   it('works for prompts/get', async () => {
-    const running = await h.start((server) =>
+    const running = await startWebSocket(cleanups, (server) =>
       server.registerPrompt('summary', { arguments: [{ name: 'topic', required: true }] }, (args, ctx) => {
         const tone = ctx.inputResponses?.tone as { content?: { tone?: string } } | undefined;
         if (!tone)
@@ -267,7 +266,7 @@ describe('an explicit input-required on a legacy-era session', () => {
   });
 
   it('works for resources/read', async () => {
-    const running = await h.start((server) =>
+    const running = await startWebSocket(cleanups, (server) =>
       server.registerResource('test://locked', { name: 'locked', mimeType: 'text/plain' }, (_uri, ctx) => {
         const reply = ctx.inputResponses?.why;
         if (!reply) return inputRequired().addSampling('why', SAMPLE_Q);
@@ -283,7 +282,8 @@ describe('an explicit input-required on a legacy-era session', () => {
 
   it('answers -32602 once a request has asked maxRounds times', async () => {
     let runs = 0;
-    const running = await h.start(
+    const running = await startWebSocket(
+      cleanups,
       (server) =>
         server.registerTool('insatiable', {}, () => {
           runs++;
@@ -302,7 +302,9 @@ describe('an explicit input-required on a legacy-era session', () => {
   });
 
   it('a missing capability for an explicit input request is an isError result in a tool, as for ctx.elicit', async () => {
-    const running = await h.start((server) => server.registerTool('where', {}, (_args, ctx) => (ctx.inputResponses?.r ? 'ok' : inputRequired().addRoots('r'))));
+    const running = await startWebSocket(cleanups, (server) =>
+      server.registerTool('where', {}, (_args, ctx) => (ctx.inputResponses?.r ? 'ok' : inputRequired().addRoots('r'))),
+    );
     const { client, asked, expectQuietAndAlive } = await open(running, CAPS.form);
     expect(await client.callTool('where')).toEqual(toolText('The client did not declare the roots capability; it cannot be asked for roots/list', true));
     expect(asked).toEqual([]);
@@ -311,7 +313,7 @@ describe('an explicit input-required on a legacy-era session', () => {
 
   it('with state only (nothing to push) runs the handler again with ctx.requestState instead of sending the input-required as a result', async () => {
     const states: unknown[] = [];
-    const running = await h.start((server) =>
+    const running = await startWebSocket(cleanups, (server) =>
       server.registerTool('poll', {}, (_args, ctx) => {
         states.push(ctx.requestState);
         return ctx.requestState === undefined ? inputRequired({ state: { ticket: 'T-1' } }) : `ticket ${(ctx.requestState as { ticket: string }).ticket} done`;
@@ -324,7 +326,7 @@ describe('an explicit input-required on a legacy-era session', () => {
   });
 
   it('with neither requests nor state answers -32603, as on 2026-07-28, instead of sending the input-required as a result', async () => {
-    const running = await h.start((server) => server.registerTool('empty', {}, () => inputRequired()));
+    const running = await startWebSocket(cleanups, (server) => server.registerTool('empty', {}, () => inputRequired()));
     const { client } = await open(running, CAPS.form);
     expect(await rpcError(client.callTool('empty'))).toEqual({
       code: -32603,
@@ -334,7 +336,7 @@ describe('an explicit input-required on a legacy-era session', () => {
 
   it('the confirm option pushes its question and runs the tool on accept', async () => {
     let runs = 0;
-    const running = await h.start((server) =>
+    const running = await startWebSocket(cleanups, (server) =>
       server.registerTool('delete', { confirm: 'Delete everything?' }, () => {
         runs++;
         return 'deleted';
@@ -352,7 +354,7 @@ describe('an explicit input-required on a legacy-era session', () => {
 
 describe('methods that cannot ask for input, on a legacy-era session', () => {
   it('answers completion/complete whose completer uses ctx.inputRequired with -32600, not an input-required', async () => {
-    const running = await h.start((server) =>
+    const running = await startWebSocket(cleanups, (server) =>
       server.registerPrompt(
         'p',
         {

@@ -6,8 +6,9 @@
 import { describe, expect, it } from 'vitest';
 import type { McpServer, McpSession } from '../../src/index.js';
 import { useMcpClients } from '../helpers/mcp-clients.js';
-import { META_KEYS, MODERN_CAPS, modernCall, type RunningHttp, startHttpServer } from '../helpers/modern.js';
-import { useCleanups } from '../helpers/util.js';
+import { META_KEYS, MODERN_CAPS, modernCall } from '../helpers/modern.js';
+import { useCleanups } from '../helpers/cleanups.js';
+import { startHttp, type RunningHttp } from '../helpers/servers.js';
 
 const cleanups = useCleanups();
 const clients = useMcpClients(cleanups);
@@ -31,8 +32,7 @@ function record(server: McpServer): Recorded[] {
 }
 
 async function start(setup: (server: McpServer) => void): Promise<RunningHttp & { seen: Recorded[] }> {
-  const running = await startHttpServer(setup);
-  cleanups.push(() => running.close());
+  const running = await startHttp(cleanups, setup);
   return { ...running, seen: record(running.server) };
 }
 

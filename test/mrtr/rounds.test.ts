@@ -20,26 +20,13 @@ import {
 import { registerModernFixtures } from '../../conformance/fixture-modern.js';
 import { ADA, NAME_Q, NAME_SCHEMA, PARIS, ROOTS, SAMPLE_Q, SEAT_Q, textOf } from '../helpers/client-requests.js';
 import { rpcError, useMcpClients } from '../helpers/mcp-clients.js';
-import {
-  MODERN_CAPS,
-  ModernClient,
-  readSignedState,
-  SEALED_STATE,
-  SIGNED_STATE,
-  TEST_STATE_KEY,
-  useHttpServers,
-  type Reply,
-  type RunningHttp,
-} from '../helpers/modern.js';
+import { MODERN_CAPS, ModernClient, readSignedState, SEALED_STATE, SIGNED_STATE, type Reply } from '../helpers/modern.js';
 import type { Json } from '../helpers/ws-client.js';
+import { startHttp, type RunningHttp, TEST_STATE_KEY } from '../helpers/servers.js';
+import { useCleanups } from '../helpers/cleanups.js';
 
-const h = useHttpServers();
-// Clients go on the servers' cleanup stack, so they close first.
-const mcp = useMcpClients({
-  push: (...cleanups) => {
-    for (const cleanup of cleanups) h.defer(cleanup);
-  },
-});
+const cleanups = useCleanups();
+const mcp = useMcpClients(cleanups);
 
 afterEach(() => {
   vi.restoreAllMocks();
@@ -138,7 +125,7 @@ function greeter(log: string[], options: { key?: string } = {}) {
 describe('era-portable handlers: ctx.elicit, ctx.createMessage and ctx.listRoots on 2026-07-28', () => {
   it('answer a tools/call that asks with ctx.elicit with input_required: the question under elicit-1 and a signed requestState, without caching hints', async () => {
     const log: string[] = [];
-    const { url } = await h.start(greeter(log));
+    const { url } = await startHttp(cleanups, greeter(log));
     const client = new ModernClient(url, MODERN_CAPS.form);
     expect(await client.callTool('greet')).toEqual(ok(1, asks({ 'elicit-1': elicitation(NAME_Q) })));
     expect(log).toEqual(['before']);
@@ -146,7 +133,7 @@ describe('era-portable handlers: ctx.elicit, ctx.createMessage and ctx.listRoots
 
   it('replay the handler from the start on the retry, so side effects before the ask run again, and resolve the ask with the answer', async () => {
     const log: string[] = [];
-    const running = await h.start(greeter(log));
+    const running = await startHttp(cleanups, greeter(log));
     const { client, asked } = await connect(running, MODERN_CAPS.form);
     expect(await client.callTool('greet')).toEqual(done('Hello, Ada!'));
     expect(asked).toEqual([elicited(1, 'elicit-1', NAME_Q)]);
@@ -155,7 +142,7 @@ describe('era-portable handlers: ctx.elicit, ctx.createMessage and ctx.listRoots
 
   it('use an explicit key given with { key }', async () => {
     const log: string[] = [];
-    const running = await h.start(greeter(log, { key: 'user_name' }));
+    const running = await startHttp(cleanups, greeter(log, { key: 'user_name' }));
     const { client, asked } = await connect(running, MODERN_CAPS.form);
     expect(await client.callTool('greet')).toEqual(done('Hello, Ada!'));
     expect(asked).toEqual([elicited(1, 'user_name', NAME_Q)]);
@@ -163,7 +150,7 @@ describe('era-portable handlers: ctx.elicit, ctx.createMessage and ctx.listRoots
 
   it('number default keys in call order (elicit-1, sample-2, roots-3), one round per sequential ask, and accumulate the answers across rounds', async () => {
     let runs = 0;
-    const running = await h.start((server) =>
+    const running = await startHttp(cleanups, (server) =>
       server.registerTool('survey', {}, async (_args, ctx) => {
         runs++;
         const who = await ctx.elicit(NAME_Q);
@@ -180,7 +167,7 @@ describe('era-portable handlers: ctx.elicit, ctx.createMessage and ctx.listRoots
   });
 
   it('keep an answer from an earlier round even when a later retry sends that key again with another value', async () => {
-    const { url } = await h.start((server) =>
+    const { url } = await startHttp(cleanups, (server) =>
       server.registerTool('two', {}, async (_args, ctx) => {
         const who = await ctx.elicit(NAME_Q);
         const reply = await ctx.createMessage(SAMPLE_Q);
@@ -199,7 +186,7 @@ describe('era-portable handlers: ctx.elicit, ctx.createMessage and ctx.listRoots
   });
 
   it('ask questions made together (Promise.all) in one round', async () => {
-    const running = await h.start((server) =>
+    const running = await startHttp(cleanups, (server) =>
       server.registerTool('pair', {}, async (_args, ctx) => {
         const [who, seat] = await Promise.all([ctx.elicit(NAME_Q), ctx.elicit(SEAT_Q)]);
         return `${who.content?.name} in ${seat.content?.seat}`;
@@ -213,7 +200,7 @@ describe('era-portable handlers: ctx.elicit, ctx.createMessage and ctx.listRoots
   });
 
   it('still answer input_required when the handler catches the ask and returns something else', async () => {
-    const running = await h.start((server) =>
+    const running = await startHttp(cleanups, (server) =>
       server.registerTool('swallow', {}, async (_args, ctx) => {
         try {
           await ctx.elicit(NAME_Q);
@@ -230,7 +217,7 @@ describe('era-portable handlers: ctx.elicit, ctx.createMessage and ctx.listRoots
 
   it('accept an answer sent without requestState when it fits the question the handler asks now', async () => {
     const log: string[] = [];
-    const { url } = await h.start(greeter(log));
+    const { url } = await startHttp(cleanups, greeter(log));
     const client = new ModernClient(url, MODERN_CAPS.form);
     expect(await client.callTool('greet', {}, { inputResponses: { 'elicit-1': ADA } })).toEqual(ok(1, done('Hello, Ada!')));
     expect(log).toEqual(['before', 'after:accept']);
@@ -238,7 +225,7 @@ describe('era-portable handlers: ctx.elicit, ctx.createMessage and ctx.listRoots
 
   it('ask again when an answer sent without requestState does not fit the question asked now', async () => {
     const log: string[] = [];
-    const { url } = await h.start(greeter(log));
+    const { url } = await startHttp(cleanups, greeter(log));
     const client = new ModernClient(url, MODERN_CAPS.form);
     const reply = await client.callTool('greet', {}, { inputResponses: { 'elicit-1': { action: 'accept', content: { name: 42 } } } });
     expect(reply).toEqual(ok(1, asks({ 'elicit-1': elicitation(NAME_Q) })));
@@ -247,7 +234,7 @@ describe('era-portable handlers: ctx.elicit, ctx.createMessage and ctx.listRoots
 
   it('hand a decline to the handler as { action: "decline" }, without any content the client sent along', async () => {
     const answers: unknown[] = [];
-    const { url } = await h.start((server) =>
+    const { url } = await startHttp(cleanups, (server) =>
       server.registerTool('greet', {}, async (_args, ctx) => {
         const answer = await ctx.elicit(NAME_Q);
         answers.push(answer);
@@ -267,7 +254,7 @@ describe('era-portable handlers: ctx.elicit, ctx.createMessage and ctx.listRoots
 
   it('hand sampling and roots answers to the handler as the client sent them', async () => {
     const seen: unknown[] = [];
-    const running = await h.start((server) =>
+    const running = await startHttp(cleanups, (server) =>
       server.registerTool('both', {}, async (_args, ctx) => {
         const [reply, roots] = await Promise.all([ctx.createMessage(SAMPLE_Q, { key: 'q' }), ctx.listRoots({ key: 'r' })]);
         seen.push(reply, roots);
@@ -295,7 +282,7 @@ describe('the explicit form: inputRequired() and ctx.inputRequired', () => {
 
   it('returns input_required with the requests a handler adds; the retry gives ctx.inputResponses the answers and ctx.requestState the state', async () => {
     const seen: Json[] = [];
-    const running = await h.start(booking(seen));
+    const running = await startHttp(cleanups, booking(seen));
     const seat = { action: 'accept', content: { seat: '12A' } };
     const { client, asked } = await connect(running, MODERN_CAPS.form, { elicitation: () => seat as ElicitResult });
     expect(await client.callTool('book', { city: 'Paris' })).toEqual(done('Booked 12A to Paris'));
@@ -308,7 +295,7 @@ describe('the explicit form: inputRequired() and ctx.inputRequired', () => {
 
   it('ignores answers under keys the last round did not ask', async () => {
     const seen: Json[] = [];
-    const { url } = await h.start(booking(seen));
+    const { url } = await startHttp(cleanups, booking(seen));
     const client = new ModernClient(url, MODERN_CAPS.form);
     const first = await client.callTool('book', { city: 'Paris' });
     const seat = { action: 'accept', content: { seat: '3C' } };
@@ -318,7 +305,7 @@ describe('the explicit form: inputRequired() and ctx.inputRequired', () => {
   });
 
   it('asks what a handler adds to ctx.inputRequired, whatever it returns', async () => {
-    const running = await h.start((server) =>
+    const running = await startHttp(cleanups, (server) =>
       server.registerTool('greeting', {}, (_args, ctx) => {
         const greeting = ctx.inputResponses?.greeting;
         if (!greeting) {
@@ -335,7 +322,7 @@ describe('the explicit form: inputRequired() and ctx.inputRequired', () => {
 
   it('sends an input_required with state only (no inputRequests) when the handler returns state alone, and the retry gets the state', async () => {
     const states: unknown[] = [];
-    const { url } = await h.start((server) =>
+    const { url } = await startHttp(cleanups, (server) =>
       server.registerTool('poll', {}, (_args, ctx) => {
         states.push(ctx.requestState);
         return ctx.requestState === undefined ? inputRequired({ state: { ticket: 'T-1' } }) : `ticket ${(ctx.requestState as { ticket: string }).ticket} done`;
@@ -349,7 +336,7 @@ describe('the explicit form: inputRequired() and ctx.inputRequired', () => {
   });
 
   it('answers -32603 when a handler returns an input-required with neither requests nor state', async () => {
-    const running = await h.start((server) => server.registerTool('empty', {}, () => inputRequired()));
+    const running = await startHttp(cleanups, (server) => server.registerTool('empty', {}, () => inputRequired()));
     const { client, asked } = await connect(running, MODERN_CAPS.all);
     expect(await rpcError(client.callTool('empty'))).toEqual({
       code: -32603,
@@ -360,7 +347,7 @@ describe('the explicit form: inputRequired() and ctx.inputRequired', () => {
 
   it('keeps the earlier state when a later round adds requests without state', async () => {
     const states: unknown[] = [];
-    const running = await h.start((server) =>
+    const running = await startHttp(cleanups, (server) =>
       server.registerTool('two', {}, (_args, ctx) => {
         states.push(ctx.requestState);
         if (ctx.requestState === undefined) return inputRequired({ state: { from: 'round 1' } }).addElicitation('a', NAME_Q);
@@ -376,7 +363,7 @@ describe('the explicit form: inputRequired() and ctx.inputRequired', () => {
 
   it('gives ctx.inputResponses the answers of every round so far', async () => {
     const seen: unknown[] = [];
-    const running = await h.start((server) =>
+    const running = await startHttp(cleanups, (server) =>
       server.registerTool('steps', {}, (_args, ctx) => {
         seen.push(ctx.inputResponses);
         if (!ctx.inputResponses?.a) return inputRequired().addElicitation('a', NAME_Q);
@@ -392,7 +379,7 @@ describe('the explicit form: inputRequired() and ctx.inputRequired', () => {
   });
 
   it('runs the multi-round fixture: one question per round, state carried between them', async () => {
-    const running = await h.start(registerModernFixtures);
+    const running = await startHttp(cleanups, registerModernFixtures);
     const { client, asked } = await connect(running, MODERN_CAPS.form, {
       elicitation: byKey({ step1: ADA, step2: { action: 'accept', content: { color: 'green' } } }),
     });
@@ -405,7 +392,7 @@ describe('the explicit form: inputRequired() and ctx.inputRequired', () => {
   });
 
   it('runs the multiple-inputs fixture: three kinds in one round, answered in one retry', async () => {
-    const running = await h.start(registerModernFixtures);
+    const running = await startHttp(cleanups, registerModernFixtures);
     const { client, asked } = await connect(running, MODERN_CAPS.all, {
       sampling: () => ({ ...PARIS, content: { type: 'text', text: 'Bonjour' } }) as CreateMessageResult,
     });
@@ -422,7 +409,7 @@ describe('answer validation', () => {
   /** A tool `greet` that returns inputRequired until it has a valid name answer; `runs` counts completions. */
   async function explicitGreeter() {
     const completed: unknown[] = [];
-    const running = await h.start((server) =>
+    const running = await startHttp(cleanups, (server) =>
       server.registerTool('greet', {}, (_args, ctx) => {
         const answer = ctx.inputResponses?.name;
         if (!answer) return inputRequired({ state: { asked: 'name' } }).addElicitation('name', NAME_Q);
@@ -481,7 +468,7 @@ describe('answer validation', () => {
       message: 'Email?',
       requestedSchema: { type: 'object', properties: { email: { type: 'string', format: 'email' } }, required: ['email'] },
     } as unknown as ElicitParams;
-    const { url } = await h.start((server) =>
+    const { url } = await startHttp(cleanups, (server) =>
       server.registerTool('mail', {}, async (_args, ctx) => {
         const answer = await ctx.elicit(emailQ);
         return String(answer.content?.email);
@@ -509,7 +496,9 @@ describe('answer validation', () => {
     ['no model', { role: 'assistant', content: { type: 'text', text: 'Paris' } }],
     ['a model that is not a string', { ...PARIS, model: 7 }],
   ])('asks a sampling question again for an answer with %s', async (_what, answer) => {
-    const { url } = await h.start((server) => server.registerTool('ask', {}, async (_args, ctx) => textOf(await ctx.createMessage(SAMPLE_Q, { key: 'q' }))));
+    const { url } = await startHttp(cleanups, (server) =>
+      server.registerTool('ask', {}, async (_args, ctx) => textOf(await ctx.createMessage(SAMPLE_Q, { key: 'q' }))),
+    );
     const client = new ModernClient(url, MODERN_CAPS.sampling);
     const first = await client.callTool('ask');
     const again = await client.callTool('ask', {}, { inputResponses: { q: answer }, requestState: stateOf(first) });
@@ -517,7 +506,7 @@ describe('answer validation', () => {
   });
 
   it('accepts a sampling answer whose content is an array of blocks', async () => {
-    const running = await h.start((server) =>
+    const running = await startHttp(cleanups, (server) =>
       server.registerTool('ask', {}, async (_args, ctx) => JSON.stringify((await ctx.createMessage(SAMPLE_Q, { key: 'q' })).content)),
     );
     const blocks = [
@@ -535,7 +524,9 @@ describe('answer validation', () => {
     ['a root whose uri is not a string', { roots: [{ uri: 7 }] }],
     ['no roots at all', {}],
   ])('asks a roots question again for an answer with %s', async (_what, answer) => {
-    const { url } = await h.start((server) => server.registerTool('where', {}, async (_args, ctx) => String((await ctx.listRoots({ key: 'r' })).roots.length)));
+    const { url } = await startHttp(cleanups, (server) =>
+      server.registerTool('where', {}, async (_args, ctx) => String((await ctx.listRoots({ key: 'r' })).roots.length)),
+    );
     const client = new ModernClient(url, MODERN_CAPS.roots);
     const first = await client.callTool('where');
     const again = await client.callTool('where', {}, { inputResponses: { r: answer }, requestState: stateOf(first) });
@@ -558,7 +549,7 @@ describe('requestState end to end', () => {
 
   it('refuses a tampered requestState with HTTP 400 and -32602 "Invalid or expired requestState", without running the handler', async () => {
     const runs = { count: 0 };
-    const { url } = await h.start((server) => seatTool(server, runs));
+    const { url } = await startHttp(cleanups, (server) => seatTool(server, runs));
     const client = new ModernClient(url, MODERN_CAPS.form);
     const state = stateOf(await client.callTool('book', TRIP));
     const [version, kid, payload, mac] = state.split('.');
@@ -570,7 +561,7 @@ describe('requestState end to end', () => {
 
   it('refuses a requestState that is not a string, or was never issued', async () => {
     const runs = { count: 0 };
-    const { url } = await h.start((server) => seatTool(server, runs));
+    const { url } = await startHttp(cleanups, (server) => seatTool(server, runs));
     const client = new ModernClient(url, MODERN_CAPS.form);
     expect(await client.callTool('book', TRIP, { requestState: { round: 1 } })).toEqual(failed(1, 400, INVALID_STATE('not a requestState this server issued')));
     expect(await client.callTool('book', TRIP, { requestState: 'eyJsb2NhdGlvbiI6Ik5ldyBZb3JrIn0' })).toEqual(failed(2, 400, INVALID_STATE('unknown key')));
@@ -579,7 +570,7 @@ describe('requestState end to end', () => {
 
   it('refuses a requestState presented to another tool', async () => {
     const runs = { count: 0 };
-    const { url } = await h.start((server) => {
+    const { url } = await startHttp(cleanups, (server) => {
       seatTool(server, runs, 'book');
       seatTool(server, runs, 'rebook');
     });
@@ -590,7 +581,7 @@ describe('requestState end to end', () => {
 
   it('refuses a tools/call requestState presented to prompts/get of the same name', async () => {
     const runs = { count: 0 };
-    const { url } = await h.start((server) => {
+    const { url } = await startHttp(cleanups, (server) => {
       seatTool(server, runs, 'book');
       server.registerPrompt('book', {}, () => ({ messages: [] }));
     });
@@ -601,7 +592,7 @@ describe('requestState end to end', () => {
 
   it('refuses a requestState presented with other argument values', async () => {
     const runs = { count: 0 };
-    const { url } = await h.start((server) => seatTool(server, runs));
+    const { url } = await startHttp(cleanups, (server) => seatTool(server, runs));
     const client = new ModernClient(url, MODERN_CAPS.form);
     const state = stateOf(await client.callTool('book', TRIP));
     expect(await client.callTool('book', { from: 'LHR', to: 'SFO' }, { ...SEAT, requestState: state })).toEqual(
@@ -614,7 +605,7 @@ describe('requestState end to end', () => {
 
   it('accepts a requestState presented with the same arguments in another key order', async () => {
     const runs = { count: 0 };
-    const { url } = await h.start((server) => seatTool(server, runs));
+    const { url } = await startHttp(cleanups, (server) => seatTool(server, runs));
     const client = new ModernClient(url, MODERN_CAPS.form);
     const state = stateOf(await client.callTool('book', { from: 'LHR', to: 'JFK' }));
     expect(await client.callTool('book', { to: 'JFK', from: 'LHR' }, { ...SEAT, requestState: state })).toEqual(
@@ -624,7 +615,7 @@ describe('requestState end to end', () => {
 
   it('refuses a requestState minted for another authenticated principal', async () => {
     const runs = { count: 0 };
-    const { url } = await h.start((server) => seatTool(server, runs), {
+    const { url } = await startHttp(cleanups, (server) => seatTool(server, runs), {
       transport: { auth: (req) => (typeof req.headers['x-user'] === 'string' ? { id: req.headers['x-user'] } : undefined) },
     });
     const alice = new ModernClient(url, MODERN_CAPS.form, { 'x-user': 'alice' });
@@ -636,7 +627,7 @@ describe('requestState end to end', () => {
 
   it('refuses a requestState once its TTL has passed', async () => {
     const runs = { count: 0 };
-    const { url } = await h.start((server) => seatTool(server, runs), { server: { requestState: { keys: [TEST_STATE_KEY], ttlMs: 60_000 } } });
+    const { url } = await startHttp(cleanups, (server) => seatTool(server, runs), { server: { requestState: { keys: [TEST_STATE_KEY], ttlMs: 60_000 } } });
     const client = new ModernClient(url, MODERN_CAPS.form);
     const state = stateOf(await client.callTool('book', TRIP));
     const { expiresAt } = readSignedState(state);
@@ -650,9 +641,9 @@ describe('requestState end to end', () => {
     const oldKey = 'old-request-state-key-0123456789abcdef';
     const newKey = 'new-request-state-key-0123456789abcdef';
     const runs = { count: 0 };
-    const before = await h.start((server) => seatTool(server, runs), { server: { requestState: { keys: [oldKey] } } });
-    const rotating = await h.start((server) => seatTool(server, runs), { server: { requestState: { keys: [newKey, oldKey] } } });
-    const after = await h.start((server) => seatTool(server, runs), { server: { requestState: { keys: [newKey] } } });
+    const before = await startHttp(cleanups, (server) => seatTool(server, runs), { server: { requestState: { keys: [oldKey] } } });
+    const rotating = await startHttp(cleanups, (server) => seatTool(server, runs), { server: { requestState: { keys: [newKey, oldKey] } } });
+    const after = await startHttp(cleanups, (server) => seatTool(server, runs), { server: { requestState: { keys: [newKey] } } });
     const state = stateOf(await new ModernClient(before.url, MODERN_CAPS.form).callTool('book', TRIP));
     expect(await new ModernClient(rotating.url, MODERN_CAPS.form).callTool('book', TRIP, { ...SEAT, requestState: state })).toEqual(
       ok(1, done('LHR-JFK seat 7F (state undefined)')),
@@ -663,7 +654,8 @@ describe('requestState end to end', () => {
   });
 
   it('with seal: true sends a requestState whose payload cannot be read, and it still works', async () => {
-    const { url } = await h.start(
+    const { url } = await startHttp(
+      cleanups,
       (server) =>
         server.registerTool('vault', {}, (_args, ctx) => {
           if (!ctx.inputResponses?.pin) return inputRequired({ state: { vault: 'vault-secret-4242' } }).addElicitation('pin', NAME_Q);
@@ -681,7 +673,7 @@ describe('requestState end to end', () => {
   });
 
   it('a signed-only requestState can be read by the client (seal is off by default)', async () => {
-    const { url } = await h.start((server) =>
+    const { url } = await startHttp(cleanups, (server) =>
       server.registerTool('vault', {}, () => inputRequired({ state: { vault: 'vault-secret-4242' } }).addElicitation('pin', NAME_Q)),
     );
     const state = stateOf(await new ModernClient(url, MODERN_CAPS.form).callTool('vault'));
@@ -691,7 +683,7 @@ describe('requestState end to end', () => {
   it('refuses a reused requestState when the consume hook says it was seen', async () => {
     const runs = { count: 0 };
     const seen = new Set<string>();
-    const { url } = await h.start((server) => seatTool(server, runs), {
+    const { url } = await startHttp(cleanups, (server) => seatTool(server, runs), {
       server: { requestState: { keys: [TEST_STATE_KEY], consume: (id) => !seen.has(id) && !!seen.add(id) } },
     });
     const client = new ModernClient(url, MODERN_CAPS.form);
@@ -704,7 +696,7 @@ describe('requestState end to end', () => {
   it('with no keys configured emits the SWITCHBOARD_EPHEMERAL_STATE_KEY warning once, and its states still work', async () => {
     const warn = vi.spyOn(process, 'emitWarning').mockImplementation(() => {});
     const runs = { count: 0 };
-    const { url } = await h.start((server) => seatTool(server, runs), { server: { requestState: undefined } });
+    const { url } = await startHttp(cleanups, (server) => seatTool(server, runs), { server: { requestState: undefined } });
     const client = new ModernClient(url, MODERN_CAPS.form);
     const first = await client.callTool('book', TRIP);
     const second = await client.callTool('book', TRIP);
@@ -722,7 +714,7 @@ describe('requestState end to end', () => {
   it('with keys configured emits no ephemeral-key warning', async () => {
     const warn = vi.spyOn(process, 'emitWarning').mockImplementation(() => {});
     const runs = { count: 0 };
-    const running = await h.start((server) => seatTool(server, runs));
+    const running = await startHttp(cleanups, (server) => seatTool(server, runs));
     const { client } = await connect(running, MODERN_CAPS.form, { elicitation: () => SEAT.inputResponses.seat as ElicitResult });
     expect(await client.callTool('book', TRIP)).toEqual(done('LHR-JFK seat 7F (state undefined)'));
     expect(warn.mock.calls.filter(([, options]) => (options as { code?: string } | undefined)?.code === 'SWITCHBOARD_EPHEMERAL_STATE_KEY')).toEqual([]);
@@ -741,7 +733,7 @@ describe('the round cap', () => {
 
   it('answers -32602 (HTTP 400) once a request has taken 8 input rounds by default', async () => {
     const runs = { count: 0 };
-    const { url } = await h.start((server) => insatiable(server, runs));
+    const { url } = await startHttp(cleanups, (server) => insatiable(server, runs));
     const client = new ModernClient(url, MODERN_CAPS.form);
     let reply = await client.callTool('insatiable');
     for (let round = 1; round <= 8; round++) {
@@ -760,7 +752,7 @@ describe('the round cap', () => {
 
   it("honours the server's maxRounds", async () => {
     const runs = { count: 0 };
-    const running = await h.start((server) => insatiable(server, runs), { server: { requestState: { keys: [TEST_STATE_KEY] }, maxRounds: 2 } });
+    const running = await startHttp(cleanups, (server) => insatiable(server, runs), { server: { requestState: { keys: [TEST_STATE_KEY] }, maxRounds: 2 } });
     const { client, asked } = await connect(running, MODERN_CAPS.form);
     expect(await rpcError(client.callTool('insatiable'))).toEqual({
       code: -32602,
@@ -772,7 +764,7 @@ describe('the round cap', () => {
 
   it('counts rounds that asked again because an answer did not fit', async () => {
     const log: string[] = [];
-    const { url } = await h.start(greeter(log), { server: { requestState: { keys: [TEST_STATE_KEY] }, maxRounds: 2 } });
+    const { url } = await startHttp(cleanups, greeter(log), { server: { requestState: { keys: [TEST_STATE_KEY] }, maxRounds: 2 } });
     const client = new ModernClient(url, MODERN_CAPS.form);
     const bad = { 'elicit-1': { action: 'accept', content: {} } };
     const r1 = await client.callTool('greet');
@@ -836,17 +828,17 @@ describe('capability gating', () => {
       },
     ],
   ])('answers HTTP 400 -32021 with data.requiredCapabilities when a tool asks for %s the request did not declare', async (_what, tool, capabilities, error) => {
-    const { url } = await h.start(asker);
+    const { url } = await startHttp(cleanups, asker);
     expect(await new ModernClient(url, capabilities).callTool(tool)).toEqual(failed(1, 400, error));
   });
 
   it('treats elicitation: {} as form mode', async () => {
-    const { url } = await h.start(asker);
+    const { url } = await startHttp(cleanups, asker);
     expect(await new ModernClient(url, MODERN_CAPS.elicitationEmpty).callTool('form')).toEqual(ok(1, asks({ 'elicit-1': elicitation(NAME_Q) })));
   });
 
   it('asks sampling with tools when sampling.tools is declared', async () => {
-    const running = await h.start(asker);
+    const running = await startHttp(cleanups, asker);
     const params = { ...SAMPLE_Q, tools: [{ name: 'lookup', inputSchema: { type: 'object' } }] };
     const { client, asked } = await connect(running, { sampling: { tools: {} } });
     expect(await client.callTool('sample-tools')).toEqual(done('Paris'));
@@ -854,7 +846,7 @@ describe('capability gating', () => {
   });
 
   it('answers -32021 when an explicit input-required holds a kind the request did not declare, even beside declared ones', async () => {
-    const running = await h.start((server) =>
+    const running = await startHttp(cleanups, (server) =>
       server.registerTool('mixed', {}, () => inputRequired({ state: 1 }).addElicitation('name', NAME_Q).addRoots('roots')),
     );
     const { client, asked } = await connect(running, MODERN_CAPS.form);
@@ -863,7 +855,7 @@ describe('capability gating', () => {
   });
 
   it('answers -32021 from a prompt that asks for an undeclared kind', async () => {
-    const running = await h.start((server) =>
+    const running = await startHttp(cleanups, (server) =>
       server.registerPrompt('ctx', {}, async (_args, ctx) => ({
         messages: [{ role: 'user', content: { type: 'text', text: textOf(await ctx.createMessage(SAMPLE_Q)) } }],
       })),
@@ -874,7 +866,7 @@ describe('capability gating', () => {
   });
 
   it('lets the capabilities fixture ask only what the request declared', async () => {
-    const running = await h.start(registerModernFixtures);
+    const running = await startHttp(cleanups, registerModernFixtures);
     const { client, asked } = await connect(running, MODERN_CAPS.sampling);
     expect(await client.callTool('test_input_required_result_capabilities')).toEqual(done('Thanks for the input.'));
     expect(asked).toEqual([
@@ -885,7 +877,7 @@ describe('capability gating', () => {
 
 describe('prompts/get and resources/read', () => {
   it('runs the prompt fixture: input_required from prompts/get, then the messages on the retry', async () => {
-    const running = await h.start(registerModernFixtures);
+    const running = await startHttp(cleanups, registerModernFixtures);
     const { client, asked } = await connect(running, MODERN_CAPS.form, { elicitation: () => ({ action: 'accept', content: { context: 'a sunny day' } }) });
     const contextQ = {
       message: 'What context should the prompt use?',
@@ -899,7 +891,7 @@ describe('prompts/get and resources/read', () => {
   });
 
   it('binds a prompt requestState to the prompt arguments', async () => {
-    const { url } = await h.start((server) =>
+    const { url } = await startHttp(cleanups, (server) =>
       server.registerPrompt('summary', { arguments: [{ name: 'topic', required: true }] }, (args, ctx) => {
         const tone = ctx.inputResponses?.tone as { content?: { tone?: string } } | undefined;
         if (!tone)
@@ -927,7 +919,7 @@ describe('prompts/get and resources/read', () => {
       requestedSchema: { type: 'object', properties: { code: { type: 'string' } }, required: ['code'] },
     } as unknown as ElicitParams;
     let runs = 0;
-    const { url } = await h.start((server) =>
+    const { url } = await startHttp(cleanups, (server) =>
       server.registerResource('test://locked', { name: 'locked', mimeType: 'text/plain' }, async (_uri, ctx) => {
         runs++;
         const answer = await ctx.elicit(codeQ, { key: 'code' });
@@ -953,7 +945,7 @@ describe('prompts/get and resources/read', () => {
   });
 
   it('answers a templated resources/read with the input-required its handler returns, bound to the URI', async () => {
-    const { url } = await h.start((server) =>
+    const { url } = await startHttp(cleanups, (server) =>
       server.registerResourceTemplate('test://docs/{id}', { name: 'docs', mimeType: 'text/plain' }, (uri, { id }, ctx) => {
         if (!ctx.inputResponses?.ok)
           return inputRequired({ state: { id } }).addElicitation('ok', {
@@ -979,7 +971,7 @@ describe('methods that cannot ask for input', () => {
 
   /** completion/complete of a prompt whose completer runs `ask`: the error it fails with, and the input requests the client was given. */
   async function completing(ask: (ctx: RequestContext) => Promise<unknown> | unknown) {
-    const running = await h.start((server) =>
+    const running = await startHttp(cleanups, (server) =>
       server.registerPrompt('p', { arguments: [{ name: 'city' }], complete: { city: async (_value, { ctx }) => (await ask(ctx), ['Paris']) } }, () => ({
         messages: [],
       })),
@@ -1005,7 +997,7 @@ describe('methods that cannot ask for input', () => {
 describe('UrlElicitationRequiredError on 2026-07-28', () => {
   it('becomes input_required with url-mode elicitation requests keyed by elicitationId, without elicitationId in the params', async () => {
     let runs = 0;
-    const running = await h.start((server) =>
+    const running = await startHttp(cleanups, (server) =>
       server.registerTool('connect', {}, (_args, ctx) => {
         runs++;
         const done = ctx.inputResponses?.['auth-1'] as { action?: string } | undefined;
@@ -1021,7 +1013,7 @@ describe('UrlElicitationRequiredError on 2026-07-28', () => {
   });
 
   it('keys elicitations without an id by a generated one, one request each', async () => {
-    const { url } = await h.start((server) =>
+    const { url } = await startHttp(cleanups, (server) =>
       server.registerTool('connect', {}, () => {
         throw new UrlElicitationRequiredError([
           { message: 'Sign in to A', url: 'https://a.example.com/' },
@@ -1046,7 +1038,7 @@ describe('UrlElicitationRequiredError on 2026-07-28', () => {
   });
 
   it('answers -32021 asking for elicitation.url when the request did not declare url mode', async () => {
-    const running = await h.start((server) =>
+    const running = await startHttp(cleanups, (server) =>
       server.registerTool('connect', {}, () => {
         throw new UrlElicitationRequiredError([{ message: 'Sign in', url: 'https://auth.example.com/', elicitationId: 'auth-1' }]);
       }),
@@ -1061,7 +1053,7 @@ describe('UrlElicitationRequiredError on 2026-07-28', () => {
   });
 
   it('drops elicitationId from url-mode requests added explicitly', async () => {
-    const { url } = await h.start((server) =>
+    const { url } = await startHttp(cleanups, (server) =>
       server.registerTool('connect', {}, () =>
         inputRequired({ state: 1 }).addElicitation('login', {
           mode: 'url',
@@ -1082,7 +1074,7 @@ describe('the confirm tool option on 2026-07-28', () => {
 
   async function guarded() {
     const runs: unknown[] = [];
-    const running = await h.start((server) =>
+    const running = await startHttp(cleanups, (server) =>
       server.registerTool(
         'delete',
         { inputSchema: { type: 'object', properties: { path: { type: 'string' } }, required: ['path'] }, confirm: (args) => `Delete ${String(args.path)}?` },

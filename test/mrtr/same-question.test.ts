@@ -6,10 +6,12 @@
 import { describe, expect, it } from 'vitest';
 import type { ElicitParams } from '../../src/index.js';
 import { ADA, NAME_Q, SEAT_Q } from '../helpers/client-requests.js';
-import { MODERN_CAPS, ModernClient, SIGNED_STATE, useHttpServers, type Reply } from '../helpers/modern.js';
+import { MODERN_CAPS, ModernClient, SIGNED_STATE, type Reply } from '../helpers/modern.js';
 import type { Json } from '../helpers/ws-client.js';
+import { startHttp } from '../helpers/servers.js';
+import { useCleanups } from '../helpers/cleanups.js';
 
-const h = useHttpServers();
+const cleanups = useCleanups();
 
 /** A form Ada's answer to NAME_Q fits too, but a different question (another schema). */
 const FULL_NAME_Q = {
@@ -37,7 +39,7 @@ describe('an earlier answer under the same key stands only for the same question
   it('asks again when the next round asks another form under the key, rather than handing over the answer to the first form', async () => {
     let runs = 0;
     const seen: unknown[] = [];
-    const { url } = await h.start((server) =>
+    const { url } = await startHttp(cleanups, (server) =>
       server.registerTool('book', {}, async (_args, ctx) => {
         runs++;
         const answer = await ctx.elicit(runs === 1 ? NAME_Q : SEAT_Q, { key: 'q' });
@@ -58,7 +60,7 @@ describe('an earlier answer under the same key stands only for the same question
 
   it('asks again when a later round asks another schema under a key answered two rounds before (the answer only in requestState), even one the old answer would fit', async () => {
     let runs = 0;
-    const { url } = await h.start((server) =>
+    const { url } = await startHttp(cleanups, (server) =>
       server.registerTool('travel', {}, async (_args, ctx) => {
         runs++;
         const who = await ctx.elicit(runs >= 3 ? FULL_NAME_Q : NAME_Q, { key: 'who' });
@@ -90,7 +92,7 @@ describe('an earlier answer under the same key stands only for the same question
 
   it('reuses the answer kept in requestState when the later round asks the very same question under the key', async () => {
     let runs = 0;
-    const { url } = await h.start((server) =>
+    const { url } = await startHttp(cleanups, (server) =>
       server.registerTool('travel', {}, async (_args, ctx) => {
         runs++;
         const who = await ctx.elicit(NAME_Q, { key: 'who' });

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ErrorCode } from '../../src/protocol/errors.js';
 import { classify, decode, errorResponse, isErrorResponse, isRequestId, resultResponse } from '../../src/protocol/jsonrpc.js';
-import { parseErrorMessage } from '../helpers/util.js';
+import { parseErrorMessage } from '../helpers/parse-error.js';
 
 function invalidRequest(id: string | number | null, reason: string) {
   return { kind: 'invalid', id, error: { code: -32600, message: `Invalid Request: ${reason}` } };

@@ -7,7 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import { connectRedisScale, type Era, type JsonRpcNotification, McpClient, McpServer, StreamableHttpTransport } from '../../src/index.js';
 import { useRedis } from '../helpers/redis.js';
-import { useCleanups } from '../helpers/util.js';
+import { useCleanups } from '../helpers/cleanups.js';
 
 const cleanups = useCleanups();
 const redis = useRedis();

@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { type ElicitResult, McpClient, StreamableHttpClientTransport } from '../../src/index.js';
 import { send } from '../helpers/http-client.js';
 import { useRedis } from '../helpers/redis.js';
-import { useCleanups } from '../helpers/util.js';
+import { useCleanups } from '../helpers/cleanups.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const ACCEPT = { accept: 'application/json, text/event-stream', 'content-type': 'application/json', 'mcp-protocol-version': '2025-11-25' };

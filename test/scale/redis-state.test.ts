@@ -15,7 +15,7 @@ import {
 } from '../../src/index.js';
 import { META_KEYS, MODERN_CAPS, modernCall } from '../helpers/modern.js';
 import { useRedis } from '../helpers/redis.js';
-import { useCleanups } from '../helpers/util.js';
+import { useCleanups } from '../helpers/cleanups.js';
 
 const cleanups = useCleanups();
 const redis = useRedis();

@@ -10,7 +10,7 @@ import { connectRedisScale, ErrorCode, McpServer, StreamableHttpTransport } from
 import { send } from '../helpers/http-client.js';
 import { useRedis } from '../helpers/redis.js';
 import { countRedisCommands } from '../helpers/redis-commands.js';
-import { useCleanups } from '../helpers/util.js';
+import { useCleanups } from '../helpers/cleanups.js';
 
 const cleanups = useCleanups();
 const redis = useRedis();

@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { connectRedisScale, type ElicitResult, McpClient, McpServer, StreamableHttpClientTransport, StreamableHttpTransport } from '../../src/index.js';
 import { send } from '../helpers/http-client.js';
 import { useRedis } from '../helpers/redis.js';
-import { useCleanups } from '../helpers/util.js';
+import { useCleanups } from '../helpers/cleanups.js';
 
 const cleanups = useCleanups();
 const redis = useRedis();

@@ -1,11 +1,15 @@
 /** Malformed and invalid input: exact error replies, stats, and the session surviving every one. */
 import { describe, expect, it } from 'vitest';
 import type { McpServer } from '../../src/index.js';
-import { expectQuietAndAlive, pingOk, useHarness } from '../helpers/session-harness.js';
-import { capture, gate } from '../helpers/util.js';
+import { expectQuietAndAlive, pingOk, useWsSessions } from '../helpers/ws-sessions.js';
+import { capture } from '../helpers/outcome.js';
+import { gate } from '../helpers/deferred.js';
 import type { Json } from '../helpers/ws-client.js';
+import { startWebSocket } from '../helpers/servers.js';
+import { useCleanups } from '../helpers/cleanups.js';
 
-const h = useHarness();
+const cleanups = useCleanups();
+const h = useWsSessions(cleanups);
 
 const PARSE_ERROR = { jsonrpc: '2.0', id: null, error: { code: -32700, message: expect.stringMatching(/^Parse error/) } };
 
@@ -62,7 +66,7 @@ describe('malformed and invalid single messages', () => {
   ];
 
   it.each(cases)('answers %s exactly, counts it, and the session survives', async (_name, frame, expected) => {
-    const running = await h.start();
+    const running = await startWebSocket(cleanups);
     const { client, session } = await h.open(running);
     client.sendRaw(frame);
     const reply = await client.waitFor(isReply);
@@ -74,7 +78,7 @@ describe('malformed and invalid single messages', () => {
   });
 
   it('answers malformed JSON before initialize too, and initialize then works', async () => {
-    const running = await h.start();
+    const running = await startWebSocket(cleanups);
     const { client, session } = await h.connect(running);
     client.sendRaw('{oops');
     expect(await client.waitFor(isReply)).toEqual(PARSE_ERROR);
@@ -85,7 +89,7 @@ describe('malformed and invalid single messages', () => {
   });
 
   it('answers a binary frame with -32600 and counts it', async () => {
-    const running = await h.start();
+    const running = await startWebSocket(cleanups);
     const { client } = await h.open(running);
     client.sendRaw(Buffer.from(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' })), { binary: true });
     expect(await client.waitFor(isReply)).toEqual(invalid(null, 'binary frames are not accepted; send each JSON-RPC message as one UTF-8 text frame'));
@@ -94,7 +98,7 @@ describe('malformed and invalid single messages', () => {
   });
 
   it('counts every invalid message, one by one', async () => {
-    const running = await h.start();
+    const running = await startWebSocket(cleanups);
     const { client } = await h.open(running);
     const frames = ['nope', '[', '7', JSON.stringify({ id: 1, method: 'ping' }), JSON.stringify({ jsonrpc: '2.0', id: null, method: 'ping' })];
     for (const [i, frame] of frames.entries()) {
@@ -109,7 +113,7 @@ describe('malformed and invalid single messages', () => {
 
 describe('unknown methods', () => {
   it('answers an unknown method with -32601 naming it, without counting an invalid message', async () => {
-    const running = await h.start();
+    const running = await startWebSocket(cleanups);
     const { client } = await h.open(running);
     const reply = await client.request('x', {}, 5);
     expect(reply).toEqual({ jsonrpc: '2.0', id: 5, error: { code: -32601, message: 'Method not found: x' } });
@@ -120,7 +124,7 @@ describe('unknown methods', () => {
   });
 
   it('does not treat Object.prototype names as methods', async () => {
-    const running = await h.start();
+    const running = await startWebSocket(cleanups);
     const { client } = await h.open(running);
     for (const [i, method] of ['toString', 'constructor', '__proto__', 'hasOwnProperty'].entries()) {
       const reply = await client.request(method, {}, i + 1);
@@ -130,7 +134,7 @@ describe('unknown methods', () => {
   });
 
   it('answers an unknown notification with nothing and reports it as a notification event', async () => {
-    const running = await h.start();
+    const running = await startWebSocket(cleanups);
     const seen: unknown[][] = [];
     running.server.on('notification', (...args) => seen.push(args));
     const { client, session } = await h.open(running);
@@ -144,7 +148,7 @@ describe('request ids in flight', () => {
   it('rejects a request whose id is already in flight with -32600, and the first still completes', async () => {
     const started = gate();
     const release = gate();
-    const running = await h.start((server) => slowTool(server, started, release.opened));
+    const running = await startWebSocket(cleanups, (server) => slowTool(server, started, release.opened));
     const { client } = await h.open(running);
 
     // Both replies carry id 1, so tell them apart by result/error rather than with client.request.
@@ -165,7 +169,7 @@ describe('request ids in flight', () => {
   it('treats ids 1 and "1" as different requests', async () => {
     const started = gate();
     const release = gate();
-    const running = await h.start((server) => slowTool(server, started, release.opened));
+    const running = await startWebSocket(cleanups, (server) => slowTool(server, started, release.opened));
     const { client } = await h.open(running);
 
     const first = capture(client.request('tools/call', { name: 'slow', arguments: {} }, 1));
@@ -179,7 +183,7 @@ describe('request ids in flight', () => {
   });
 
   it('accepts an id again once its request has completed', async () => {
-    const running = await h.start();
+    const running = await startWebSocket(cleanups);
     const { client } = await h.open(running);
     expect(await client.request('ping', undefined, 77)).toEqual({ jsonrpc: '2.0', id: 77, result: {} });
     expect(await client.request('tools/list', {}, 77)).toEqual({ jsonrpc: '2.0', id: 77, result: { tools: [] } });
@@ -190,7 +194,7 @@ describe('batches', () => {
   const byId = (a: Json, b: Json) => String(a.id).localeCompare(String(b.id));
 
   it('on 2025-03-26 answers a batch with one array frame holding each response, and nothing for notifications', async () => {
-    const running = await h.start((server) => server.registerTool('echo', { description: 'echo' }, () => 'hi'));
+    const running = await startWebSocket(cleanups, (server) => server.registerTool('echo', { description: 'echo' }, () => 'hi'));
     const rootsChanged: unknown[] = [];
     running.server.on('rootsListChanged', (s) => rootsChanged.push(s));
     const { client, session } = await h.open(running, { protocolVersion: '2025-03-26' });
@@ -213,7 +217,7 @@ describe('batches', () => {
   });
 
   it('on 2025-03-26 answers invalid elements inside a batch element by element', async () => {
-    const running = await h.start();
+    const running = await startWebSocket(cleanups);
     const { client } = await h.open(running, { protocolVersion: '2025-03-26' });
     client.sendRaw([5, { jsonrpc: '2.0', id: 'a', method: 'ping' }, { jsonrpc: '2.0', id: 'b', method: 'ping', params: [] }]);
     const reply = (await client.waitFor((m) => Array.isArray(m))) as unknown as Json[];
@@ -225,7 +229,7 @@ describe('batches', () => {
   });
 
   it('on 2025-03-26 sends no frame at all for a batch of notifications', async () => {
-    const running = await h.start();
+    const running = await startWebSocket(cleanups);
     const seen: string[] = [];
     running.server.on('notification', (_s, method) => seen.push(method));
     const { client } = await h.open(running, { protocolVersion: '2025-03-26' });
@@ -239,7 +243,7 @@ describe('batches', () => {
   });
 
   it('on 2025-03-26 settles server requests answered in one batch of responses, and sends nothing back', async () => {
-    const running = await h.start();
+    const running = await startWebSocket(cleanups);
     const { client, session } = await h.open(running, { protocolVersion: '2025-03-26' });
     const a = session.request('roots/list', {});
     const b = session.request('sampling/createMessage', { maxTokens: 5, messages: [] });
@@ -254,7 +258,7 @@ describe('batches', () => {
   });
 
   it.each(['2025-06-18', '2025-11-25'])('on %s answers a batch with a single -32600 error with id null', async (version) => {
-    const running = await h.start();
+    const running = await startWebSocket(cleanups);
     let pings = 0;
     running.server.on('message', (_s, direction, message) => {
       if (direction === 'in' && !Array.isArray(message) && (message as Json)?.method === 'ping') pings++;
@@ -275,7 +279,7 @@ describe('batches', () => {
   });
 
   it('answers a batch before initialize with a single -32600 error with id null', async () => {
-    const running = await h.start();
+    const running = await startWebSocket(cleanups);
     const { client, session } = await h.connect(running);
     client.sendRaw([{ jsonrpc: '2.0', id: 1, method: 'ping' }]);
     expect(await client.waitFor(isReply)).toEqual(
@@ -286,7 +290,7 @@ describe('batches', () => {
   });
 
   it.each(['2025-03-26', '2025-11-25'])('answers an empty array on %s with -32600', async (version) => {
-    const running = await h.start();
+    const running = await startWebSocket(cleanups);
     const { client } = await h.open(running, { protocolVersion: version });
     client.sendRaw('[]');
     expect(await client.waitFor(isReply)).toEqual(invalid(null, 'an empty batch'));
@@ -295,7 +299,7 @@ describe('batches', () => {
   });
 
   it('on 2025-03-26 answers initialize inside a batch with -32600 for that element and runs the others', async () => {
-    const running = await h.start();
+    const running = await startWebSocket(cleanups);
     const { client, session } = await h.open(running, { protocolVersion: '2025-03-26' });
     client.sendRaw([
       {
@@ -316,7 +320,7 @@ describe('batches', () => {
   });
 
   it('counts initialize inside a batch as an invalid message (stats: messages answered with -32600)', async () => {
-    const running = await h.start();
+    const running = await startWebSocket(cleanups);
     const { client } = await h.open(running, { protocolVersion: '2025-03-26' });
     client.sendRaw([
       {
@@ -334,7 +338,7 @@ describe('batches', () => {
   it('on 2025-03-26 rejects a duplicate id inside one batch while the first is in flight', async () => {
     const started = gate();
     const release = gate();
-    const running = await h.start((server) => slowTool(server, started, release.opened));
+    const running = await startWebSocket(cleanups, (server) => slowTool(server, started, release.opened));
     const { client } = await h.open(running, { protocolVersion: '2025-03-26' });
     client.sendRaw([
       { jsonrpc: '2.0', id: 9, method: 'tools/call', params: { name: 'slow', arguments: {} } },
@@ -352,7 +356,7 @@ describe('batches', () => {
 
 describe('the invalidMessages counter', () => {
   it('counts every -32600 answer, including a request before initialize and a second initialize', async () => {
-    const running = await h.start();
+    const running = await startWebSocket(cleanups);
     const { client } = await h.connect(running);
     expect((await client.request('tools/list', undefined, 'early')).error).toEqual({
       code: -32600,

@@ -1,11 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import type { CompleteParams, McpServer } from '../../src/index.js';
 import { rpcError, useMcpClients } from '../helpers/mcp-clients.js';
-import { useHarness } from '../helpers/session-harness.js';
-import { useCleanups } from '../helpers/util.js';
+import { useCleanups } from '../helpers/cleanups.js';
+import { startWebSocket } from '../helpers/servers.js';
+import { useWsSessions } from '../helpers/ws-sessions.js';
 
 const cleanups = useCleanups();
-const h = useHarness(cleanups);
+const h = useWsSessions(cleanups);
 const clients = useMcpClients(cleanups);
 
 const LANGUAGES = ['python', 'perl', 'php', 'rust', 'ruby'];
@@ -52,7 +53,7 @@ function setup(server: McpServer, seen: Seen[] = []): void {
 describe('completion/complete', () => {
   it('completes a prompt argument with its completer', async () => {
     const seen: Seen[] = [];
-    const { client } = await clients.connect(await h.start((server) => setup(server, seen)));
+    const { client } = await clients.connect(await startWebSocket(cleanups, (server) => setup(server, seen)));
 
     const result = await client.complete({ ref: { type: 'ref/prompt', name: 'code_review' }, argument: { name: 'language', value: 'p' } });
 
@@ -62,7 +63,7 @@ describe('completion/complete', () => {
 
   it('passes context.arguments to a prompt argument completer', async () => {
     const seen: Seen[] = [];
-    const { client } = await clients.connect(await h.start((server) => setup(server, seen)));
+    const { client } = await clients.connect(await startWebSocket(cleanups, (server) => setup(server, seen)));
 
     const result = await client.complete({
       ref: { type: 'ref/prompt', name: 'code_review' },
@@ -76,7 +77,7 @@ describe('completion/complete', () => {
 
   it('completes a resource template variable, passing context.arguments through', async () => {
     const seen: Seen[] = [];
-    const { client } = await clients.connect(await h.start((server) => setup(server, seen)));
+    const { client } = await clients.connect(await startWebSocket(cleanups, (server) => setup(server, seen)));
 
     const result = await client.complete({
       ref: { type: 'ref/resource', uri: 'test://repos/{owner}/{repo}' },
@@ -89,7 +90,7 @@ describe('completion/complete', () => {
   });
 
   it('truncates more than 100 values to the first 100, with the total and hasMore: true', async () => {
-    const { client } = await clients.connect(await h.start((server) => setup(server)));
+    const { client } = await clients.connect(await startWebSocket(cleanups, (server) => setup(server)));
 
     const result = await client.complete({ ref: { type: 'ref/prompt', name: 'code_review' }, argument: { name: 'many', value: '' } });
 
@@ -99,7 +100,7 @@ describe('completion/complete', () => {
   });
 
   it('answers exactly 100 values whole, with hasMore: false', async () => {
-    const { client } = await clients.connect(await h.start((server) => setup(server)));
+    const { client } = await clients.connect(await startWebSocket(cleanups, (server) => setup(server)));
 
     const result = await client.complete({
       ref: { type: 'ref/prompt', name: 'code_review' },
@@ -116,13 +117,13 @@ describe('completion/complete', () => {
     ['a template variable without a completer', { type: 'ref/resource', uri: 'test://repos/{owner}/{repo}' }, 'owner'],
     ['a static resource', { type: 'ref/resource', uri: 'test://static' }, 'anything'],
   ])('answers an empty completion for %s', async (_what, ref, name) => {
-    const { client } = await clients.connect(await h.start((server) => setup(server)));
+    const { client } = await clients.connect(await startWebSocket(cleanups, (server) => setup(server)));
 
     expect(await client.complete({ ref, argument: { name, value: 'a' } })).toEqual({ completion: { values: [], hasMore: false } });
   });
 
   it('answers -32602 for an unknown prompt ref', async () => {
-    const { client } = await clients.connect(await h.start((server) => setup(server)));
+    const { client } = await clients.connect(await startWebSocket(cleanups, (server) => setup(server)));
 
     expect(await rpcError(client.complete({ ref: { type: 'ref/prompt', name: 'nope' }, argument: { name: 'a', value: '' } }))).toEqual({
       code: -32602,
@@ -131,7 +132,7 @@ describe('completion/complete', () => {
   });
 
   it('answers -32602 for an unknown resource ref', async () => {
-    const { client } = await clients.connect(await h.start((server) => setup(server)));
+    const { client } = await clients.connect(await startWebSocket(cleanups, (server) => setup(server)));
 
     expect(await rpcError(client.complete({ ref: { type: 'ref/resource', uri: 'test://nope/{x}' }, argument: { name: 'x', value: '' } }))).toEqual({
       code: -32602,
@@ -156,7 +157,7 @@ describe('completion/complete', () => {
     ],
     ['an unknown ref type', { ref: { type: 'ref/tool', name: 'x' }, argument: { name: 'a', value: '' } }, 'Unknown completion reference type: "ref/tool"'],
   ])('answers -32602 for params with %s', async (_what, params, message) => {
-    const { url } = await h.start((server) => setup(server));
+    const { url } = await startWebSocket(cleanups, (server) => setup(server));
     const client = await h.ready(url);
 
     expect(await client.request('completion/complete', params, 'bad')).toEqual({

@@ -6,10 +6,12 @@
  */
 import { describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
-import { type ElicitationResponse, McpServer, type McpServerOptions, type SharedState, StreamableHttpTransport, WebSocketTransport } from '../../src/index.js';
+import { type ElicitationResponse, McpServer, type McpServerOptions, type SharedState, StreamableHttpTransport } from '../../src/index.js';
 import { ACCEPT_BOTH, HttpTestClient, send } from '../helpers/http-client.js';
 import { useMcpClients } from '../helpers/mcp-clients.js';
-import { deferred, useCleanups } from '../helpers/util.js';
+import { deferred } from '../helpers/deferred.js';
+import { startHttpAndWebSocket } from '../helpers/servers.js';
+import { useCleanups } from '../helpers/cleanups.js';
 
 const cleanups = useCleanups();
 const clients = useMcpClients(cleanups);
@@ -19,21 +21,21 @@ const NAME_FORM = { type: 'object', properties: { name: { type: 'string' } }, re
 /** A server with `slow` (waits for `release`) and `ask` (an elicitation), on HTTP with health checks and WebSocket. */
 async function serve(options: McpServerOptions = {}) {
   const release = deferred<void>();
-  const server = new McpServer({ name: 'drain', version: '1.0.0' }, options);
-  server.on('error', () => {});
-  server.registerTool('slow', { description: 'Waits' }, async () => {
-    await release.promise;
-    return 'slow done';
-  });
-  server.registerTool('ask', { description: 'Asks a name' }, async (_args, ctx) => {
-    const answer = await ctx.elicit({ message: 'Name?', requestedSchema: { ...NAME_FORM, required: ['name'] } });
-    return `hello ${String(answer.content?.name)}`;
-  });
-  const http = new StreamableHttpTransport(server);
-  const { port, url } = await http.listen({ host: '127.0.0.1', port: 0, health: true });
-  new WebSocketTransport(server).attach(http.httpServer!);
-  cleanups.push(() => server.close());
-  return { server, url, base: `http://127.0.0.1:${port}`, ws: `ws://127.0.0.1:${port}/mcp`, release };
+  const running = await startHttpAndWebSocket(
+    cleanups,
+    (server) => {
+      server.registerTool('slow', { description: 'Waits' }, async () => {
+        await release.promise;
+        return 'slow done';
+      });
+      server.registerTool('ask', { description: 'Asks a name' }, async (_args, ctx) => {
+        const answer = await ctx.elicit({ message: 'Name?', requestedSchema: { ...NAME_FORM, required: ['name'] } });
+        return `hello ${String(answer.content?.name)}`;
+      });
+    },
+    { server: options, listen: { health: true } },
+  );
+  return { server: running.server, url: running.url, base: `http://127.0.0.1:${running.port}`, ws: running.wsUrl, release };
 }
 
 async function health(base: string, path: string) {

@@ -20,13 +20,16 @@ import {
   type RequestEvent,
 } from '../../src/index.js';
 import { rpcError, useMcpClients } from '../helpers/mcp-clients.js';
-import { DEFAULT_CAPABILITIES, nextEvent, recordEvents, recordOutgoing, type RunningServer } from '../helpers/servers.js';
-import { recordMessages, useHarness } from '../helpers/session-harness.js';
-import { capture, deferred, useCleanups } from '../helpers/util.js';
+import { DEFAULT_CAPABILITIES, type RunningServer, startWebSocket } from '../helpers/servers.js';
+import { nextEvent, recordEvents, recordOutgoing } from '../helpers/server-events.js';
+import { recordMessages, useWsSessions } from '../helpers/ws-sessions.js';
+import { capture } from '../helpers/outcome.js';
+import { deferred } from '../helpers/deferred.js';
+import { useCleanups } from '../helpers/cleanups.js';
 import type { WsTestClient } from '../helpers/ws-client.js';
 
 const cleanups = useCleanups();
-const h = useHarness(cleanups);
+const h = useWsSessions(cleanups);
 const clients = useMcpClients(cleanups);
 
 /** A client whose `notifications/initialized` the server has processed (seen on the `initialized` event, no ping), and its session. */
@@ -84,7 +87,7 @@ function expectInitializeResult(client: McpClient, sent: Record<string, unknown>
 describe('connect and disconnect', () => {
   it('connect fires with the new session before initialize', async () => {
     let seen: { args: unknown[]; state: string; sessions: number; protocolVersion: string | undefined } | undefined;
-    const running = await h.start((server) =>
+    const running = await startWebSocket(cleanups, (server) =>
       server.on('connect', (...args) => {
         seen = { args, state: args[0].state, sessions: server.sessions.size, protocolVersion: args[0].protocolVersion };
       }),
@@ -97,7 +100,7 @@ describe('connect and disconnect', () => {
   });
 
   it('disconnect fires with the session and the close reason for a session that never initialized, and sessionEnd does not', async () => {
-    const running = await h.start();
+    const running = await startWebSocket(cleanups);
     const ended = recordEvents(running.server, 'sessionEnd');
     const { client, session } = await h.connect(running);
     const disconnected = nextEvent<McpServerEvents['disconnect']>(running.server, 'disconnect');
@@ -109,7 +112,7 @@ describe('connect and disconnect', () => {
   });
 
   it('an initialized session gets sessionEnd then disconnect, both with the reason, and leaves server.sessions', async () => {
-    const running = await h.start();
+    const running = await startWebSocket(cleanups);
     const order: string[] = [];
     const ended = recordEvents(running.server, 'sessionEnd');
     running.server.on('sessionEnd', () => order.push('sessionEnd'));
@@ -127,7 +130,7 @@ describe('connect and disconnect', () => {
 
 describe('initialize, sessionNew and initialized', () => {
   it('initialize fires with the session, the params as sent and the result about to be sent', async () => {
-    const running = await h.start();
+    const running = await startWebSocket(cleanups);
     const calls = recordEvents(running.server, 'initialize');
     const incoming = recordIncoming(running.server);
     const sent = recordOutgoing(running.server);
@@ -140,7 +143,8 @@ describe('initialize, sessionNew and initialized', () => {
   });
 
   it('an initialize listener that changes result.instructions changes what the client receives', async () => {
-    const running = await h.start(
+    const running = await startWebSocket(
+      cleanups,
       (server) =>
         server.on('initialize', (_session, params, result) => {
           result.instructions = `${result.instructions} for ${params.clientInfo.name}`;
@@ -154,7 +158,7 @@ describe('initialize, sessionNew and initialized', () => {
 
   it('sessionNew fires after the initialize result was sent: what its listener sends reaches the client after the result', async () => {
     let atSessionNew: { args: unknown[]; registered: boolean; state: string } | undefined;
-    const running = await h.start((server) =>
+    const running = await startWebSocket(cleanups, (server) =>
       server.on('sessionNew', (...args) => {
         const [session] = args;
         atSessionNew = { args, registered: server.sessions.get(session.id) === session, state: session.state };
@@ -181,7 +185,7 @@ describe('initialize, sessionNew and initialized', () => {
   });
 
   it('a failed initialize fires neither sessionNew nor, when the socket closes, sessionEnd', async () => {
-    const running = await h.start();
+    const running = await startWebSocket(cleanups);
     const started = recordEvents(running.server, 'sessionNew');
     const ended = recordEvents(running.server, 'sessionEnd');
     const { client, session } = await h.connect(running);
@@ -199,7 +203,7 @@ describe('initialize, sessionNew and initialized', () => {
   });
 
   it('initialized fires once with the session when the client sends notifications/initialized', async () => {
-    const running = await h.start();
+    const running = await startWebSocket(cleanups);
     const calls = recordEvents(running.server, 'initialized');
     const { client, session } = await h.connect(running);
     await client.request('initialize', INIT_PARAMS, 1);
@@ -217,7 +221,7 @@ describe('initialize, sessionNew and initialized', () => {
 describe('request events', () => {
   it('requestTool is observed with the session and a RequestEvent carrying id, params and ctx; the registered handler still answers', async () => {
     const seen: { session: McpSession; request: RequestEvent<unknown, unknown>; answered: boolean }[] = [];
-    const running = await h.start((server) => {
+    const running = await startWebSocket(cleanups, (server) => {
       server.registerTool('greet', { inputSchema: { type: 'object', properties: { who: { type: 'string' } } } }, ({ who }) => `hello ${who}`);
       server.on('requestTool', (session, request) => void seen.push({ session, request, answered: request.answered }));
     });
@@ -248,7 +252,7 @@ describe('request events', () => {
   });
 
   it('requestTool answers a tool that has no handler with a sync respond(string)', async () => {
-    const running = await h.start((server) =>
+    const running = await startWebSocket(cleanups, (server) =>
       server.on('requestTool', (_session, request) => {
         if (request.params.name === 'virtual') request.respond(`virtual got ${JSON.stringify(request.params.arguments)}`);
       }),
@@ -260,7 +264,7 @@ describe('request events', () => {
   });
 
   it('requestTool answers with a Promise of a CallToolResult', async () => {
-    const running = await h.start((server) =>
+    const running = await startWebSocket(cleanups, (server) =>
       server.on('requestTool', (_session, request) => {
         request.respond(
           new Promise((resolve) => setTimeout(() => resolve({ content: [{ type: 'text', text: 'later' }], structuredContent: { ok: true } }), 10)),
@@ -273,7 +277,7 @@ describe('request events', () => {
 
   it('respond() overrides a registered tool handler, which then does not run', async () => {
     const handler = vi.fn(() => 'from the handler');
-    const running = await h.start((server) => {
+    const running = await startWebSocket(cleanups, (server) => {
       server.registerTool('real', {}, handler);
       server.on('requestTool', (_session, request) => request.respond('from the listener'));
     });
@@ -284,7 +288,7 @@ describe('request events', () => {
 
   it('a second respond() throws, is reported through error, and the first answer is the one sent', async () => {
     const secondRespond: unknown[] = [];
-    const running = await h.start((server) => {
+    const running = await startWebSocket(cleanups, (server) => {
       server.on('requestTool', (_session, request) => request.respond('first'));
       server.on('requestTool', (_session, request) => {
         try {
@@ -308,7 +312,7 @@ describe('request events', () => {
 
   it('requestPrompt is observed with id, params and ctx, and answers with a sync value or a Promise', async () => {
     const seen: unknown[][] = [];
-    const running = await h.start((server) =>
+    const running = await startWebSocket(cleanups, (server) =>
       server.on('requestPrompt', (session, request) => {
         seen.push([session, request.id, request.params, request.ctx.method, request.ctx.session === session]);
         const message = { role: 'user' as const, content: { type: 'text' as const, text: `about ${request.params.arguments.topic}` } };
@@ -332,7 +336,7 @@ describe('request events', () => {
 
   it('requestResource is observed with id, params and ctx, and answers with text or a Promise of contents', async () => {
     const seen: unknown[][] = [];
-    const running = await h.start((server) =>
+    const running = await startWebSocket(cleanups, (server) =>
       server.on('requestResource', (session, request) => {
         seen.push([session, request.id, request.params, request.ctx.method]);
         if (request.params.uri === 'virtual://text') request.respond('plain text');
@@ -352,7 +356,7 @@ describe('request events', () => {
 
   it('requestCompletion is observed with the complete params, and answers with a string[] or a Promise of a CompleteResult', async () => {
     const seen: unknown[][] = [];
-    const running = await h.start((server) =>
+    const running = await startWebSocket(cleanups, (server) =>
       server.on('requestCompletion', (session, request) => {
         seen.push([session, request.id, request.params, request.ctx.method]);
         if (request.params.argument.name === 'list') request.respond(['alpha', 'alpine']);
@@ -379,7 +383,7 @@ describe('request events', () => {
 
 describe('notification and state events', () => {
   it('progress fires with the session and the params of the client notifications/progress, and reaches the request onProgress', async () => {
-    const running = await h.start();
+    const running = await startWebSocket(cleanups);
     const progress = recordEvents(running.server, 'progress');
     const answer = deferred<CreateMessageResult>();
     const { client, session } = await clients.connect(running, {}, (c) =>
@@ -408,7 +412,7 @@ describe('notification and state events', () => {
 
   it('cancelled fires with the session and {requestId, reason}; the cancelled request is aborted and gets no response', async () => {
     let signal: AbortSignal | undefined;
-    const running = await h.start((server) =>
+    const running = await startWebSocket(cleanups, (server) =>
       server.registerTool('wait', {}, (_args, ctx) => {
         signal = ctx.signal;
         return new Promise((resolve) => ctx.signal.addEventListener('abort', () => resolve('stopped')));
@@ -434,7 +438,7 @@ describe('notification and state events', () => {
   });
 
   it('loggingSetLevel fires with the session and the level', async () => {
-    const running = await h.start();
+    const running = await startWebSocket(cleanups);
     const calls = recordEvents(running.server, 'loggingSetLevel');
     const { client, session } = await clients.connect(running);
     expect(await client.request('logging/setLevel', { level: 'warning' })).toEqual({});
@@ -443,7 +447,7 @@ describe('notification and state events', () => {
   });
 
   it('resourceSubscribe and resourceUnsubscribe fire with the session and the uri', async () => {
-    const running = await h.start();
+    const running = await startWebSocket(cleanups);
     const subscribed = recordEvents(running.server, 'resourceSubscribe');
     const unsubscribed = recordEvents(running.server, 'resourceUnsubscribe');
     const { client, session } = await clients.connect(running);
@@ -457,7 +461,7 @@ describe('notification and state events', () => {
   });
 
   it('rootsListChanged fires with the session', async () => {
-    const running = await h.start();
+    const running = await startWebSocket(cleanups);
     const calls = recordEvents(running.server, 'rootsListChanged');
     const { client, session } = await clients.connect(running, {}, (c) => c.onRoots(() => ({ roots: [] })));
     await client.sendRootsListChanged();
@@ -466,7 +470,7 @@ describe('notification and state events', () => {
   });
 
   it('notification fires with the session, the method and the params of an unknown notification', async () => {
-    const running = await h.start();
+    const running = await startWebSocket(cleanups);
     const calls = recordEvents(running.server, 'notification');
     const { client, session } = await clients.connect(running);
     const sent = recordOutgoing(running.server, session);
@@ -484,7 +488,7 @@ describe('notification and state events', () => {
 
 describe('message', () => {
   it('message fires for every message in and out, with the parsed messages', async () => {
-    const running = await h.start();
+    const running = await startWebSocket(cleanups);
     const { client, session } = await h.connect(running);
     const calls = recordEvents(running.server, 'message');
     expect(await client.request('ping', undefined, 1)).toEqual({ jsonrpc: '2.0', id: 1, result: {} });
@@ -504,7 +508,7 @@ describe('message', () => {
   });
 
   it('a message that does not parse arrives as the raw text, and its -32700 reply as an out message', async () => {
-    const running = await h.start();
+    const running = await startWebSocket(cleanups);
     const { client, session } = await h.connect(running);
     const calls = recordEvents(running.server, 'message');
     const raw = '{"jsonrpc":"2.0", "id": 1, "method": "ping"';
@@ -528,7 +532,7 @@ describe('message', () => {
 describe('error', () => {
   it('a handler that throws a non-McpError answers -32603 "Internal error" without its message and fires error with the session', async () => {
     const thrown = new Error('database is down at 10.0.0.7');
-    const running = await h.start((server) =>
+    const running = await startWebSocket(cleanups, (server) =>
       server.registerPrompt('broken', {}, () => {
         throw thrown;
       }),
@@ -545,7 +549,8 @@ describe('error', () => {
   });
 
   it('with exposeErrors the -32603 answer carries the message of what the handler threw', async () => {
-    const running = await h.start(
+    const running = await startWebSocket(
+      cleanups,
       (server) =>
         server.registerPrompt('broken', {}, () => {
           throw new Error('database is down');
@@ -559,7 +564,7 @@ describe('error', () => {
   });
 
   it('a handler that throws an McpError answers with that error and fires no error event', async () => {
-    const running = await h.start((server) =>
+    const running = await startWebSocket(cleanups, (server) =>
       server.registerResource('test://guarded', { name: 'guarded' }, () => {
         throw new McpError(-32001, 'Not allowed', { why: 'test' });
       }),
@@ -571,7 +576,7 @@ describe('error', () => {
   });
 
   it('a client reply that matches no request fires error with the session', async () => {
-    const running = await h.start();
+    const running = await startWebSocket(cleanups);
     const errors = recordEvents(running.server, 'error');
     const { client, session } = await ready(running);
     client.respond(777, {});
@@ -585,7 +590,7 @@ describe('error', () => {
 
 describe('listeners that fail', () => {
   it('a listener that throws is reported through error, the other listeners of the event still run, and the session keeps working', async () => {
-    const running = await h.start((server) => {
+    const running = await startWebSocket(cleanups, (server) => {
       server.on('requestTool', () => {
         throw new Error('listener broke');
       });
@@ -601,7 +606,7 @@ describe('listeners that fail', () => {
 
   it('a listener that returns a rejected promise is reported through error, and the other listeners still run', async () => {
     const others: McpSession[] = [];
-    const running = await h.start((server) => {
+    const running = await startWebSocket(cleanups, (server) => {
       server.on('sessionNew', async () => {
         await Promise.resolve();
         throw new Error('async listener broke');
@@ -617,7 +622,7 @@ describe('listeners that fail', () => {
   });
 
   it('a connect listener that throws a non-Error value does not stop the connection', async () => {
-    const running = await h.start((server) =>
+    const running = await startWebSocket(cleanups, (server) =>
       server.on('connect', () => {
         throw 'plain string';
       }),
@@ -629,7 +634,7 @@ describe('listeners that fail', () => {
   });
 
   it('an initialize listener that throws does not stop the initialize result', async () => {
-    const running = await h.start((server) =>
+    const running = await startWebSocket(cleanups, (server) =>
       server.on('initialize', () => {
         throw new Error('nope');
       }),
@@ -645,8 +650,8 @@ describe('listeners that fail', () => {
     const shared = () => {
       throw new Error('shared listener broke');
     };
-    const first = await h.start((server) => server.on('connect', shared));
-    const second = await h.start((server) => server.on('connect', shared));
+    const first = await startWebSocket(cleanups, (server) => server.on('connect', shared));
+    const second = await startWebSocket(cleanups, (server) => server.on('connect', shared));
     const firstErrors = recordEvents(first.server, 'error');
     const secondErrors = recordEvents(second.server, 'error');
     await clients.connect(second);
@@ -655,9 +660,34 @@ describe('listeners that fail', () => {
   });
 });
 
+describe('on, once and off', () => {
+  it('on and once return the server and call listeners with it as this; once fires once; off stops a listener', async () => {
+    const running = await startWebSocket(cleanups);
+    const { server } = running;
+    const seen: string[] = [];
+    const every = function (this: unknown) {
+      seen.push(this === server ? 'every' : 'every, with another this');
+    };
+    expect(server.on('connect', every)).toBe(server);
+    expect(server.once('connect', () => void seen.push('once'))).toBe(server);
+    await h.connect(running);
+    await h.connect(running);
+    expect(server.off('connect', every)).toBe(server);
+    await h.connect(running);
+    expect(seen).toEqual(['every', 'once', 'every']);
+  });
+
+  it('has no emit: only the server fires its events', async () => {
+    const { server } = await startWebSocket(cleanups);
+    expect('emit' in server).toBe(false);
+    // @ts-expect-error emit is not part of McpServer
+    expect(() => server.emit('sessionEnd')).toThrow(TypeError);
+  });
+});
+
 describe('close', () => {
   it('server.close() ends each initialized session with sessionEnd(session, "server closed") and rejects its pending requests', async () => {
-    const running = await h.start();
+    const running = await startWebSocket(cleanups);
     const ended = recordEvents(running.server, 'sessionEnd');
     const disconnected = recordEvents(running.server, 'disconnect');
     const { client, session } = await clients.connect(running, {}, (c) => c.onRoots(() => new Promise(() => {})));

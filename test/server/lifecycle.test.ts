@@ -9,12 +9,15 @@
 import { describe, expect, it, vi } from 'vitest';
 import type { McpSession } from '../../src/index.js';
 import { useMcpClients } from '../helpers/mcp-clients.js';
-import { DEFAULT_CAPABILITIES, nextEvent } from '../helpers/servers.js';
-import { expectQuietAndAlive, pingOk, useHarness } from '../helpers/session-harness.js';
-import { capture, useCleanups, useFakeClock } from '../helpers/util.js';
+import { DEFAULT_CAPABILITIES, startWebSocket } from '../helpers/servers.js';
+import { nextEvent } from '../helpers/server-events.js';
+import { expectQuietAndAlive, pingOk, useWsSessions } from '../helpers/ws-sessions.js';
+import { capture } from '../helpers/outcome.js';
+import { useCleanups } from '../helpers/cleanups.js';
+import { useFakeClock } from '../helpers/fake-clock.js';
 
 const cleanups = useCleanups();
-const h = useHarness(cleanups);
+const h = useWsSessions(cleanups);
 const clients = useMcpClients(cleanups);
 const fakeClock = useFakeClock();
 
@@ -26,7 +29,7 @@ function initParams(protocolVersion: string, extra: Record<string, unknown> = {}
 
 describe('initialize', () => {
   it.each(['2024-11-05', '2025-03-26', '2025-06-18', '2025-11-25'])('echoes the supported version %s with the full server declaration', async (version) => {
-    const running = await h.start();
+    const running = await startWebSocket(cleanups);
     const { client, session } = await h.connect(running);
     const reply = await client.request('initialize', initParams(version), 1);
     expect(reply).toEqual({
@@ -39,7 +42,7 @@ describe('initialize', () => {
   });
 
   it('answers an unknown version with 2025-11-25 as a normal result, not an error', async () => {
-    const running = await h.start();
+    const running = await startWebSocket(cleanups);
     const { client, session } = await h.connect(running);
     const reply = await client.request('initialize', initParams('1999-01-01'), 'init');
     expect(reply).toEqual({
@@ -53,7 +56,7 @@ describe('initialize', () => {
 
   it('sends title, description, icons and websiteUrl in serverInfo and info.instructions as instructions', async () => {
     const icons = [{ src: 'https://example.com/icon.png', mimeType: 'image/png', sizes: ['48x48'], theme: 'dark' as const }];
-    const running = await h.start(undefined, {
+    const running = await startWebSocket(cleanups, undefined, {
       info: {
         name: 'fancy',
         version: '2.3.4',
@@ -79,7 +82,7 @@ describe('initialize', () => {
   });
 
   it('merges options.capabilities over the derived capabilities', async () => {
-    const running = await h.start(undefined, { server: { capabilities: { experimental: { 'example.com/feature': { level: 2 } } } } });
+    const running = await startWebSocket(cleanups, undefined, { server: { capabilities: { experimental: { 'example.com/feature': { level: 2 } } } } });
     const { client } = await h.connect(running);
     const reply = await client.request('initialize', initParams('2025-06-18'), 1);
     expect(reply).toEqual({
@@ -94,7 +97,7 @@ describe('initialize', () => {
   });
 
   it('emits initialize, sessionNew and initialized with the session, in that order', async () => {
-    const running = await h.start();
+    const running = await startWebSocket(cleanups);
     const events: string[] = [];
     let initializeArgs: unknown[] = [];
     running.server.on('initialize', (...args) => {
@@ -118,7 +121,7 @@ describe('initialize', () => {
 
 describe('the session', () => {
   it('is findable by id and exposes the negotiated version, client info, normalised capabilities and transport', async () => {
-    const running = await h.start();
+    const running = await startWebSocket(cleanups);
     const { client, session } = await h.connect(running);
     const clientInfo = { name: 'inspector', version: '0.9.1', title: 'Inspector' };
     const reply = await client.request(
@@ -138,13 +141,13 @@ describe('the session', () => {
   });
 
   it('keeps an explicit elicitation mode as declared', async () => {
-    const running = await h.start();
+    const running = await startWebSocket(cleanups);
     const { session } = await clients.connect(running, { capabilities: { elicitation: { url: {} } } });
     expect(session.clientCapabilities).toEqual({ elicitation: { url: {} } });
   });
 
   it('is not listed before initialize, and each connection gets its own session id', async () => {
-    const running = await h.start();
+    const running = await startWebSocket(cleanups);
     const a = await h.connect(running);
     const b = await h.connect(running);
     expect(a.session.id).not.toBe(b.session.id);
@@ -156,7 +159,7 @@ describe('the session', () => {
   });
 
   it('goes from new to initializing to ready to closed', async () => {
-    const running = await h.start();
+    const running = await startWebSocket(cleanups);
     const { client, session } = await h.connect(running);
     expect(session.state).toBe('new');
     const reply = await client.request('initialize', initParams('2025-11-25'), 1);
@@ -180,7 +183,7 @@ describe('the session', () => {
   });
 
   it('has createdAt and lastActivity dates, and lastActivity advances with a later message', async () => {
-    const running = await h.start();
+    const running = await startWebSocket(cleanups);
     const before = Date.now();
     const { client, session } = await clients.connect(running);
     expect(session.createdAt).toBeInstanceOf(Date);
@@ -238,7 +241,7 @@ describe('invalid initialize params', () => {
   ];
 
   it.each(cases)('answers %s with -32602, leaves the session uninitialized, and a valid initialize then works', async (_name, params, message) => {
-    const running = await h.start();
+    const running = await startWebSocket(cleanups);
     const { client, session } = await h.connect(running);
     const reply = await client.request('initialize', params, 1);
     expect(reply).toEqual({ jsonrpc: '2.0', id: 1, error: { code: -32602, message } });
@@ -254,7 +257,7 @@ describe('invalid initialize params', () => {
 
 describe('ordering', () => {
   it('rejects a second initialize on the same socket with -32600 and keeps the first negotiation', async () => {
-    const running = await h.start();
+    const running = await startWebSocket(cleanups);
     const { client, session } = await h.open(running, { protocolVersion: '2025-03-26' });
     const reply = await client.request('initialize', initParams('2025-11-25', { clientInfo: { name: 'other', version: '2' } }), 'again');
     expect(reply).toEqual({
@@ -269,7 +272,7 @@ describe('ordering', () => {
   });
 
   it('rejects a request before initialize with -32600, and initialize still succeeds afterwards', async () => {
-    const running = await h.start();
+    const running = await startWebSocket(cleanups);
     const { client, session } = await h.connect(running);
     const reply = await client.request('tools/list', {}, 1);
     expect(reply).toEqual({ jsonrpc: '2.0', id: 1, error: { code: -32600, message: 'Invalid Request: tools/list before initialize; send initialize first' } });
@@ -283,7 +286,7 @@ describe('ordering', () => {
   });
 
   it('answers ping before initialize with {} and stays uninitialized', async () => {
-    const running = await h.start();
+    const running = await startWebSocket(cleanups);
     const { client, session } = await h.connect(running);
     const reply = await client.request('ping', undefined, 7);
     expect(reply).toEqual({ jsonrpc: '2.0', id: 7, result: {} });
@@ -292,14 +295,14 @@ describe('ordering', () => {
   });
 
   it('answers an unknown method before initialize with -32601', async () => {
-    const running = await h.start();
+    const running = await startWebSocket(cleanups);
     const { client } = await h.connect(running);
     const reply = await client.request('frobnicate', {}, 1);
     expect(reply).toEqual({ jsonrpc: '2.0', id: 1, error: { code: -32601, message: 'Method not found: frobnicate' } });
   });
 
   it('ignores notifications/initialized before initialize', async () => {
-    const running = await h.start();
+    const running = await startWebSocket(cleanups);
     const { client, session } = await h.connect(running);
     let initializedEvents = 0;
     running.server.on('initialized', () => initializedEvents++);
@@ -312,14 +315,14 @@ describe('ordering', () => {
 
 describe('ping', () => {
   it('answers a client ping with an empty result', async () => {
-    const running = await h.start();
+    const running = await startWebSocket(cleanups);
     const { client } = await clients.connect(running);
     expect(await client.request('ping')).toEqual({});
     expect(await client.request('ping', { _meta: { trace: 'x' } })).toEqual({});
   });
 
   it('session.ping() sends a ping request and resolves when the client answers {}', async () => {
-    const running = await h.start();
+    const running = await startWebSocket(cleanups);
     const { client, session } = await h.open(running);
     const ping = capture(session.ping());
     const request = await client.nextMessage('ping');
@@ -333,7 +336,7 @@ describe('ping', () => {
   });
 
   it('session.ping() rejects when the client answers with an error', async () => {
-    const running = await h.start();
+    const running = await startWebSocket(cleanups);
     const { client, session } = await h.open(running);
     const ping = capture(session.ping());
     const request = await client.nextMessage('ping');

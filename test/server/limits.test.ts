@@ -6,12 +6,13 @@
 import { describe, expect, it } from 'vitest';
 import { UriTemplate } from '../../src/server/uri-template.js';
 import { SchemaCompiler } from '../../src/schema/compiler.js';
-import { recordEvents } from '../helpers/servers.js';
-import { pingOk, useHarness } from '../helpers/session-harness.js';
-import { useCleanups } from '../helpers/util.js';
+import { recordEvents } from '../helpers/server-events.js';
+import { pingOk, useWsSessions } from '../helpers/ws-sessions.js';
+import { useCleanups } from '../helpers/cleanups.js';
+import { startWebSocket } from '../helpers/servers.js';
 
 const cleanups = useCleanups();
-const h = useHarness(cleanups);
+const h = useWsSessions(cleanups);
 
 /** A distinct schema per n: an object whose property `p<n>` must be a string. */
 function schema(n: number): object {
@@ -86,7 +87,7 @@ describe('URI template matching of long URIs', () => {
 
   it('answers resources/read of a URI longer than 8192 characters with resource-not-found (-32002) instead of matching the template', async () => {
     const reads: string[] = [];
-    const running = await h.start((server) =>
+    const running = await startWebSocket(cleanups, (server) =>
       server.registerResourceTemplate(TEMPLATE, { name: 'files' }, (uri, variables) => {
         reads.push(uri);
         return `read ${variables.b}${variables.c}${variables.d}`;
@@ -116,7 +117,7 @@ describe('resources/subscribe limit', () => {
   const TOO_MANY = { code: -32602, message: 'Too many subscriptions: a session may watch 1000 resources; unsubscribe from some first' };
 
   it('accepts 1000 distinct URIs, refuses the 1001st with -32602, and still accepts re-subscribing to a known one', async () => {
-    const running = await h.start(undefined, PIPELINED);
+    const running = await startWebSocket(cleanups, undefined, PIPELINED);
     const { client, session } = await h.open(running);
     const replies = await Promise.all(Array.from({ length: 1000 }, (_, n) => client.request('resources/subscribe', { uri: uri(n) }, `s${n}`)));
     expect(replies.every((r, n) => r.id === `s${n}` && JSON.stringify(r.result) === '{}')).toBe(true);
@@ -130,7 +131,7 @@ describe('resources/subscribe limit', () => {
   });
 
   it('accepts a new URI again once the session unsubscribed from one', async () => {
-    const running = await h.start(undefined, PIPELINED);
+    const running = await startWebSocket(cleanups, undefined, PIPELINED);
     const { client, session } = await h.open(running);
     await Promise.all(Array.from({ length: 1000 }, (_, n) => client.request('resources/subscribe', { uri: uri(n) }, `s${n}`)));
     expect(await client.request('resources/unsubscribe', { uri: uri(0) }, 'un')).toEqual({ jsonrpc: '2.0', id: 'un', result: {} });
@@ -141,7 +142,7 @@ describe('resources/subscribe limit', () => {
   });
 
   it('counts per session: another session may watch its own 1000', async () => {
-    const running = await h.start(undefined, PIPELINED);
+    const running = await startWebSocket(cleanups, undefined, PIPELINED);
     const { client: first } = await h.open(running);
     const { client: second } = await h.open(running);
     await Promise.all(Array.from({ length: 1000 }, (_, n) => first.request('resources/subscribe', { uri: uri(n) }, `s${n}`)));

@@ -1,13 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import type { JsonRpcNotification, McpClient, McpServer, Registration } from '../../src/index.js';
 import { useMcpClients } from '../helpers/mcp-clients.js';
-import type { RunningServer } from '../helpers/servers.js';
-import { flush, useHarness } from '../helpers/session-harness.js';
-import { tick, useCleanups } from '../helpers/util.js';
+import { type RunningServer, startWebSocket } from '../helpers/servers.js';
+import { flush, useWsSessions } from '../helpers/ws-sessions.js';
+import { tick } from '../helpers/deferred.js';
+import { useCleanups } from '../helpers/cleanups.js';
 import type { WsTestClient } from '../helpers/ws-client.js';
 
 const cleanups = useCleanups();
-const h = useHarness(cleanups);
+const h = useWsSessions(cleanups);
 const clients = useMcpClients(cleanups);
 
 const TOOLS_CHANGED = { jsonrpc: '2.0', method: 'notifications/tools/list_changed' };
@@ -53,7 +54,7 @@ describe('list_changed notifications', () => {
     ['a resource', addResource, RESOURCES_CHANGED],
     ['a resource template', addTemplate, RESOURCES_CHANGED],
   ])('registering %s sends its list_changed to every ready session', async (_what, add, expected) => {
-    const running = await h.start();
+    const running = await startWebSocket(cleanups);
     const a = await listener(running);
     const b = await listener(running);
 
@@ -70,7 +71,7 @@ describe('list_changed notifications', () => {
     ['a resource template', addTemplate, RESOURCES_CHANGED],
   ])('removing %s sends its list_changed to every ready session, and a second remove() sends nothing', async (_what, add, expected) => {
     let registration: Registration | undefined;
-    const running = await h.start((server) => {
+    const running = await startWebSocket(cleanups, (server) => {
       registration = add(server);
     });
     const a = await listener(running);
@@ -86,7 +87,7 @@ describe('list_changed notifications', () => {
   });
 
   it('coalesces registrations in one tick into one notification per list per session', async () => {
-    const running = await h.start();
+    const running = await startWebSocket(cleanups);
     const { server } = running;
     const a = await listener(running);
     const b = await listener(running);
@@ -108,7 +109,7 @@ describe('list_changed notifications', () => {
   });
 
   it('sends one notification per tick for changes in separate ticks', async () => {
-    const running = await h.start();
+    const running = await startWebSocket(cleanups);
     const client = await listener(running);
 
     addTool(running.server, 't1');
@@ -120,7 +121,7 @@ describe('list_changed notifications', () => {
 
   // The subject is a session stopped between initialize and notifications/initialized, which McpClient never is: raw peers.
   it('sends nothing to a session that has not sent notifications/initialized', async () => {
-    const { url, server } = await h.start();
+    const { url, server } = await startWebSocket(cleanups);
     const ready = await h.ready(url);
     const initializing = await h.connectUrl(url);
     const init = await initializing.request('initialize', {
@@ -141,7 +142,7 @@ describe('list_changed notifications', () => {
 
   // The subject is a socket that has sent nothing, which McpClient never is: raw peers.
   it('sends nothing to a session that has only connected', async () => {
-    const { url, server } = await h.start();
+    const { url, server } = await startWebSocket(cleanups);
     const connected = await h.connectUrl(url);
     const ready = await h.ready(url);
 
@@ -152,7 +153,7 @@ describe('list_changed notifications', () => {
   });
 
   it('sends nothing when no session exists, and does not replay those changes to sessions that start later', async () => {
-    const running = await h.start();
+    const running = await startWebSocket(cleanups);
     const { server } = running;
     const sent: unknown[] = [];
     server.on('message', (_session, direction, message) => {

@@ -1,12 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import type { JsonRpcNotification, LoggingLevel, McpClient, McpSession } from '../../src/index.js';
 import { useMcpClients } from '../helpers/mcp-clients.js';
-import { nextEvent, type RunningServer } from '../helpers/servers.js';
-import { recordMessages, useHarness } from '../helpers/session-harness.js';
-import { useCleanups } from '../helpers/util.js';
+import { nextEvent } from '../helpers/server-events.js';
+import { type RunningServer, startWebSocket } from '../helpers/servers.js';
+import { recordMessages, useWsSessions } from '../helpers/ws-sessions.js';
+import { useCleanups } from '../helpers/cleanups.js';
 
 const cleanups = useCleanups();
-const h = useHarness(cleanups);
+const h = useWsSessions(cleanups);
 const clients = useMcpClients(cleanups);
 
 function logMessage(level: LoggingLevel, data: unknown, logger?: string) {
@@ -35,7 +36,7 @@ async function logsOf({ client, notifications }: Listener) {
 
 describe('logging/setLevel', () => {
   it('sets the session log level, answers {} and emits loggingSetLevel', async () => {
-    const running = await h.start();
+    const running = await startWebSocket(cleanups);
     const { client, session } = await clients.connect(running);
     expect(session.logLevel).toBeUndefined();
     const event = nextEvent<[McpSession, LoggingLevel]>(running.server, 'loggingSetLevel');
@@ -51,7 +52,7 @@ describe('logging/setLevel', () => {
 
   // Levels that are no LoggingLevel are malformed input McpClient never sends: raw peer.
   it.each([['loud'], ['WARNING'], [3], [undefined]])('answers -32602 for the invalid level %j and keeps the old one', async (level) => {
-    const { url, server } = await h.start();
+    const { url, server } = await startWebSocket(cleanups);
     const client = await h.ready(url);
     await client.request('logging/setLevel', { level: 'error' });
     let fired = 0;
@@ -72,7 +73,7 @@ describe('logging/setLevel', () => {
 
 describe('server.sendLogMessage', () => {
   it('reaches only the sessions whose level lets it through, with the exact notification', async () => {
-    const running = await h.start();
+    const running = await startWebSocket(cleanups);
     const { server } = running;
     const byDefault = await listener(running); // threshold: info (the default)
     const strict = await listener(running);
@@ -94,7 +95,7 @@ describe('server.sendLogMessage', () => {
   });
 
   it('lets info through by default and holds debug back', async () => {
-    const running = await h.start();
+    const running = await startWebSocket(cleanups);
     const client = await listener(running);
 
     expect(running.server.sendLogMessage('debug', 'hidden')).toBe(0);
@@ -104,7 +105,7 @@ describe('server.sendLogMessage', () => {
   });
 
   it('uses options.defaultLogLevel for sessions that never set a level', async () => {
-    const running = await h.start(undefined, { server: { defaultLogLevel: 'error' } });
+    const running = await startWebSocket(cleanups, undefined, { server: { defaultLogLevel: 'error' } });
     const unset = await listener(running);
     const lowered = await listener(running);
     await lowered.client.setLogLevel('info');
@@ -117,7 +118,7 @@ describe('server.sendLogMessage', () => {
   });
 
   it('sends to one session given as an object or by id, and to no one for an unknown id', async () => {
-    const running = await h.start();
+    const running = await startWebSocket(cleanups);
     const { server } = running;
     const first = await listener(running);
     const second = await listener(running);
@@ -132,7 +133,7 @@ describe('server.sendLogMessage', () => {
   });
 
   it('returns 0 and sends nothing when no session exists', async () => {
-    const { server } = await h.start();
+    const { server } = await startWebSocket(cleanups);
 
     expect(server.sendLogMessage('emergency', 'anyone?')).toBe(0);
   });
@@ -141,7 +142,7 @@ describe('server.sendLogMessage', () => {
 describe('ctx.log', () => {
   // The subject is the order of frames on the socket (log messages before the result): raw peer.
   it('sends notifications/message from inside a tool before the tool result, filtered by the session level', async () => {
-    const { url } = await h.start((server) =>
+    const { url } = await startWebSocket(cleanups, (server) =>
       server.registerTool('work', {}, (_args, ctx) => {
         ctx.log('debug', 'step 0 (hidden)', 'worker');
         ctx.log('info', { step: 1 }, 'worker');
@@ -163,7 +164,7 @@ describe('ctx.log', () => {
   });
 
   it('follows a level set with logging/setLevel', async () => {
-    const running = await h.start((server) =>
+    const running = await startWebSocket(cleanups, (server) =>
       server.registerTool('work', {}, (_args, ctx) => {
         ctx.log('debug', 'detail');
         return 'done';

@@ -6,9 +6,8 @@
 import { describe, expect, it } from 'vitest';
 import type { McpServer, McpSession } from '../../src/index.js';
 import { useMcpClients } from '../helpers/mcp-clients.js';
-import { startHttpServer } from '../helpers/modern.js';
-import { startWsServer } from '../helpers/servers.js';
-import { useCleanups } from '../helpers/util.js';
+import { useCleanups } from '../helpers/cleanups.js';
+import { startWebSocket, startHttp } from '../helpers/servers.js';
 
 const cleanups = useCleanups();
 const clients = useMcpClients(cleanups);
@@ -33,8 +32,7 @@ function toolCalls(log: Traced[]): Traced[] {
 
 describe('the message event', () => {
   it('WebSocket, 2026-07-28: a request is traced in once, on the connection, and its answer out once, with its own session', async () => {
-    const running = await startWsServer(echo);
-    cleanups.push(() => running.close());
+    const running = await startWebSocket(cleanups, echo);
     const log = trace(running.server);
     const { client } = await clients.connectUrl(running.url, { era: 'modern' });
     expect(await client.callTool('echo', { text: 'hi' })).toMatchObject({ content: [{ type: 'text', text: 'hi' }] });
@@ -47,8 +45,7 @@ describe('the message event', () => {
   });
 
   it('HTTP, 2026-07-28: a request is traced in once and its answer out once, both with the request session', async () => {
-    const running = await startHttpServer(echo);
-    cleanups.push(() => running.close());
+    const running = await startHttp(cleanups, echo);
     const log = trace(running.server);
     const { client } = await clients.connectUrl(running.url, { era: 'modern' });
     await client.callTool('echo', { text: 'hi' });

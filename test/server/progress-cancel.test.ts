@@ -7,12 +7,14 @@
 import { describe, expect, it } from 'vitest';
 import { ErrorCode, McpError, type CancelledParams, type McpClient, type McpSession, type ProgressParams, type RequestId } from '../../src/index.js';
 import { rpcError, useMcpClients } from '../helpers/mcp-clients.js';
-import { nextEvent, recordOutgoing, type RunningServer } from '../helpers/servers.js';
-import { flush, recordMessages, useHarness } from '../helpers/session-harness.js';
-import { deferred, useCleanups } from '../helpers/util.js';
+import { nextEvent, recordOutgoing } from '../helpers/server-events.js';
+import { type RunningServer, startWebSocket } from '../helpers/servers.js';
+import { flush, recordMessages, useWsSessions } from '../helpers/ws-sessions.js';
+import { deferred } from '../helpers/deferred.js';
+import { useCleanups } from '../helpers/cleanups.js';
 
 const cleanups = useCleanups();
-const h = useHarness(cleanups);
+const h = useWsSessions(cleanups);
 const clients = useMcpClients(cleanups);
 
 function progress(progressToken: string | number, value: number, total?: number, message?: string) {
@@ -57,7 +59,7 @@ describe('progress', () => {
     ['an integer', 42],
     ['the integer 0', 0],
   ])('sends notifications/progress echoing %s token, in order, before the result', async (_what, token) => {
-    const { url } = await h.start(counter);
+    const { url } = await startWebSocket(cleanups, counter);
     const client = await h.ready(url);
     const log = recordMessages(client);
 
@@ -72,7 +74,7 @@ describe('progress', () => {
   });
 
   it('leaves total and message out when the handler gives neither, and accepts fractional progress', async () => {
-    const running = await h.start((server) =>
+    const running = await startWebSocket(cleanups, (server) =>
       server.registerTool('frac', {}, (_args, ctx) => {
         ctx.progress(0.25);
         ctx.progress(0.5, undefined, 'half');
@@ -92,7 +94,7 @@ describe('progress', () => {
   });
 
   it('sends no progress when the request has no progressToken', async () => {
-    const running = await h.start(counter);
+    const running = await startWebSocket(cleanups, counter);
     const { client, notifications } = await connect(running);
 
     expect(await client.callTool('count')).toEqual({ content: [{ type: 'text', text: 'counted' }] });
@@ -106,7 +108,7 @@ describe('progress', () => {
     ['decreasing', 1, 'progress must increase with each notification: got 1 after 2'],
   ])('throws a RangeError in the handler for %s progress, which becomes an isError result', async (_what, next, message) => {
     const thrown: unknown[] = [];
-    const running = await h.start((server) =>
+    const running = await startWebSocket(cleanups, (server) =>
       server.registerTool('bad', {}, (_args, ctx) => {
         ctx.progress(2, 10);
         try {
@@ -133,7 +135,7 @@ describe('progress', () => {
   });
 
   it('keeps the progress of concurrent requests apart, each with its own token', async () => {
-    const running = await h.start(counter);
+    const running = await startWebSocket(cleanups, counter);
     const { client, notifications } = await connect(running);
     const pa = progressOf();
     const pb = progressOf();
@@ -176,7 +178,7 @@ describe('cancellation', () => {
   function startCancellable(after: 'return' | 'throw' = 'return') {
     const started = deferred<RequestId>();
     const finished = deferred<Observed>();
-    const promise = h.start((server) =>
+    const promise = startWebSocket(cleanups, (server) =>
       server.registerTool('wait', {}, async (_args, ctx) => {
         const aborted = new Promise<void>((resolve) => ctx.signal.addEventListener('abort', () => resolve(), { once: true }));
         started.resolve(ctx.requestId);
@@ -244,7 +246,7 @@ describe('cancellation', () => {
     const gate = deferred();
     const started = deferred();
     let abortedSecond = false;
-    const { url } = await h.start((server) =>
+    const { url } = await startWebSocket(cleanups, (server) =>
       server.registerTool('gated', {}, async (_args, ctx) => {
         ctx.signal.addEventListener('abort', () => (abortedSecond = true));
         started.resolve();
@@ -268,7 +270,7 @@ describe('cancellation', () => {
     const gate = deferred();
     const started = deferred();
     let aborted = false;
-    const { url } = await h.start((server) =>
+    const { url } = await startWebSocket(cleanups, (server) =>
       server.registerTool('gated', {}, async (_args, ctx) => {
         ctx.signal.addEventListener('abort', () => (aborted = true));
         started.resolve();
@@ -290,7 +292,7 @@ describe('cancellation', () => {
   });
 
   it('ignores a cancellation for an unknown id: no reply, and the session keeps working', async () => {
-    const { url, server } = await h.start((s) => s.registerTool('t', {}, () => 'ok'));
+    const { url, server } = await startWebSocket(cleanups, (s) => s.registerTool('t', {}, () => 'ok'));
     const client = await h.ready(url);
     const log = recordMessages(client);
     const errors: Error[] = [];
@@ -310,7 +312,7 @@ describe('cancellation', () => {
   });
 
   it('ignores a cancellation that arrives after the response was sent', async () => {
-    const { url } = await h.start((s) => s.registerTool('t', {}, () => 'ok'));
+    const { url } = await startWebSocket(cleanups, (s) => s.registerTool('t', {}, () => 'ok'));
     const client = await h.ready(url);
 
     expect((await client.request('tools/call', { name: 't' }, 'done')).result).toEqual({ content: [{ type: 'text', text: 'ok' }] });

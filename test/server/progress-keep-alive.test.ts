@@ -8,12 +8,14 @@ import { describe, expect, it, vi } from 'vitest';
 import type { McpServer, McpServerOptions } from '../../src/index.js';
 import { NAME_Q, SAMPLE_Q } from '../helpers/client-requests.js';
 import { modernRequest } from '../helpers/modern.js';
-import { flush, recordMessages, useHarness } from '../helpers/session-harness.js';
-import { useCleanups, useFakeClock } from '../helpers/util.js';
+import { flush, recordMessages, useWsSessions } from '../helpers/ws-sessions.js';
+import { useCleanups } from '../helpers/cleanups.js';
+import { useFakeClock } from '../helpers/fake-clock.js';
 import type { Json, WsTestClient } from '../helpers/ws-client.js';
+import { startWebSocket } from '../helpers/servers.js';
 
 const cleanups = useCleanups();
-const h = useHarness(cleanups);
+const h = useWsSessions(cleanups);
 const fakeClock = useFakeClock();
 
 const PERIOD = 1000;
@@ -37,7 +39,7 @@ function text(id: string | number, value: string): Json {
  * every message the client receives from now on; the clock is fake from here.
  */
 async function open(setup: (server: McpServer) => void, options: McpServerOptions = {}) {
-  const running = await h.start(setup, { server: { progressKeepAliveMs: PERIOD, ...options } });
+  const running = await startWebSocket(cleanups, setup, { server: { progressKeepAliveMs: PERIOD, ...options } });
   const { client, session } = await h.open(running, { capabilities: CAPABILITIES });
   const log = recordMessages(client);
   fakeClock();

@@ -1,11 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { McpServer, type GetPromptResult, type PromptConfig } from '../../src/index.js';
 import { rpcError, useMcpClients } from '../helpers/mcp-clients.js';
-import { useHarness } from '../helpers/session-harness.js';
-import { useCleanups } from '../helpers/util.js';
+import { useCleanups } from '../helpers/cleanups.js';
+import { startWebSocket } from '../helpers/servers.js';
+import { useWsSessions } from '../helpers/ws-sessions.js';
 
 const cleanups = useCleanups();
-const h = useHarness(cleanups);
+const h = useWsSessions(cleanups);
 const clients = useMcpClients(cleanups);
 
 const TRANSLATE: PromptConfig = {
@@ -30,7 +31,7 @@ function translate(args: Record<string, string>): GetPromptResult {
 
 describe('prompts/list', () => {
   it('lists exact descriptors with their arguments and without the completers', async () => {
-    const running = await h.start((server) => {
+    const running = await startWebSocket(cleanups, (server) => {
       server.registerPrompt('translate', TRANSLATE, translate);
       server.registerPrompt('plain', {}, () => ({ messages: [] }));
     });
@@ -56,7 +57,8 @@ describe('prompts/list', () => {
   });
 
   it('pages prompts with the server pageSize', async () => {
-    const running = await h.start(
+    const running = await startWebSocket(
+      cleanups,
       (server) => {
         for (const name of ['p1', 'p2', 'p3']) server.registerPrompt(name, {}, () => ({ messages: [] }));
       },
@@ -74,7 +76,7 @@ describe('prompts/list', () => {
 describe('prompts/get', () => {
   it('passes the arguments to the handler and answers its result', async () => {
     const seen: unknown[] = [];
-    const running = await h.start((server) =>
+    const running = await startWebSocket(cleanups, (server) =>
       server.registerPrompt('translate', TRANSLATE, (args, ctx) => {
         seen.push(args, ctx.method);
         return translate(args);
@@ -90,7 +92,7 @@ describe('prompts/get', () => {
   });
 
   it('calls a prompt without arguments when none are required', async () => {
-    const running = await h.start((server) =>
+    const running = await startWebSocket(cleanups, (server) =>
       server.registerPrompt('plain', {}, (args) => ({ messages: [{ role: 'assistant', content: { type: 'text', text: JSON.stringify(args) } }] })),
     );
     const { client } = await clients.connect(running);
@@ -103,7 +105,7 @@ describe('prompts/get', () => {
 
   it('answers -32602 naming every missing required argument', async () => {
     let called = false;
-    const running = await h.start((server) =>
+    const running = await startWebSocket(cleanups, (server) =>
       server.registerPrompt('translate', TRANSLATE, (args) => {
         called = true;
         return translate(args);
@@ -129,7 +131,7 @@ describe('prompts/get', () => {
 
   // Malformed params McpClient never sends: raw peer (this test, the next one, and the missing name).
   it('answers -32602 when an argument value is not a string', async () => {
-    const { url } = await h.start((server) => server.registerPrompt('translate', TRANSLATE, translate));
+    const { url } = await startWebSocket(cleanups, (server) => server.registerPrompt('translate', TRANSLATE, translate));
     const client = await h.ready(url);
 
     expect(await client.request('prompts/get', { name: 'translate', arguments: { text: 'hi', language: 3 } }, 'n')).toEqual({
@@ -140,7 +142,7 @@ describe('prompts/get', () => {
   });
 
   it('answers -32602 when arguments is not an object', async () => {
-    const { url } = await h.start((server) => server.registerPrompt('translate', TRANSLATE, translate));
+    const { url } = await startWebSocket(cleanups, (server) => server.registerPrompt('translate', TRANSLATE, translate));
     const client = await h.ready(url);
 
     expect(await client.request('prompts/get', { name: 'translate', arguments: ['hi', 'fr'] }, 'a')).toEqual({
@@ -151,7 +153,7 @@ describe('prompts/get', () => {
   });
 
   it('answers -32602 for an unknown prompt', async () => {
-    const running = await h.start((server) => server.registerPrompt('translate', TRANSLATE, translate));
+    const running = await startWebSocket(cleanups, (server) => server.registerPrompt('translate', TRANSLATE, translate));
     const { client } = await clients.connect(running);
 
     expect(await rpcError(client.getPrompt('nope'))).toEqual({ code: -32602, message: 'Unknown prompt: nope' });
@@ -159,7 +161,7 @@ describe('prompts/get', () => {
 
   // Malformed params McpClient never sends: raw peer.
   it('answers -32602 when params.name is missing', async () => {
-    const { url } = await h.start();
+    const { url } = await startWebSocket(cleanups);
     const client = await h.ready(url);
 
     expect(await client.request('prompts/get', {}, 'u')).toEqual({
@@ -170,7 +172,9 @@ describe('prompts/get', () => {
   });
 
   it('answers -32603 when the handler returns no messages array', async () => {
-    const running = await h.start((server) => server.registerPrompt('empty', {}, () => ({ description: 'nothing' }) as unknown as GetPromptResult));
+    const running = await startWebSocket(cleanups, (server) =>
+      server.registerPrompt('empty', {}, () => ({ description: 'nothing' }) as unknown as GetPromptResult),
+    );
     const { client } = await clients.connect(running);
 
     expect(await rpcError(client.getPrompt('empty'))).toEqual({
@@ -180,7 +184,7 @@ describe('prompts/get', () => {
   });
 
   it('answers -32603 "Internal error" to an Error thrown by the handler, without its message', async () => {
-    const running = await h.start((server) =>
+    const running = await startWebSocket(cleanups, (server) =>
       server.registerPrompt('boom', {}, () => {
         throw new Error('template missing');
       }),

@@ -1,12 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import type { JsonRpcNotification, McpClient, McpServer, McpSession } from '../../src/index.js';
 import { rpcError, useMcpClients } from '../helpers/mcp-clients.js';
-import { nextEvent, type RunningServer } from '../helpers/servers.js';
-import { useHarness } from '../helpers/session-harness.js';
-import { useCleanups } from '../helpers/util.js';
+import { nextEvent } from '../helpers/server-events.js';
+import { type RunningServer, startWebSocket } from '../helpers/servers.js';
+import { useCleanups } from '../helpers/cleanups.js';
+import { useWsSessions } from '../helpers/ws-sessions.js';
 
 const cleanups = useCleanups();
-const h = useHarness(cleanups);
+const h = useWsSessions(cleanups);
 const clients = useMcpClients(cleanups);
 
 // A 1x1 transparent PNG.
@@ -39,7 +40,7 @@ async function updates(client: McpClient, notifications: JsonRpcNotification[]):
 
 describe('resources/list and resources/templates/list', () => {
   it('lists exact resource descriptors in registration order', async () => {
-    const running = await h.start((server) => {
+    const running = await startWebSocket(cleanups, (server) => {
       server.registerResource(
         'test://static-text',
         {
@@ -77,7 +78,7 @@ describe('resources/list and resources/templates/list', () => {
   });
 
   it('lists exact template descriptors without their completers', async () => {
-    const running = await h.start((server) => {
+    const running = await startWebSocket(cleanups, (server) => {
       registerConformanceTemplate(server);
       server.registerResourceTemplate('test://users/{user}', { name: 'user', annotations: { priority: 1 }, complete: { user: () => ['ann'] } }, () => 'x');
     });
@@ -92,7 +93,7 @@ describe('resources/list and resources/templates/list', () => {
   });
 
   it('keeps templates out of resources/list and resources out of resources/templates/list', async () => {
-    const running = await h.start((server) => {
+    const running = await startWebSocket(cleanups, (server) => {
       registerConformanceTemplate(server);
       server.registerResource('test://only', { name: 'only' }, () => 'x');
     });
@@ -106,7 +107,7 @@ describe('resources/list and resources/templates/list', () => {
 describe('resources/read', () => {
   it('answers a static resource whose handler returns a string with one text content carrying the mimeType', async () => {
     const seen: unknown[] = [];
-    const running = await h.start((server) =>
+    const running = await startWebSocket(cleanups, (server) =>
       server.registerResource('test://static-text', { name: 'static-text', mimeType: 'text/plain' }, (uri, ctx) => {
         seen.push(uri, ctx.method);
         return 'This is the content of the static text resource.';
@@ -121,7 +122,7 @@ describe('resources/read', () => {
   });
 
   it('leaves mimeType out of the text content when the resource has none', async () => {
-    const running = await h.start((server) => server.registerResource('test://untyped', { name: 'untyped' }, () => 'text'));
+    const running = await startWebSocket(cleanups, (server) => server.registerResource('test://untyped', { name: 'untyped' }, () => 'text'));
     const { client } = await clients.connect(running);
 
     expect(await client.readResource('test://untyped')).toEqual({
@@ -130,7 +131,7 @@ describe('resources/read', () => {
   });
 
   it('answers blob contents returned as a contents array', async () => {
-    const running = await h.start((server) =>
+    const running = await startWebSocket(cleanups, (server) =>
       server.registerResource('test://static-binary', { name: 'pixel', mimeType: 'image/png' }, (uri) => [{ uri, mimeType: 'image/png', blob: PIXEL }]),
     );
     const { client } = await clients.connect(running);
@@ -146,7 +147,7 @@ describe('resources/read', () => {
       ],
       _meta: { 'com.example/etag': 'v1' },
     };
-    const running = await h.start((server) => server.registerResource('test://multi', { name: 'multi' }, () => structuredClone(result)));
+    const running = await startWebSocket(cleanups, (server) => server.registerResource('test://multi', { name: 'multi' }, () => structuredClone(result)));
     const { client } = await clients.connect(running);
 
     expect(await client.readResource('test://multi')).toEqual(result);
@@ -154,7 +155,7 @@ describe('resources/read', () => {
 
   it('reads a template resource with its variables (conformance test://template/{id}/data)', async () => {
     const seen: unknown[] = [];
-    const running = await h.start((server) => registerConformanceTemplate(server, seen));
+    const running = await startWebSocket(cleanups, (server) => registerConformanceTemplate(server, seen));
     const { client } = await clients.connect(running);
 
     const result = await client.readResource('test://template/123/data');
@@ -168,7 +169,7 @@ describe('resources/read', () => {
 
   it('percent-decodes template variables and does not match a uri with extra path segments', async () => {
     const seen: unknown[] = [];
-    const running = await h.start((server) => registerConformanceTemplate(server, seen));
+    const running = await startWebSocket(cleanups, (server) => registerConformanceTemplate(server, seen));
     const { client } = await clients.connect(running);
 
     const result = await client.readResource('test://template/a%20b/data');
@@ -183,7 +184,7 @@ describe('resources/read', () => {
   });
 
   it('prefers a static resource over a template that also matches the uri', async () => {
-    const running = await h.start((server) => {
+    const running = await startWebSocket(cleanups, (server) => {
       registerConformanceTemplate(server);
       server.registerResource('test://template/fixed/data', { name: 'fixed', mimeType: 'text/plain' }, () => 'static wins');
     });
@@ -195,7 +196,7 @@ describe('resources/read', () => {
   });
 
   it('answers -32002 with data {uri} for a uri that nothing serves', async () => {
-    const running = await h.start((server) => {
+    const running = await startWebSocket(cleanups, (server) => {
       registerConformanceTemplate(server);
       server.registerResource('test://static-text', { name: 'static-text' }, () => 'x');
     });
@@ -209,7 +210,7 @@ describe('resources/read', () => {
   });
 
   it('answers -32002 when a static resource handler returns undefined', async () => {
-    const running = await h.start((server) => server.registerResource('test://vanished', { name: 'vanished' }, () => undefined));
+    const running = await startWebSocket(cleanups, (server) => server.registerResource('test://vanished', { name: 'vanished' }, () => undefined));
     const { client } = await clients.connect(running);
 
     expect(await rpcError(client.readResource('test://vanished'))).toEqual({
@@ -220,7 +221,7 @@ describe('resources/read', () => {
   });
 
   it('answers -32002 when a template handler returns undefined for the matched uri', async () => {
-    const running = await h.start((server) =>
+    const running = await startWebSocket(cleanups, (server) =>
       server.registerResourceTemplate('test://notes/{id}', { name: 'note' }, (_uri, { id }) => (id === '1' ? 'note one' : undefined)),
     );
     const { client } = await clients.connect(running);
@@ -235,7 +236,7 @@ describe('resources/read', () => {
 
   // A resources/read without a uri is malformed input McpClient never sends: raw peer.
   it('answers -32602 when params.uri is missing', async () => {
-    const { url } = await h.start();
+    const { url } = await startWebSocket(cleanups);
     const client = await h.ready(url);
 
     expect(await client.request('resources/read', {}, 'm')).toEqual({
@@ -250,7 +251,7 @@ describe('resources/subscribe and resources/unsubscribe', () => {
   const WATCHED = 'test://watched';
 
   it('sends notifications/resources/updated only to subscribed sessions, returns the count, and stops after unsubscribe', async () => {
-    const running = await h.start((s) => s.registerResource(WATCHED, { name: 'watched' }, () => 'v1'));
+    const running = await startWebSocket(cleanups, (s) => s.registerResource(WATCHED, { name: 'watched' }, () => 'v1'));
     const { server } = running;
     const subscriber = await watching(running);
     const bystander = await watching(running);
@@ -278,7 +279,7 @@ describe('resources/subscribe and resources/unsubscribe', () => {
   });
 
   it('tells every subscribed session, once each', async () => {
-    const running = await h.start((s) => s.registerResource(WATCHED, { name: 'watched' }, () => 'v1'));
+    const running = await startWebSocket(cleanups, (s) => s.registerResource(WATCHED, { name: 'watched' }, () => 'v1'));
     const a = await watching(running);
     const b = await watching(running);
     await a.client.subscribe(WATCHED);
@@ -294,7 +295,7 @@ describe('resources/subscribe and resources/unsubscribe', () => {
 
   // A subscribe or unsubscribe without a string uri is malformed input McpClient never sends: raw peer.
   it('answers -32602 when subscribe or unsubscribe has no uri', async () => {
-    const { url } = await h.start();
+    const { url } = await startWebSocket(cleanups);
     const client = await h.ready(url);
 
     expect(await client.request('resources/subscribe', {}, 's')).toEqual({

@@ -24,13 +24,16 @@ import {
 } from '../../src/index.js';
 import { CAPS, errorOf, expectMcpError, responseLog, thrownBy, succeeded, type ResponseLog } from '../helpers/client-requests.js';
 import { useMcpClients } from '../helpers/mcp-clients.js';
-import { nextEvent, recordOutgoing, type RunningServer } from '../helpers/servers.js';
-import { expectQuietAndAlive, useHarness } from '../helpers/session-harness.js';
-import { capture, expectAtDeadline, useCleanups, useFakeClock } from '../helpers/util.js';
+import { nextEvent, recordOutgoing } from '../helpers/server-events.js';
+import { type RunningServer, startWebSocket } from '../helpers/servers.js';
+import { expectQuietAndAlive, useWsSessions } from '../helpers/ws-sessions.js';
+import { capture } from '../helpers/outcome.js';
+import { expectAtDeadline, useFakeClock } from '../helpers/fake-clock.js';
+import { useCleanups } from '../helpers/cleanups.js';
 import type { Json } from '../helpers/ws-client.js';
 
 const cleanups = useCleanups();
-const h = useHarness(cleanups);
+const h = useWsSessions(cleanups);
 const clients = useMcpClients(cleanups);
 const fakeClock = useFakeClock();
 
@@ -42,8 +45,8 @@ const samplingFrame = (params: CreateMessageParams) => ({ jsonrpc: '2.0', id: 0,
 const PING_REPLY = { jsonrpc: '2.0', id: expect.any(Number), result: {} };
 
 /** A raw peer that declared `capabilities`, on a fresh server whose response events are recorded. */
-async function openRaw(capabilities: Json, serverOptions: Parameters<typeof h.start>[1] = {}) {
-  const running = await h.start(undefined, serverOptions);
+async function openRaw(capabilities: Json, serverOptions: Parameters<typeof startWebSocket>[2] = {}) {
+  const running = await startWebSocket(cleanups, undefined, serverOptions);
   const sampling = responseLog(running.server, 'responseSamplingCreateMessage');
   const roots = responseLog(running.server, 'responseRootsList');
   const { client, session } = await h.open(running, { capabilities });
@@ -69,10 +72,10 @@ interface Connected {
 async function connect(
   setup: (client: McpClient) => void = () => {},
   options: McpClientOptions = {},
-  serverOptions: Parameters<typeof h.start>[1] = {},
+  serverOptions: Parameters<typeof startWebSocket>[2] = {},
   serverSetup?: (server: McpServer) => void,
 ): Promise<Connected> {
-  const running = await h.start(serverSetup, serverOptions);
+  const running = await startWebSocket(cleanups, serverSetup, serverOptions);
   const sampling = responseLog(running.server, 'responseSamplingCreateMessage');
   const roots = responseLog(running.server, 'responseRootsList');
   const { client, session } = await clients.connect(running, options, setup);

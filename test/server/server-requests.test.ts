@@ -19,19 +19,22 @@ import {
   type RequestContext,
 } from '../../src/index.js';
 import { rpcError, useMcpClients } from '../helpers/mcp-clients.js';
-import { nextEvent, recordEvents, recordOutgoing, type RunningServer } from '../helpers/servers.js';
-import { expectQuietAndAlive, flush, useHarness } from '../helpers/session-harness.js';
-import { capture, expectAtDeadline, gate, tick, useCleanups, useFakeClock, type Outcome } from '../helpers/util.js';
+import { nextEvent, recordEvents, recordOutgoing } from '../helpers/server-events.js';
+import { type RunningServer, startWebSocket } from '../helpers/servers.js';
+import { expectQuietAndAlive, flush, useWsSessions } from '../helpers/ws-sessions.js';
+import { capture, type Outcome } from '../helpers/outcome.js';
+import { expectAtDeadline, useFakeClock } from '../helpers/fake-clock.js';
+import { gate, tick } from '../helpers/deferred.js';
+import { useCleanups } from '../helpers/cleanups.js';
 import type { WsTestClient } from '../helpers/ws-client.js';
 
 const cleanups = useCleanups();
-const harness = useHarness(cleanups);
+const harness = useWsSessions(cleanups);
 const clients = useMcpClients(cleanups);
 const fakeClock = useFakeClock();
 /** Sessions here declare every client capability, so each request method they are sent is one they support. */
 const ALL_CLIENT_CAPABILITIES = { roots: { listChanged: true }, sampling: {}, elicitation: { form: {}, url: {} } };
 const h = {
-  start: harness.start,
   connect: harness.connect,
   open: (running: Parameters<typeof harness.open>[0], init: Parameters<typeof harness.open>[1] = {}) =>
     harness.open(running, { capabilities: ALL_CLIENT_CAPABILITIES, ...init }),
@@ -99,7 +102,7 @@ async function progressOnRequestZero(client: WsTestClient, progress: number): Pr
 
 describe('request and reply', () => {
   it('sends exactly {jsonrpc, id, method, params} with integer ids from 0 and resolves with the result', async () => {
-    const running = await h.start();
+    const running = await startWebSocket(cleanups);
     const { client, session } = await h.open(running);
     const first = capture(session.request('roots/list', {}));
     const second = capture(session.request('sampling/createMessage', { maxTokens: 10, messages: [] }));
@@ -126,7 +129,7 @@ describe('request and reply', () => {
   });
 
   it('rejects with an McpError carrying the code, message and data of a JSON-RPC error reply', async () => {
-    const running = await h.start();
+    const running = await startWebSocket(cleanups);
     const { client, session } = await h.open(running);
     const p = capture(session.request('sampling/createMessage', { maxTokens: 1, messages: [] }));
     const request = await client.nextMessage('sampling/createMessage');
@@ -141,7 +144,7 @@ describe('request and reply', () => {
   });
 
   it('rejects an error reply without data with data undefined', async () => {
-    const running = await h.start();
+    const running = await startWebSocket(cleanups);
     const { client, session } = await h.open(running);
     const p = capture(session.request('roots/list'));
     await client.nextMessage('roots/list');
@@ -155,7 +158,7 @@ describe('request and reply', () => {
     ['a string', 'ok'],
     ['null', null],
   ])('rejects with -32602 when the client replies with %s as the result', async (_name, result) => {
-    const running = await h.start();
+    const running = await startWebSocket(cleanups);
     const { client, session } = await h.open(running);
     const p = capture(session.request('roots/list'));
     await client.nextMessage('roots/list');
@@ -168,7 +171,7 @@ describe('request and reply', () => {
 
 describe('replies that match nothing', () => {
   it('counts a reply with an unknown id in stats.unknownResponses and emits error', async () => {
-    const running = await h.start();
+    const running = await startWebSocket(cleanups);
     const { client, session } = await h.open(running);
     const errored = nextEvent<[Error, McpSession]>(running.server, 'error');
     client.respond(42, { x: 1 });
@@ -182,7 +185,7 @@ describe('replies that match nothing', () => {
   });
 
   it('counts a second reply to an answered request in stats.duplicateResponses and notes it on debug, not error', async () => {
-    const running = await h.start();
+    const running = await startWebSocket(cleanups);
     const { client, session } = await h.open(running);
     const errors = recordEvents(running.server, 'error');
     const p = capture(session.request('roots/list'));
@@ -198,7 +201,7 @@ describe('replies that match nothing', () => {
   });
 
   it("never lets a reply on another session's socket settle this session's request", async () => {
-    const running = await h.start();
+    const running = await startWebSocket(cleanups);
     const a = await h.open(running, { clientInfo: { name: 'a', version: '1' } });
     const b = await h.open(running, { clientInfo: { name: 'b', version: '1' } });
     const pa = capture(a.session.request('roots/list'));
@@ -227,7 +230,7 @@ describe('replies that match nothing', () => {
 
 describe('timeouts', () => {
   it('rejects with RequestTimeoutError (-32001) and sends notifications/cancelled for the request', async () => {
-    const running = await h.start();
+    const running = await startWebSocket(cleanups);
     const { client, session, sent, notifications } = await holdingBack(running);
     const asked = nextAsked(client, 'rootsList');
     const p = capture(session.request('roots/list', {}, { timeoutMs: 150 }));
@@ -244,7 +247,7 @@ describe('timeouts', () => {
   });
 
   it('uses the server option requestTimeoutMs by default', async () => {
-    const running = await h.start(undefined, { server: { requestTimeoutMs: 120 } });
+    const running = await startWebSocket(cleanups, undefined, { server: { requestTimeoutMs: 120 } });
     const { client, session, notifications } = await holdingBack(running);
     fakeClock();
     const asked = nextAsked(client, 'rootsList');
@@ -261,7 +264,7 @@ describe('timeouts', () => {
   });
 
   it('counts a reply after the timeout in stats.lateResponses, emits error, and settles nothing', async () => {
-    const running = await h.start();
+    const running = await startWebSocket(cleanups);
     const { client, session } = await h.open(running);
     const timedOut = capture(session.request('roots/list', {}, { timeoutMs: 100 }));
     await client.nextMessage('roots/list');
@@ -286,7 +289,7 @@ describe('timeouts', () => {
 
 describe('cancellation with an AbortSignal', () => {
   it('rejects with RequestCancelledError (-32800) and sends notifications/cancelled with the reason', async () => {
-    const running = await h.start();
+    const running = await startWebSocket(cleanups);
     const { client, session, sent, notifications } = await holdingBack(running);
     const controller = new AbortController();
     const asked = nextAsked(client, 'elicitationCreate');
@@ -308,7 +311,7 @@ describe('cancellation with an AbortSignal', () => {
   });
 
   it('counts a reply after cancellation as late', async () => {
-    const running = await h.start();
+    const running = await startWebSocket(cleanups);
     const { client, session } = await h.open(running);
     const controller = new AbortController();
     const p = capture(session.request('roots/list', {}, { signal: controller.signal }));
@@ -324,7 +327,7 @@ describe('cancellation with an AbortSignal', () => {
   });
 
   it('rejects at once with RequestCancelledError and sends nothing when the signal is already aborted', async () => {
-    const running = await h.start();
+    const running = await startWebSocket(cleanups);
     const { client, session, sent } = await holdingBack(running);
     const p = capture(session.request('roots/list', {}, { signal: AbortSignal.abort('too late') }));
     expectMcpError(errorOf(await p.outcome), RequestCancelledError, {
@@ -337,7 +340,7 @@ describe('cancellation with an AbortSignal', () => {
   });
 
   it('session.cancelRequest(id) cancels by id and tells the client', async () => {
-    const running = await h.start();
+    const running = await startWebSocket(cleanups);
     const { client, session, notifications } = await holdingBack(running);
     const asked = nextAsked(client, 'rootsList');
     const p = capture(session.request('roots/list'));
@@ -371,7 +374,7 @@ describe('the end of a session', () => {
   const methods = ['roots/list', 'sampling/createMessage', 'elicitation/create'];
 
   it('session.close() rejects every pending request with ConnectionClosedError (-32000) and empties the table', async () => {
-    const running = await h.start();
+    const running = await startWebSocket(cleanups);
     const { client, session, notifications } = await holdingBack(running);
     const ps = await threePending(session, client);
     const closed = nextEvent<[string]>(client, 'close');
@@ -390,7 +393,7 @@ describe('the end of a session', () => {
   });
 
   it('the client closing its socket rejects every pending request with ConnectionClosedError', async () => {
-    const running = await h.start();
+    const running = await startWebSocket(cleanups);
     const { client, session } = await holdingBack(running);
     const ps = await threePending(session, client);
     await client.close();
@@ -406,7 +409,7 @@ describe('the end of a session', () => {
   });
 
   it('server.close() rejects every pending request of every session with ConnectionClosedError', async () => {
-    const running = await h.start();
+    const running = await startWebSocket(cleanups);
     const a = await holdingBack(running);
     const b = await holdingBack(running);
     const pa = await threePending(a.session, a.client);
@@ -432,7 +435,7 @@ describe('the end of a session', () => {
   });
 
   it('a request on a closed session rejects with ConnectionClosedError and is never sent', async () => {
-    const running = await h.start();
+    const running = await startWebSocket(cleanups);
     const { session, sent } = await holdingBack(running);
     session.close('bye');
     const p = capture(session.request('roots/list'));
@@ -446,7 +449,7 @@ describe('the end of a session', () => {
   });
 
   it('a request on a session that has not initialized rejects with NoBackChannelError (as session.elicit does) and is never sent', async () => {
-    const running = await h.start();
+    const running = await startWebSocket(cleanups);
     const { client, session } = await h.connect(running);
     expect(session.state).toBe('new');
     const p = capture(session.request('roots/list'));
@@ -466,7 +469,7 @@ describe('the end of a session', () => {
 
 describe('progress', () => {
   it('asks for progress with params._meta.progressToken equal to the id and passes progress to onProgress and the progress event', async () => {
-    const running = await h.start();
+    const running = await startWebSocket(cleanups);
     const { client, session } = await h.open(running);
     const events: [McpSession, ProgressParams][] = [];
     running.server.on('progress', (s, params) => events.push([s, params]));
@@ -505,7 +508,7 @@ describe('progress', () => {
   });
 
   it('does not add a progress token when onProgress is not given', async () => {
-    const running = await h.start();
+    const running = await startWebSocket(cleanups);
     const { client, session } = await h.open(running);
     const p = capture(session.request('roots/list', { _meta: { a: 1 } }));
     expect(await client.nextMessage('roots/list')).toEqual({ jsonrpc: '2.0', id: 0, method: 'roots/list', params: { _meta: { a: 1 } } });
@@ -514,7 +517,7 @@ describe('progress', () => {
   });
 
   it('progress does not extend the timeout unless resetTimeoutOnProgress is set', async () => {
-    const running = await h.start();
+    const running = await startWebSocket(cleanups);
     const { client, session } = await h.open(running);
     const seen: ProgressParams[] = [];
     fakeClock();
@@ -533,7 +536,7 @@ describe('progress', () => {
   });
 
   it('resetTimeoutOnProgress restarts the timeout on each progress notification', async () => {
-    const running = await h.start();
+    const running = await startWebSocket(cleanups);
     const { client, session } = await h.open(running);
     fakeClock();
     const p = capture(session.request('sampling/createMessage', {}, { timeoutMs: 300, onProgress: () => {}, resetTimeoutOnProgress: true }));
@@ -552,7 +555,7 @@ describe('progress', () => {
   });
 
   it('resetTimeoutOnProgress is capped by maxTotalTimeoutMs even while progress keeps coming', async () => {
-    const running = await h.start();
+    const running = await startWebSocket(cleanups);
     const { client, session } = await h.open(running);
     fakeClock();
     const p = capture(
@@ -579,7 +582,7 @@ describe('ctx.request from a tool handler', () => {
   it('is cancelled, with notifications/cancelled to the client, when the client cancels the tool call', async () => {
     const handlerError = gate();
     let caught: unknown;
-    const running = await h.start((server) =>
+    const running = await startWebSocket(cleanups, (server) =>
       server.registerTool('ask', {}, async (_args, ctx: RequestContext) => {
         try {
           await ctx.request('elicitation/create', { message: 'Your name?', requestedSchema: { type: 'object', properties: {} } });
@@ -623,7 +626,7 @@ describe('ctx.request from a tool handler', () => {
 
   it('resolves with the client result and the tool call then completes', async () => {
     const form = { message: 'Your name?', requestedSchema: { type: 'object', properties: { name: { type: 'string' } } } };
-    const running = await h.start((server) =>
+    const running = await startWebSocket(cleanups, (server) =>
       server.registerTool('ask', {}, async (_args, ctx) => {
         const answer = await ctx.request('elicitation/create', form);
         return `hello ${(answer.content as { name: string }).name}`;

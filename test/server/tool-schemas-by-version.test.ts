@@ -8,9 +8,12 @@ import addFormats from 'ajv-formats';
 import { describe, expect, it } from 'vitest';
 import type { JsonSchemaObject, McpServer } from '../../src/index.js';
 import { modernRequest } from '../helpers/modern.js';
-import { useHarness } from '../helpers/session-harness.js';
+import { startWebSocket } from '../helpers/servers.js';
+import { useWsSessions } from '../helpers/ws-sessions.js';
+import { useCleanups } from '../helpers/cleanups.js';
 
-const h = useHarness();
+const cleanups = useCleanups();
+const h = useWsSessions(cleanups);
 
 const FORECAST: JsonSchemaObject = {
   type: 'object',
@@ -40,7 +43,7 @@ function strictAjv(): Ajv {
 
 describe.each(['2024-11-05', '2025-03-26', '2025-06-18', '2025-11-25'])('tools/list on a %s session', (protocolVersion) => {
   it('leaves x-mcp-header out of every inputSchema, and keeps the rest as registered', async () => {
-    const running = await h.start(register);
+    const running = await startWebSocket(cleanups, register);
     const { client } = await h.open(running, { protocolVersion });
     const reply = await client.request('tools/list', {}, 'list');
     expect(reply).toEqual({
@@ -66,7 +69,7 @@ describe.each(['2024-11-05', '2025-03-26', '2025-06-18', '2025-11-25'])('tools/l
   });
 
   it('gives inputSchemas that each compile in a strict Ajv', async () => {
-    const running = await h.start(register);
+    const running = await startWebSocket(cleanups, register);
     const { client } = await h.open(running, { protocolVersion });
     const { result } = await client.request('tools/list');
     const ajv = strictAjv();
@@ -76,7 +79,7 @@ describe.each(['2024-11-05', '2025-03-26', '2025-06-18', '2025-11-25'])('tools/l
 
 describe('tools/list on 2026-07-28', () => {
   it('keeps x-mcp-header, which a strict Ajv refuses as the unknown keyword it is before 2026-07-28', async () => {
-    const running = await h.start(register);
+    const running = await startWebSocket(cleanups, register);
     const { client } = await h.connect(running);
     const reply = await client.request('tools/list', modernRequest('list', 'tools/list').params, 'list');
     const schemas = Object.fromEntries(reply.result.tools.map((tool: { name: string; inputSchema: object }) => [tool.name, tool.inputSchema]));
@@ -90,7 +93,7 @@ describe('tools/list on 2026-07-28', () => {
   });
 
   it('and a 2025-11-25 session on the same server still gets the schema without it', async () => {
-    const running = await h.start(register);
+    const running = await startWebSocket(cleanups, register);
     const { client: modern } = await h.connect(running);
     const { client: legacy } = await h.open(running);
     const modernReply = await modern.request('tools/list', modernRequest('m', 'tools/list').params, 'm');
@@ -101,6 +104,6 @@ describe('tools/list on 2026-07-28', () => {
 });
 
 it('leaves the schema the application registered as it was', async () => {
-  await h.start(register);
+  await startWebSocket(cleanups, register);
   expect(FORECAST.properties?.region).toEqual({ type: 'string', description: 'Where', 'x-mcp-header': 'Region' });
 });

@@ -2,11 +2,12 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { ErrorCode, McpError, McpServer, UrlElicitationRequiredError, type ToolConfig } from '../../src/index.js';
 import { SchemaCompiler } from '../../src/schema/compiler.js';
 import { rpcError, useMcpClients } from '../helpers/mcp-clients.js';
-import { useHarness } from '../helpers/session-harness.js';
-import { useCleanups } from '../helpers/util.js';
+import { useCleanups } from '../helpers/cleanups.js';
+import { startWebSocket } from '../helpers/servers.js';
+import { useWsSessions } from '../helpers/ws-sessions.js';
 
 const cleanups = useCleanups();
-const h = useHarness(cleanups);
+const h = useWsSessions(cleanups);
 const clients = useMcpClients(cleanups);
 
 afterEach(() => {
@@ -22,7 +23,7 @@ const SUM_OUTPUT = { type: 'object', properties: { sum: { type: 'number' } }, re
 
 describe('tools/list', () => {
   it('lists every registered tool with its exact descriptor, defaulting inputSchema to an object with no properties', async () => {
-    const running = await h.start((server) => {
+    const running = await startWebSocket(cleanups, (server) => {
       server.registerTool(
         'add',
         {
@@ -59,7 +60,7 @@ describe('tools/list', () => {
   });
 
   it('keeps the confirm option out of the descriptor', async () => {
-    const running = await h.start((server) => server.registerTool('wipe', { description: 'Wipes', confirm: 'Really wipe?' }, () => 'wiped'));
+    const running = await startWebSocket(cleanups, (server) => server.registerTool('wipe', { description: 'Wipes', confirm: 'Really wipe?' }, () => 'wiped'));
     const { client } = await clients.connect(running);
 
     expect(await client.listTools()).toEqual({
@@ -68,7 +69,7 @@ describe('tools/list', () => {
   });
 
   it('answers an empty tools array when nothing is registered', async () => {
-    const { client } = await clients.connect(await h.start());
+    const { client } = await clients.connect(await startWebSocket(cleanups));
 
     expect(await client.listTools()).toEqual({ tools: [] });
   });
@@ -79,7 +80,8 @@ describe('tools/list pagination', () => {
   const descriptor = (name: string) => ({ name, inputSchema: { type: 'object', additionalProperties: false } });
 
   function startPaged() {
-    return h.start(
+    return startWebSocket(
+      cleanups,
       (server) => {
         for (const name of names) server.registerTool(name, {}, () => name);
       },
@@ -105,7 +107,8 @@ describe('tools/list pagination', () => {
   });
 
   it('gives no nextCursor on a last page that is exactly full', async () => {
-    const running = await h.start(
+    const running = await startWebSocket(
+      cleanups,
       (server) => {
         for (const name of names.slice(0, 4)) server.registerTool(name, {}, () => name);
       },
@@ -141,7 +144,7 @@ describe('tools/list pagination', () => {
 
 describe('tools/call results', () => {
   it('turns a string return into a single text block', async () => {
-    const running = await h.start((server) => server.registerTool('hello', {}, () => 'hello world'));
+    const running = await startWebSocket(cleanups, (server) => server.registerTool('hello', {}, () => 'hello world'));
     const { client } = await clients.connect(running);
 
     expect(await client.callTool('hello')).toEqual({ content: [{ type: 'text', text: 'hello world' }] });
@@ -149,7 +152,7 @@ describe('tools/call results', () => {
 
   it('passes the validated arguments and a request context to the handler', async () => {
     const seen: unknown[] = [];
-    const running = await h.start((server) =>
+    const running = await startWebSocket(cleanups, (server) =>
       server.registerTool('add', { inputSchema: ADD_INPUT }, (args, ctx) => {
         seen.push(args, ctx.method, ctx.requestId);
         return String((args.a as number) + (args.b as number));
@@ -177,14 +180,14 @@ describe('tools/call results', () => {
       structuredContent: { seen: true },
       _meta: { 'com.example/trace': 'abc' },
     } as const;
-    const running = await h.start((server) => server.registerTool('pic', {}, () => structuredClone(result) as never));
+    const running = await startWebSocket(cleanups, (server) => server.registerTool('pic', {}, () => structuredClone(result) as never));
     const { client } = await clients.connect(running);
 
     expect(await client.callTool('pic', {})).toEqual(result);
   });
 
   it('adds content: [] to a result without content, and a JSON text block when it has structuredContent', async () => {
-    const running = await h.start((server) => {
+    const running = await startWebSocket(cleanups, (server) => {
       server.registerTool('flag', {}, () => ({ isError: true }) as never);
       server.registerTool('data', {}, () => ({ structuredContent: { n: 1 } }) as never);
     });
@@ -198,7 +201,7 @@ describe('tools/call results', () => {
   });
 
   it('answers -32603 naming the tool when the handler returns neither a string nor an object', async () => {
-    const running = await h.start((server) => server.registerTool('nothing', {}, () => null as never));
+    const running = await startWebSocket(cleanups, (server) => server.registerTool('nothing', {}, () => null as never));
     const { client } = await clients.connect(running);
 
     expect(await rpcError(client.callTool('nothing'))).toEqual({ code: -32603, message: 'Tool nothing returned null; return a CallToolResult or a string' });
@@ -206,7 +209,7 @@ describe('tools/call results', () => {
 
   it('answers invalid arguments with an isError result naming the tool, not a JSON-RPC error', async () => {
     let called = false;
-    const running = await h.start((server) =>
+    const running = await startWebSocket(cleanups, (server) =>
       server.registerTool('add', { inputSchema: ADD_INPUT }, () => {
         called = true;
         return 'never';
@@ -222,7 +225,7 @@ describe('tools/call results', () => {
   });
 
   it('rejects any argument to a tool registered without an inputSchema (additionalProperties: false)', async () => {
-    const running = await h.start((server) => server.registerTool('bare', {}, () => 'ran'));
+    const running = await startWebSocket(cleanups, (server) => server.registerTool('bare', {}, () => 'ran'));
     const { client } = await clients.connect(running);
 
     expect(await client.callTool('bare', { extra: 1 })).toEqual({
@@ -232,7 +235,7 @@ describe('tools/call results', () => {
   });
 
   it('answers -32602 "Unknown tool: x" for a tool that is not registered', async () => {
-    const running = await h.start((server) => server.registerTool('known', {}, () => 'ok'));
+    const running = await startWebSocket(cleanups, (server) => server.registerTool('known', {}, () => 'ok'));
     const { client } = await clients.connect(running);
 
     expect(await rpcError(client.callTool('x', {}))).toEqual({ code: -32602, message: 'Unknown tool: x' });
@@ -244,7 +247,7 @@ describe('tools/call results', () => {
     ['a string', 'a=1'],
     ['a number', 5],
   ])('answers -32602 when arguments is %s instead of an object', async (_what, args) => {
-    const { url } = await h.start((server) => server.registerTool('t', {}, () => 'ok'));
+    const { url } = await startWebSocket(cleanups, (server) => server.registerTool('t', {}, () => 'ok'));
     const client = await h.ready(url);
 
     expect(await client.request('tools/call', { name: 't', arguments: args }, 'a')).toEqual({
@@ -256,7 +259,7 @@ describe('tools/call results', () => {
 
   // A tools/call without a name is malformed input McpClient never sends: raw peer.
   it('answers -32602 when params.name is missing', async () => {
-    const { url } = await h.start();
+    const { url } = await startWebSocket(cleanups);
     const client = await h.ready(url);
 
     expect(await client.request('tools/call', { arguments: {} }, 'n')).toEqual({
@@ -267,7 +270,7 @@ describe('tools/call results', () => {
   });
 
   it('turns an Error thrown by the handler into an isError result carrying its message', async () => {
-    const running = await h.start((server) =>
+    const running = await startWebSocket(cleanups, (server) =>
       server.registerTool('fail', {}, () => {
         throw new Error('the database is down');
       }),
@@ -278,7 +281,7 @@ describe('tools/call results', () => {
   });
 
   it('turns a rejected promise from an async handler into an isError result', async () => {
-    const running = await h.start((server) =>
+    const running = await startWebSocket(cleanups, (server) =>
       server.registerTool('fail', {}, async () => {
         await Promise.resolve();
         throw new Error('async failure');
@@ -293,7 +296,7 @@ describe('tools/call results', () => {
   });
 
   it('turns a thrown non-Error value into an isError result with its text', async () => {
-    const running = await h.start((server) =>
+    const running = await startWebSocket(cleanups, (server) =>
       server.registerTool('fail', {}, () => {
         throw 'plain string failure';
       }),
@@ -308,7 +311,7 @@ describe('tools/call results', () => {
 
   // SEP-1303: every thrown error is an isError result, McpError included; only -32042 travels as a JSON-RPC error.
   it('turns an McpError thrown by the handler into an isError result with its message', async () => {
-    const running = await h.start((server) =>
+    const running = await startWebSocket(cleanups, (server) =>
       server.registerTool('deny', {}, () => {
         throw new McpError(ErrorCode.InvalidParams, 'wrong account', { account: 42 });
       }),
@@ -319,7 +322,7 @@ describe('tools/call results', () => {
   });
 
   it('answers a UrlElicitationRequiredError thrown by the handler as the -32042 JSON-RPC error', async () => {
-    const running = await h.start((server) =>
+    const running = await startWebSocket(cleanups, (server) =>
       server.registerTool('connect', {}, () => {
         throw new UrlElicitationRequiredError([{ message: 'Sign in first', url: 'https://example.com/login', elicitationId: 'el-1' }]);
       }),
@@ -336,14 +339,16 @@ describe('tools/call results', () => {
 
 describe('tools/call outputSchema', () => {
   it('passes structuredContent that matches and adds its JSON as a text block when content is empty', async () => {
-    const running = await h.start((server) => server.registerTool('sum', { outputSchema: SUM_OUTPUT }, () => ({ content: [], structuredContent: { sum: 5 } })));
+    const running = await startWebSocket(cleanups, (server) =>
+      server.registerTool('sum', { outputSchema: SUM_OUTPUT }, () => ({ content: [], structuredContent: { sum: 5 } })),
+    );
     const { client } = await clients.connect(running);
 
     expect(await client.callTool('sum')).toEqual({ content: [{ type: 'text', text: '{"sum":5}' }], structuredContent: { sum: 5 } });
   });
 
   it('keeps the handler content when structuredContent matches and content is not empty', async () => {
-    const running = await h.start((server) =>
+    const running = await startWebSocket(cleanups, (server) =>
       server.registerTool('sum', { outputSchema: SUM_OUTPUT }, () => ({ content: [{ type: 'text', text: '2 + 3 = 5' }], structuredContent: { sum: 5 } })),
     );
     const { client } = await clients.connect(running);
@@ -355,7 +360,7 @@ describe('tools/call outputSchema', () => {
   });
 
   it('answers -32603 naming the tool when structuredContent does not match the outputSchema', async () => {
-    const running = await h.start((server) =>
+    const running = await startWebSocket(cleanups, (server) =>
       server.registerTool('sum', { outputSchema: SUM_OUTPUT }, () => ({ content: [], structuredContent: { sum: 'five' } }) as never),
     );
     const { client } = await clients.connect(running);
@@ -367,7 +372,7 @@ describe('tools/call outputSchema', () => {
   });
 
   it('answers -32603 naming the tool when structuredContent is missing', async () => {
-    const running = await h.start((server) => server.registerTool('sum', { outputSchema: SUM_OUTPUT }, () => 'just text' as never));
+    const running = await startWebSocket(cleanups, (server) => server.registerTool('sum', { outputSchema: SUM_OUTPUT }, () => 'just text' as never));
     const { client } = await clients.connect(running);
 
     expect(await rpcError(client.callTool('sum'))).toEqual({
@@ -377,7 +382,7 @@ describe('tools/call outputSchema', () => {
   });
 
   it('does not validate the output of an isError result', async () => {
-    const running = await h.start((server) =>
+    const running = await startWebSocket(cleanups, (server) =>
       server.registerTool('sum', { outputSchema: SUM_OUTPUT }, () => ({ content: [{ type: 'text', text: 'overflow' }], isError: true })),
     );
     const { client } = await clients.connect(running);
@@ -386,7 +391,7 @@ describe('tools/call outputSchema', () => {
   });
 
   it('does not validate the output when the handler throws', async () => {
-    const running = await h.start((server) =>
+    const running = await startWebSocket(cleanups, (server) =>
       server.registerTool('sum', { outputSchema: SUM_OUTPUT }, () => {
         throw new Error('cannot add');
       }),
@@ -439,7 +444,7 @@ describe('tool registration', () => {
   });
 
   it('throws for a duplicate name and keeps the first registration', async () => {
-    const running = await h.start((s) => s.registerTool('dup', {}, () => 'first'));
+    const running = await startWebSocket(cleanups, (s) => s.registerTool('dup', {}, () => 'first'));
     expect(() => running.server.registerTool('dup', {}, () => 'second')).toThrow(
       new Error(`Tool 'dup' is already registered; remove it before registering it again`),
     );
@@ -450,7 +455,7 @@ describe('tool registration', () => {
 
   it('makes the tool unknown after Registration.remove(), and a second remove() does nothing', async () => {
     let registration: ReturnType<McpServer['registerTool']> | undefined;
-    const running = await h.start((s) => {
+    const running = await startWebSocket(cleanups, (s) => {
       registration = s.registerTool('gone', {}, () => 'here');
       s.registerTool('stays', {}, () => 'here');
     });
@@ -469,7 +474,7 @@ describe('tool registration', () => {
   });
 
   it('does not let a stale Registration remove a later tool of the same name', async () => {
-    const running = await h.start();
+    const running = await startWebSocket(cleanups);
     const old = running.server.registerTool('t', {}, () => 'old');
     old.remove();
     running.server.registerTool('t', {}, () => 'new');
@@ -481,7 +486,7 @@ describe('tool registration', () => {
 
   it('compiles the schemas once at registration and never while calling', async () => {
     const compile = vi.spyOn(SchemaCompiler.prototype, 'compile');
-    const running = await h.start((s) =>
+    const running = await startWebSocket(cleanups, (s) =>
       s.registerTool('add', { inputSchema: ADD_INPUT, outputSchema: SUM_OUTPUT }, ({ a, b }) => ({
         content: [],
         structuredContent: { sum: (a as number) + (b as number) },

@@ -12,12 +12,13 @@ import { z } from 'zod';
 import { type GetPromptResult, McpServer, type PromptArgument } from '../../src/index.js';
 import type { PromptArguments } from '../../src/server/prompts.js';
 import { rpcError, useMcpClients } from '../helpers/mcp-clients.js';
-import { MODERN_CAPS, ModernClient, startHttpServer } from '../helpers/modern.js';
-import { useHarness } from '../helpers/session-harness.js';
-import { useCleanups } from '../helpers/util.js';
+import { MODERN_CAPS, ModernClient } from '../helpers/modern.js';
+import { useCleanups } from '../helpers/cleanups.js';
+import { startWebSocket, startHttp } from '../helpers/servers.js';
+import { useWsSessions } from '../helpers/ws-sessions.js';
 
 const cleanups = useCleanups();
-const h = useHarness(cleanups);
+const h = useWsSessions(cleanups);
 const clients = useMcpClients(cleanups);
 
 /** One trip prompt's arguments in each way a schema can be given: a described required one, a titled optional one, one with a default. */
@@ -48,14 +49,13 @@ const TRIP_ARGUMENTS: PromptArgument[] = [
 const echo = (args: unknown): GetPromptResult => ({ messages: [{ role: 'user', content: { type: 'text', text: JSON.stringify(args) } }] });
 
 async function serve(setup: (server: McpServer) => void) {
-  const running = await h.start(setup);
+  const running = await startWebSocket(cleanups, setup);
   const { client } = await clients.connect(running);
   return { running, client };
 }
 
 async function serveModern(setup: (server: McpServer) => void) {
-  const running = await startHttpServer(setup);
-  cleanups.push(() => running.close());
+  const running = await startHttp(cleanups, setup);
   return new ModernClient(running.url, MODERN_CAPS.none);
 }
 
@@ -164,7 +164,7 @@ describe('prompts/get with arguments given as a schema', () => {
   });
 
   it('still refuses a value that is not a string before the schema sees it', async () => {
-    const { url } = await h.start((server) => server.registerPrompt('trip', { arguments: TRIP.zod }, echo));
+    const { url } = await startWebSocket(cleanups, (server) => server.registerPrompt('trip', { arguments: TRIP.zod }, echo));
     const client = await h.ready(url);
     expect(await client.request('prompts/get', { name: 'trip', arguments: { city: 3 } }, 'n')).toEqual({
       jsonrpc: '2.0',

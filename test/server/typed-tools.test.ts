@@ -11,10 +11,11 @@ import { describe, expect, it } from 'vitest';
 import * as z from 'zod';
 import type { McpServer, ToolConfig } from '../../src/index.js';
 import { type EraPeer, ERAS } from '../helpers/era-peers.js';
-import { useHttpServers } from '../helpers/modern.js';
 import { thrownBy } from '../helpers/client-requests.js';
+import { startHttp } from '../helpers/servers.js';
+import { useCleanups } from '../helpers/cleanups.js';
 
-const http = useHttpServers();
+const cleanups = useCleanups();
 
 type Trip = { city: string; nights?: number; class: 'economy' | 'business' };
 
@@ -147,7 +148,7 @@ function bookTrip(library: Library, received: unknown[], summary?: unknown) {
 describe.each(ERAS)('typed tools, $name', (era: EraPeer) => {
   describe.each(LIBRARIES)('book_trip written with $name', (library) => {
     it('lists the inputSchema and outputSchema the library gives', async () => {
-      const { url } = await http.start(bookTrip(library, []));
+      const { url } = await startHttp(cleanups, bookTrip(library, []));
       const peer = await era.open(url);
 
       const reply = await peer.request('tools/list', {}, 'list');
@@ -164,7 +165,7 @@ describe.each(ERAS)('typed tools, $name', (era: EraPeer) => {
 
     it('calls the handler with the arguments as the schema reads them, and answers its structuredContent', async () => {
       const received: unknown[] = [];
-      const { url } = await http.start(bookTrip(library, received));
+      const { url } = await startHttp(cleanups, bookTrip(library, received));
       const peer = await era.open(url);
 
       const summary = summarize(library.received);
@@ -176,7 +177,7 @@ describe.each(ERAS)('typed tools, $name', (era: EraPeer) => {
 
     it("refuses bad arguments with an isError result of the library's messages, and never calls the handler", async () => {
       const received: unknown[] = [];
-      const { url } = await http.start(bookTrip(library, received));
+      const { url } = await startHttp(cleanups, bookTrip(library, received));
       const peer = await era.open(url);
 
       expect(await peer.request('tools/call', { name: 'book_trip', arguments: { city: 5, nights: 0, class: 'first' } }, 'bad')).toEqual(
@@ -186,7 +187,7 @@ describe.each(ERAS)('typed tools, $name', (era: EraPeer) => {
     });
 
     it('answers -32603 when structuredContent does not match the outputSchema', async () => {
-      const { url } = await http.start(bookTrip(library, [], 7));
+      const { url } = await startHttp(cleanups, bookTrip(library, [], 7));
       const peer = await era.open(url);
 
       expect(await peer.request('tools/call', { name: 'book_trip', arguments: { city: 'Oslo', class: 'economy' } }, 'mismatch')).toEqual(
@@ -251,7 +252,7 @@ describe.each(ERAS)('refinements, $name', (era: EraPeer) => {
   it.each(REFINED)('$name: accepts what the refinement passes and refuses what it fails, with its message', async ({ schema, wire, refusal, async }) => {
     expect(schema['~standard'].validate({ handle: 'ada' }) instanceof Promise).toBe(async);
     const received: unknown[] = [];
-    const { url } = await http.start((server) =>
+    const { url } = await startHttp(cleanups, (server) =>
       server.registerTool('claim_handle', { inputSchema: schema }, (args) => {
         received.push(args);
         return `claimed ${args.handle}`;
@@ -312,7 +313,7 @@ describe.each(ERAS)('a Standard validate that throws, $name', (era: EraPeer) => 
         jsonSchema: { input: () => ({ type: 'object' }), output: () => ({ type: 'object' }) },
       },
     } as const;
-    const { url } = await http.start((server) => server.registerTool('fragile', { inputSchema: throwing as never }, () => 'unreached'));
+    const { url } = await startHttp(cleanups, (server) => server.registerTool('fragile', { inputSchema: throwing as never }, () => 'unreached'));
     const peer = await era.open(url);
     expect(await peer.request('tools/call', { name: 'fragile', arguments: {} }, 'broke')).toEqual(
       era.ok('broke', era.called({ content: [{ type: 'text', text: 'the validator broke' }], isError: true })),
@@ -323,7 +324,7 @@ describe.each(ERAS)('a Standard validate that throws, $name', (era: EraPeer) => 
 describe('registration', () => {
   it.each(REFUSED)('refuses $name at registration with a TypeError, and lists nothing for it', async ({ config, error }) => {
     let caught: unknown;
-    const { url } = await http.start((server) => {
+    const { url } = await startHttp(cleanups, (server) => {
       caught = thrownBy(() => server.registerTool('trip', config as never, () => 'unused'));
     });
     expect(caught).toStrictEqual(new TypeError(error));

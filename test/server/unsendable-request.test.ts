@@ -5,13 +5,17 @@
  */
 import { describe, expect, it, vi } from 'vitest';
 import { McpError, type McpSession } from '../../src/index.js';
-import { useHttpHarness } from '../helpers/http-streams.js';
-import { expectQuietAndAlive, useHarness } from '../helpers/session-harness.js';
-import { capture, tick, useCleanups, useFakeClock } from '../helpers/util.js';
+import { expectQuietAndAlive, useWsSessions } from '../helpers/ws-sessions.js';
+import { capture } from '../helpers/outcome.js';
+import { tick } from '../helpers/deferred.js';
+import { useCleanups } from '../helpers/cleanups.js';
+import { useFakeClock } from '../helpers/fake-clock.js';
+import { startWebSocket, startHttp } from '../helpers/servers.js';
+import { useHttpSessions } from '../helpers/http-streams.js';
 
 const cleanups = useCleanups();
-const h = useHarness(cleanups);
-const web = useHttpHarness();
+const h = useWsSessions(cleanups);
+const web = useHttpSessions(cleanups);
 const fakeClock = useFakeClock();
 
 const BIGINT_MESSAGE = (() => {
@@ -39,7 +43,7 @@ function pendingSize(session: McpSession): number {
 
 describe('a server-to-client request that cannot be serialised (WebSocket)', () => {
   it('rejects at once with McpError -32603, before its timeout, and leaves nothing pending', async () => {
-    const running = await h.start();
+    const running = await startWebSocket(cleanups);
     const { client, session } = await h.open(running);
     const outcome = capture(session.request('x/custom', { n: 10n }, { timeoutMs: 60_000 }));
     await tick();
@@ -52,7 +56,7 @@ describe('a server-to-client request that cannot be serialised (WebSocket)', () 
   });
 
   it('sends no notifications/cancelled later: not when its timeout would have passed, nor when its signal aborts', async () => {
-    const running = await h.start();
+    const running = await startWebSocket(cleanups);
     const { client, session } = await h.open(running);
     const controller = new AbortController();
     fakeClock();
@@ -66,7 +70,7 @@ describe('a server-to-client request that cannot be serialised (WebSocket)', () 
   });
 
   it('leaves the session able to send the next request, with the next id', async () => {
-    const running = await h.start();
+    const running = await startWebSocket(cleanups);
     const { client, session } = await h.open(running);
     await capture(session.request('x/custom', { n: 1n })).outcome;
     const next = session.request('x/echo', { ok: true });
@@ -77,7 +81,7 @@ describe('a server-to-client request that cannot be serialised (WebSocket)', () 
   });
 
   it('through ctx.request in a tool: the handler gets the -32603 error at once and can answer', async () => {
-    const running = await h.start((server) =>
+    const running = await startWebSocket(cleanups, (server) =>
       server.registerTool('asks-badly', {}, async (_args, ctx) => {
         try {
           await ctx.request('x/custom', { n: 3n }, { timeoutMs: 30 });
@@ -98,7 +102,7 @@ describe('a server-to-client request that cannot be serialised (WebSocket)', () 
 
 describe('a server-to-client request that cannot be serialised (Streamable HTTP)', () => {
   it('rejects at once on the standalone stream, which stays usable: the next request reaches the client on it', async () => {
-    const running = await web.start();
+    const running = await startHttp(cleanups);
     const { client, session } = await web.client(running);
     const get = await client.get();
     cleanups.push(() => get.abort());
@@ -120,7 +124,7 @@ describe('a server-to-client request that cannot be serialised (Streamable HTTP)
   });
 
   it('leaves nothing unsendable in the event store: a resumption of the standalone stream replays and stays open', async () => {
-    const running = await web.start();
+    const running = await startHttp(cleanups);
     const { client, session } = await web.client(running);
     const get = await client.get();
     await get.nextEvent(() => true); // priming 0_0

@@ -1,25 +1,20 @@
 /** A handler result that cannot be serialised becomes a -32603 error: the client is never left waiting. */
-import { afterEach, describe, expect, it } from 'vitest';
-import { McpServer, StreamableHttpTransport } from '../../src/index.js';
+import { describe, expect, it } from 'vitest';
+import type { McpServer } from '../../src/index.js';
 import { HttpTestClient } from '../helpers/http-client.js';
 import { modernCall } from '../helpers/modern.js';
-import { startWsServer, type RunningServer } from '../helpers/servers.js';
 import { WsTestClient } from '../helpers/ws-client.js';
+import { startHttp, startWebSocket } from '../helpers/servers.js';
+import { useCleanups } from '../helpers/cleanups.js';
 
-let running: RunningServer | undefined;
-let http: McpServer | undefined;
-afterEach(async () => {
-  await running?.close();
-  await http?.close();
-  running = http = undefined;
-});
+const cleanups = useCleanups();
 
 const register = (server: McpServer) =>
   server.registerTool('big', {}, () => ({ content: [{ type: 'text', text: 'n' }], structuredContent: { n: 1n as unknown as number } }));
 
 describe('an unserialisable result', () => {
   it('answers -32603 over WebSocket, reports the error, and the session goes on', async () => {
-    running = await startWsServer(register);
+    const running = await startWebSocket(cleanups, register);
     const errors: string[] = [];
     running.server.on('error', (err) => void errors.push(err.message));
     const { client } = await WsTestClient.initialized(running.url);
@@ -34,10 +29,7 @@ describe('an unserialisable result', () => {
   });
 
   it('answers -32603 over Streamable HTTP instead of leaving the POST open', async () => {
-    http = new McpServer({ name: 'big', version: '1.0.0' });
-    http.on('error', () => {});
-    register(http);
-    const { url } = await new StreamableHttpTransport(http).listen({ host: '127.0.0.1', port: 0 });
+    const { url } = await startHttp(cleanups, register);
     const client = new HttpTestClient(url);
     await client.initialize();
     expect(await client.call('tools/call', { name: 'big', arguments: {} }, 7)).toEqual({
@@ -48,10 +40,7 @@ describe('an unserialisable result', () => {
   });
 
   it('answers -32603 to a 2026-07-28 request too', async () => {
-    http = new McpServer({ name: 'big', version: '1.0.0' });
-    http.on('error', () => {});
-    register(http);
-    const { url } = await new StreamableHttpTransport(http).listen({ host: '127.0.0.1', port: 0 });
+    const { url } = await startHttp(cleanups, register);
     const reply = await modernCall(url, 'tools/call', { name: 'big', arguments: {} }, { id: 8 });
     expect(reply).toEqual({
       jsonrpc: '2.0',
@@ -67,7 +56,7 @@ describe('an unserialisable result', () => {
       },
     };
     const tool = (server: McpServer) => server.registerTool('leaky', {}, () => ({ content: [{ type: 'text', text: 'x' }], _meta: { secret } }));
-    running = await startWsServer(tool);
+    let running = await startWebSocket(cleanups, tool);
     const { client } = await WsTestClient.initialized(running.url);
     expect(await client.request('tools/call', { name: 'leaky', arguments: {} }, 1)).toEqual({
       jsonrpc: '2.0',
@@ -76,7 +65,7 @@ describe('an unserialisable result', () => {
     });
     await client.close();
     await running.close();
-    running = await startWsServer(tool, { server: { exposeErrors: true } });
+    running = await startWebSocket(cleanups, tool, { server: { exposeErrors: true } });
     const exposed = await WsTestClient.initialized(running.url);
     expect(await exposed.client.request('tools/call', { name: 'leaky', arguments: {} }, 2)).toEqual({
       jsonrpc: '2.0',

@@ -1,10 +1,3 @@
-/**
- * OpenTelemetry after the MCP semantic conventions, over real sockets with the OpenTelemetry SDK: the
- * SERVER span of every request (names, kinds, attributes, errors) on WebSocket, Streamable HTTP (both
- * eras) and stdio; trace context from `params._meta` and into the requests the server sends, with their
- * CLIENT spans; the two histograms; and nothing at all without the option.
- */
-import { PassThrough } from 'node:stream';
 import * as otel from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { W3CTraceContextPropagator } from '@opentelemetry/core';
@@ -17,17 +10,17 @@ import {
 } from '@opentelemetry/sdk-metrics';
 import { BasicTracerProvider, InMemorySpanExporter, type ReadableSpan, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { McpServer, type McpServerOptions, type McpSession, StdioTransport, type TelemetryOptions } from '../../src/index.js';
+import { McpServer, type McpServerOptions, type McpSession, type TelemetryOptions } from '../../src/index.js';
 import { HttpTestClient } from '../helpers/http-client.js';
-import { modernCall, useHttpServers } from '../helpers/modern.js';
-import { nextEvent, type RunningServer } from '../helpers/servers.js';
-import { useHarness } from '../helpers/session-harness.js';
-import { useCleanups } from '../helpers/util.js';
+import { modernCall } from '../helpers/modern.js';
+import { nextEvent } from '../helpers/server-events.js';
+import { type RunningServer, startWebSocket, startHttp, startStdio } from '../helpers/servers.js';
+import { useCleanups } from '../helpers/cleanups.js';
 import type { WsTestClient } from '../helpers/ws-client.js';
+import { useWsSessions } from '../helpers/ws-sessions.js';
 
 const cleanups = useCleanups();
-const h = useHarness(cleanups);
-const http = useHttpServers();
+const h = useWsSessions(cleanups);
 
 const SERVER = otel.SpanKind.SERVER;
 const CLIENT = otel.SpanKind.CLIENT;
@@ -117,7 +110,7 @@ function withTools(server: McpServer): void {
 const ASK = { message: 'Who are you?', requestedSchema: { type: 'object' as const, properties: { name: { type: 'string' as const } } } };
 
 async function wsServer(options: McpServerOptions = { telemetry }): Promise<RunningServer> {
-  return h.start(withTools, { server: options });
+  return startWebSocket(cleanups, withTools, { server: options });
 }
 
 async function openSession(running: RunningServer, capabilities = {}): Promise<{ client: WsTestClient; session: McpSession }> {
@@ -258,7 +251,7 @@ describe('SERVER spans', () => {
 
   it('over Streamable HTTP: the Mcp-Session-Id of a legacy-era session, and none for a 2026-07-28 request, which has its version', async () => {
     freshTelemetry();
-    const running = await http.start(withTools, { server: { telemetry } });
+    const running = await startHttp(cleanups, withTools, { server: { telemetry } });
     const client = new HttpTestClient(running.url);
     await client.initialize();
     await client.call('tools/call', { name: 'echo', arguments: { text: 'a' } }, 5);
@@ -296,12 +289,8 @@ describe('SERVER spans', () => {
 
   it('over stdio: network.transport pipe, and no network protocol; a span current on arrival is a link, not the parent', async () => {
     freshTelemetry();
-    const server = new McpServer({ name: 'stdio-otel', version: '1.0.0' }, { telemetry });
-    cleanups.push(() => server.close());
-    const input = new PassThrough();
-    const output = new PassThrough();
-    new StdioTransport(server, { input, output }).start();
-    const answered = new Promise((resolve) => output.once('data', resolve));
+    const { input, awaitLines } = startStdio(cleanups, undefined, { server: { telemetry } });
+    const answered = awaitLines(1);
     // As an instrumented transport below MCP would have it: its own span current while the line arrives.
     const ambient = tracerProvider.getTracer('transport').startSpan('transport read');
     otel.context.with(otel.trace.setSpan(otel.context.active(), ambient), () => {

@@ -2,9 +2,12 @@
 import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { McpServer, type McpSession, StdioTransport, type McpServerEvents } from '../../src/index.js';
-import { nextEvent } from '../helpers/servers.js';
+import { nextEvent } from '../helpers/server-events.js';
 import { StdioTestClient } from '../helpers/stdio-client.js';
-import { parseErrorMessage, tick, useCleanups } from '../helpers/util.js';
+import { parseErrorMessage } from '../helpers/parse-error.js';
+import { tick } from '../helpers/deferred.js';
+import { useCleanups } from '../helpers/cleanups.js';
+import { type RunningStdio, type Setup, startStdio, TEST_SERVER_INFO } from '../helpers/servers.js';
 import type { Json } from '../helpers/ws-client.js';
 
 const cleanups = useCleanups();
@@ -160,67 +163,36 @@ describe('the demo over stdio (child process)', () => {
   });
 });
 
-/** A server on in-process streams: what the test writes to `input`, and the lines the server wrote to `output`. */
-function inProcess(options: { maxMessageBytes?: number } = {}) {
-  const server = new McpServer({ name: 'in-process', version: '1.0.0' });
-  server.on('error', () => {});
-  server.registerTool('echo', { inputSchema: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] } }, ({ text }) => String(text));
-  const input = new PassThrough();
-  const output = new PassThrough();
-  const transport = new StdioTransport(server, { input, output, ...options });
-  const lines: Json[] = [];
-  const waiters: { count: number; resolve: () => void }[] = [];
-  let pending = '';
-  output.setEncoding('utf8');
-  output.on('data', (chunk: string) => {
-    pending += chunk;
-    let nl: number;
-    while ((nl = pending.indexOf('\n')) !== -1) {
-      lines.push(JSON.parse(pending.slice(0, nl)) as Json);
-      pending = pending.slice(nl + 1);
-    }
-    for (const w of waiters.filter((w) => lines.length >= w.count)) {
-      waiters.splice(waiters.indexOf(w), 1);
-      w.resolve();
-    }
-  });
-  cleanups.push(() => server.close());
-  return {
-    server,
-    transport,
-    input,
-    output,
-    lines,
-    /** Resolve once `count` lines have been written in total. */
-    until(count: number): Promise<Json[]> {
-      if (lines.length >= count) return Promise.resolve(lines);
-      return new Promise((resolve) => waiters.push({ count, resolve: () => resolve(lines) }));
+/** A started server with an echo tool on in-process streams, and whatever `setup` adds before it starts. */
+function inProcess(options: { maxMessageBytes?: number } = {}, setup: Setup = () => {}): RunningStdio {
+  return startStdio(
+    cleanups,
+    (server) => {
+      server.registerTool('echo', { inputSchema: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] } }, ({ text }) =>
+        String(text),
+      );
+      setup(server);
     },
-    write(message: Json): void {
-      input.write(`${JSON.stringify(message)}\n`);
-    },
-  };
+    { transport: options },
+  );
 }
 
 describe('StdioTransport in-process', () => {
   it('start() returns a stdio session and emits connect', async () => {
-    const io = inProcess();
     const connects: McpSession[] = [];
-    io.server.on('connect', (session) => void connects.push(session));
-    const session = io.transport.start();
-    expect(session.id).toMatch(/^[0-9a-f-]{36}$/);
-    expect(session.transport).toBe('stdio');
-    expect(connects).toEqual([session]);
-    io.write({ jsonrpc: '2.0', id: 1, method: 'ping' });
-    expect(await io.until(1)).toEqual([{ jsonrpc: '2.0', id: 1, result: {} }]);
+    const io = inProcess({}, (server) => server.on('connect', (session) => void connects.push(session)));
+    expect(io.session.id).toMatch(/^[0-9a-f-]{36}$/);
+    expect(io.session.transport).toBe('stdio');
+    expect(connects).toEqual([io.session]);
+    io.send({ jsonrpc: '2.0', id: 1, method: 'ping' });
+    expect(await io.awaitLines(1)).toEqual([{ jsonrpc: '2.0', id: 1, result: {} }]);
   });
 
   it('discards a line longer than maxMessageBytes with a -32600 error, and handles the next line', async () => {
     const io = inProcess({ maxMessageBytes: 200 });
-    io.transport.start();
     const long = JSON.stringify({ jsonrpc: '2.0', id: 'long', method: 'ping', params: { _meta: { pad: 'x'.repeat(300) } } });
     io.input.write(`${long}\n${JSON.stringify({ jsonrpc: '2.0', id: 'next', method: 'ping' })}\n`);
-    expect(await io.until(2)).toEqual([
+    expect(await io.awaitLines(2)).toEqual([
       { jsonrpc: '2.0', id: null, error: { code: -32600, message: 'Invalid Request: message longer than maxMessageBytes (200 bytes); it was discarded' } },
       { jsonrpc: '2.0', id: 'next', result: {} },
     ]);
@@ -229,13 +201,12 @@ describe('StdioTransport in-process', () => {
 
   it('discards a too-long line that arrives in several chunks with one error, and handles the line after it', async () => {
     const io = inProcess({ maxMessageBytes: 100 });
-    io.transport.start();
     io.input.write('{"jsonrpc":"2.0","id":"long","method":"ping","params":{"pad":"');
     io.input.write('y'.repeat(80));
     io.input.write('y'.repeat(80));
     io.input.write(`"}}\n${JSON.stringify({ jsonrpc: '2.0', id: 'next', method: 'ping' })}\n`);
-    io.write({ jsonrpc: '2.0', id: 'last', method: 'ping' });
-    expect(await io.until(3)).toEqual([
+    io.send({ jsonrpc: '2.0', id: 'last', method: 'ping' });
+    expect(await io.awaitLines(3)).toEqual([
       { jsonrpc: '2.0', id: null, error: { code: -32600, message: 'Invalid Request: message longer than maxMessageBytes (100 bytes); it was discarded' } },
       { jsonrpc: '2.0', id: 'next', result: {} },
       { jsonrpc: '2.0', id: 'last', result: {} },
@@ -247,26 +218,23 @@ describe('StdioTransport in-process', () => {
     message.params._meta.pad = 'z'.repeat(120 - JSON.stringify(message).length);
     expect(JSON.stringify(message).length).toBe(120);
     const io = inProcess({ maxMessageBytes: 120 });
-    io.transport.start();
-    io.write(message);
-    expect(await io.until(1)).toEqual([{ jsonrpc: '2.0', id: 'exact', result: {} }]);
+    io.send(message);
+    expect(await io.awaitLines(1)).toEqual([{ jsonrpc: '2.0', id: 'exact', result: {} }]);
   });
 
   it('does not count the CR of a CRLF line ending against maxMessageBytes', async () => {
     const message = { jsonrpc: '2.0', id: 'crlf', method: 'ping', params: { _meta: { pad: '' } } };
     message.params._meta.pad = 'z'.repeat(120 - JSON.stringify(message).length);
     const io = inProcess({ maxMessageBytes: 120 });
-    io.transport.start();
     io.input.write(`${JSON.stringify(message)}\r\n`);
-    expect(await io.until(1)).toEqual([{ jsonrpc: '2.0', id: 'crlf', result: {} }]);
+    expect(await io.awaitLines(1)).toEqual([{ jsonrpc: '2.0', id: 'crlf', result: {} }]);
   });
 
   it('reassembles a message split across several chunks, including inside a multi-byte character', async () => {
     const io = inProcess();
-    io.transport.start();
-    io.write({ jsonrpc: '2.0', id: 0, method: 'initialize', params: INIT_PARAMS });
-    await io.until(1);
-    io.write({ jsonrpc: '2.0', method: 'notifications/initialized' });
+    io.send({ jsonrpc: '2.0', id: 0, method: 'initialize', params: INIT_PARAMS });
+    await io.awaitLines(1);
+    io.send({ jsonrpc: '2.0', method: 'notifications/initialized' });
     const bytes = Buffer.from(
       `${JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'echo', arguments: { text: 'héllo €uro' } } })}\n`,
     );
@@ -280,12 +248,11 @@ describe('StdioTransport in-process', () => {
     }
     expect(io.lines).toHaveLength(1);
     io.input.write(bytes.subarray(from));
-    expect((await io.until(2))[1]).toEqual({ jsonrpc: '2.0', id: 1, result: { content: [{ type: 'text', text: 'héllo €uro' }] } });
+    expect((await io.awaitLines(2))[1]).toEqual({ jsonrpc: '2.0', id: 1, result: { content: [{ type: 'text', text: 'héllo €uro' }] } });
   });
 
   it('handles every message when several arrive in one chunk', async () => {
     const io = inProcess();
-    io.transport.start();
     io.input.write(
       [
         { jsonrpc: '2.0', id: 1, method: 'ping' },
@@ -295,7 +262,7 @@ describe('StdioTransport in-process', () => {
         .map((m) => `${JSON.stringify(m)}\n`)
         .join(''),
     );
-    const lines = await io.until(3);
+    const lines = await io.awaitLines(3);
     expect([...lines].sort((a, b) => a.id - b.id)).toEqual([
       { jsonrpc: '2.0', id: 1, result: {} },
       { jsonrpc: '2.0', id: 2, result: {} },
@@ -305,7 +272,6 @@ describe('StdioTransport in-process', () => {
 
   it('throws when start() is called twice', () => {
     const io = inProcess();
-    io.transport.start();
     expect(() => io.transport.start()).toThrow(new Error('StdioTransport is already started; a process has one stdin'));
   });
 
@@ -318,18 +284,18 @@ describe('StdioTransport in-process', () => {
 
   it('the end of input fires sessionEnd and disconnect with "stdin closed" for an initialized session', async () => {
     const io = inProcess();
-    const session = io.transport.start();
+    const { session } = io;
     const ended: McpServerEvents['sessionEnd'][] = [];
     io.server.on('sessionEnd', (s: McpSession, reason: string) => void ended.push([s, reason]));
-    io.write({ jsonrpc: '2.0', id: 0, method: 'initialize', params: INIT_PARAMS });
-    expect(await io.until(1)).toEqual([
+    io.send({ jsonrpc: '2.0', id: 0, method: 'initialize', params: INIT_PARAMS });
+    expect(await io.awaitLines(1)).toEqual([
       {
         jsonrpc: '2.0',
         id: 0,
-        result: { protocolVersion: '2025-11-25', capabilities: expect.any(Object), serverInfo: { name: 'in-process', version: '1.0.0' } },
+        result: { protocolVersion: '2025-11-25', capabilities: expect.any(Object), serverInfo: TEST_SERVER_INFO },
       },
     ]);
-    io.write({ jsonrpc: '2.0', method: 'notifications/initialized' });
+    io.send({ jsonrpc: '2.0', method: 'notifications/initialized' });
     const disconnected = nextEvent<McpServerEvents['disconnect']>(io.server, 'disconnect');
     io.input.end();
     expect(await disconnected).toEqual([session, 'stdin closed']);
@@ -340,7 +306,7 @@ describe('StdioTransport in-process', () => {
 
   it('the end of input fires only disconnect for a session that never initialized', async () => {
     const io = inProcess();
-    const session = io.transport.start();
+    const { session } = io;
     const ended: unknown[] = [];
     io.server.on('sessionEnd', (...args) => void ended.push(args));
     const disconnected = nextEvent<McpServerEvents['disconnect']>(io.server, 'disconnect');
@@ -351,15 +317,15 @@ describe('StdioTransport in-process', () => {
 
   it('server.close() ends the stdio session with "server closed" and stops reading input', async () => {
     const io = inProcess();
-    const session = io.transport.start();
-    io.write({ jsonrpc: '2.0', id: 0, method: 'initialize', params: INIT_PARAMS });
-    await io.until(1);
+    const { session } = io;
+    io.send({ jsonrpc: '2.0', id: 0, method: 'initialize', params: INIT_PARAMS });
+    await io.awaitLines(1);
     const ended = nextEvent<McpServerEvents['sessionEnd']>(io.server, 'sessionEnd');
     await io.server.close();
     expect(await ended).toEqual([session, 'server closed']);
     const received: unknown[] = [];
     io.server.on('message', (...args) => void received.push(args));
-    io.write({ jsonrpc: '2.0', id: 1, method: 'ping' });
+    io.send({ jsonrpc: '2.0', id: 1, method: 'ping' });
     await tick();
     expect(received).toEqual([]);
     expect(io.lines).toHaveLength(1);

@@ -1,26 +1,23 @@
 /** The WebSocket transport's auth hook, checked on the upgrade request. */
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { IncomingMessage } from 'node:http';
-import { startWsServer, type RunningServer } from '../helpers/servers.js';
 import { WsTestClient } from '../helpers/ws-client.js';
+import { startWebSocket } from '../helpers/servers.js';
+import { useCleanups } from '../helpers/cleanups.js';
 
-let running: RunningServer | undefined;
-afterEach(async () => {
-  await running?.close();
-  running = undefined;
-});
+const cleanups = useCleanups();
 
 const byToken = (req: IncomingMessage) => (req.headers.authorization === 'Bearer good' ? { id: 'alice' } : undefined);
 
 describe('WebSocketTransport auth', () => {
   it('refuses an upgrade without credentials with 401', async () => {
-    running = await startWsServer(undefined, { transport: { auth: byToken } });
+    const running = await startWebSocket(cleanups, undefined, { transport: { auth: byToken } });
     await expect(WsTestClient.connect(running.url)).rejects.toThrow('HTTP 401');
     await expect(WsTestClient.connect(running.url, { headers: { authorization: 'Bearer bad' } })).rejects.toThrow('HTTP 401');
   });
 
   it('keeps the principal the hook returned on the session', async () => {
-    running = await startWsServer(undefined, { transport: { auth: async (req) => byToken(req) } });
+    const running = await startWebSocket(cleanups, undefined, { transport: { auth: async (req) => byToken(req) } });
     const sessions: unknown[] = [];
     running.server.on('sessionNew', (session) => void sessions.push(session.principal));
     const client = await WsTestClient.connect(running.url, { headers: { authorization: 'Bearer good' } });
@@ -30,7 +27,7 @@ describe('WebSocketTransport auth', () => {
   });
 
   it('answers 500 and reports the error when the hook throws', async () => {
-    running = await startWsServer(undefined, {
+    const running = await startWebSocket(cleanups, undefined, {
       transport: {
         auth: () => {
           throw new Error('directory unreachable');
@@ -44,6 +41,8 @@ describe('WebSocketTransport auth', () => {
   });
 
   it('rejects an auth option that is not a function at construction', async () => {
-    await expect(startWsServer(undefined, { transport: { auth: 'token' as never } })).rejects.toThrow('Option auth must be a function (req) => principal');
+    await expect(startWebSocket(cleanups, undefined, { transport: { auth: 'token' as never } })).rejects.toThrow(
+      'Option auth must be a function (req) => principal',
+    );
   });
 });

@@ -9,12 +9,13 @@ import { connect } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { McpServer, StreamableHttpTransport, WebSocketTransport, type McpSession } from '../../src/index.js';
 import { HttpTestClient } from '../helpers/http-client.js';
-import { DEFAULT_CAPABILITIES, recordEvents } from '../helpers/servers.js';
-import { useHarness } from '../helpers/session-harness.js';
-import { useCleanups } from '../helpers/util.js';
+import { DEFAULT_CAPABILITIES, startWebSocket } from '../helpers/servers.js';
+import { recordEvents } from '../helpers/server-events.js';
+import { useCleanups } from '../helpers/cleanups.js';
+import { useWsSessions } from '../helpers/ws-sessions.js';
 
 const cleanups = useCleanups();
-const h = useHarness(cleanups);
+const h = useWsSessions(cleanups);
 
 /** Targets `new URL(target, base)` throws on; llhttp lets them through (absolute-form, RFC 9112 §3.2.2). */
 const BAD_HOSTS = ['http://[', 'http://%zz', 'http://a:99999'] as const;
@@ -57,7 +58,7 @@ const NOT_FOUND = { statusLine: 'HTTP/1.1 404 Not Found', body: 'No MCP endpoint
 describe('WebSocket upgrades with a target URL that new URL rejects', () => {
   for (const host of BAD_HOSTS) {
     it(`answers an upgrade to ${host}/other with 404 on a standalone WebSocket port and keeps serving new clients`, async () => {
-      const running = await h.start();
+      const running = await startWebSocket(cleanups);
       const errors = recordEvents(running.server, 'error');
       expect(() => new URL(`${host}/other`, 'http://localhost')).toThrow(TypeError);
       expect(parseReply(await rawUpgrade(running.port, `${host}/other`))).toEqual(NOT_FOUND);
@@ -69,7 +70,7 @@ describe('WebSocket upgrades with a target URL that new URL rejects', () => {
     });
 
     it(`accepts an upgrade to ${host}/mcp (its path is /mcp) with 101, opening a session, and keeps serving new clients`, async () => {
-      const running = await h.start();
+      const running = await startWebSocket(cleanups);
       const connects = recordEvents(running.server, 'connect');
       const errors = recordEvents(running.server, 'error');
       expect(() => new URL(`${host}/mcp`, 'http://localhost')).toThrow(TypeError);
@@ -85,7 +86,7 @@ describe('WebSocket upgrades with a target URL that new URL rejects', () => {
   }
 
   it('answers all the bad targets in a row on one server, which then still serves a client', async () => {
-    const running = await h.start();
+    const running = await startWebSocket(cleanups);
     for (const host of BAD_HOSTS) expect(parseReply(await rawUpgrade(running.port, `${host}/elsewhere?x=1`))).toEqual(NOT_FOUND);
     const { client } = await h.open(running);
     await expect(client.request('ping', undefined, 'p')).resolves.toEqual({ jsonrpc: '2.0', id: 'p', result: {} });

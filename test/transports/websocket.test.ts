@@ -4,14 +4,15 @@ import { connect as netConnect, type Socket } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import WebSocket, { WebSocketServer } from 'ws';
 import { ConnectionClosedError, McpServer, type McpSession, WebSocketTransport, type McpServerEvents } from '../../src/index.js';
-import { nextEvent } from '../helpers/servers.js';
-import { useHarness } from '../helpers/session-harness.js';
+import { nextEvent } from '../helpers/server-events.js';
 import { httpGet, httpUpgrade, initializeSocket, openSocket, socketClosed } from '../helpers/transport-peers.js';
-import { useCleanups } from '../helpers/util.js';
+import { useCleanups } from '../helpers/cleanups.js';
 import { WsTestClient, type Json } from '../helpers/ws-client.js';
+import { startWebSocket } from '../helpers/servers.js';
+import { useWsSessions } from '../helpers/ws-sessions.js';
 
 const cleanups = useCleanups();
-const h = useHarness(cleanups);
+const h = useWsSessions(cleanups);
 
 function trackSocket(socket: WebSocket): WebSocket {
   cleanups.push(() => {
@@ -42,21 +43,21 @@ function tcpAccepts(port: number): Promise<boolean> {
 
 describe('handshake', () => {
   it("echoes subprotocol 'mcp' when the client offers it", async () => {
-    const running = await h.start();
+    const running = await startWebSocket(cleanups);
     const client = await h.connectUrl(running.url, { protocols: ['other', 'mcp'] });
     expect(client.socket.protocol).toBe('mcp');
     expect(await client.request('ping', undefined, 1)).toEqual(PING_REPLY(1));
   });
 
   it('answers the upgrade with 101 and Sec-WebSocket-Protocol: mcp', async () => {
-    const running = await h.start();
+    const running = await startWebSocket(cleanups);
     const reply = await httpUpgrade(running.port, '/mcp', { 'sec-websocket-protocol': 'mcp' });
     expect(reply.status).toBe(101);
     expect(reply.headers['sec-websocket-protocol']).toBe('mcp');
   });
 
   it('refuses with HTTP 400 a client that offers only other subprotocols', async () => {
-    const running = await h.start();
+    const running = await startWebSocket(cleanups);
     const connects: unknown[] = [];
     running.server.on('connect', (session) => void connects.push(session));
     const reply = await httpUpgrade(running.port, '/mcp', { 'sec-websocket-protocol': 'graphql-ws, chat' });
@@ -66,7 +67,7 @@ describe('handshake', () => {
   });
 
   it('accepts a client that offers no subprotocol', async () => {
-    const running = await h.start();
+    const running = await startWebSocket(cleanups);
     const client = await h.connectUrl(running.url, { protocols: [] });
     expect(client.socket.protocol).toBe('');
     await client.initialize();
@@ -74,19 +75,19 @@ describe('handshake', () => {
   });
 
   it('answers upgrades on another path with 404 when listening on its own port', async () => {
-    const running = await h.start();
+    const running = await startWebSocket(cleanups);
     const reply = await httpUpgrade(running.port, '/other', { 'sec-websocket-protocol': 'mcp' });
     expect({ status: reply.status, body: reply.body }).toEqual({ status: 404, body: 'No MCP endpoint here; connect to /mcp\n' });
   });
 
   it('accepts the MCP path with a query string', async () => {
-    const running = await h.start();
+    const running = await startWebSocket(cleanups);
     const client = await h.connectUrl(`${running.url}?token=abc`);
     expect(await client.request('ping', undefined, 1)).toEqual(PING_REPLY(1));
   });
 
   it('answers a plain HTTP GET with 426 Upgrade Required', async () => {
-    const running = await h.start();
+    const running = await startWebSocket(cleanups);
     const reply = await httpGet(running.port, '/mcp');
     expect(reply.status).toBe(426);
     expect(reply.headers.upgrade).toBe('websocket');
@@ -96,13 +97,13 @@ describe('handshake', () => {
 
 describe('Origin', () => {
   it('accepts a handshake without Origin', async () => {
-    const running = await h.start();
+    const running = await startWebSocket(cleanups);
     const reply = await httpUpgrade(running.port, '/mcp', { 'sec-websocket-protocol': 'mcp' });
     expect(reply.status).toBe(101);
   });
 
   it('accepts loopback origins by default', async () => {
-    const running = await h.start();
+    const running = await startWebSocket(cleanups);
     for (const origin of ['http://localhost:1234', 'http://127.0.0.1', 'http://[::1]:8080']) {
       const client = await h.connectUrl(running.url, { headers: { Origin: origin } });
       expect(await client.request('ping', undefined, origin)).toEqual(PING_REPLY(origin));
@@ -110,19 +111,19 @@ describe('Origin', () => {
   });
 
   it('refuses another site with 403 by default', async () => {
-    const running = await h.start();
+    const running = await startWebSocket(cleanups);
     const reply = await httpUpgrade(running.port, '/mcp', { 'sec-websocket-protocol': 'mcp', origin: 'http://evil.example.com' });
     expect({ status: reply.status, body: reply.body }).toEqual({ status: 403, body: 'Origin http://evil.example.com is not allowed\n' });
   });
 
   it('refuses a loopback-looking origin on another host name with 403 by default', async () => {
-    const running = await h.start();
+    const running = await startWebSocket(cleanups);
     const reply = await httpUpgrade(running.port, '/mcp', { 'sec-websocket-protocol': 'mcp', origin: 'http://localhost.evil.example.com' });
     expect(reply.status).toBe(403);
   });
 
   it('with allowedOrigins accepts exactly the listed origins', async () => {
-    const running = await h.start(undefined, { transport: { allowedOrigins: ['https://app.example.com'] } });
+    const running = await startWebSocket(cleanups, undefined, { transport: { allowedOrigins: ['https://app.example.com'] } });
     const client = await h.connectUrl(running.url, { headers: { Origin: 'https://app.example.com' } });
     expect(await client.request('ping', undefined, 1)).toEqual(PING_REPLY(1));
     for (const origin of ['http://localhost:1234', 'https://evil.example.com', 'http://app.example.com']) {
@@ -133,7 +134,7 @@ describe('Origin', () => {
   });
 
   it("with allowedOrigins '*' accepts any origin", async () => {
-    const running = await h.start(undefined, { transport: { allowedOrigins: '*' } });
+    const running = await startWebSocket(cleanups, undefined, { transport: { allowedOrigins: '*' } });
     const client = await h.connectUrl(running.url, { headers: { Origin: 'http://evil.example.com' } });
     expect(await client.request('ping', undefined, 1)).toEqual(PING_REPLY(1));
     expect((await httpUpgrade(running.port, '/mcp', { origin: 'null' })).status).toBe(101);
@@ -142,7 +143,7 @@ describe('Origin', () => {
 
 describe('frames', () => {
   it('closes the connection with 1009 on a frame larger than maxMessageBytes, and keeps serving other and new clients', async () => {
-    const running = await h.start(undefined, { transport: { maxMessageBytes: 1024 } });
+    const running = await startWebSocket(cleanups, undefined, { transport: { maxMessageBytes: 1024 } });
     const bystander = await readyClient(running.url);
     const offender = await readyClient(running.url);
     const errors: McpServerEvents['error'][] = [];
@@ -169,7 +170,7 @@ describe('frames', () => {
   });
 
   it('answers a binary frame with a -32600 error and keeps the session', async () => {
-    const running = await h.start();
+    const running = await startWebSocket(cleanups);
     const client = await readyClient(running.url);
     const reply = client.waitFor((m) => m.id === null);
     client.sendRaw(Buffer.from(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' })), { binary: true });
@@ -184,7 +185,7 @@ describe('frames', () => {
   });
 
   it('handles a JSON-RPC message split across continuation frames as one message', async () => {
-    const running = await h.start();
+    const running = await startWebSocket(cleanups);
     const client = await readyClient(running.url);
     const text = JSON.stringify({ jsonrpc: '2.0', id: 'frag', method: 'ping' });
     const reply = client.waitFor((m) => m.id === 'frag');
@@ -196,7 +197,7 @@ describe('frames', () => {
 
 describe('keepalive', () => {
   it('terminates a peer that does not answer pings, with disconnect and sessionEnd', async () => {
-    const running = await h.start(undefined, { transport: { keepAliveIntervalMs: 100 } });
+    const running = await startWebSocket(cleanups, undefined, { transport: { keepAliveIntervalMs: 100 } });
     const socket = trackSocket(await openSocket(running.url, { autoPong: false }));
     const closed = socketClosed(socket);
     const ended = nextEvent<McpServerEvents['sessionEnd']>(running.server, 'sessionEnd');
@@ -213,7 +214,7 @@ describe('keepalive', () => {
   });
 
   it('keeps a peer that answers pings connected across several intervals', async () => {
-    const running = await h.start(undefined, { transport: { keepAliveIntervalMs: 100 } });
+    const running = await startWebSocket(cleanups, undefined, { transport: { keepAliveIntervalMs: 100 } });
     const disconnects: unknown[] = [];
     running.server.on('disconnect', (...args) => void disconnects.push(args));
     const client = await readyClient(running.url);
@@ -295,7 +296,7 @@ describe('attach', () => {
 
 describe('options', () => {
   it('serves on a custom path, and answers 404 on /mcp', async () => {
-    const running = await h.start(undefined, { transport: { path: '/custom/ws' } });
+    const running = await startWebSocket(cleanups, undefined, { transport: { path: '/custom/ws' } });
     expect(running.url).toBe(`ws://127.0.0.1:${running.port}/custom/ws`);
     expect(running.transport.path).toBe('/custom/ws');
     const client = await h.connectUrl(running.url);
@@ -316,14 +317,14 @@ describe('options', () => {
   });
 
   it('refuses a second listen() on the same transport', async () => {
-    const running = await h.start();
+    const running = await startWebSocket(cleanups);
     await expect(running.transport.listen()).rejects.toThrow('WebSocketTransport is already listening; create another transport for another port');
   });
 });
 
 describe('closing one session', () => {
   it('session.close(reason) closes the socket with 1000 and the reason, cut to the 123 bytes a close frame allows', async () => {
-    const running = await h.start();
+    const running = await startWebSocket(cleanups);
     const sessions: McpSession[] = [];
     running.server.on('connect', (session) => void sessions.push(session));
     const short = await readyClient(running.url);
@@ -335,7 +336,7 @@ describe('closing one session', () => {
   });
 
   it('session.close(reason) with a long non-ASCII reason still closes the socket, with at most 123 bytes of it', async () => {
-    const running = await h.start();
+    const running = await startWebSocket(cleanups);
     const connected = nextEvent<[McpSession]>(running.server, 'connect');
     const client = await readyClient(running.url);
     const [session] = await connected;
@@ -351,7 +352,7 @@ describe('closing one session', () => {
 
 describe('server.close()', () => {
   it('ends every session with "server closed", closes the sockets and the port, and rejects pending server requests', async () => {
-    const running = await h.start();
+    const running = await startWebSocket(cleanups);
     const ended: McpServerEvents['sessionEnd'][] = [];
     const disconnected: McpServerEvents['disconnect'][] = [];
     const sessions: McpSession[] = [];
@@ -402,7 +403,7 @@ describe('server.close()', () => {
   });
 
   it('is idempotent: a second close() returns the same promise and ends nothing twice', async () => {
-    const running = await h.start();
+    const running = await startWebSocket(cleanups);
     const ended: unknown[] = [];
     running.server.on('sessionEnd', (...args) => void ended.push(args));
     await readyClient(running.url);
@@ -416,7 +417,7 @@ describe('server.close()', () => {
   });
 
   it('finishes even when a peer never answers the closing handshake', async () => {
-    const running = await h.start();
+    const running = await startWebSocket(cleanups);
     const connected = nextEvent<[McpSession]>(running.server, 'connect');
     // A raw TCP peer: completes the upgrade, then never reads a frame nor sends a close frame.
     const raw = netConnect({ host: '127.0.0.1', port: running.port });

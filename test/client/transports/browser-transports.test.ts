@@ -5,17 +5,10 @@
  */
 import { describe, expect, it } from 'vitest';
 import { WebSocketServer, type WebSocket as ServerSocket } from 'ws';
-import {
-  BrowserWebSocketClientTransport,
-  McpClient,
-  type McpClientOptions,
-  McpServer,
-  StreamableHttpClientTransport,
-  StreamableHttpTransport,
-  WebSocketTransport,
-} from '../../src/index.js';
-import { RecordingSink } from '../helpers/recording-sink.js';
-import { useCleanups } from '../helpers/util.js';
+import { BrowserWebSocketClientTransport, McpClient, type McpClientOptions, StreamableHttpClientTransport } from '../../../src/index.js';
+import { RecordingSink } from '../../helpers/recording-sink.js';
+import { useCleanups } from '../../helpers/cleanups.js';
+import { startHttpAndWebSocket } from '../../helpers/servers.js';
 
 const cleanups = useCleanups();
 
@@ -30,14 +23,10 @@ const FORM = {
 
 /** One McpServer on 127.0.0.1: Streamable HTTP and WebSocket on the same port, with a tool that asks a form. */
 async function serve() {
-  const server = new McpServer({ name: 'browser-test', version: '1.0.0' });
-  server.on('error', () => {});
-  server.registerTool('book', {}, async (_args, ctx) => JSON.stringify(await ctx.elicit(FORM)));
-  const http = new StreamableHttpTransport(server);
-  const { port } = await http.listen({ host: '127.0.0.1', port: 0 });
-  new WebSocketTransport(server).attach(http.httpServer!);
-  cleanups.push(() => server.close());
-  return { server, http: `http://127.0.0.1:${port}/mcp`, ws: `ws://127.0.0.1:${port}/mcp` };
+  const running = await startHttpAndWebSocket(cleanups, (server) =>
+    server.registerTool('book', {}, async (_args, ctx) => JSON.stringify(await ctx.elicit(FORM))),
+  );
+  return { server: running.server, http: running.url, ws: running.wsUrl };
 }
 
 async function rawPeer(onConnection: (socket: ServerSocket) => void, protocol: string | false = 'mcp') {

@@ -3,11 +3,14 @@ import type { IncomingMessage } from 'node:http';
 import { createServer, type Server as NetServer, type Socket } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { WebSocketServer, type WebSocket as ServerSocket } from 'ws';
-import { WebSocketClientTransport } from '../../src/client/transports/websocket.js';
-import type { JsonSchemaObject } from '../../src/index.js';
-import { RecordingSink } from '../helpers/recording-sink.js';
-import { DEFAULT_CAPABILITIES, type RunningServer, startWsServer } from '../helpers/servers.js';
-import { capture, parseErrorMessage, tick, useCleanups } from '../helpers/util.js';
+import { WebSocketClientTransport } from '../../../src/client/transports/websocket.js';
+import type { JsonSchemaObject } from '../../../src/index.js';
+import { RecordingSink } from '../../helpers/recording-sink.js';
+import { DEFAULT_CAPABILITIES, type RunningServer, startWebSocket } from '../../helpers/servers.js';
+import { capture } from '../../helpers/outcome.js';
+import { parseErrorMessage } from '../../helpers/parse-error.js';
+import { tick } from '../../helpers/deferred.js';
+import { useCleanups } from '../../helpers/cleanups.js';
 
 const cleanups = useCleanups();
 
@@ -19,10 +22,14 @@ const ECHO_TOOL: { name: string; description: string; inputSchema: JsonSchemaObj
   inputSchema: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] },
 };
 
-async function serve(options: Parameters<typeof startWsServer>[1] = {}): Promise<RunningServer> {
-  const running = await startWsServer((server) => {
-    server.registerTool('echo', { description: ECHO_TOOL.description, inputSchema: ECHO_TOOL.inputSchema }, ({ text }) => String(text));
-  }, options);
+async function serve(options: Parameters<typeof startWebSocket>[2] = {}): Promise<RunningServer> {
+  const running = await startWebSocket(
+    cleanups,
+    (server) => {
+      server.registerTool('echo', { description: ECHO_TOOL.description, inputSchema: ECHO_TOOL.inputSchema }, ({ text }) => String(text));
+    },
+    options,
+  );
   cleanups.push(() => running.close());
   return running;
 }

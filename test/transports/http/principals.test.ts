@@ -7,14 +7,15 @@
  */
 import type { IncomingMessage } from 'node:http';
 import { describe, expect, it } from 'vitest';
-import type { McpServer, StreamableHttpTransportOptions } from '../../src/index.js';
-import { UNKEYED_PRINCIPAL } from '../../src/protocol/principal.js';
-import { NAME_Q } from '../helpers/client-requests.js';
-import { HttpTestClient, type OpenResponse } from '../helpers/http-client.js';
-import { useHttpHarness, type RunningHttpServer } from '../helpers/http-streams.js';
-import { MODERN_CAPS, ModernClient, SIGNED_STATE, TEST_STATE_KEY } from '../helpers/modern.js';
+import type { McpServer, StreamableHttpTransportOptions } from '../../../src/index.js';
+import { UNKEYED_PRINCIPAL } from '../../../src/protocol/principal.js';
+import { NAME_Q } from '../../helpers/client-requests.js';
+import { HttpTestClient, type OpenResponse } from '../../helpers/http-client.js';
+import { MODERN_CAPS, ModernClient, SIGNED_STATE } from '../../helpers/modern.js';
+import { startHttp, type RunningHttp, TEST_STATE_KEY } from '../../helpers/servers.js';
+import { useCleanups } from '../../helpers/cleanups.js';
 
-const h = useHttpHarness();
+const cleanups = useCleanups();
 
 const SESSION_NOT_FOUND = 'Session not found: it ended or never existed; send initialize without Mcp-Session-Id to start a new one';
 
@@ -46,8 +47,9 @@ async function start(
   auth: (req: IncomingMessage) => unknown,
   options: StreamableHttpTransportOptions = {},
   setup: (server: McpServer) => void = () => {},
-): Promise<RunningHttpServer> {
-  return h.start(
+): Promise<RunningHttp> {
+  return startHttp(
+    cleanups,
     (server) => {
       server.registerTool('whoami', {}, (_args, ctx) => JSON.stringify(ctx.session.principal));
       setup(server);
@@ -57,7 +59,7 @@ async function start(
 }
 
 /** Initialize (and send notifications/initialized) as `name`. */
-async function initializeAs(running: RunningHttpServer, name: string): Promise<HttpTestClient> {
+async function initializeAs(running: RunningHttp, name: string): Promise<HttpTestClient> {
   const client = new HttpTestClient(running.url);
   await client.initialize({}, { 'x-user': name });
   return client;

@@ -1,21 +1,19 @@
 /**
- * Per-test bookkeeping for WebSocket server tests: start servers and connect clients that are always
- * closed after each test, get hold of the server-side McpSession of a client, wait until the server has
- * handled everything a client sent (`pingOk`, `flush`), record what a client receives, and check that a
- * session is quiet and still answering.
+ * Raw WebSocket clients of a running server for a test, closed after it: get hold of the server-side
+ * McpSession of a client, wait until the server has handled everything a client sent (`pingOk`, `flush`),
+ * record what a client receives, and check that a session is quiet and still answering.
  */
 import { expect } from 'vitest';
 import type { McpSession } from '../../src/index.js';
-import { nextEvent, startWsServer, type RunningServer } from './servers.js';
-import { useCleanups, type Cleanups } from './util.js';
+import { nextEvent } from './server-events.js';
+import type { Cleanups } from './cleanups.js';
+import type { RunningServer } from './servers.js';
 import { WsTestClient, type Json } from './ws-client.js';
 
 type InitOptions = Parameters<typeof WsTestClient.initialized>[1];
 type ConnectOptions = Parameters<typeof WsTestClient.connect>[1];
 
-export interface Harness {
-  /** startWsServer, closed after the test. */
-  start(...args: Parameters<typeof startWsServer>): Promise<RunningServer>;
+export interface WsSessions {
   /** A connected (not initialized) client and its server-side session, closed after the test. */
   connect(running: RunningServer): Promise<{ client: WsTestClient; session: McpSession }>;
   /**
@@ -32,17 +30,9 @@ export interface Harness {
   connectUrl(url: string, options?: ConnectOptions): Promise<WsTestClient>;
 }
 
-/**
- * Call once at the top level of a test file (or `describe`): registers the `afterEach` that closes
- * everything. Pass the file's own `useCleanups()` to close servers, clients and the rest on one stack.
- */
-export function useHarness(cleanups: Cleanups = useCleanups()): Harness {
-  const harness: Harness = {
-    async start(...args) {
-      const running = await startWsServer(...args);
-      cleanups.push(() => running.close());
-      return running;
-    },
+/** Pass the file's `useCleanups()`, so clients close before the servers they talk to. */
+export function useWsSessions(cleanups: Cleanups): WsSessions {
+  const harness: WsSessions = {
     async connect(running) {
       const connected = nextEvent<[McpSession]>(running.server, 'connect');
       const client = await harness.connectUrl(running.url);

@@ -6,9 +6,9 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { EVENT_OVERHEAD_BYTES, eventSeq } from '../../src/transports/http/event-store.js';
-import { InMemoryEventStore, type InMemoryEventStoreOptions, type StoredEvent } from '../../src/index.js';
-import { checkProperty } from '../helpers/fuzz.js';
+import { EVENT_OVERHEAD_BYTES, eventSeq } from '../../../src/transports/http/event-store.js';
+import { InMemoryEventStore, type InMemoryEventStoreOptions, type StoredEvent } from '../../../src/index.js';
+import { checkProperty } from '../../helpers/fuzz.js';
 
 const MiB = 1024 * 1024;
 

@@ -4,11 +4,12 @@
  * is missing, malformed or different is -32020 with HTTP 400.
  */
 import { describe, expect, it } from 'vitest';
-import { McpServer, StreamableHttpTransport } from '../../src/index.js';
-import type { OpenResponse } from '../helpers/http-client.js';
-import { base64Header, META_KEYS, modernPost } from '../helpers/modern.js';
-import { useCleanups } from '../helpers/util.js';
-import type { Json } from '../helpers/ws-client.js';
+import type { McpServer } from '../../../src/index.js';
+import type { OpenResponse } from '../../helpers/http-client.js';
+import { base64Header, META_KEYS, modernPost } from '../../helpers/modern.js';
+import { useCleanups } from '../../helpers/cleanups.js';
+import { startHttp } from '../../helpers/servers.js';
+import type { Json } from '../../helpers/ws-client.js';
 
 const cleanups = useCleanups();
 
@@ -19,33 +20,32 @@ interface Fixture {
   queries: Json[];
 }
 
+/** A server with the tools, prompt and resources the headers name. */
 async function start(): Promise<Fixture> {
-  const server = new McpServer({ name: 'headers', version: '1.0.0' });
-  server.on('error', () => {});
   const queries: Json[] = [];
-  server.registerTool('echo', { inputSchema: { type: 'object', properties: { text: { type: 'string' } } } }, ({ text }) => String(text));
-  server.registerTool(
-    'query',
-    {
-      inputSchema: {
-        type: 'object',
-        properties: {
-          region: { type: 'string', 'x-mcp-header': 'Region' },
-          sql: { type: 'string' },
+  const { server, url } = await startHttp(cleanups, (server) => {
+    server.registerTool('echo', { inputSchema: { type: 'object', properties: { text: { type: 'string' } } } }, ({ text }) => String(text));
+    server.registerTool(
+      'query',
+      {
+        inputSchema: {
+          type: 'object',
+          properties: {
+            region: { type: 'string', 'x-mcp-header': 'Region' },
+            sql: { type: 'string' },
+          },
+          required: ['sql'],
         },
-        required: ['sql'],
       },
-    },
-    (args) => {
-      queries.push(args);
-      return `ran in ${String(args.region ?? 'default')}`;
-    },
-  );
-  server.registerPrompt('grüße', {}, () => ({ messages: [{ role: 'user', content: { type: 'text', text: 'Hallo' } }] }));
-  server.registerResource('test://doc', { name: 'doc' }, () => 'doc text');
-  server.registerResource('test://café', { name: 'cafe' }, () => 'coffee');
-  const { url } = await new StreamableHttpTransport(server).listen({ host: '127.0.0.1', port: 0 });
-  cleanups.push(() => server.close());
+      (args) => {
+        queries.push(args);
+        return `ran in ${String(args.region ?? 'default')}`;
+      },
+    );
+    server.registerPrompt('grüße', {}, () => ({ messages: [{ role: 'user', content: { type: 'text', text: 'Hallo' } }] }));
+    server.registerResource('test://doc', { name: 'doc' }, () => 'doc text');
+    server.registerResource('test://café', { name: 'cafe' }, () => 'coffee');
+  });
   return { server, url, queries };
 }
 

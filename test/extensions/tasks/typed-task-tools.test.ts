@@ -6,18 +6,15 @@
  */
 import { describe, expect, expectTypeOf, it } from 'vitest';
 import { z } from 'zod';
-import { McpServer, type Tasks, useTasks } from '../../src/index.js';
-import { useMcpClients } from '../helpers/mcp-clients.js';
-import { startWsServer } from '../helpers/servers.js';
-import { createTask, resultOf, untilStatus, useTaskServers } from '../helpers/tasks.js';
+import { McpServer, type Tasks, useTasks } from '../../../src/index.js';
+import { useMcpClients } from '../../helpers/mcp-clients.js';
+import { createTask, resultOf, untilStatus, useTaskServers } from '../../helpers/tasks.js';
+import { startWebSocket } from '../../helpers/servers.js';
+import { useCleanups } from '../../helpers/cleanups.js';
 
-const h = useTaskServers();
-// Clients go on the servers' cleanup stack, so they close first.
-const clients = useMcpClients({
-  push: (...cleanups) => {
-    for (const cleanup of cleanups) h.defer(cleanup);
-  },
-});
+const cleanups = useCleanups();
+const h = useTaskServers(cleanups);
+const clients = useMcpClients(cleanups);
 
 const TRIP_IN = z.object({ city: z.string(), nights: z.number().int().min(1).default(1) });
 const TRIP_OUT = z.object({ booked: z.string(), nights: z.number() });
@@ -102,8 +99,7 @@ describe('a typed task tool', () => {
     const seen: unknown[] = [];
     const { plain } = await h.serve(booking(seen));
     expect(resultOf(await plain.callTool('book', { city: 'Oslo' }))).toEqual({ resultType: 'complete', ...BOOKED });
-    const running = await startWsServer((server) => booking(seen)(server, useTasks(server)));
-    h.defer(() => running.close());
+    const running = await startWebSocket(cleanups, (server) => booking(seen)(server, useTasks(server)));
     const { client } = await clients.connect(running);
     expect(await client.callTool('book', { city: 'Oslo' })).toEqual(BOOKED);
     expect(seen).toEqual([

@@ -5,13 +5,15 @@
  * First the store alone, then a StreamableHttpTransport on 127.0.0.1 whose tool answers 2 MiB on SSE streams.
  */
 import { describe, expect, it } from 'vitest';
-import { InMemoryEventStore, type InMemoryEventStoreOptions, type StoredEvent } from '../../src/index.js';
-import { EVENT_OVERHEAD_BYTES } from '../../src/transports/http/event-store.js';
-import { heapUsedAfterGc, inMiB, MiB } from '../helpers/heap.js';
-import type { HttpTestClient } from '../helpers/http-client.js';
-import { initializedOverSse, useHttpHarness } from '../helpers/http-streams.js';
+import { InMemoryEventStore, type InMemoryEventStoreOptions, type StoredEvent } from '../../../src/index.js';
+import { EVENT_OVERHEAD_BYTES } from '../../../src/transports/http/event-store.js';
+import { heapUsedAfterGc, inMiB, MiB } from '../../helpers/heap.js';
+import type { HttpTestClient } from '../../helpers/http-client.js';
+import { initializedOverSse } from '../../helpers/http-streams.js';
+import { startHttp } from '../../helpers/servers.js';
+import { useCleanups } from '../../helpers/cleanups.js';
 
-const h = useHttpHarness();
+const cleanups = useCleanups();
 
 /** What the heap may hold beyond what keptSize counts: the sessions' and streams' maps, and one event still in flight. */
 const SLACK = 4 * MiB;
@@ -136,7 +138,8 @@ describe('a StreamableHttpTransport keeps no more of its SSE answers than its ev
   }
 
   it('60 answers of 2 MiB on the SSE streams of one 2025-11-25 session: the heap keeps maxBytesPerSession at most, and nothing once it is deleted', async () => {
-    const start = () => h.start((server) => server.registerTool('large', {}, () => 'y'.repeat(ANSWER_CHARS)), { transport: { responseMode: 'sse' } });
+    const start = () =>
+      startHttp(cleanups, (server) => server.registerTool('large', {}, () => 'y'.repeat(ANSWER_CHARS)), { transport: { responseMode: 'sse' } });
     // Warm-up on a server of its own, so code, caches and pooled connections exist before the baseline and the measured store starts empty.
     const warm = await start();
     const warmUp = await initializedOverSse(warm.url);

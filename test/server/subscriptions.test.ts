@@ -4,32 +4,21 @@
  * closing the HTTP stream, by notifications/cancelled over WebSocket, and gracefully on server.close().
  */
 import { describe, expect, it } from 'vitest';
-import { McpServer, StreamableHttpTransport, WebSocketTransport, type Registration } from '../../src/index.js';
+import type { McpServer, Registration } from '../../src/index.js';
 import type { OpenResponse } from '../helpers/http-client.js';
 import { META_KEYS, modernMeta, modernPost, modernRequest } from '../helpers/modern.js';
-import { useHarness } from '../helpers/session-harness.js';
-import { tick, useCleanups } from '../helpers/util.js';
+import { tick } from '../helpers/deferred.js';
+import { useCleanups } from '../helpers/cleanups.js';
+import { until } from '../helpers/waits.js';
 import type { Json } from '../helpers/ws-client.js';
+import { useWsSessions } from '../helpers/ws-sessions.js';
+import { startHttp, startWebSocket } from '../helpers/servers.js';
 
 const cleanups = useCleanups();
-const h = useHarness(cleanups);
+const h = useWsSessions(cleanups);
 
-async function startHttp(): Promise<{ server: McpServer; url: string }> {
-  const server = new McpServer({ name: 'listen', version: '1.0.0' });
-  server.on('error', () => {});
-  server.registerTool('base', {}, () => 'base');
-  const { url } = await new StreamableHttpTransport(server).listen({ host: '127.0.0.1', port: 0 });
-  cleanups.push(() => server.close());
-  return { server, url };
-}
-
-async function startWs(): Promise<{ server: McpServer; url: string }> {
-  const server = new McpServer({ name: 'listen-ws', version: '1.0.0' });
-  server.on('error', () => {});
-  const { url } = await new WebSocketTransport(server).listen({ host: '127.0.0.1', port: 0 });
-  cleanups.push(() => server.close());
-  return { server, url };
-}
+/** The one tool every HTTP server here starts with. */
+const withBaseTool = (server: McpServer) => void server.registerTool('base', {}, () => 'base');
 
 /** Open a listen stream over HTTP. */
 async function listen(url: string, id: string | number, notifications?: unknown): Promise<OpenResponse> {
@@ -61,20 +50,11 @@ function updated(uri: string, id: string | number): Json {
   return { jsonrpc: '2.0', method: 'notifications/resources/updated', params: { uri, _meta: sub(id) } };
 }
 
-/** Wait until `condition` holds (checked on each turn of the event loop), or fail after a while. */
-async function until(condition: () => boolean, what: string): Promise<void> {
-  const deadline = Date.now() + 5000;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting until ${what}`);
-    await tick();
-  }
-}
-
 // ---------------------------------------------------------------------------------------------------------
 
 describe('subscriptions/listen over HTTP', () => {
   it('opens an event stream whose first message is the acknowledgement with the requested filter, and mints no session', async () => {
-    const { server, url } = await startHttp();
+    const { server, url } = await startHttp(cleanups, withBaseTool);
     const res = await listen(url, 'listen-1', { toolsListChanged: true, resourceSubscriptions: ['file:///project/config.json'] });
     expect(await res.nextMessage({ method: 'notifications/subscriptions/acknowledged' })).toEqual(
       ack('listen-1', { toolsListChanged: true, resourceSubscriptions: ['file:///project/config.json'] }),
@@ -90,7 +70,7 @@ describe('subscriptions/listen over HTTP', () => {
   });
 
   it('acknowledges only the honoured subset of the requested filter', async () => {
-    const { url } = await startHttp();
+    const { url } = await startHttp(cleanups, withBaseTool);
     const res = await listen(url, 7, {
       toolsListChanged: 'yes',
       promptsListChanged: true,
@@ -104,13 +84,13 @@ describe('subscriptions/listen over HTTP', () => {
   });
 
   it('acknowledges an empty filter when the request names no notifications', async () => {
-    const { url } = await startHttp();
+    const { url } = await startHttp(cleanups, withBaseTool);
     const res = await listen(url, 'empty');
     expect(await res.nextMessage({ method: 'notifications/subscriptions/acknowledged' })).toEqual(ack('empty', {}));
   });
 
   it('sends tools/list_changed and prompts/list_changed, tagged with the subscription id, only to the streams that asked', async () => {
-    const { server, url } = await startHttp();
+    const { server, url } = await startHttp(cleanups, withBaseTool);
     const tools = await listen(url, 'tools-sub', { toolsListChanged: true });
     const prompts = await listen(url, 'prompts-sub', { promptsListChanged: true });
     await tools.nextMessage({ method: 'notifications/subscriptions/acknowledged' });
@@ -129,7 +109,7 @@ describe('subscriptions/listen over HTTP', () => {
   });
 
   it('sends one list_changed to every open stream that asked for it', async () => {
-    const { server, url } = await startHttp();
+    const { server, url } = await startHttp(cleanups, withBaseTool);
     const streams = [await listen(url, 'a', { toolsListChanged: true }), await listen(url, 'b', { toolsListChanged: true, promptsListChanged: true })];
     for (const s of streams) await s.nextMessage({ method: 'notifications/subscriptions/acknowledged' });
     server.registerTool('one', {}, () => 'one');
@@ -139,7 +119,7 @@ describe('subscriptions/listen over HTTP', () => {
   });
 
   it('sends resources/list_changed when a resource or a template is registered or removed', async () => {
-    const { server, url } = await startHttp();
+    const { server, url } = await startHttp(cleanups, withBaseTool);
     const res = await listen(url, 'res', { resourcesListChanged: true });
     await res.nextMessage({ method: 'notifications/subscriptions/acknowledged' });
     const resource: Registration = server.registerResource('test://r', { name: 'r' }, () => 'r');
@@ -151,7 +131,7 @@ describe('subscriptions/listen over HTTP', () => {
   });
 
   it('sends resources/updated only to the subscriptions listing that uri', async () => {
-    const { server, url } = await startHttp();
+    const { server, url } = await startHttp(cleanups, withBaseTool);
     const a = await listen(url, 'sub-a', { resourceSubscriptions: ['test://a'] });
     const b = await listen(url, 'sub-b', { resourceSubscriptions: ['test://b'], resourcesListChanged: true });
     const lists = await listen(url, 'sub-lists', { resourcesListChanged: true });
@@ -178,14 +158,14 @@ describe('subscriptions/listen over HTTP', () => {
   });
 
   it('ends the subscription when the client closes the stream, and answers nothing for it', async () => {
-    const { server, url } = await startHttp();
+    const { server, url } = await startHttp(cleanups, withBaseTool);
     const out: unknown[] = [];
     server.on('message', (_s, direction, message) => direction === 'out' && out.push(message));
     const res = await listen(url, 'gone', { toolsListChanged: true, resourceSubscriptions: ['test://a'] });
     await res.nextMessage({ method: 'notifications/subscriptions/acknowledged' });
     expect(server.stats.subscriptions).toBe(1);
     res.abort();
-    await until(() => server.stats.subscriptions === 0, 'the subscription ends');
+    await until(() => server.stats.subscriptions === 0, 'the subscription to end');
     expect(server.sendResourceUpdated('test://a')).toBe(0);
     server.registerTool('after', {}, () => 'after');
     await tick();
@@ -193,7 +173,7 @@ describe('subscriptions/listen over HTTP', () => {
   });
 
   it('ends open listen requests gracefully on server.close(): the result carries resultType and the subscription id', async () => {
-    const { server, url } = await startHttp();
+    const { server, url } = await startHttp(cleanups, withBaseTool);
     const res = await listen(url, 'closing', { toolsListChanged: true });
     await res.nextMessage({ method: 'notifications/subscriptions/acknowledged' });
     await server.close();
@@ -206,12 +186,9 @@ describe('subscriptions/listen over HTTP', () => {
   });
 
   it('acknowledges on an event stream even when the transport answers other requests with JSON only', async () => {
-    const server = new McpServer({ name: 'json-only', version: '1.0.0' });
-    server.on('error', () => {});
-    const { url } = await new StreamableHttpTransport(server, { responseMode: 'json' }).listen({ host: '127.0.0.1', port: 0 });
-    cleanups.push(() => server.close());
+    const { server, url } = await startHttp(cleanups, undefined, { transport: { responseMode: 'json' } });
     const pending = modernPost(url, 'subscriptions/listen', { notifications: { toolsListChanged: true } }, { id: 'json-mode' });
-    await until(() => server.stats.subscriptions === 1, 'the subscription is registered');
+    await until(() => server.stats.subscriptions === 1, 'the subscription to be registered');
     // Ending it gracefully makes the stream complete, whatever reached the client before.
     await server.close();
     const res = await pending;
@@ -226,7 +203,7 @@ describe('subscriptions/listen over HTTP', () => {
   });
 
   it('does not send progress or log messages of other requests on a listen stream', async () => {
-    const { server, url } = await startHttp();
+    const { server, url } = await startHttp(cleanups, withBaseTool);
     server.registerTool('noisy', {}, (_args, ctx) => {
       ctx.progress(1);
       ctx.log('error', 'noise');
@@ -245,7 +222,7 @@ describe('subscriptions/listen over HTTP', () => {
 
 describe('subscriptions/listen over WebSocket', () => {
   it('acknowledges on the connection and sends list_changed tagged with the subscription id', async () => {
-    const { server, url } = await startWs();
+    const { server, url } = await startWebSocket(cleanups);
     const client = await h.connectUrl(url);
     client.sendRaw(modernRequest('ws-listen', 'subscriptions/listen', { notifications: { toolsListChanged: true, promptsListChanged: true } }));
     expect(await client.nextMessage('notifications/subscriptions/acknowledged')).toEqual(
@@ -261,7 +238,7 @@ describe('subscriptions/listen over WebSocket', () => {
   });
 
   it('ends the subscription on notifications/cancelled, with no response', async () => {
-    const { server, url } = await startWs();
+    const { server, url } = await startWebSocket(cleanups);
     const client = await h.connectUrl(url);
     client.sendRaw(modernRequest(5, 'subscriptions/listen', { notifications: { toolsListChanged: true, resourceSubscriptions: ['test://a'] } }));
     await client.nextMessage('notifications/subscriptions/acknowledged');
@@ -280,7 +257,7 @@ describe('subscriptions/listen over WebSocket', () => {
   });
 
   it('ends the listen request gracefully on server.close(), before the connection closes', async () => {
-    const { server, url } = await startWs();
+    const { server, url } = await startWebSocket(cleanups);
     const client = await h.connectUrl(url);
     client.sendRaw(modernRequest('bye', 'subscriptions/listen', { notifications: { promptsListChanged: true } }));
     await client.nextMessage('notifications/subscriptions/acknowledged');
@@ -291,17 +268,17 @@ describe('subscriptions/listen over WebSocket', () => {
   });
 
   it('ends the subscriptions of a connection when the connection closes', async () => {
-    const { server, url } = await startWs();
+    const { server, url } = await startWebSocket(cleanups);
     const client = await h.connectUrl(url);
     client.sendRaw(modernRequest('ws-gone', 'subscriptions/listen', { notifications: { toolsListChanged: true } }));
     await client.nextMessage('notifications/subscriptions/acknowledged');
     expect(server.stats.subscriptions).toBe(1);
     await client.close();
-    await until(() => server.stats.subscriptions === 0, 'the subscription ends');
+    await until(() => server.stats.subscriptions === 0, 'the subscription to end');
   });
 
   it('serves two listen subscriptions on one connection, each with its own filter and id', async () => {
-    const { server, url } = await startWs();
+    const { server, url } = await startWebSocket(cleanups);
     const client = await h.connectUrl(url);
     client.sendRaw(modernRequest('l-tools', 'subscriptions/listen', { notifications: { toolsListChanged: true } }));
     client.sendRaw(modernRequest('l-res', 'subscriptions/listen', { notifications: { resourceSubscriptions: ['test://z'] } }));

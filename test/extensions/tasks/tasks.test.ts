@@ -19,10 +19,10 @@ import {
   type TaskStore,
   useTasks,
   WebSocketTransport,
-} from '../../src/index.js';
-import { HttpTestClient, type OpenResponse } from '../helpers/http-client.js';
-import { rpcError, useMcpClients } from '../helpers/mcp-clients.js';
-import { META_KEYS, MODERN_CAPS, ModernClient, modernPost, SIGNED_STATE } from '../helpers/modern.js';
+} from '../../../src/index.js';
+import { HttpTestClient, type OpenResponse } from '../../helpers/http-client.js';
+import { rpcError, useMcpClients } from '../../helpers/mcp-clients.js';
+import { META_KEYS, MODERN_CAPS, ModernClient, modernPost, SIGNED_STATE } from '../../helpers/modern.js';
 import {
   BY_USER,
   createTask,
@@ -32,22 +32,19 @@ import {
   reasonOf,
   resultOf,
   unknownTask,
-  until,
   untilAborted,
   untilStatus,
   useTaskServers,
-} from '../helpers/tasks.js';
-import { gate } from '../helpers/util.js';
-import type { Json } from '../helpers/ws-client.js';
+} from '../../helpers/tasks.js';
+import { until } from '../../helpers/waits.js';
+import { gate } from '../../helpers/deferred.js';
+import type { Json } from '../../helpers/ws-client.js';
+import { useCleanups } from '../../helpers/cleanups.js';
 
-const h = useTaskServers();
+const cleanups = useCleanups();
+const h = useTaskServers(cleanups);
 const { serve } = h;
-// Clients go on the servers' cleanup stack, so they close first.
-const mcp = useMcpClients({
-  push: (...cleanups) => {
-    for (const cleanup of cleanups) h.defer(cleanup);
-  },
-});
+const mcp = useMcpClients(cleanups);
 
 const ISO = expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
 const NAME_SCHEMA: ElicitRequestedSchema = { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] };
@@ -391,8 +388,8 @@ describe('input asked inside a task', () => {
     const taskId = await createTask(declared, 'two');
     const both = await until(
       () => get(declared, taskId),
-      (r) => Object.keys(r.body.result?.inputRequests ?? {}).length === 2,
       'two questions',
+      (r) => Object.keys(r.body.result?.inputRequests ?? {}).length === 2,
     );
     expect(resultOf(both).inputRequests).toEqual({
       'elicit-1': { method: 'elicitation/create', params: { message: 'First?', requestedSchema: NAME_SCHEMA } },
@@ -436,8 +433,8 @@ describe('input asked inside a task', () => {
     await declared.request('tasks/update', { taskId, inputResponses: { confirm: { action: 'accept', content: { name: 'one' } } } });
     const second = await until(
       () => get(declared, taskId),
-      (r) => r.body.result?.inputRequests?.['confirm-2'] !== undefined,
       'the second question',
+      (r) => r.body.result?.inputRequests?.['confirm-2'] !== undefined,
     );
     expect(resultOf(second).inputRequests).toEqual({ 'confirm-2': { method: 'elicitation/create', params: ASK_NAME } });
     // The answered key is spent: an answer under it is ignored.
@@ -463,8 +460,8 @@ describe('input asked inside a task', () => {
     );
     const again = await until(
       () => get(declared, taskId),
-      (r) => r.body.result?.inputRequests?.['elicit-2'] !== undefined,
       'the question asked again',
+      (r) => r.body.result?.inputRequests?.['elicit-2'] !== undefined,
     );
     expect(resultOf(again).inputRequests).toEqual({ 'elicit-2': { method: 'elicitation/create', params: ASK_NAME } });
     await declared.request('tasks/update', { taskId, inputResponses: { 'elicit-2': { action: 'accept', content: { name: 'Alice' } } } });
@@ -489,8 +486,8 @@ describe('input asked inside a task', () => {
     await client.request('tasks/update', { taskId, inputResponses: { 'elicit-1': { action: 'accept', content: { name: 'Ann' } } } });
     const sampling = await until(
       () => get(client, taskId),
-      (r) => r.body.result?.inputRequests?.['sample-2'] !== undefined,
       'the sampling question',
+      (r) => r.body.result?.inputRequests?.['sample-2'] !== undefined,
     );
     expect(resultOf(sampling).inputRequests).toEqual({
       'sample-2': { method: 'sampling/createMessage', params: { messages: [{ role: 'user', content: { type: 'text', text: 'hi' } }], maxTokens: 10 } },
@@ -506,9 +503,9 @@ describe('input asked inside a task', () => {
 describe('tasks/cancel', () => {
   it('cancels a running task at once, aborts its handler, and is idempotent', async () => {
     const reasons: unknown[] = [];
-    const { server, declared } = await serve((_server, tasks) => tasks.registerTool('long', { taskSupport: 'optional' }, untilAborted(reasons)));
+    const { tasks, declared } = await serve((_server, tasks) => tasks.registerTool('long', { taskSupport: 'optional' }, untilAborted(reasons)));
     const ended: Json[] = [];
-    server.on('taskCompleted', (task) => void ended.push(task as Json));
+    tasks.on('taskCompleted', (task) => void ended.push(task as Json));
     const taskId = await createTask(declared, 'long');
     expect(resultOf(await declared.request('tasks/cancel', { taskId }))).toEqual(ack);
     const cancelled = resultOf(await get(declared, taskId));
@@ -524,8 +521,8 @@ describe('tasks/cancel', () => {
     });
     await until(
       () => reasons.length,
-      (n) => n === 1,
       'the handler to see the abort',
+      (n) => n === 1,
     );
     expect(reasonOf(reasons[0])).toEqual({ name: 'McpError', code: -32800, message: 'The task was cancelled by the client' });
     expect(resultOf(await declared.request('tasks/cancel', { taskId }))).toEqual(ack);
@@ -562,8 +559,8 @@ describe('tasks/cancel', () => {
     expect({ status: cancelled.status, inputRequests: cancelled.inputRequests }).toEqual({ status: 'cancelled', inputRequests: undefined });
     await until(
       () => failures.length,
-      (n) => n === 1,
       'the ask to fail',
+      (n) => n === 1,
     );
     expect(reasonOf(failures[0])).toEqual({ name: 'McpError', code: -32800, message: 'The task was cancelled by the client' });
     // An answer after the cancel is ignored.
@@ -629,8 +626,8 @@ describe('a task the store holds that no handler here runs', () => {
     release.open();
     await until(
       () => running.tasks.running,
-      (n) => n === 0,
       'the running instance to let the task go',
+      (n) => n === 0,
     );
     for (const where of [running, other]) expect(resultOf(await get(where.declared, created.taskId)).status).toBe('cancelled');
   });
@@ -659,13 +656,13 @@ describe('ttlMs', () => {
     expect(created.ttlMs).toBe(300);
     await until(
       () => get(declared, created.taskId),
-      (r) => r.body.error !== undefined,
       'the task to expire',
+      (r) => r.body.error !== undefined,
     ).then((reply) => expect(failure(reply)).toEqual({ status: 400, error: unknownTask(created.taskId) }));
     await until(
       () => reasons.length,
-      (n) => n === 1,
       'the handler to be aborted',
+      (n) => n === 1,
     );
     expect(reasonOf(reasons[0])).toEqual({ name: 'McpError', code: -32800, message: 'The task expired (its ttlMs ran out)' });
   });
@@ -676,8 +673,8 @@ describe('ttlMs', () => {
     await untilStatus(declared, created.taskId, 'completed');
     const reply = await until(
       () => get(declared, created.taskId),
-      (r) => r.body.error !== undefined,
       'the finished task to expire',
+      (r) => r.body.error !== undefined,
     );
     expect(failure(reply)).toEqual({ status: 400, error: unknownTask(created.taskId) });
   });
@@ -767,7 +764,7 @@ describe('input asked before the task (beforeTask, MRTR on the call)', () => {
 
 describe('task events', () => {
   it('taskCreated, taskStatus, taskInputRequired and taskCompleted follow one task with one question, with the tasks/get shapes', async () => {
-    const { server, declared } = await serve((_server, tasks) =>
+    const { tasks, declared } = await serve((_server, tasks) =>
       tasks.registerTool('greet', { taskSupport: 'optional' }, async (_args, ctx) => {
         const answer = await ctx.elicit(ASK_NAME);
         return `Hello ${String(answer.content?.name)}`;
@@ -775,13 +772,13 @@ describe('task events', () => {
     );
     const events: [string, Json][] = [];
     const sessions: McpSession[] = [];
-    server.on('taskCreated', (task, session) => {
+    tasks.on('taskCreated', (task, session) => {
       events.push(['taskCreated', task as Json]);
       sessions.push(session);
     });
-    server.on('taskStatus', (task) => void events.push(['taskStatus', task as Json]));
-    server.on('taskInputRequired', (task) => void events.push(['taskInputRequired', task as Json]));
-    server.on('taskCompleted', (task) => void events.push(['taskCompleted', task as Json]));
+    tasks.on('taskStatus', (task) => void events.push(['taskStatus', task as Json]));
+    tasks.on('taskInputRequired', (task) => void events.push(['taskInputRequired', task as Json]));
+    tasks.on('taskCompleted', (task) => void events.push(['taskCompleted', task as Json]));
 
     const created = resultOf(await declared.callTool('greet'));
     const { resultType: _task, ...seed } = created;
@@ -807,13 +804,32 @@ describe('task events', () => {
     expect(events[5][1]).toEqual(doneTask);
     expect({ era: sessions[0].era, protocolVersion: sessions[0].protocolVersion }).toEqual({ era: 'modern', protocolVersion: '2026-07-28' });
   });
+
+  it("reports a task listener that throws or rejects through the server's error event, and the task and the other listeners go on", async () => {
+    const { server, tasks, declared } = await serve((_server, tasks) => tasks.registerTool('quick', { taskSupport: 'optional' }, () => 'done'));
+    const errors: string[] = [];
+    server.on('error', (error) => void errors.push(error.message));
+    const completed: string[] = [];
+    tasks.on('taskCreated', () => {
+      throw new Error('created listener broke');
+    });
+    tasks.on('taskCompleted', () => Promise.reject(new Error('completed listener broke')));
+    tasks.on('taskCompleted', (task) => void completed.push(task.status));
+
+    const created = resultOf(await declared.callTool('quick'));
+    await untilStatus(declared, created.taskId, 'completed');
+    await new Promise((resolve) => setImmediate(resolve));
+
+    expect(completed).toEqual(['completed']);
+    expect(errors).toEqual(["a 'taskCreated' listener threw: created listener broke", "a 'taskCompleted' listener threw: completed listener broke"]);
+  });
 });
 
 describe('subscriptions/listen with notifications.taskIds', () => {
   /** Open a listen stream (2026-07-28) declaring `capabilities`. */
   async function listen(url: string, id: string, notifications: Json, capabilities: Json): Promise<OpenResponse> {
     const res = await modernPost(url, 'subscriptions/listen', { notifications }, { id, meta: { [META_KEYS.clientCapabilities]: capabilities } });
-    h.defer(() => res.abort());
+    cleanups.push(() => res.abort());
     return res;
   }
   const sub = (id: string) => ({ [META_KEYS.subscriptionId]: id });
@@ -881,7 +897,7 @@ describe('subscriptions/listen with notifications.taskIds', () => {
         { notifications },
         { id, meta: { [META_KEYS.clientCapabilities]: DECLARES }, headers: { 'x-user': user } },
       );
-      h.defer(() => opened.abort());
+      cleanups.push(() => opened.abort());
       return opened;
     }
   });
@@ -938,8 +954,8 @@ describe('server.close()', () => {
     expect(closes).toBe(1);
     await until(
       () => reasons.length,
-      (n) => n === 1,
       'the handler to be aborted',
+      (n) => n === 1,
     );
     expect(reasonOf(reasons[0])).toEqual({ name: 'McpError', code: -32800, message: 'The server closed' });
     // The cancelled status was stored before the store closed.

@@ -4,7 +4,7 @@
  * limit on an event's bytes.
  */
 import { describe, expect, it } from 'vitest';
-import { type SseEvent, SseReader } from '../../src/client/transports/sse-reader.js';
+import { type SseEvent, SseReader } from '../../../src/client/transports/sse-reader.js';
 
 const encoder = new TextEncoder();
 

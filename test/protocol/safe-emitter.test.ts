@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { SafeEmitter } from '../../src/protocol/safe-emitter.js';
-import { tick } from '../helpers/util.js';
+import { tick } from '../helpers/deferred.js';
 
 interface Events {
   ping: [value: number];

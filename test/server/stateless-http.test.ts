@@ -5,11 +5,13 @@
  */
 import { request as httpRequest } from 'node:http';
 import { describe, expect, it } from 'vitest';
-import { McpError, McpServer, StreamableHttpTransport, type McpServerOptions, type RequestContext, type ServerInfo } from '../../src/index.js';
+import { McpError, type McpServer, type McpServerOptions, type RequestContext, type ServerInfo } from '../../src/index.js';
 import { send, type OpenResponse } from '../helpers/http-client.js';
 import { META_KEYS, MODERN_VERSION, modernHeaders, modernPost, modernRequest } from '../helpers/modern.js';
 import { DEFAULT_CAPABILITIES } from '../helpers/servers.js';
-import { deferred, useCleanups } from '../helpers/util.js';
+import { deferred } from '../helpers/deferred.js';
+import { useCleanups } from '../helpers/cleanups.js';
+import { startHttp } from '../helpers/servers.js';
 import type { Json } from '../helpers/ws-client.js';
 
 const cleanups = useCleanups();
@@ -27,23 +29,25 @@ interface Fixture {
   url: string;
 }
 
+/** A server with an echo tool, a prompt and resources with and without caching hints, and whatever `setup` adds. */
 async function start(options: McpServerOptions = {}, setup: (server: McpServer) => void = () => {}, info: ServerInfo = SERVER_INFO): Promise<Fixture> {
-  const server = new McpServer(info, options);
-  server.on('error', () => {});
-  server.registerTool('echo', { description: 'Echo the text', inputSchema: ECHO_TOOL.inputSchema }, ({ text }) => String(text));
-  server.registerPrompt('greet', { description: 'A greeting' }, () => ({ messages: [{ role: 'user', content: { type: 'text', text: 'Hello' } }] }));
-  server.registerResource('test://plain', { name: 'plain', mimeType: 'text/plain' }, () => 'plain text');
-  server.registerResource('test://own-cache', { name: 'own-cache', mimeType: 'text/plain', cache: { ttlMs: 5000, scope: 'public' } }, () => 'cached text');
-  server.registerResourceTemplate(
-    'test://items/{id}',
-    { name: 'item', mimeType: 'text/plain', cache: { ttlMs: 7000, scope: 'public' } },
-    (_uri, { id }) => `item ${id}`,
+  return startHttp(
+    cleanups,
+    (server) => {
+      server.registerTool('echo', { description: 'Echo the text', inputSchema: ECHO_TOOL.inputSchema }, ({ text }) => String(text));
+      server.registerPrompt('greet', { description: 'A greeting' }, () => ({ messages: [{ role: 'user', content: { type: 'text', text: 'Hello' } }] }));
+      server.registerResource('test://plain', { name: 'plain', mimeType: 'text/plain' }, () => 'plain text');
+      server.registerResource('test://own-cache', { name: 'own-cache', mimeType: 'text/plain', cache: { ttlMs: 5000, scope: 'public' } }, () => 'cached text');
+      server.registerResourceTemplate(
+        'test://items/{id}',
+        { name: 'item', mimeType: 'text/plain', cache: { ttlMs: 7000, scope: 'public' } },
+        (_uri, { id }) => `item ${id}`,
+      );
+      server.registerResourceTemplate('test://plain-items/{id}', { name: 'plain-item', mimeType: 'text/plain' }, (_uri, { id }) => `plain item ${id}`);
+      setup(server);
+    },
+    { info, server: options },
   );
-  server.registerResourceTemplate('test://plain-items/{id}', { name: 'plain-item', mimeType: 'text/plain' }, (_uri, { id }) => `plain item ${id}`);
-  setup(server);
-  const { url } = await new StreamableHttpTransport(server).listen({ host: '127.0.0.1', port: 0 });
-  cleanups.push(() => server.close());
-  return { server, url };
 }
 
 /** Status, content type, session header and the whole JSON body of a JSON answer. */

@@ -5,12 +5,14 @@
  */
 import { createServer, request as httpRequest, type IncomingMessage, type ServerResponse } from 'node:http';
 import { describe, expect, it, vi } from 'vitest';
-import { McpServer, StreamableHttpTransport, WebSocketTransport, type McpSession, type StreamableHttpTransportOptions } from '../../src/index.js';
-import { textResult } from '../helpers/client-requests.js';
-import { ACCEPT_BOTH, HttpTestClient, OpenResponse, send } from '../helpers/http-client.js';
-import { deferred, useCleanups, type Deferred } from '../helpers/util.js';
-import { WsTestClient, type Json } from '../helpers/ws-client.js';
-import { listenOnLoopback } from '../helpers/ports.js';
+import { McpServer, StreamableHttpTransport, WebSocketTransport, type McpSession, type StreamableHttpTransportOptions } from '../../../src/index.js';
+import { textResult } from '../../helpers/client-requests.js';
+import { ACCEPT_BOTH, HttpTestClient, OpenResponse, send } from '../../helpers/http-client.js';
+import { deferred, type Deferred } from '../../helpers/deferred.js';
+import { useCleanups } from '../../helpers/cleanups.js';
+import { startHttp, TEST_SERVER_INFO } from '../../helpers/servers.js';
+import { WsTestClient, type Json } from '../../helpers/ws-client.js';
+import { listenOnLoopback } from '../../helpers/ports.js';
 
 const cleanups = useCleanups();
 
@@ -93,11 +95,10 @@ function newServer(): { server: McpServer; tools: Tools } {
 
 /** A server with the test tools and a StreamableHttpTransport listening on 127.0.0.1, closed after the test. */
 async function start(options?: StreamableHttpTransportOptions, setup?: (server: McpServer, transport: StreamableHttpTransport) => void): Promise<Running> {
-  const { server, tools } = newServer();
-  const transport = new StreamableHttpTransport(server, options);
-  setup?.(server, transport);
-  const { url, port } = await transport.listen({ host: '127.0.0.1', port: 0 });
-  return { server, transport, url, port, tools, base: `http://127.0.0.1:${port}` };
+  let tools!: Tools;
+  const running = await startHttp(cleanups, (server) => void (tools = registerTools(server)), { transport: options });
+  setup?.(running.server, running.transport);
+  return { server: running.server, transport: running.transport, url: running.url, port: running.port, tools, base: `http://127.0.0.1:${running.port}` };
 }
 
 /** An initialized client (initialize answered, notifications/initialized accepted). */
@@ -584,7 +585,7 @@ describe('request checks', () => {
     const { url } = await start();
     const res = await send(url, 'POST', { accept: '*/*', 'content-type': 'application/json' }, initializeMessage());
     expect(res.status).toBe(200);
-    expect((await res.json()).result.serverInfo).toEqual({ name: 'http-test', version: '1.0.0' });
+    expect((await res.json()).result.serverInfo).toEqual(TEST_SERVER_INFO);
   });
 
   it('answers a GET whose Accept lacks text/event-stream with 406, and opens the stream for Accept */*', async () => {
@@ -1027,7 +1028,7 @@ describe('use', () => {
     const ws = await WsTestClient.connect(`ws://127.0.0.1:${port}/mcp`);
     cleanups.push(() => ws.close());
     const result = await ws.initialize();
-    expect(result.serverInfo).toEqual({ name: 'http-test', version: '1.0.0' });
+    expect(result.serverInfo).toEqual(TEST_SERVER_INFO);
     expect(await ws.request('tools/call', { name: 'plain' }, 'w1')).toEqual(textResult('w1', 'plain'));
 
     const client = await ready(url);

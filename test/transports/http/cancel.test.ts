@@ -5,14 +5,17 @@
  * open: it can go idle (swept, or evicted at maxSessions). A batch answers with the other responses only.
  */
 import { describe, expect, it } from 'vitest';
-import type { McpServer, McpSession } from '../../src/index.js';
-import { textResult } from '../helpers/client-requests.js';
-import type { HttpTestClient } from '../helpers/http-client.js';
-import { priming, sseMessage, useHttpHarness, wire, type RunningHttpServer } from '../helpers/http-streams.js';
-import { nextEvent, recordEvents } from '../helpers/servers.js';
-import { deferred, type Deferred } from '../helpers/util.js';
+import type { McpServer, McpSession } from '../../../src/index.js';
+import { textResult } from '../../helpers/client-requests.js';
+import type { HttpTestClient } from '../../helpers/http-client.js';
+import { priming, sseMessage, wire, useHttpSessions } from '../../helpers/http-streams.js';
+import { nextEvent, recordEvents } from '../../helpers/server-events.js';
+import { deferred, type Deferred } from '../../helpers/deferred.js';
+import { startHttp, type RunningHttp } from '../../helpers/servers.js';
+import { useCleanups } from '../../helpers/cleanups.js';
 
-const h = useHttpHarness();
+const cleanups = useCleanups();
+const h = useHttpSessions(cleanups);
 
 interface Probe {
   /** Resolves when the `wait` (or `progress-then-wait`) handler has started. */
@@ -66,8 +69,8 @@ async function cancel(client: HttpTestClient, requestId: number | string, reason
   return res.status;
 }
 
-async function startWith(probe: Probe, transport: Parameters<typeof h.start>[1] = {}): Promise<RunningHttpServer> {
-  return h.start(tools(probe), transport);
+async function startWith(probe: Probe, transport: Parameters<typeof startHttp>[2] = {}): Promise<RunningHttp> {
+  return startHttp(cleanups, tools(probe), transport);
 }
 
 describe('a cancelled request ends its POST', () => {

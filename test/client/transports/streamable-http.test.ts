@@ -8,31 +8,25 @@
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
-import { StreamableHttpClientTransport, type StreamableHttpClientTransportOptions } from '../../src/client/transports/streamable-http.js';
-import type { SendContext } from '../../src/client/transport.js';
-import { ErrorCode, type JsonRpcMessage } from '../../src/index.js';
-import { textResult } from '../helpers/client-requests.js';
-import { RecordingSink } from '../helpers/recording-sink.js';
-import { freePort } from '../helpers/ports.js';
-import { standaloneOpen, useHttpHarness } from '../helpers/http-streams.js';
-import { MODERN_VERSION, modernRequest } from '../helpers/modern.js';
-import { capture, deferred, tick } from '../helpers/util.js';
-import type { Json } from '../helpers/ws-client.js';
+import { StreamableHttpClientTransport, type StreamableHttpClientTransportOptions } from '../../../src/client/transports/streamable-http.js';
+import type { SendContext } from '../../../src/client/transport.js';
+import { ErrorCode, type JsonRpcMessage } from '../../../src/index.js';
+import { textResult } from '../../helpers/client-requests.js';
+import { RecordingSink } from '../../helpers/recording-sink.js';
+import { freePort } from '../../helpers/ports.js';
+import { standaloneOpen } from '../../helpers/http-streams.js';
+import { MODERN_VERSION, modernRequest } from '../../helpers/modern.js';
+import { capture } from '../../helpers/outcome.js';
+import { deferred, tick } from '../../helpers/deferred.js';
+import { until } from '../../helpers/waits.js';
+import type { Json } from '../../helpers/ws-client.js';
+import { startHttp } from '../../helpers/servers.js';
+import { useCleanups } from '../../helpers/cleanups.js';
 
-const h = useHttpHarness();
+const cleanups = useCleanups();
 
 const VERSION = '2025-11-25';
 const SESSION = 'session-1';
-
-/** Wait until `condition` holds (polled every 5 ms), or fail after `timeout` ms saying what was awaited. */
-async function until(condition: () => boolean, what: string, timeout = 5000): Promise<void> {
-  await vi.waitFor(
-    () => {
-      if (!condition()) throw new Error(`still waiting for ${what}`);
-    },
-    { timeout, interval: 5 },
-  );
-}
 
 /** A started transport and its sink, closed after the test. */
 async function connect(
@@ -41,7 +35,7 @@ async function connect(
 ): Promise<{ transport: StreamableHttpClientTransport; sink: RecordingSink }> {
   const transport = new StreamableHttpClientTransport(url, viaFetch ? { fetch: globalThis.fetch, ...options } : options);
   const sink = new RecordingSink();
-  h.defer(() => transport.close());
+  cleanups.push(() => transport.close());
   await transport.start(sink);
   return { transport, sink };
 }
@@ -123,7 +117,7 @@ async function rawServer(handle: (seen: Seen) => void): Promise<RawServer> {
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  h.defer(
+  cleanups.push(
     () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();
@@ -182,7 +176,7 @@ describe.each(['node:http', 'fetch'] as const)('over %s', (via) => {
 
   describe('StreamableHttpClientTransport against Switchboard', () => {
     it('initializes, keeps the session id from the initialize answer, sends it with the version on later POSTs, and DELETEs the session on close', async () => {
-      const running = await h.start((server) => server.registerTool('echo', {}, () => 'echoed'));
+      const running = await startHttp(cleanups, (server) => server.registerTool('echo', {}, () => 'echoed'));
       const requests: { method: string; headers: IncomingHttpHeaders }[] = [];
       running.transport.on('httpRequest', (req) => void requests.push({ method: req.method!, headers: req.headers }));
       const { transport, sink } = await connect(running.url);
@@ -190,7 +184,7 @@ describe.each(['node:http', 'fetch'] as const)('over %s', (via) => {
       await transport.send(INITIALIZE);
       await sink.messageCount(1);
       const [init] = sink.messages;
-      expect(init).toMatchObject({ jsonrpc: '2.0', id: 1, result: { protocolVersion: VERSION, serverInfo: { name: 'http-streams', version: '1.0.0' } } });
+      expect(init).toMatchObject({ jsonrpc: '2.0', id: 1, result: { protocolVersion: VERSION, serverInfo: { name: 'test-server', version: '1.0.0' } } });
       const sessionId = [...running.server.sessions.keys()][0];
       await transport.send(INITIALIZED, { protocolVersion: VERSION });
       await transport.send(request(2, 'tools/list'), { protocolVersion: VERSION });
@@ -221,7 +215,8 @@ describe.each(['node:http', 'fetch'] as const)('over %s', (via) => {
     });
 
     it('delivers the progress notifications of an SSE answer before its result, in order', async () => {
-      const running = await h.start(
+      const running = await startHttp(
+        cleanups,
         (server) =>
           server.registerTool('slow', {}, (_args, ctx) => {
             ctx.progress(1, 3);
@@ -243,7 +238,7 @@ describe.each(['node:http', 'fetch'] as const)('over %s', (via) => {
     });
 
     it('opens the GET stream on sessionReady; a server request arrives on it and the reply POST is accepted', async () => {
-      const running = await h.start();
+      const running = await startHttp(cleanups);
       const { transport, sink } = await connect(running.url);
       await initialize(transport, sink);
       const session = running.server.sessions.get([...running.server.sessions.keys()][0])!;
@@ -260,7 +255,8 @@ describe.each(['node:http', 'fetch'] as const)('over %s', (via) => {
 
     it('resumes a stream the server closes to poll (ctx.closeStream) with GET + Last-Event-ID after its retry, and gets the result', async () => {
       const release = deferred();
-      const running = await h.start(
+      const running = await startHttp(
+        cleanups,
         (server) =>
           server.registerTool('poll', {}, async (_args, ctx) => {
             ctx.closeStream();
@@ -287,7 +283,7 @@ describe.each(['node:http', 'fetch'] as const)('over %s', (via) => {
     });
 
     it('sends a 2026-07-28 request with no session and SEP-2243 headers the server decodes, base64 included', async () => {
-      const running = await h.start((server) =>
+      const running = await startHttp(cleanups, (server) =>
         server.registerTool(
           'greet',
           { inputSchema: { type: 'object', properties: { who: { type: 'string', 'x-mcp-header': 'Who' } }, required: ['who'] } },
@@ -856,7 +852,7 @@ describe.each(['node:http', 'fetch'] as const)('over %s', (via) => {
       const { transport, sink } = await connect(server.url);
       await initialize(transport, sink);
       vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
-      h.defer(() => vi.useRealTimers());
+      cleanups.push(() => vi.useRealTimers());
       const closing = capture(transport.close());
       await deleting.promise;
       vi.advanceTimersByTime(1999);

@@ -4,11 +4,11 @@
  * TaskCaps against stores that answer late or never.
  */
 import { describe, expect, it } from 'vitest';
-import { TaskCaps } from '../../src/extensions/tasks/caps.js';
-import { ownerOf } from '../../src/extensions/tasks/shapes.js';
-import { McpError, McpServer, MemoryTaskStore, type StoredTask, type TaskStore, useTasks } from '../../src/index.js';
-import { ModernClientFrom } from '../helpers/local-address.js';
-import { ModernClient } from '../helpers/modern.js';
+import { TaskCaps } from '../../../src/extensions/tasks/caps.js';
+import { ownerOf } from '../../../src/extensions/tasks/shapes.js';
+import { McpError, McpServer, MemoryTaskStore, type StoredTask, type TaskStore, useTasks } from '../../../src/index.js';
+import { ModernClientFrom } from '../../helpers/local-address.js';
+import { ModernClient } from '../../helpers/modern.js';
 import {
   BY_USER,
   createTask,
@@ -17,14 +17,16 @@ import {
   getTask as get,
   resultOf,
   unknownTask,
-  until,
   untilAborted,
   untilStatus,
   useTaskServers,
-} from '../helpers/tasks.js';
-import { gate, tick } from '../helpers/util.js';
+} from '../../helpers/tasks.js';
+import { until } from '../../helpers/waits.js';
+import { gate, tick } from '../../helpers/deferred.js';
+import { useCleanups } from '../../helpers/cleanups.js';
 
-const { serve } = useTaskServers();
+const cleanups = useCleanups();
+const { serve } = useTaskServers(cleanups);
 
 const atServerCap = (held: number) => ({
   status: 400,
@@ -111,8 +113,8 @@ describe('maxTasksPerPrincipal', () => {
     await declared.request('tasks/cancel', { taskId: first });
     await until(
       () => reasons.length,
-      (n) => n === 1,
       'the handler to be aborted',
+      (n) => n === 1,
     );
     await createTask(declared, 'long');
     expect(failure(await get(declared, first)).error).toEqual(unknownTask(first));
@@ -129,8 +131,8 @@ describe('maxTasksPerPrincipal under concurrent calls', () => {
     const calls = [declared.callTool('prepared'), declared.callTool('prepared')];
     await until(
       () => entered.count,
-      (n) => n === 2,
       'both calls to be in beforeTask',
+      (n) => n === 2,
     );
     resume.open();
     const replies = await Promise.all(calls);
@@ -193,8 +195,8 @@ describe('maxTasks', () => {
     const calls = ['alice', 'bob'].map((user) => new ModernClient(url, DECLARES, { 'x-user': user }).callTool('prepared'));
     await until(
       () => entered.count,
-      (n) => n === 2,
       'both calls to be in beforeTask',
+      (n) => n === 2,
     );
     resume.open();
     const replies = await Promise.all(calls);

@@ -10,15 +10,17 @@
 import { createServer, request as httpRequest, type ClientRequest, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
-import { InMemoryEventStore, McpServer, StreamableHttpTransport, type McpSession, type StoredEvent } from '../../src/index.js';
-import type { HttpTestClient } from '../helpers/http-client.js';
-import { priming, useHttpHarness, type RunningHttpServer } from '../helpers/http-streams.js';
-import { modernHeaders, modernPost, modernRequest } from '../helpers/modern.js';
-import { nextEvent } from '../helpers/servers.js';
-import { deferred, gate, tick, useCleanups, type Deferred } from '../helpers/util.js';
+import { InMemoryEventStore, McpServer, StreamableHttpTransport, type McpSession, type StoredEvent } from '../../../src/index.js';
+import type { HttpTestClient } from '../../helpers/http-client.js';
+import { priming, useHttpSessions } from '../../helpers/http-streams.js';
+import { modernHeaders, modernPost, modernRequest } from '../../helpers/modern.js';
+import { nextEvent } from '../../helpers/server-events.js';
+import { deferred, gate, tick, type Deferred } from '../../helpers/deferred.js';
+import { useCleanups } from '../../helpers/cleanups.js';
+import { startHttp, type RunningHttp } from '../../helpers/servers.js';
 
 const cleanups = useCleanups();
-const h = useHttpHarness();
+const h = useHttpSessions(cleanups);
 
 /** The header that makes the auth hook wait until the client has gone. */
 const DROP = 'x-test-drop';
@@ -86,12 +88,8 @@ async function droppedGet(client: HttpTestClient, auth: SlowAuth, extra: Record<
   await auth.returned.promise;
 }
 
-async function startAuthed(
-  auth: SlowAuth,
-  options: Parameters<typeof h.start>[1] = {},
-  setup: (server: McpServer) => void = () => {},
-): Promise<RunningHttpServer> {
-  return h.start(setup, { ...options, transport: { auth: auth.hook, ...options.transport } });
+async function startAuthed(auth: SlowAuth, options: Parameters<typeof startHttp>[2] = {}, setup: (server: McpServer) => void = () => {}): Promise<RunningHttp> {
+  return startHttp(cleanups, setup, { ...options, transport: { auth: auth.hook, ...options.transport } });
 }
 
 describe('a standalone GET dropped while auth was running', () => {
@@ -156,7 +154,7 @@ describe('a resumption dropped while an async event store was replaying', () => 
         return inner.replayAfter(sessionId, streamId, lastEventId);
       },
     };
-    const running = await h.start(() => {}, { transport: { eventStore } });
+    const running = await startHttp(cleanups, () => {}, { transport: { eventStore } });
     const { client } = await h.client(running);
     const dropSeen = new Promise<void>((resolve) =>
       running.transport.on('httpResponse', (req) => void (req.headers['last-event-id'] !== undefined && resolve())),

@@ -3,17 +3,20 @@
  * clients that take anything but 202 as a failure and then send a second, error reply for the same id.
  */
 import { describe, expect, it } from 'vitest';
-import { McpServer, type McpSession, StreamableHttpTransport, type StreamableHttpTransportOptions } from '../../src/index.js';
-import { useHttpHarness } from '../helpers/http-streams.js';
-import { recordEvents } from '../helpers/servers.js';
+import { McpServer, type McpSession, StreamableHttpTransport, type StreamableHttpTransportOptions } from '../../../src/index.js';
+import { recordEvents } from '../../helpers/server-events.js';
+import { type RunningHttp, startHttp } from '../../helpers/servers.js';
+import { useHttpSessions } from '../../helpers/http-streams.js';
+import { useCleanups } from '../../helpers/cleanups.js';
 
-const h = useHttpHarness();
+const cleanups = useCleanups();
+const h = useHttpSessions(cleanups);
 const ELICIT = { elicitation: { form: {} } };
 const ASK = { message: 'Name?', requestedSchema: { type: 'object' as const, properties: { name: { type: 'string' as const } } } };
 const STRICT_CLIENT = 'strict-202-client';
 
 /** An initialized client named `name` with its GET stream open, and its session. */
-async function openClient(running: Awaited<ReturnType<typeof h.start>>, name: string) {
+async function openClient(running: RunningHttp, name: string) {
   const { client, session } = await h.client(running, { capabilities: ELICIT, clientInfo: { name, version: '1' } });
   const get = await client.get();
   await get.nextEvent(() => true); // the priming event: the stream is open
@@ -22,7 +25,7 @@ async function openClient(running: Awaited<ReturnType<typeof h.start>>, name: st
 
 describe('replyStatus', () => {
   it('answers a reply with 204 by default', async () => {
-    const running = await h.start();
+    const running = await startHttp(cleanups);
     const { client, session } = await openClient(running, 'plain');
     running.server.requestElicitationCreate(session, ASK);
     const reply = await client.reply(0, { action: 'decline' });
@@ -36,7 +39,7 @@ describe('replyStatus', () => {
       seen.push(session);
       return session.clientInfo?.name === STRICT_CLIENT ? 202 : 204;
     };
-    const running = await h.start(undefined, { transport: { replyStatus } });
+    const running = await startHttp(cleanups, undefined, { transport: { replyStatus } });
     const strict = await openClient(running, STRICT_CLIENT);
     const plain = await openClient(running, 'plain');
     running.server.requestElicitationCreate(strict.session, ASK);
@@ -47,7 +50,7 @@ describe('replyStatus', () => {
   });
 
   it("a client's second, error reply for an answered request is counted and noted on debug, not reported as an error", async () => {
-    const running = await h.start();
+    const running = await startHttp(cleanups);
     const debug = recordEvents(running.server, 'debug');
     const responses = recordEvents(running.server, 'responseElicitationCreate');
     const { client, session } = await openClient(running, STRICT_CLIENT);

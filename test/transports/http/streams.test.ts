@@ -12,10 +12,10 @@ import {
   type McpSession,
   type OutgoingRequest,
   type StoredEvent,
-} from '../../src/index.js';
-import { textResult, toolText } from '../helpers/client-requests.js';
-import { within } from '../helpers/fuzz.js';
-import { HttpTestClient, type OpenResponse } from '../helpers/http-client.js';
+} from '../../../src/index.js';
+import { textResult, toolText } from '../../helpers/client-requests.js';
+import { within } from '../../helpers/waits.js';
+import { HttpTestClient, type OpenResponse } from '../../helpers/http-client.js';
 import {
   dropNoticed,
   nextSse,
@@ -26,14 +26,17 @@ import {
   sentByServer,
   sseMessage,
   stored,
-  useHttpHarness,
   wire,
-} from '../helpers/http-streams.js';
-import { nextEvent, recordEvents, startWsServer } from '../helpers/servers.js';
-import { deferred, type Deferred } from '../helpers/util.js';
-import { WsTestClient, type Json } from '../helpers/ws-client.js';
+  useHttpSessions,
+} from '../../helpers/http-streams.js';
+import { nextEvent, recordEvents } from '../../helpers/server-events.js';
+import { deferred, type Deferred } from '../../helpers/deferred.js';
+import { WsTestClient, type Json } from '../../helpers/ws-client.js';
+import { startWebSocket, startHttp } from '../../helpers/servers.js';
+import { useCleanups } from '../../helpers/cleanups.js';
 
-const h = useHttpHarness();
+const cleanups = useCleanups();
+const h = useHttpSessions(cleanups);
 
 const ASK: ElicitParams = { message: 'What is your name?', requestedSchema: { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] } };
 const ELICIT = { elicitation: { form: {}, url: {} } };
@@ -100,7 +103,7 @@ async function initializeStreamed(client: HttpTestClient, protocolVersion: strin
 
 describe('the standalone GET stream', () => {
   it('opens with a priming event and allows one per session: a second concurrent GET gets 409', async () => {
-    const running = await h.start();
+    const running = await startHttp(cleanups);
     const { client, session } = await h.client(running);
 
     const get = await client.get();
@@ -118,7 +121,7 @@ describe('the standalone GET stream', () => {
   });
 
   it('can be opened again once the client closed the first GET connection', async () => {
-    const running = await h.start();
+    const running = await startHttp(cleanups);
     const { client, session } = await h.client(running);
     const dropped = dropNoticed(running.transport, 'GET');
     const first = await client.get();
@@ -136,7 +139,7 @@ describe('the standalone GET stream', () => {
   });
 
   it('a re-opened GET stream primes with an event id no earlier event of the session carried (ids are unique per session)', async () => {
-    const running = await h.start();
+    const running = await startHttp(cleanups);
     const { client, session } = await h.client(running);
     const dropped = dropNoticed(running.transport, 'GET');
     const first = await client.get();
@@ -155,7 +158,7 @@ describe('the standalone GET stream', () => {
 
   it('carries server requests and notifications unrelated to any call, never the stream of a call in flight', async () => {
     const g = gates();
-    const running = await h.start((server) => {
+    const running = await startHttp(cleanups, (server) => {
       server.registerResource('test://watched', { name: 'watched' }, () => 'content');
       server.registerTool('hold', {}, async (_args, ctx) => {
         ctx.log('info', 'holding');
@@ -196,7 +199,7 @@ describe('the standalone GET stream', () => {
   });
 
   it('the answer to a GET-stream elicitation is a POST answered 204 that resolves it and fires responseElicitationCreate', async () => {
-    const running = await h.start();
+    const running = await startHttp(cleanups);
     const { client, session } = await h.client(running, { capabilities: ELICIT });
     const events = recordEvents(running.server, 'responseElicitationCreate');
     const get = await client.get();
@@ -213,7 +216,7 @@ describe('the standalone GET stream', () => {
   });
 
   it("a reply POSTed under another session's id never resolves this session's request", async () => {
-    const running = await h.start();
+    const running = await startHttp(cleanups);
     const a = await h.client(running, { capabilities: ELICIT });
     const b = await h.client(running, { capabilities: ELICIT });
     const events = recordEvents(running.server, 'responseElicitationCreate');
@@ -236,7 +239,7 @@ describe('the standalone GET stream', () => {
   });
 
   it('without a GET stream, requestElicitationCreate waits, and goes out when the client opens one (backChannelOpen)', async () => {
-    const running = await h.start();
+    const running = await startHttp(cleanups);
     const { client, session } = await h.client(running, { capabilities: ELICIT });
     const events = recordEvents(running.server, 'responseElicitationCreate');
     const opened = recordEvents(running.server, 'backChannelOpen');
@@ -258,7 +261,7 @@ describe('the standalone GET stream', () => {
   });
 
   it('a request sent in sessionNew reaches the client once it opens its GET stream', async () => {
-    const running = await h.start((server) => server.on('sessionNew', (session) => void server.requestElicitationCreate(session, ASK)));
+    const running = await startHttp(cleanups, (server) => server.on('sessionNew', (session) => void server.requestElicitationCreate(session, ASK)));
     const events = recordEvents(running.server, 'responseElicitationCreate');
     const { client, session } = await h.client(running, { capabilities: ELICIT });
     expect(session.pendingRequests).toBe(1);
@@ -269,7 +272,7 @@ describe('the standalone GET stream', () => {
   });
 
   it('a request that waits longer than its timeout ends with RequestTimeoutError, and is never sent', async () => {
-    const running = await h.start();
+    const running = await startHttp(cleanups);
     const { client, session } = await h.client(running, { capabilities: ELICIT });
     const ended = nextEvent<[McpSession, Json, Json]>(running.server, 'responseElicitationCreate');
     running.server.requestElicitationCreate(session, ASK, { timeoutMs: 50 });
@@ -291,7 +294,7 @@ describe('the standalone GET stream', () => {
   });
 
   it('once the client closes its GET stream, requests wait again until it reopens one', async () => {
-    const running = await h.start();
+    const running = await startHttp(cleanups);
     const { client, session } = await h.client(running, { capabilities: ELICIT });
     const dropped = dropNoticed(running.transport, 'GET');
     const first = await client.get();
@@ -306,7 +309,7 @@ describe('the standalone GET stream', () => {
 
 describe("server requests tied to a call travel on the call's POST stream", () => {
   it('ctx.progress, ctx.log, ctx.elicit, ctx.createMessage and ctx.listRoots go on the call stream, which turns into text/event-stream', async () => {
-    const running = await h.start((server) =>
+    const running = await startHttp(cleanups, (server) =>
       server.registerTool('everything', {}, async (_args, ctx) => {
         ctx.progress(1, 2, 'starting');
         ctx.log('info', 'asking the user');
@@ -375,7 +378,7 @@ describe('event ids and priming by protocol version', () => {
   }
 
   it('2025-11-25: every stream starts with a priming event whose retry is the retryMs option', async () => {
-    const running = await h.start(loggingTool, { transport: { retryMs: 2500 } });
+    const running = await startHttp(cleanups, loggingTool, { transport: { retryMs: 2500 } });
     const { client, session } = await h.client(running);
     const get = await client.get();
     session.notify('notifications/test/ping');
@@ -388,7 +391,7 @@ describe('event ids and priming by protocol version', () => {
   });
 
   it.each(['2025-06-18', '2025-03-26'])('%s: events carry ids, but no stream starts with a priming event or a retry field', async (protocolVersion) => {
-    const running = await h.start(loggingTool);
+    const running = await startHttp(cleanups, loggingTool);
     const { client, session } = await h.client(running, { protocolVersion });
     expect(client.protocolVersion).toBe(protocolVersion);
     const get = await client.get();
@@ -404,7 +407,7 @@ describe('event ids and priming by protocol version', () => {
   });
 
   it('2024-11-05: events carry no ids, no priming event and no retry field', async () => {
-    const running = await h.start(loggingTool);
+    const running = await startHttp(cleanups, loggingTool);
     const { client, session } = await h.client(running, { protocolVersion: '2024-11-05' });
     expect(client.protocolVersion).toBe('2024-11-05');
     const get = await client.get();
@@ -420,7 +423,7 @@ describe('event ids and priming by protocol version', () => {
 
   it('event ids are unique across all streams of a session and name the stream they belong to', async () => {
     const g = gates();
-    const running = await h.start((server) => chattyTool(server, g));
+    const running = await startHttp(cleanups, (server) => chattyTool(server, g));
     const { client, session } = await h.client(running);
     const get = await client.get();
     const a = await client.request('tools/call', { name: 'chatty', arguments: { label: 'a' } }, 'a');
@@ -445,7 +448,7 @@ describe('resumability', () => {
   it("a client that drops a call's stream does not cancel the call: it completes, and GET with the last event id gets the rest, response included", async () => {
     const release = deferred();
     const seen: { aborted?: boolean } = {};
-    const running = await h.start((server) =>
+    const running = await startHttp(cleanups, (server) =>
       server.registerTool('long', {}, async (_args, ctx) => {
         ctx.log('info', 'started');
         await release.promise;
@@ -477,7 +480,7 @@ describe('resumability', () => {
 
   it("a GET resuming a call's stream before the call ends replays what was missed, carries the rest live, and ends with the response", async () => {
     const g = gates();
-    const running = await h.start((server) => chattyTool(server, g));
+    const running = await startHttp(cleanups, (server) => chattyTool(server, g));
     const { client } = await h.client(running);
     const dropped = dropNoticed(running.transport, 'POST');
     const call = await client.request('tools/call', { name: 'chatty', arguments: { label: 'x' } }, 2);
@@ -494,7 +497,7 @@ describe('resumability', () => {
   });
 
   it("an elicitation answered after the call's stream dropped still completes the call, and resuming returns the result", async () => {
-    const running = await h.start(askTool);
+    const running = await startHttp(cleanups, askTool);
     const { client, session } = await h.client(running, { capabilities: ELICIT });
     const events = recordEvents(running.server, 'responseElicitationCreate');
     const dropped = dropNoticed(running.transport, 'POST');
@@ -515,7 +518,7 @@ describe('resumability', () => {
 
   it("Last-Event-ID replays only its own stream, never another call's or the GET stream's events", async () => {
     const g = gates();
-    const running = await h.start((server) => chattyTool(server, g));
+    const running = await startHttp(cleanups, (server) => chattyTool(server, g));
     const { client, session } = await h.client(running);
     const get = await client.get();
     const dropped = dropNoticed(running.transport, 'POST');
@@ -540,7 +543,7 @@ describe('resumability', () => {
   });
 
   it('GET with a Last-Event-ID of the standalone stream replays its later events, and that connection becomes the standalone stream', async () => {
-    const running = await h.start();
+    const running = await startHttp(cleanups);
     const { client, session } = await h.client(running);
     const ping = (n: number) => ({ jsonrpc: '2.0', method: 'notifications/test/ping', params: { n } });
     const dropped = dropNoticed(running.transport, 'GET');
@@ -561,7 +564,7 @@ describe('resumability', () => {
   });
 
   it('resuming the standalone stream while it is open gets 409', async () => {
-    const running = await h.start();
+    const running = await startHttp(cleanups);
     const { client } = await h.client(running);
     const get = await client.get();
     await nextSse(get);
@@ -571,7 +574,7 @@ describe('resumability', () => {
   });
 
   it.each(['9_1', 'abc_1', '_1', 'nonsense'])('a Last-Event-ID naming no stream of the session (%s) gets 400', async (lastEventId) => {
-    const running = await h.start();
+    const running = await startHttp(cleanups);
     const { client } = await h.client(running);
     const res = await client.get({ 'last-event-id': lastEventId });
     expect(res.status).toBe(400);
@@ -580,7 +583,7 @@ describe('resumability', () => {
 
   it("a Last-Event-ID of another session's stream gets 400 and none of that session's events", async () => {
     const g = gates();
-    const running = await h.start((server) => chattyTool(server, g));
+    const running = await startHttp(cleanups, (server) => chattyTool(server, g));
     const a = await h.client(running);
     const b = await h.client(running);
     const call = await a.client.request('tools/call', { name: 'chatty', arguments: { label: 'a' } }, 2);
@@ -596,7 +599,7 @@ describe('resumability', () => {
   it('ctx.closeStream() on a 2025-11-25 session ends the POST connection after the priming event; GET with Last-Event-ID gets the rest and the result', async () => {
     const release = deferred();
     const seen: { closed?: boolean; aborted?: boolean } = {};
-    const running = await h.start((server) =>
+    const running = await startHttp(cleanups, (server) =>
       server.registerTool('poll', {}, async (_args, ctx) => {
         seen.closed = ctx.closeStream();
         ctx.log('info', 'still working');
@@ -625,7 +628,7 @@ describe('resumability', () => {
   it('each ctx.closeStream() ends the connection the stream is on at that moment, a resumed GET included', async () => {
     const g = gates();
     const closed: boolean[] = [];
-    const running = await h.start((server) =>
+    const running = await startHttp(cleanups, (server) =>
       server.registerTool('poll_twice', {}, async (_args, ctx) => {
         closed.push(ctx.closeStream());
         await g.gate('first').promise;
@@ -655,7 +658,7 @@ describe('resumability', () => {
   it.each(['2025-06-18', '2025-03-26', '2024-11-05'])(
     'ctx.closeStream() returns false on a %s session, and the call is answered as JSON',
     async (protocolVersion) => {
-      const running = await h.start((server) => server.registerTool('poll', {}, (_args, ctx) => String(ctx.closeStream())));
+      const running = await startHttp(cleanups, (server) => server.registerTool('poll', {}, (_args, ctx) => String(ctx.closeStream())));
       const { client } = await h.client(running, { protocolVersion });
       const call = await client.request('tools/call', { name: 'poll' }, 2);
       expect(call.headers['content-type']).toBe('application/json');
@@ -664,16 +667,15 @@ describe('resumability', () => {
   );
 
   it('ctx.closeStream() returns false over WebSocket', async () => {
-    const ws = await startWsServer((server) => server.registerTool('poll', {}, (_args, ctx) => String(ctx.closeStream())));
-    h.defer(() => ws.close());
+    const ws = await startWebSocket(cleanups, (server) => server.registerTool('poll', {}, (_args, ctx) => String(ctx.closeStream())));
     const { client } = await WsTestClient.initialized(ws.url);
-    h.defer(() => client.close());
+    cleanups.push(() => client.close());
     expect(await client.request('tools/call', { name: 'poll' }, 2)).toEqual(textResult(2, 'false'));
   });
 
   it('a custom eventStore stores each event under its session and stream, is asked for the replay, and is told when the session ends', async () => {
     const store = new RecordingEventStore();
-    const running = await h.start(askTool, { transport: { eventStore: store } });
+    const running = await startHttp(cleanups, askTool, { transport: { eventStore: store } });
     expect(running.transport.eventStore).toBe(store);
     const { client, session } = await h.client(running, { capabilities: ELICIT });
     const dropped = dropNoticed(running.transport, 'POST');
@@ -702,7 +704,7 @@ describe('resumability', () => {
   it('with an asynchronous eventStore, what the call sends while the replay is being read still reaches the resuming client', async () => {
     const g = gates();
     const store = new SlowEventStore();
-    const running = await h.start((server) => chattyTool(server, g), { transport: { eventStore: store } });
+    const running = await startHttp(cleanups, (server) => chattyTool(server, g), { transport: { eventStore: store } });
     const { client } = await h.client(running);
     const dropped = dropNoticed(running.transport, 'POST');
     const call = await client.request('tools/call', { name: 'chatty', arguments: { label: 'x' } }, 2);
@@ -725,7 +727,8 @@ describe('resumability', () => {
   it('with an asynchronous eventStore, a call that sends over 4 MiB while the replay is read gets the replay and what fit, then the connection ends with retry; resuming again gets the rest', async () => {
     const g = gates();
     const store = new SlowEventStore();
-    const running = await h.start(
+    const running = await startHttp(
+      cleanups,
       (server) =>
         server.registerTool('flood', {}, async (_args, ctx) => {
           ctx.log('info', 'start');
@@ -771,7 +774,7 @@ describe('resumability', () => {
 
   it('with an asynchronous eventStore, a 2025-06-18 standalone stream resumed while 5 MiB of notifications go out ends after the 4 MiB that fit; the next resumption gets the rest and new ids', async () => {
     const store = new SlowEventStore();
-    const running = await h.start(() => {}, { transport: { eventStore: store } });
+    const running = await startHttp(cleanups, () => {}, { transport: { eventStore: store } });
     const { client, session } = await h.client(running, { protocolVersion: '2025-06-18' });
     const big = (n: number): Json => ({ jsonrpc: '2.0', method: 'notifications/test/big', params: { text: bigText(n) } });
     const dropped = dropNoticed(running.transport, 'GET');
@@ -806,7 +809,7 @@ describe('resumability', () => {
       replayAfter: () => [{ eventId: '0_1' } as StoredEvent],
       dropSession: () => {},
     };
-    const running = await h.start(() => {}, { transport: { eventStore: store } });
+    const running = await startHttp(cleanups, () => {}, { transport: { eventStore: store } });
     const { client, session } = await h.client(running);
 
     const resumed = await client.get({ 'last-event-id': '0_0' });
@@ -822,7 +825,8 @@ describe('resumability', () => {
 
   it('the InMemoryEventStore keeps maxEventsPerStream events: a Last-Event-ID older than those replays what is kept', async () => {
     const release = deferred();
-    const running = await h.start(
+    const running = await startHttp(
+      cleanups,
       (server) =>
         server.registerTool('three', {}, async (_args, ctx) => {
           for (const word of ['one', 'two', 'three']) ctx.log('info', word);
@@ -850,7 +854,8 @@ describe('resumability', () => {
 describe('responseMode', () => {
   it("'json' answers as application/json; the call's log and elicitation fall back to the GET stream", async () => {
     const seen: { closed?: boolean } = {};
-    const running = await h.start(
+    const running = await startHttp(
+      cleanups,
       (server) =>
         server.registerTool('ask', {}, async (_args, ctx) => {
           seen.closed = ctx.closeStream();
@@ -875,7 +880,8 @@ describe('responseMode', () => {
   });
 
   it("'json': ctx.elicit has no stream of its call to travel on, so it waits for the GET stream; the call then answers as JSON", async () => {
-    const running = await h.start(
+    const running = await startHttp(
+      cleanups,
       (server) =>
         server.registerTool('ask', {}, async (_args, ctx) => {
           ctx.log('info', 'about to ask');
@@ -895,7 +901,7 @@ describe('responseMode', () => {
   });
 
   it("'sse' streams even a call with nothing related: the priming event, then the response", async () => {
-    const running = await h.start((server) => server.registerTool('plain', {}, () => 'plain'), { transport: { responseMode: 'sse' } });
+    const running = await startHttp(cleanups, (server) => server.registerTool('plain', {}, () => 'plain'), { transport: { responseMode: 'sse' } });
     const client = new HttpTestClient(running.url);
     await initializeStreamed(client, '2025-11-25');
     const call = await client.request('tools/call', { name: 'plain' }, 2);
@@ -908,7 +914,7 @@ describe('responseMode', () => {
     ['2025-11-25', true],
     ['2025-06-18', false],
   ] as const)("'sse' streams initialize too: a %s client gets the result with an event id (primed: %s)", async (protocolVersion, primed) => {
-    const running = await h.start(undefined, { transport: { responseMode: 'sse' } });
+    const running = await startHttp(cleanups, undefined, { transport: { responseMode: 'sse' } });
     const client = new HttpTestClient(running.url);
     const init = await initializeStreamed(client, protocolVersion);
     expect(init.status).toBe(200);
@@ -925,7 +931,7 @@ describe('responseMode', () => {
           resources: { subscribe: true, listChanged: true },
           tools: { listChanged: true },
         },
-        serverInfo: { name: 'http-streams', version: '1.0.0' },
+        serverInfo: { name: 'test-server', version: '1.0.0' },
       },
     };
     expect(init.body).toBe(primed ? wire(priming('1_0'), sseMessage('1_1', initResult)) : wire(sseMessage('1_1', initResult)));
@@ -934,7 +940,7 @@ describe('responseMode', () => {
 
 describe('DELETE in the middle of a call', () => {
   it('ends pending elicitations with an isError event (-32000), ends the call stream without a response and the GET stream, and ends the session', async () => {
-    const running = await h.start(askTool);
+    const running = await startHttp(cleanups, askTool);
     const { client, session } = await h.client(running, { capabilities: ELICIT });
     const events = recordEvents(running.server, 'responseElicitationCreate');
     const ended = recordEvents(running.server, 'sessionEnd');

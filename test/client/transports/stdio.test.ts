@@ -1,14 +1,15 @@
 /** StdioClientTransport against real child processes: the repo's stdio server (with tsx), and small node scripts that misbehave. */
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { StdioClientTransport, type StdioClientTransportOptions } from '../../src/client/transports/stdio.js';
-import { RecordingSink } from '../helpers/recording-sink.js';
-import { DEFAULT_CAPABILITIES } from '../helpers/servers.js';
-import { parseErrorMessage, useCleanups } from '../helpers/util.js';
+import { StdioClientTransport, type StdioClientTransportOptions } from '../../../src/client/transports/stdio.js';
+import { RecordingSink } from '../../helpers/recording-sink.js';
+import { DEFAULT_CAPABILITIES } from '../../helpers/servers.js';
+import { parseErrorMessage } from '../../helpers/parse-error.js';
+import { useCleanups } from '../../helpers/cleanups.js';
 
 const cleanups = useCleanups();
 
-const root = fileURLToPath(new URL('../..', import.meta.url));
+const root = fileURLToPath(new URL('../../..', import.meta.url));
 const INIT_PARAMS = { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'stdio-transport-test', version: '1.0.0' } };
 const TOOLS = [
   { name: 'echo', description: 'Repeats text', inputSchema: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] } },

@@ -1,7 +1,7 @@
 /** SEP-2243: only a value wrapped in both =?base64? and ?= is Base64; anything else is compared as written. */
 import { afterEach, describe, expect, it } from 'vitest';
-import { McpServer, StreamableHttpTransport } from '../../src/index.js';
-import { modernPost } from '../helpers/modern.js';
+import { McpServer, StreamableHttpTransport } from '../../../src/index.js';
+import { modernPost } from '../../helpers/modern.js';
 
 let server: McpServer | undefined;
 afterEach(async () => {

@@ -4,9 +4,9 @@ import Fastify from 'fastify';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
-import { McpServer, StreamableHttpTransport } from '../../src/index.js';
-import { HttpTestClient } from '../helpers/http-client.js';
-import { useCleanups } from '../helpers/util.js';
+import { McpServer, StreamableHttpTransport } from '../../../src/index.js';
+import { HttpTestClient } from '../../helpers/http-client.js';
+import { useCleanups } from '../../helpers/cleanups.js';
 
 const cleanups = useCleanups();
 

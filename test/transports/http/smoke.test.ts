@@ -1,6 +1,6 @@
 import { afterEach, expect, it } from 'vitest';
-import { McpServer, StreamableHttpTransport } from '../../src/index.js';
-import { HttpTestClient } from '../helpers/http-client.js';
+import { McpServer, StreamableHttpTransport } from '../../../src/index.js';
+import { HttpTestClient } from '../../helpers/http-client.js';
 
 let server: McpServer;
 afterEach(() => server.close());
