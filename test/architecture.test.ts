@@ -48,21 +48,31 @@ function floor(file: string): string {
 /** What each floor may import, besides itself. */
 const MAY_IMPORT: Record<string, readonly string[]> = {
   protocol: [],
-  schema: ['protocol'],
-  elicitation: ['protocol', 'schema'],
-  mrtr: ['protocol', 'schema', 'elicitation'],
+  // One JSON-RPC engine for both ends (pending table, deadlines, ids, dispatch): it knows the wire alone.
+  rpc: ['protocol'],
+  schema: ['protocol', 'rpc'],
+  elicitation: ['protocol', 'rpc', 'schema'],
+  mrtr: ['protocol', 'rpc', 'schema', 'elicitation'],
   // OpenTelemetry knows the wire and the shape of a session, never the server: the server calls it.
   telemetry: ['protocol'],
-  server: ['protocol', 'schema', 'elicitation', 'mrtr', 'telemetry'],
-  // The client stands beside the server, on the same ground: it shares the wire, never the server.
-  client: ['protocol', 'schema'],
+  server: ['protocol', 'rpc', 'schema', 'elicitation', 'mrtr', 'telemetry'],
+  // The client stands beside the server, on the same ground: it shares the wire and the rpc floor, never the server.
+  client: ['protocol', 'rpc', 'schema'],
   // Extensions register methods and declarations on the server; the core knows extensions, not skills or tasks.
-  extensions: ['protocol', 'schema', 'elicitation', 'mrtr', 'server'],
+  extensions: ['protocol', 'rpc', 'schema', 'elicitation', 'mrtr', 'server'],
   // What several instances share sits above the server: it implements the server's SharedState.
-  scale: ['protocol', 'server', 'transports'],
+  scale: ['protocol', 'rpc', 'server', 'transports'],
   // OAuth for the transports' `auth` option: it implements their authenticator, and knows nothing of the server.
   auth: ['protocol', 'transports'],
 };
+
+/** The most lines a source file may have: past it, a file holds more than one concern. */
+const MAX_FILE_LINES = 450;
+
+/** Files still over MAX_FILE_LINES, each with the change that splits it. */
+const LONG_FILES: readonly string[] = [
+  'transports/http/streamable-http.ts', // split with the transport gate
+];
 
 describe('the layout of src/', () => {
   it('reads every source file and resolves every relative import to one of them', () => {
@@ -71,7 +81,7 @@ describe('the layout of src/', () => {
     expect(unresolved).toEqual([]);
   });
 
-  it('has floors that only import downwards: protocol <- schema <- elicitation <- mrtr <- server, and protocol <- schema <- client', () => {
+  it('has floors that only import downwards: protocol <- rpc <- schema <- elicitation <- mrtr <- server, and protocol <- rpc <- schema <- client', () => {
     const upward: string[] = [];
     for (const [file, imports] of graph) {
       const allowed = MAY_IMPORT[floor(file)];
@@ -83,13 +93,21 @@ describe('the layout of src/', () => {
     expect(upward).toEqual([]);
   });
 
-  it('lets transports import only the server port and protocol/ (and their own files)', () => {
+  it('lets transports import only the server port, protocol/ and rpc/ (and their own files)', () => {
     const reaching = [...graph]
       .filter(([file]) => floor(file) === 'transports')
       .flatMap(([file, imports]) =>
-        imports.filter((target) => !['transports', 'protocol'].includes(floor(target)) && target !== 'server/port.ts').map((target) => `${file} -> ${target}`),
+        imports
+          .filter((target) => !['transports', 'protocol', 'rpc'].includes(floor(target)) && target !== 'server/port.ts')
+          .map((target) => `${file} -> ${target}`),
       );
     expect(reaching).toEqual([]);
+  });
+
+  it(`keeps every source file within ${MAX_FILE_LINES} lines`, () => {
+    const lines = (file: string) => readFileSync(join(src, file), 'utf8').split('\n').length - 1;
+    const long = files.filter((file) => !LONG_FILES.includes(file) && lines(file) > MAX_FILE_LINES).map((file) => `${file}: ${lines(file)} lines`);
+    expect(long).toEqual([]);
   });
 
   it('has no import circle, type-only imports included', () => {
@@ -127,7 +145,7 @@ describe('the layout of src/', () => {
     expect(circles).toEqual([]);
   });
 
-  it("keeps the client's core and the browser entry free of Node-only modules: only the Node transports reach node: and ws", () => {
+  it("keeps the client's core, the rpc floor and the browser entry free of Node-only modules: only the Node transports reach node: and ws", () => {
     const nodeOnly = (file: string) =>
       [...readFileSync(join(src, file), 'utf8').matchAll(SPECIFIER)].map((m) => m[1] ?? m[2]).filter((specifier) => /^node:|^ws$/.test(specifier));
     const core = files.filter((file) => floor(file) === 'client' && !file.startsWith('client/transports/'));
@@ -138,9 +156,11 @@ describe('the layout of src/', () => {
       for (const target of graph.get(file) ?? []) visit(target);
     };
     // The browser entry too: McpClient, fetch-based HTTP and the platform's WebSocket (node:http loads only under Node, by import()).
-    for (const file of [...core, 'browser.ts']) visit(file);
+    // And the rpc floor whole, which the server shares: nothing in it may need Node.
+    for (const file of [...core, 'browser.ts', ...files.filter((file) => floor(file) === 'rpc')]) visit(file);
     const offending = [...reached].flatMap((file) => nodeOnly(file).map((specifier) => `${file} -> ${specifier}`));
     expect(core).toContain('client/mcp-client.ts');
+    expect(reached).toContain('rpc/peer.ts');
     expect(reached).toContain('client/transports/streamable-http.ts');
     expect(reached).toContain('client/transports/browser-websocket.ts');
     expect(offending).toEqual([]);

@@ -3,6 +3,7 @@ import type { Era } from '../protocol/era.js';
 import type { JsonRpcNotification } from '../protocol/jsonrpc.js';
 import type { DetailedTask } from '../protocol/tasks.js';
 import type {
+  CallToolResult,
   CreateMessageParams,
   CreateMessageResult,
   ElicitParams,
@@ -11,7 +12,11 @@ import type {
   ListRootsResult,
   LoggingLevel,
   ProgressParams,
+  Prompt,
   RequestId,
+  Resource,
+  ResourceTemplate,
+  Tool,
 } from '../protocol/types.js';
 
 /** Options of one call. */
@@ -105,4 +110,42 @@ export interface McpClientEvents {
   close: (reason: string) => void;
   /** A failure no call reports: a handler that threw, a message the client could not read, a listener that threw. */
   error: (error: Error) => void;
+}
+
+export interface ListToolsResult {
+  tools: Tool[];
+  nextCursor?: string;
+  [key: string]: unknown;
+}
+export interface ListPromptsResult {
+  prompts: Prompt[];
+  nextCursor?: string;
+  [key: string]: unknown;
+}
+export interface ListResourcesResult {
+  resources: Resource[];
+  nextCursor?: string;
+  [key: string]: unknown;
+}
+export interface ListResourceTemplatesResult {
+  resourceTemplates: ResourceTemplate[];
+  nextCursor?: string;
+  [key: string]: unknown;
+}
+
+/** `callTool`'s arguments, then its options: the arguments may be left out when the tool needs none. */
+export type CallToolRest<Args> = Record<string, never> extends Args ? [args?: Args, options?: CallOptions] : [args: Args, options?: CallOptions];
+
+/** A tool's result, its `structuredContent` typed by the tool map (absent on an error result); a `CallToolResult` for an untyped tool. */
+export type ToolCallResult<Structured> = [Structured] extends [undefined]
+  ? CallToolResult
+  : Record<string, unknown> extends Structured
+    ? CallToolResult
+    : { content: CallToolResult['content']; structuredContent?: Structured; isError?: boolean; _meta?: CallToolResult['_meta'] };
+
+/** Options of `connect`. */
+export interface ConnectOptions {
+  /** Give up connecting (and negotiating the era) after this long. Default: the client's `requestTimeoutMs`. */
+  timeoutMs?: number;
+  signal?: AbortSignal;
 }

@@ -7,7 +7,7 @@
 import { ErrorCode, McpError, RequestCancelledError } from '../protocol/errors.js';
 import { isObject } from '../protocol/is-object.js';
 import { type DetailedTask, isTerminalStatus, type TaskStatus } from '../protocol/tasks.js';
-import { abortReason } from './pending.js';
+import { abortReason } from '../rpc/abort-reason.js';
 
 const STATUSES: ReadonlySet<string> = new Set(['working', 'input_required', 'completed', 'failed', 'cancelled']);
 /** Polling is kept between these, whatever the server suggests. */

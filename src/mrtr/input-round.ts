@@ -22,6 +22,14 @@ export const KINDS: Record<InputMethod, ClientRequestKind<never, unknown>> = {
 
 const KEY_PREFIX: Record<InputMethod, string> = { 'elicitation/create': 'elicit', 'sampling/createMessage': 'sample', 'roots/list': 'roots' };
 
+/** Questions `require` checked already: asked as they are, not checked again when the round ends. */
+const PREPARED = new WeakSet<InputRequest>();
+
+/** Whether `request` is a question `require` checked as the handler asked it. */
+export function wasPrepared(request: InputRequest): boolean {
+  return PREPARED.has(request);
+}
+
 /** Told of each answer a retry brings to what the last round asked, read: a result, or why it is none. */
 export type AnswerListener = (key: string, asked: AskedQuestion, outcome: ClientOutcome<unknown>) => void;
 
@@ -69,6 +77,7 @@ export class InputRound {
     // The same checks as a pushed request; what they give back also reads the answer (a form's compiled schema).
     const prepared = kind.prepare(this.kinds, capabilities, (request.params ?? {}) as never);
     const asking: InputRequest = { method: request.method, params: prepared as Record<string, unknown> };
+    PREPARED.add(asking);
     const k = key ?? `${KEY_PREFIX[request.method]}-${++this.counter}`;
     if (checkedByStandard(prepared)) {
       const answer = this.standardAnswer(k, asking, kind, prepared);

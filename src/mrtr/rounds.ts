@@ -4,14 +4,14 @@
  * rounds rides in a signed `requestState`. Legacy era: `ctx.elicit` pushes requests itself, and an
  * input-required a handler returns is fulfilled by pushing its requests and running the handler again.
  */
-import type { ClientOutcome, ClientRequestKind, KindContext } from '../elicitation/kind.js';
+import { type ClientOutcome, type ClientRequestKind, type KindContext, toClientResponse } from '../elicitation/kind.js';
 import { ErrorCode, McpError, UrlElicitationRequiredError } from '../protocol/errors.js';
 import { isObject } from '../protocol/is-object.js';
 import { quote } from '../protocol/quote.js';
 import { principalKey, UNKEYED_PRINCIPAL } from '../protocol/principal.js';
 import { errorResult } from '../protocol/results.js';
 import type { ClientCapabilities, ElicitParams } from '../protocol/types.js';
-import { asMcpError, describeRequest, InputRound, KINDS, type AnswerListener, type RoundHolder } from './input-round.js';
+import { asMcpError, describeRequest, InputRound, KINDS, type AnswerListener, type RoundHolder, wasPrepared } from './input-round.js';
 import { InputRequired, type InputMethod, type InputRequest } from './input-required.js';
 import { type AskedQuestion, digest, type RequestStateCodec, type StateBinding, type StatePayload } from './request-state.js';
 
@@ -33,6 +33,11 @@ export interface RoundsContext {
 function preparedRequests(kinds: KindContext, capabilities: ClientCapabilities, requests: Record<string, InputRequest>): Record<string, InputRequest> {
   const out: Record<string, InputRequest> = {};
   for (const [key, request] of Object.entries(requests)) {
+    // A question ctx.elicit asked was checked as it was asked.
+    if (wasPrepared(request)) {
+      out[key] = request;
+      continue;
+    }
     const given = request.params ?? {};
     const params = KINDS[request.method].prepare(kinds, capabilities, given as never) as Record<string, unknown>;
     out[key] = params === given ? request : { method: request.method, params };
@@ -64,6 +69,12 @@ function readAnswer(kinds: KindContext, asked: AskedQuestion, answer: unknown): 
     : { ok: true, result };
 }
 
+/** Where the response events go: the server's emitter, as the rounds see it. */
+export interface AnswerEvents {
+  listening(event: string): boolean;
+  emit(event: string, ...args: unknown[]): boolean;
+}
+
 /** The request a response event names for an input request: its key as id, and the params requestState kept. */
 export function askedRequest(key: string, asked: AskedQuestion): { jsonrpc: '2.0'; id: string; method: string; params: Record<string, unknown> } {
   const params: Record<string, unknown> = {};
@@ -74,6 +85,19 @@ export function askedRequest(key: string, asked: AskedQuestion): { jsonrpc: '2.0
     if (asked.schema !== undefined) params.requestedSchema = asked.schema;
   }
   return { jsonrpc: '2.0', id: key, method: asked.method, params };
+}
+
+/**
+ * Each answer a 2026-07-28 retry brings, told on the same response event as a pushed request's reply
+ * (`responseElicitationCreate`, ...): the request is the input request, its key as id; a malformed
+ * answer is an error outcome (and is asked again). Only when anyone listens.
+ */
+export function answerReporter(events: AnswerEvents, session: unknown): AnswerListener {
+  return (key, asked, outcome) => {
+    const kind = KINDS[asked.method as InputMethod];
+    if (!kind?.event || !events.listening(kind.event)) return;
+    events.emit(kind.event, session, askedRequest(key, asked), toClientResponse(kind.fields, outcome as ClientOutcome<object>));
+  };
 }
 
 function describeAsked(requests: Record<string, InputRequest>, standardKeys?: ReadonlySet<string>): StatePayload['asked'] {
@@ -120,8 +144,8 @@ export interface RoundRequest {
   params: Record<string, unknown>;
   capabilities: ClientCapabilities;
   principal: unknown;
-  /** Each answer this retry brings to what the last round asked, read: a result, or why it is none. */
-  onAnswer?: AnswerListener;
+  /** Where each answer this retry brings to what the last round asked is told, read (a result, or why it is none), and whose it is. */
+  answers?: { events: AnswerEvents; session: unknown };
 }
 
 function roundsExceeded(target: InputTarget, max: number): McpError {
@@ -162,6 +186,8 @@ export async function runModernRound<R>(
   const answers: Record<string, unknown> = { ...previous?.answers };
   const held = new Map<string, { asked: AskedQuestion; answer: unknown }>();
   const responses = params.inputResponses;
+  // Only a retry brings answers to tell.
+  const onAnswer = previous && request.answers ? answerReporter(request.answers.events, request.answers.session) : undefined;
   if (previous && isObject(responses)) {
     // Only what the last round asked counts; extra keys are ignored, and an answer that does not fit is asked again.
     for (const key of previous.last ?? []) {
@@ -174,7 +200,7 @@ export async function runModernRound<R>(
       const read = readAnswer(kinds, asked, responses[key]);
       const outcome = read instanceof Promise ? await read : read;
       if (outcome.ok) answers[key] = outcome.result;
-      request.onAnswer?.(key, asked, outcome);
+      onAnswer?.(key, asked, outcome);
     }
   }
   const round = new InputRound(
@@ -185,7 +211,7 @@ export async function runModernRound<R>(
     previous?.round ?? 0,
     isObject(responses) ? responses : undefined,
     held,
-    request.onAnswer,
+    onAnswer,
     () => holder.signal,
   );
   holder.input = round;

@@ -1,36 +1,59 @@
 /**
- * The two ways a session reaches its client, chosen when the session is made: a legacy-era session pushes
+ * How a session reaches its client, chosen when the session is made: a legacy-era session pushes
  * requests on its connection; a 2026-07-28 request asks with an input-required result and gets the
- * answers on the retry. Code above this never asks which era it is in.
+ * answers on the retry. Each back channel serves one session, given at construction. Code above this
+ * never asks which era it is in.
  */
-import { type ClientOutcome, type ClientRequestKind, toClientResponse } from '../elicitation/kind.js';
-import type { InputMethod, InputRequest } from '../mrtr/input-required.js';
-import type { AskedQuestion } from '../mrtr/request-state.js';
-import { askedRequest, inputKind, type RoundsContext, runModernRound, runPushedRounds } from '../mrtr/rounds.js';
+import type { ClientRequestKind } from '../elicitation/kind.js';
+import type { InputMethod, InputRequest, InputRequired } from '../mrtr/input-required.js';
+import { type InputTarget, inputKind, type RoundsContext, runModernRound, runPushedRounds } from '../mrtr/rounds.js';
 import { ErrorCode, LegacyOnlyRequestError, McpError } from '../protocol/errors.js';
-import type { InputOptions } from './api.js';
-import type { Context } from './context.js';
-import type { BackChannel, Session } from './session.js';
+import type { SafeEmitter } from '../protocol/safe-emitter.js';
+import type { InputOptions, McpSession } from './api.js';
+import type { Context, ContextBackChannel } from './context.js';
+import type { McpServerEvents } from './events.js';
+import type { Outgoing } from './outgoing.js';
+
+/** How one session reaches its client: what its handlers' contexts ask through, and how input rounds run. */
+export interface BackChannel extends ContextBackChannel {
+  /** Run a handler that may answer input-required (tools/call, prompts/get, resources/read). */
+  run<R>(ctx: Context, params: Record<string, unknown>, target: InputTarget, invoke: () => Promise<R | InputRequired>): Promise<R | Record<string, unknown>>;
+  /** Whether an error a tool threw answers its call as a JSON-RPC error rather than an `isError` result. */
+  isRequestError(err: unknown): boolean;
+}
+
+/** What a back channel needs of the session it serves. */
+export interface BackChannelSession extends McpSession {
+  /** Requests sent to the client (made on first use). */
+  readonly outgoing: Outgoing;
+  readonly host: { readonly events: SafeEmitter<McpServerEvents> };
+}
+
+/** Makes the back channel of each new session (one per era, chosen when the session is made). */
+export type BackChannelFactory = (session: BackChannelSession) => BackChannel;
 
 function isUrlElicitationRequired(err: unknown): boolean {
   return err instanceof McpError && err.code === ErrorCode.UrlElicitationRequired;
 }
 
 /** Legacy era: requests go out on the connection and wait for the client's reply. */
-export class PushBackChannel implements BackChannel {
-  constructor(private readonly rounds: RoundsContext) {}
+class PushBackChannel implements BackChannel {
+  constructor(
+    private readonly rounds: RoundsContext,
+    private readonly session: BackChannelSession,
+  ) {}
 
-  send: BackChannel['send'] = (session, kind, params, options, parent, onDone) => session.outgoing.send(kind, params, options, parent, onDone);
+  send: BackChannel['send'] = (kind, params, options, parent, onDone) => this.session.outgoing.send(kind, params, options, parent, onDone);
 
-  ask<P, R>(session: Session, ctx: Context, kind: ClientRequestKind<P, R>, params: P, options: InputOptions): Promise<R> {
+  ask<P, R>(ctx: Context, kind: ClientRequestKind<P, R>, params: P, options: InputOptions): Promise<R> {
     return new Promise((resolve, reject) => {
-      session.outgoing.send(kind, params, options, ctx, (outcome) => (outcome.ok ? resolve(outcome.result) : reject(outcome.error)));
+      this.session.outgoing.send(kind, params, options, ctx, (outcome) => (outcome.ok ? resolve(outcome.result) : reject(outcome.error)));
     });
   }
 
-  run: BackChannel['run'] = (session, ctx, _params, target, invoke) =>
-    runPushedRounds(this.rounds, ctx, session.clientCapabilities, target, invoke, (request: InputRequest) =>
-      this.ask(session, ctx, inputKind(request.method), (request.params ?? {}) as never, {}),
+  run: BackChannel['run'] = (ctx, _params, target, invoke) =>
+    runPushedRounds(this.rounds, ctx, this.session.clientCapabilities, target, invoke, (request: InputRequest) =>
+      this.ask(ctx, inputKind(request.method), (request.params ?? {}) as never, {}),
     );
 
   /** -32042 asks the client to run URL elicitations and retry; everything else a tool throws is a tool failure. */
@@ -40,31 +63,27 @@ export class PushBackChannel implements BackChannel {
 }
 
 /** 2026-07-28 requests: the server sends no requests; what a handler asks goes out as input-required. */
-export class InputRequiredBackChannel implements BackChannel {
-  constructor(private readonly rounds: RoundsContext) {}
+class InputRequiredBackChannel implements BackChannel {
+  constructor(
+    private readonly rounds: RoundsContext,
+    private readonly session: BackChannelSession,
+  ) {}
 
-  send: BackChannel['send'] = (_session, kind) => {
+  send: BackChannel['send'] = (kind) => {
     throw new LegacyOnlyRequestError(kind.method);
   };
 
-  async ask<P, R>(session: Session, ctx: Context, kind: ClientRequestKind<P, R>, params: P, options: InputOptions): Promise<R> {
+  async ask<P, R>(ctx: Context, kind: ClientRequestKind<P, R>, params: P, options: InputOptions): Promise<R> {
     const request: InputRequest = { method: kind.method as InputMethod, params: params as Record<string, unknown> };
-    return ctx.round().require(session.clientCapabilities, request, options.key) as R;
+    // The round is there for tools/call, prompts/get and resources/read; ctx.round() says why it is not.
+    return (ctx.input ?? ctx.round()).require(this.session.clientCapabilities, request, options.key) as R;
   }
 
-  run: BackChannel['run'] = (session, ctx, params, target, invoke) =>
-    runModernRound(
-      this.rounds,
-      ctx,
-      {
-        params,
-        capabilities: session.clientCapabilities,
-        principal: session.principal,
-        onAnswer: (key, asked, outcome) => reportAnswer(session, key, asked, outcome),
-      },
-      target,
-      invoke,
-    );
+  run: BackChannel['run'] = (ctx, params, target, invoke) => {
+    const { session } = this;
+    const request = { params, capabilities: session.clientCapabilities, principal: session.principal, answers: { events: session.host.events, session } };
+    return runModernRound(this.rounds, ctx, request, target, invoke);
+  };
 
   /** -32021 too: the client may retry, declaring the capability the request needs. */
   isRequestError(err: unknown): boolean {
@@ -72,19 +91,12 @@ export class InputRequiredBackChannel implements BackChannel {
   }
 }
 
-/**
- * An answer a 2026-07-28 retry brought, on the same response event as a pushed request's reply
- * (`responseElicitationCreate`, ...): the request is the input request, its key as id; a malformed answer
- * is an error outcome (and is asked again).
- */
-export function reportAnswer(session: Session, key: string, asked: AskedQuestion, outcome: ClientOutcome<unknown>): void {
-  const kind = inputKind(asked.method as InputMethod);
-  const events = session.host.events;
-  if (!kind?.event || !events.listening(kind.event)) return;
-  (events.emit as (event: string, ...args: unknown[]) => boolean)(
-    kind.event,
-    session,
-    askedRequest(key, asked),
-    toClientResponse(kind.fields, outcome as ClientOutcome<object>),
-  );
+/** Legacy-era sessions push. */
+export function pushBackChannel(rounds: RoundsContext): BackChannelFactory {
+  return (session) => new PushBackChannel(rounds, session);
+}
+
+/** 2026-07-28 requests answer input-required. */
+export function inputRequiredBackChannel(rounds: RoundsContext): BackChannelFactory {
+  return (session) => new InputRequiredBackChannel(rounds, session);
 }

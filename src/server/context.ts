@@ -1,7 +1,7 @@
 /** A handler's context: one small object per client request, which asks and notifies through its session. */
 import { elicitationKind } from '../elicitation/elicit.js';
 import type { ElicitResultFor, FormSchema } from '../elicitation/form-schema.js';
-import type { ClientRequestKind } from '../elicitation/kind.js';
+import { type ClientOutcome, type ClientRequestKind, untypedKind } from '../elicitation/kind.js';
 import { rootsKind } from '../elicitation/roots.js';
 import { samplingKind } from '../elicitation/sampling.js';
 import { InputRequired } from '../mrtr/input-required.js';
@@ -17,20 +17,36 @@ import type {
   ProgressToken,
   RequestId,
 } from '../protocol/types.js';
-import type { InputOptions, McpSession, RequestContext, SessionRequestOptions } from './api.js';
+import type { InputOptions, McpSession, OutgoingRequest, RequestContext, SessionRequestOptions } from './api.js';
 import { type KeepAliveTarget, nextKeepAliveProgress, type ProgressKeepAlive } from './progress-keep-alive.js';
+
+/** What a context asks through: its session's back channel, which it holds from the start. */
+export interface ContextBackChannel {
+  /** A request pushed to the client: `session.request`, `session.elicit`, `server.request*`, `ctx.request`. */
+  send<P, R>(
+    kind: ClientRequestKind<P, R>,
+    params: P,
+    options: SessionRequestOptions,
+    parent?: Context,
+    onDone?: (outcome: ClientOutcome<R>, request: OutgoingRequest) => void,
+  ): OutgoingRequest;
+  /** `ctx.elicit`, `ctx.createMessage`, `ctx.listRoots`: ask on behalf of a request, in whichever way the session's era asks. */
+  ask<P, R>(ctx: Context, kind: ClientRequestKind<P, R>, params: P, options: InputOptions): Promise<R>;
+}
 
 /** What a context needs of its session, besides what applications see. */
 export interface ContextSession extends McpSession {
-  /** Ask the client on behalf of `ctx`, in whichever way the session's era asks. */
-  ask<P, R>(ctx: Context, kind: ClientRequestKind<P, R>, params: P, options: InputOptions): Promise<R>;
-  /** A server-to-client request related to `ctx` and cancelled with it. */
-  requestFor(ctx: Context, method: string, params: Record<string, unknown> | undefined, options: SessionRequestOptions): Promise<Record<string, unknown>>;
+  readonly backChannel: ContextBackChannel;
   notifyRelated(method: string, params: Record<string, unknown> | undefined, relatedRequestId: RequestId): boolean;
   logRelated(level: LoggingLevel, data: unknown, logger: string | undefined, relatedRequestId: RequestId): boolean;
   closeStream(requestId: RequestId): boolean;
   /** Cancel the server-to-client requests made for `ctx` that are still pending. */
   cancelRequestsFor(ctx: Context, reason: string): void;
+}
+
+/** A request sent through `send`, as a promise of its outcome. */
+export function sent<R>(start: (done: (outcome: ClientOutcome<R>) => void) => void): Promise<R> {
+  return new Promise((resolve, reject) => start((outcome) => (outcome.ok ? resolve(outcome.result) : reject(outcome.error))));
 }
 
 const NO_INPUT = (method: string) =>
@@ -53,13 +69,17 @@ export class Context implements RequestContext, RoundHolder, KeepAliveTarget {
   keepAlive: ProgressKeepAlive | undefined;
   /** The MRTR round of this request (tools/call, prompts/get and resources/read). */
   input: InputRound | undefined;
+  /** How this request reaches its client: its session's, taken once. */
+  readonly backChannel: ContextBackChannel;
 
   constructor(
     readonly session: ContextSession,
     readonly requestId: RequestId,
     readonly method: string,
     readonly meta: Meta | undefined,
-  ) {}
+  ) {
+    this.backChannel = session.backChannel;
+  }
 
   get signal(): AbortSignal {
     if (!this.controller) {
@@ -146,19 +166,19 @@ export class Context implements RequestContext, RoundHolder, KeepAliveTarget {
   }
 
   elicit<const P extends ElicitParams<FormSchema>>(params: P, options: InputOptions = {}): Promise<ElicitResultFor<P>> {
-    return this.session.ask(this, elicitationKind, params, options) as Promise<ElicitResultFor<P>>;
+    return this.backChannel.ask(this, elicitationKind, params, options) as Promise<ElicitResultFor<P>>;
   }
 
   createMessage(params: CreateMessageParams, options: InputOptions = {}): Promise<CreateMessageResult> {
-    return this.session.ask(this, samplingKind, params, options);
+    return this.backChannel.ask(this, samplingKind, params, options);
   }
 
   listRoots(options: InputOptions = {}): Promise<ListRootsResult> {
-    return this.session.ask(this, rootsKind, {}, options);
+    return this.backChannel.ask(this, rootsKind, {}, options);
   }
 
   request(method: string, params?: Record<string, unknown>, options: SessionRequestOptions = {}): Promise<Record<string, unknown>> {
-    return this.session.requestFor(this, method, params, options);
+    return sent((done) => this.backChannel.send(untypedKind(method), params ?? {}, options, this, done));
   }
 
   /** The round, for asking input; only tools/call, prompts/get and resources/read have one. */

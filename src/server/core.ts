@@ -5,21 +5,24 @@
 import type { KindContext } from '../elicitation/kind.js';
 import { RequestStateCodec, type RequestStateOptions } from '../mrtr/request-state.js';
 import type { RoundsContext } from '../mrtr/rounds.js';
-import type { Classified, JsonRpcRequest } from '../protocol/jsonrpc.js';
+import type { ServedEras } from '../protocol/era.js';
+import type { JsonRpcRequest } from '../protocol/jsonrpc.js';
 import type { SafeEmitter } from '../protocol/safe-emitter.js';
 import type { Implementation, ServerCapabilities } from '../protocol/types.js';
 import { SchemaCompiler } from '../schema/compiler.js';
 import type { McpSession } from './api.js';
-import { InputRequiredBackChannel, PushBackChannel } from './back-channel.js';
+import { type BackChannelFactory, inputRequiredBackChannel, pushBackChannel } from './back-channel.js';
 import { Catalog, type ListKind } from './catalog.js';
-import { Deadlines } from './deadlines.js';
+import { Deadlines } from '../rpc/deadlines.js';
+import { settlesWithin } from '../rpc/settles-within.js';
 import type { McpServerEvents } from './events.js';
-import { deliver, type InboundHost, receive, refuse } from './inbound.js';
+import { type ConnectionHost, ServerConnection } from './connection.js';
 import type { ResolvedServerOptions } from './options.js';
-import type { CancellableRequest, Channel, Closable, Connection, Refusal, ServerPort } from './port.js';
+import type { CancellableRequest, Channel, Closable, Connection, ServerPort } from './port.js';
 import { type ScopeNeed, scopeNeeds } from './scopes.js';
-import { Session } from './session.js';
+import type { Session } from './session.js';
 import { LocalStateMarks, type SharedEvent } from './shared-state.js';
+import { runDetached } from './detached.js';
 import { Extensions } from './extensions.js';
 import { legacyDispatch } from './methods.js';
 import { serveStateless, statelessDispatch } from './stateless.js';
@@ -29,7 +32,7 @@ import { Telemetry } from '../telemetry/telemetry.js';
 
 const LIST_FILTER = { tools: 'toolsListChanged', prompts: 'promptsListChanged', resources: 'resourcesListChanged' } as const;
 
-export class ServerCore implements InboundHost, ServerPort, RoundsContext, KindContext {
+export class ServerCore implements ConnectionHost, ServerPort, RoundsContext, KindContext {
   readonly stats = newStats();
   readonly schemas = new SchemaCompiler();
   readonly codec: RequestStateCodec;
@@ -38,8 +41,9 @@ export class ServerCore implements InboundHost, ServerPort, RoundsContext, KindC
   readonly subscriptions = new Set<Subscription>();
   /** Initialized sessions, by id. */
   readonly sessions = new Map<string, Session>();
-  readonly push: PushBackChannel;
-  readonly inputRequired: InputRequiredBackChannel;
+  /** The back channels of legacy-era sessions and of 2026-07-28 requests. */
+  readonly push: BackChannelFactory = pushBackChannel(this);
+  readonly inputRequired: BackChannelFactory = inputRequiredBackChannel(this);
   /** Spans and metrics, with `options.telemetry` only: its instruments are made here, once. */
   readonly telemetry: Telemetry | undefined;
   private readonly connections = new Set<Session>();
@@ -49,7 +53,7 @@ export class ServerCore implements InboundHost, ServerPort, RoundsContext, KindC
   /** Methods and declarations extensions add (`server.useExtension`). */
   readonly extensions = new Extensions(
     (method) => method in legacyDispatch.methods || method in statelessDispatch.methods,
-    this,
+    (call, ctx, entry, args, options, checked) => runDetached(this, call, ctx, entry, args, options, checked),
     (error) => this.reportError(error),
   );
 
@@ -59,20 +63,17 @@ export class ServerCore implements InboundHost, ServerPort, RoundsContext, KindC
     readonly instructions: string | undefined,
     readonly options: ResolvedServerOptions,
   ) {
+    this.maxRounds = options.maxRounds;
+    this.eras = options.eras;
     this.codec = new RequestStateCodec(codecOptions(options));
     this.stopSharing = options.scale?.onBroadcast?.((event) => this.shared(event));
-    this.push = new PushBackChannel(this);
-    this.inputRequired = new InputRequiredBackChannel(this);
     this.telemetry = options.telemetry && new Telemetry(options.telemetry);
   }
 
-  get kinds(): KindContext {
-    return this;
-  }
-
-  get maxRounds(): number {
-    return this.options.maxRounds;
-  }
+  // Fields, not getters: read on every request, they cost no call.
+  readonly kinds: KindContext = this;
+  readonly maxRounds: number;
+  readonly eras: ServedEras;
 
   /** What the server declares: everything it serves, its extensions, plus `options.capabilities`. */
   get capabilities(): ServerCapabilities {
@@ -90,19 +91,15 @@ export class ServerCore implements InboundHost, ServerPort, RoundsContext, KindC
 
   // --- the port
 
-  get eras() {
-    return this.options.eras;
-  }
-
   connect(channel: Channel, principal?: unknown): Connection {
-    const session = new Session(this, channel, { era: 'legacy', backChannel: this.push, principal, defaultLogLevel: this.options.defaultLogLevel });
-    this.connections.add(session);
-    this.events.emit('connect', session);
-    return session;
+    const connection = new ServerConnection(this, channel, principal);
+    this.connections.add(connection.session);
+    this.events.emit('connect', connection.session);
+    return connection;
   }
 
   serveStateless(channel: Channel, request: JsonRpcRequest, principal: unknown, onStart: (request: CancellableRequest) => void): void {
-    serveStateless(this, this.inputRequired, channel, request, principal, undefined, undefined, onStart);
+    serveStateless(this, request, { channel, principal, onStart });
   }
 
   sessionLimitReached(): number | undefined {
@@ -128,26 +125,11 @@ export class ServerCore implements InboundHost, ServerPort, RoundsContext, KindC
   }
 
   reportError(error: unknown, at?: McpSession | Connection): void {
-    this.events.reportError(error, at);
+    // What a transport reports about its connection is about the session it carries.
+    this.events.reportError(error, at instanceof ServerConnection ? at.session : at);
   }
 
   // --- what sessions need
-
-  receive(session: Session, text: string): void {
-    receive(this, session, text);
-  }
-
-  refuse(session: Session, messages: readonly Classified[], batch: boolean): Refusal | undefined {
-    return refuse(session, messages, batch);
-  }
-
-  deliver(session: Session, messages: readonly Classified[], batch: boolean): void {
-    deliver(this, session, messages, batch);
-  }
-
-  trace(session: Session, direction: 'in' | 'out', message: unknown): void {
-    if (this.events.listening('message')) this.events.emit('message', session, direction, message);
-  }
 
   sessionStarted(session: Session): void {
     this.sessions.set(session.id, session);
@@ -251,7 +233,7 @@ export class ServerCore implements InboundHost, ServerPort, RoundsContext, KindC
   async close(drainMs = 0): Promise<void> {
     this.draining = true;
     for (const subscription of this.subscriptions) subscription.end();
-    if (drainMs > 0) await settledWithin(this.stats, drainMs);
+    if (drainMs > 0) await settlesWithin(() => this.stats.requestsInFlight === 0, drainMs);
     this.stopSharing?.();
     await this.extensions.close();
     if (this.subscriptions.size > 0) await new Promise((resolve) => setImmediate(resolve));
@@ -259,18 +241,6 @@ export class ServerCore implements InboundHost, ServerPort, RoundsContext, KindC
     await Promise.all([...this.transports].map((t) => t.close()));
     this.transports.clear();
   }
-}
-
-/** Resolves once no client request is in flight, or when `ms` have passed. */
-function settledWithin(stats: { readonly requestsInFlight: number }, ms: number): Promise<void> {
-  const deadline = Date.now() + ms;
-  return new Promise((resolve) => {
-    const check = () => {
-      if (stats.requestsInFlight === 0 || Date.now() >= deadline) return resolve();
-      setTimeout(check, Math.min(50, Math.max(1, deadline - Date.now()))).unref?.();
-    };
-    check();
-  });
 }
 
 /** The requestState codec's options: the shared key ring and single-use marks of `scale`, unless given outright. */

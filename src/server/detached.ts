@@ -6,16 +6,17 @@
 import type { ClientOutcome, ClientRequestKind } from '../elicitation/kind.js';
 import type { InputMethod, InputRequest } from '../mrtr/input-required.js';
 import { describeRequest } from '../mrtr/input-round.js';
-import { inputKind, type RoundsContext, runPushedRounds } from '../mrtr/rounds.js';
+import { answerReporter, inputKind, type RoundsContext, runPushedRounds } from '../mrtr/rounds.js';
 import { ErrorCode, McpError } from '../protocol/errors.js';
 import type { CallToolResult, Meta } from '../protocol/types.js';
-import type { InputOptions } from './api.js';
-import { reportAnswer } from './back-channel.js';
+import type { InputOptions, McpSession } from './api.js';
+import type { BackChannel, BackChannelSession } from './back-channel.js';
 import { Context } from './context.js';
-import { abortReason } from './pending-requests.js';
+import { abortReason } from '../rpc/abort-reason.js';
 import type { ClientQuestion, DetachOptions } from './extension-api.js';
 import type { Channel } from './port.js';
-import { type BackChannel, Session } from './session.js';
+import { Session } from './session.js';
+import type { SessionHost } from './session-host.js';
 import { callTool, type ToolEntry } from './tools.js';
 
 const KEY_PREFIX: Record<InputMethod, string> = { 'elicitation/create': 'elicit', 'sampling/createMessage': 'sample', 'roots/list': 'roots' };
@@ -38,21 +39,25 @@ class QuestionKeys {
 /** Questions go to the extension's `ask`; the answers are read as a pushed request's would be. */
 class DetachedBackChannel implements BackChannel {
   private readonly keys = new QuestionKeys();
+  private readonly onAnswer: ReturnType<typeof answerReporter>;
 
   constructor(
     private readonly rounds: RoundsContext,
     private readonly options: DetachOptions,
-  ) {}
+    private readonly session: BackChannelSession,
+  ) {
+    this.onAnswer = answerReporter(session.host.events, session);
+  }
 
-  send: BackChannel['send'] = (_session, kind) => {
+  send: BackChannel['send'] = (kind) => {
     throw new McpError(
       ErrorCode.InvalidRequest,
       `${kind.method} cannot be sent from a detached run (a task): ask with ctx.elicit, ctx.createMessage or ctx.listRoots`,
     );
   };
 
-  async ask<P, R>(session: Session, ctx: Context, kind: ClientRequestKind<P, R>, params: P, options: InputOptions): Promise<R> {
-    const prepared = kind.prepare(this.rounds.kinds, session.clientCapabilities, params);
+  async ask<P, R>(ctx: Context, kind: ClientRequestKind<P, R>, params: P, options: InputOptions): Promise<R> {
+    const prepared = kind.prepare(this.rounds.kinds, this.session.clientCapabilities, params);
     const method = kind.method as InputMethod;
     for (let asked = 1; ; asked++) {
       if (ctx.aborted) throw abortError(this.options.signal);
@@ -69,16 +74,16 @@ class DetachedBackChannel implements BackChannel {
       } catch (err) {
         outcome = { ok: false, error: err instanceof McpError ? err : new McpError(ErrorCode.InvalidParams, String(err)) };
       }
-      reportAnswer(session, question.key, describeRequest(question as InputRequest), outcome as ClientOutcome<unknown>);
+      this.onAnswer(question.key, describeRequest(question as InputRequest), outcome as ClientOutcome<unknown>);
       if (outcome.ok) return outcome.result;
       // Only an answer at fault (-32602) is asked again: a check that threw (-32603) would throw again.
       if (outcome.error.code !== ErrorCode.InvalidParams || asked >= MAX_ASKS) throw outcome.error;
     }
   }
 
-  run: BackChannel['run'] = (session, ctx, _params, target, invoke) =>
-    runPushedRounds(this.rounds, ctx, session.clientCapabilities, target, invoke, (request, key) =>
-      this.ask(session, ctx, inputKind(request.method), (request.params ?? {}) as never, { key }),
+  run: BackChannel['run'] = (ctx, _params, target, invoke) =>
+    runPushedRounds(this.rounds, ctx, this.session.clientCapabilities, target, invoke, (request, key) =>
+      this.ask(ctx, inputKind(request.method), (request.params ?? {}) as never, { key }),
     );
 
   /** A handler's McpError is the run's protocol error; anything else it throws is an `isError` result. */
@@ -112,8 +117,8 @@ function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
 
 /** Run `entry` for the call `ctx` made, apart from it: see `ToolCall.detach`. */
 export async function runDetached(
-  rounds: RoundsContext,
-  call: Session,
+  host: SessionHost & RoundsContext,
+  call: McpSession,
   ctx: Context,
   entry: ToolEntry,
   args: Record<string, unknown>,
@@ -121,12 +126,11 @@ export async function runDetached(
   /** The arguments as the tool's schema read them, when they were checked already. */
   checked?: Record<string, unknown>,
 ): Promise<CallToolResult> {
-  const backChannel = new DetachedBackChannel(rounds, options);
   // Nothing reaches the client from a detached run but its questions: notifications and logs go nowhere.
   const channel: Channel = { kind: call.transport, remoteAddress: call.remoteAddress, send: () => false, close: () => {} };
-  const session = new Session(call.host, channel, {
+  const session = new Session(host, channel, {
     era: call.era,
-    backChannel,
+    backChannel: (detachedSession) => new DetachedBackChannel(host, options, detachedSession),
     principal: call.principal,
     defaultLogLevel: undefined,
     protocolVersion: call.protocolVersion ?? 'unknown',
@@ -140,7 +144,8 @@ export async function runDetached(
   else signal.addEventListener('abort', abort, { once: true });
   const run = options.handler ? { ...entry, handler: options.handler } : entry;
   try {
-    const result = await backChannel.run(session, detached, {}, { method: 'tools/call', target: entry.descriptor.name, arguments: args }, () =>
+    const { backChannel } = session;
+    const result = await backChannel.run(detached, {}, { method: 'tools/call', target: entry.descriptor.name, arguments: args }, () =>
       callTool(run, args, detached, backChannel, checked),
     );
     return result as CallToolResult;

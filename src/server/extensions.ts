@@ -3,15 +3,46 @@
  * knows extensions, not what they do: it finds their methods, gates those that need the client to have
  * declared the extension (-32021 naming it), and lets their results carry caching hints.
  */
-import type { RoundsContext } from '../mrtr/rounds.js';
 import { ClientCapabilityError, ErrorCode, McpError } from '../protocol/errors.js';
 import { isObject } from '../protocol/is-object.js';
+import type { CallToolResult } from '../protocol/types.js';
+import type { McpSession } from './api.js';
 import type { Context } from './context.js';
-import { runDetached } from './detached.js';
-import type { ExtensionMethod, ListenFilter, ServerExtension, ToolCall } from './extension-api.js';
-import type { MethodHandler } from './pipeline.js';
-import type { ExtensionMethods, Session } from './session.js';
+import type { DetachOptions, ExtensionMethod, ListenFilter, ServerExtension, ToolCall } from './extension-api.js';
 import { type CheckedArguments, checkArguments, type ToolEntry } from './tools.js';
+
+/** An extension's method as the pipeline runs it. */
+export type ExtensionHandler = (
+  session: McpSession,
+  params: Record<string, unknown>,
+  ctx: Context,
+) => Record<string, unknown> | Promise<Record<string, unknown>>;
+
+/** Where the pipeline finds a method no era serves, and what else of the extensions a request meets. */
+export interface ExtensionMethods {
+  handler(method: string): ExtensionHandler | undefined;
+  /** Whether its results carry caching hints on 2026-07-28. */
+  cacheable(method: string): boolean;
+  /** An extension's answer to a tools/call in place of the tool's own, if one takes it over. */
+  callTool(
+    session: McpSession,
+    entry: ToolEntry,
+    args: Record<string, unknown>,
+    ctx: Context,
+  ): Record<string, unknown> | Promise<Record<string, unknown>> | undefined;
+  /** What the extensions honour of a subscriptions/listen filter (their keys), if anything. */
+  acceptListen(session: McpSession, requested: unknown, ctx: Context): Promise<Record<string, unknown> | undefined>;
+}
+
+/** Runs a tool apart from the call that started it (server/detached.ts), for `ToolCall.detach`. */
+export type DetachedRunner = (
+  call: McpSession,
+  ctx: Context,
+  entry: ToolEntry,
+  args: Record<string, unknown>,
+  options: DetachOptions,
+  checked: Record<string, unknown> | undefined,
+) => Promise<CallToolResult>;
 
 /** The filter keys subscriptions/listen has of its own (subscriptions.ts). */
 const CORE_FILTERS = new Set(['toolsListChanged', 'promptsListChanged', 'resourcesListChanged', 'resourceSubscriptions']);
@@ -21,7 +52,7 @@ const EXTENSION_ID = /^[a-z0-9-]+(\.[a-z0-9-]+)+\/[a-z0-9][a-z0-9-_.]*$/i;
 export class Extensions implements ExtensionMethods {
   private readonly byId = new Map<string, ServerExtension>();
   /** Each extension method as the pipeline runs it, made once at `add`. */
-  private readonly methods = new Map<string, { id: string; handler: MethodHandler; cacheable: boolean }>();
+  private readonly methods = new Map<string, { id: string; handler: ExtensionHandler; cacheable: boolean }>();
   /** The extensions that take over tools/call, in the order they were added; empty costs a call nothing. */
   private readonly toolHooks: NonNullable<ServerExtension['callTool']>[] = [];
   /** subscriptions/listen filter keys, by key. */
@@ -29,7 +60,7 @@ export class Extensions implements ExtensionMethods {
 
   constructor(
     private readonly coreMethods: (method: string) => boolean,
-    private readonly rounds: RoundsContext,
+    private readonly runDetached: DetachedRunner,
     private readonly reportError: (error: unknown) => void,
   ) {}
 
@@ -59,13 +90,13 @@ export class Extensions implements ExtensionMethods {
 
   /** The answer an extension gives a tools/call in place of the tool's own, or undefined when none takes it. */
   callTool(
-    session: Session,
+    session: McpSession,
     entry: ToolEntry,
     args: Record<string, unknown>,
     ctx: Context,
   ): Record<string, unknown> | Promise<Record<string, unknown>> | undefined {
     if (this.toolHooks.length === 0) return undefined;
-    const rounds = this.rounds;
+    const runDetached = this.runDetached;
     // Checked once: the detached run takes the arguments as the check read them (a default made once, a lookup run once).
     let checked: Promise<CheckedArguments> | undefined;
     const call: ToolCall = {
@@ -74,7 +105,7 @@ export class Extensions implements ExtensionMethods {
       session,
       ctx,
       checkArguments: () => (checked ??= checkArguments(entry, args)),
-      detach: async (options) => runDetached(rounds, session, ctx, entry, args, options, checked && (await checked).args),
+      detach: async (options) => runDetached(session, ctx, entry, args, options, checked && (await checked).args),
     };
     for (const hook of this.toolHooks) {
       const answer = hook(call);
@@ -100,7 +131,7 @@ export class Extensions implements ExtensionMethods {
   }
 
   /** What the extensions honour of a subscriptions/listen filter: their keys only, as each accepts them. */
-  async acceptListen(session: Session, requested: unknown, ctx: Context): Promise<Record<string, unknown> | undefined> {
+  async acceptListen(session: McpSession, requested: unknown, ctx: Context): Promise<Record<string, unknown> | undefined> {
     if (this.filters.size === 0 || !isObject(requested)) return undefined;
     let honoured: Record<string, unknown> | undefined;
     for (const [key, { filter }] of this.filters) {
@@ -126,7 +157,7 @@ export class Extensions implements ExtensionMethods {
   }
 
   /** The handler of an extension's method, gated on the client's declaration where the method asks for it. */
-  handler(name: string): MethodHandler | undefined {
+  handler(name: string): ExtensionHandler | undefined {
     return this.methods.get(name)?.handler;
   }
 
@@ -136,7 +167,7 @@ export class Extensions implements ExtensionMethods {
 }
 
 /** An extension method as the pipeline runs it: refused (-32021) to a client that did not declare the extension, where it asks for that. */
-function gated(id: string, name: string, method: ExtensionMethod): MethodHandler {
+function gated(id: string, name: string, method: ExtensionMethod): ExtensionHandler {
   return (session, params, ctx) => {
     const { clientCapabilities } = session;
     if (method.requiresClientExtension && !(isObject(clientCapabilities.extensions) && isObject(clientCapabilities.extensions[id]))) {

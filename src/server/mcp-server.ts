@@ -151,19 +151,19 @@ export class McpServer {
    */
   requestElicitationCreate(session: McpSession | string, params: ElicitParams<FormSchema>, options: ClientRequestOptions = {}): RequestId {
     const target = this.sessionFor(session);
-    return target.backChannel.send(target, elicitationKind, params, options).id;
+    return target.backChannel.send(elicitationKind, params, options).id;
   }
 
   /** Send `sampling/createMessage`; the outcome arrives as one `responseSamplingCreateMessage` event. */
   requestSamplingCreateMessage(session: McpSession | string, params: CreateMessageParams, options: ClientRequestOptions = {}): RequestId {
     const target = this.sessionFor(session);
-    return target.backChannel.send(target, samplingKind, params, options).id;
+    return target.backChannel.send(samplingKind, params, options).id;
   }
 
   /** Send `roots/list`; the outcome arrives as one `responseRootsList` event. */
   requestRootsList(session: McpSession | string, options: ClientRequestOptions = {}): RequestId {
     const target = this.sessionFor(session);
-    return target.backChannel.send(target, rootsKind, {}, options).id;
+    return target.backChannel.send(rootsKind, {}, options).id;
   }
 
   /** Tell the client a URL-mode elicitation finished (`notifications/elicitation/complete`). */

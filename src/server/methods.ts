@@ -55,7 +55,7 @@ function emitRequest<P, R>(session: Session, event: RequestEventName, params: P,
 
 /** Run a handler that may ask for input, however the session's era asks. */
 function withInput<R>(session: Session, ctx: Context, params: Record<string, unknown>, target: InputTarget, invoke: () => Promise<R | InputRequired>) {
-  return session.backChannel.run(session, ctx, params, target, invoke);
+  return session.backChannel.run(ctx, params, target, invoke);
 }
 
 // Not async: the checks throw where the pipeline catches them, and the call saves a promise per request.

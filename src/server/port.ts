@@ -1,10 +1,10 @@
 /**
  * The narrow port between the server and its transports. A transport turns bytes into messages for a
  * connection and back; it sees the server only through `ServerPort`, and each session only through
- * `Connection`. The server sees a transport only through `Channel`: messages, never sockets.
+ * `Connection` (server/connection.ts). The server sees a transport only through `Channel`: messages, never sockets.
  */
 import type { JsonRpcErrorObject } from '../protocol/errors.js';
-import type { ServedEras } from '../protocol/era.js';
+import type { Era, ServedEras } from '../protocol/era.js';
 import type { Classified, JsonRpcMessage, JsonRpcRequest } from '../protocol/jsonrpc.js';
 import type { Implementation, RequestId } from '../protocol/types.js';
 import type { McpSession, SessionState } from './api.js';
@@ -47,6 +47,16 @@ export interface Refusal {
   error: JsonRpcErrorObject;
 }
 
+/** Messages a connection checked: why the first would be refused, or nothing, and the means to run them. */
+export interface Admission {
+  readonly refusal: Refusal | undefined;
+  /**
+   * Handle the messages; each response goes out through the channel, related to its request. Refused
+   * ones are answered with their JSON-RPC error instead, for a transport that does not answer them itself.
+   */
+  deliver(raw: unknown): void;
+}
+
 /** One session as its transport sees it (WebSocket, stdio, or a Streamable HTTP session). */
 export interface Connection {
   /** The session id (Streamable HTTP's `Mcp-Session-Id`). */
@@ -63,12 +73,11 @@ export interface Connection {
   /** One frame or line of text: decoded, checked and handled (WebSocket, stdio). */
   receive(text: string): void;
   /**
-   * For a transport that answers refusals itself (Streamable HTTP, with a status): the first reason this
-   * session would refuse any of these messages, checked as `receive` checks them, before any runs.
+   * For a transport that answers refusals itself (Streamable HTTP, with a status): these messages checked
+   * once, as `receive` checks them, before any runs. `era` is what the transport found for a single
+   * message, which is then not classified again.
    */
-  refuse(messages: readonly Classified[], batch: boolean): Refusal | undefined;
-  /** Handle messages `refuse` let through; each response goes out through the channel, related to its request. */
-  deliver(messages: readonly Classified[], batch: boolean, raw: unknown): void;
+  admit(messages: readonly Classified[], batch: boolean, era?: Era): Admission;
   /** The client showed a sign of life without sending a message (it opened or resumed a stream). */
   touch(): void;
   /** Server-to-client requests can reach the client now (Streamable HTTP: its GET stream opened). */

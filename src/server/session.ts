@@ -1,19 +1,18 @@
 /**
  * One client's session: its negotiated version and capabilities, and its traffic in both directions. A
- * transport sees it as a Connection, applications as an McpSession, handlers' contexts as a ContextSession.
- * How it reaches the client (push, or input-required on 2026-07-28) is its back channel, chosen at creation.
+ * transport holds it through its connection (connection.ts), applications see it as an McpSession,
+ * handlers' contexts as a ContextSession. How it reaches the client (push, or input-required on
+ * 2026-07-28) is its back channel, made when the session is.
  */
 import { randomUUID } from 'node:crypto';
-import { type ClientRequestKind, untypedKind } from '../elicitation/kind.js';
+import { untypedKind } from '../elicitation/kind.js';
 import { elicitationKind } from '../elicitation/elicit.js';
 import type { ElicitResultFor, FormSchema } from '../elicitation/form-schema.js';
 import { rootsKind } from '../elicitation/roots.js';
 import { samplingKind } from '../elicitation/sampling.js';
-import type { InputRequired } from '../mrtr/input-required.js';
-import type { InputTarget } from '../mrtr/rounds.js';
 import type { Era } from '../protocol/era.js';
 import { ErrorCode, McpError } from '../protocol/errors.js';
-import { type Classified, errorResponse, type JsonRpcMessage, type JsonRpcResponse } from '../protocol/jsonrpc.js';
+import { errorResponse, type JsonRpcMessage, type JsonRpcResponse } from '../protocol/jsonrpc.js';
 import { isLevelEnabled } from '../protocol/logging.js';
 import type {
   ClientCapabilities,
@@ -25,82 +24,21 @@ import type {
   ListRootsResult,
   LoggingLevel,
   RequestId,
-  ServerCapabilities,
 } from '../protocol/types.js';
 import type { ClientRequestOptions } from '../elicitation/kind.js';
-import type { InputOptions, McpSession, OutgoingRequest, SessionRequestOptions, SessionState } from './api.js';
-import type { Context, ContextSession } from './context.js';
+import type { McpSession, SessionRequestOptions, SessionState } from './api.js';
+import type { BackChannel, BackChannelFactory, BackChannelSession } from './back-channel.js';
+import { type Context, type ContextSession, sent } from './context.js';
 import { IncomingRequests } from './incoming.js';
-import { type OnDone, Outgoing, type OutgoingHost, type OutgoingSession } from './outgoing.js';
-import type { Catalog } from './catalog.js';
-import type { Channel, Connection, Refusal, TransportKind } from './port.js';
-import type { Subscription } from './subscriptions.js';
-import type { ToolEntry } from './tools.js';
-
-/** How a session reaches its client: push requests (legacy era) or answer input-required (modern era). */
-export interface BackChannel {
-  /** A request pushed to the client: `session.request`, `session.elicit`, `server.request*`, `ctx.request`. */
-  send<P, R>(session: Session, kind: ClientRequestKind<P, R>, params: P, options: SessionRequestOptions, parent?: Context, onDone?: OnDone<R>): OutgoingRequest;
-  /** `ctx.elicit`, `ctx.createMessage`, `ctx.listRoots`: ask on behalf of a request. */
-  ask<P, R>(session: Session, ctx: Context, kind: ClientRequestKind<P, R>, params: P, options: InputOptions): Promise<R>;
-  /** Run a handler that may answer input-required (tools/call, prompts/get, resources/read). */
-  run<R>(
-    session: Session,
-    ctx: Context,
-    params: Record<string, unknown>,
-    target: InputTarget,
-    invoke: () => Promise<R | InputRequired>,
-  ): Promise<R | Record<string, unknown>>;
-  /** Whether an error a tool threw answers its call as a JSON-RPC error rather than an `isError` result. */
-  isRequestError(err: unknown): boolean;
-}
-
-/** What a session, and the handlers that run on it, need of the server. */
-export interface SessionHost extends OutgoingHost {
-  readonly info: Readonly<Implementation>;
-  readonly instructions: string | undefined;
-  readonly capabilities: ServerCapabilities;
-  readonly catalog: Catalog;
-  /** The methods extensions add (server/extensions.ts). */
-  readonly extensions: ExtensionMethods;
-  /** Open 2026-07-28 `subscriptions/listen` streams. */
-  readonly subscriptions: Set<Subscription>;
-  /** The server is draining: new requests are refused. */
-  readonly draining: boolean;
-  /** Decode and handle one frame or line. */
-  receive(session: Session, text: string): void;
-  /** The first reason to refuse these messages before any runs (for transports that answer with a status). */
-  refuse(session: Session, messages: readonly Classified[], batch: boolean): Refusal | undefined;
-  /** Handle decoded messages that were not refused. */
-  deliver(session: Session, messages: readonly Classified[], batch: boolean): void;
-  trace(session: Session, direction: 'in' | 'out', message: unknown): void;
-  sessionStarted(session: Session): void;
-  sessionEnded(session: Session, reason: string, wasInitialized: boolean): void;
-  reportError(error: unknown, session?: McpSession): void;
-}
-
-/** Where the pipeline finds a method no era serves: an extension's. */
-export interface ExtensionMethods {
-  handler(
-    method: string,
-  ): ((session: Session, params: Record<string, unknown>, ctx: Context) => Record<string, unknown> | Promise<Record<string, unknown>>) | undefined;
-  /** Whether its results carry caching hints on 2026-07-28. */
-  cacheable(method: string): boolean;
-  /** An extension's answer to a tools/call in place of the tool's own, if one takes it over. */
-  callTool(
-    session: Session,
-    entry: ToolEntry,
-    args: Record<string, unknown>,
-    ctx: Context,
-  ): Record<string, unknown> | Promise<Record<string, unknown>> | undefined;
-  /** What the extensions honour of a subscriptions/listen filter (their keys), if anything. */
-  acceptListen(session: Session, requested: unknown, ctx: Context): Promise<Record<string, unknown> | undefined>;
-}
+import { Outgoing, type OutgoingSession } from './outgoing.js';
+import type { Channel, TransportKind } from './port.js';
+import type { SessionHost } from './session-host.js';
 
 /** What a session knows from the start: a 2026-07-28 request tells everything in its `_meta`. */
 export interface SessionInit {
   era: Era;
-  backChannel: BackChannel;
+  /** Makes the session's back channel: how it reaches its client, for its era. */
+  backChannel: BackChannelFactory;
   principal: unknown;
   /** The log threshold while the client has set none. */
   defaultLogLevel: LoggingLevel | undefined;
@@ -110,11 +48,7 @@ export interface SessionInit {
   logLevel?: LoggingLevel | undefined;
 }
 
-function promised<R>(start: (done: OnDone<R>) => void): Promise<R> {
-  return new Promise((resolve, reject) => start((outcome) => (outcome.ok ? resolve(outcome.result) : reject(outcome.error))));
-}
-
-export class Session implements McpSession, Connection, ContextSession, OutgoingSession {
+export class Session implements McpSession, ContextSession, OutgoingSession, BackChannelSession {
   readonly id: string = randomUUID();
   readonly transport: TransportKind;
   readonly remoteAddress: string | undefined;
@@ -134,7 +68,6 @@ export class Session implements McpSession, Connection, ContextSession, Outgoing
   private dataRecord: Record<string, unknown> | undefined;
   private outgoingRequests: Outgoing | undefined;
   private incomingRequests: IncomingRequests | undefined;
-  private relayChannel: Channel | undefined;
   /** Whether the server has been told the session started (sessions born ready, 2026-07-28's, never start). */
   private announced = false;
   /** Whether initialize makes this session (a connection's); one born ready serves a single request. */
@@ -148,7 +81,6 @@ export class Session implements McpSession, Connection, ContextSession, Outgoing
     this.transport = channel.kind;
     this.remoteAddress = channel.remoteAddress;
     this.era = init.era;
-    this.backChannel = init.backChannel;
     this.principal = init.principal;
     this.defaultLogLevel = init.defaultLogLevel;
     this.createdMs = this.lastActivityMs = Date.now();
@@ -161,10 +93,7 @@ export class Session implements McpSession, Connection, ContextSession, Outgoing
       this.clientCapabilities = init.clientCapabilities ?? {};
       this.logLevel = init.logLevel;
     }
-  }
-
-  renewPrincipal(principal: unknown): void {
-    this.principal = principal;
+    this.backChannel = init.backChannel(this);
   }
 
   // --- what applications see
@@ -199,19 +128,19 @@ export class Session implements McpSession, Connection, ContextSession, Outgoing
   }
 
   request(method: string, params?: Record<string, unknown>, options: SessionRequestOptions = {}): Promise<Record<string, unknown>> {
-    return promised((done) => this.backChannel.send(this, untypedKind(method), params ?? {}, options, undefined, done));
+    return sent((done) => this.backChannel.send(untypedKind(method), params ?? {}, options, undefined, done));
   }
 
   elicit<const P extends ElicitParams<FormSchema>>(params: P, options: ClientRequestOptions = {}): Promise<ElicitResultFor<P>> {
-    return promised<ElicitResult>((done) => this.backChannel.send(this, elicitationKind, params, options, undefined, done)) as Promise<ElicitResultFor<P>>;
+    return sent<ElicitResult>((done) => this.backChannel.send(elicitationKind, params, options, undefined, done)) as Promise<ElicitResultFor<P>>;
   }
 
   createMessage(params: CreateMessageParams, options: ClientRequestOptions = {}): Promise<CreateMessageResult> {
-    return promised((done) => this.backChannel.send(this, samplingKind, params, options, undefined, done));
+    return sent((done) => this.backChannel.send(samplingKind, params, options, undefined, done));
   }
 
   listRoots(options: ClientRequestOptions = {}): Promise<ListRootsResult> {
-    return promised((done) => this.backChannel.send(this, rootsKind, {}, options, undefined, done));
+    return sent((done) => this.backChannel.send(rootsKind, {}, options, undefined, done));
   }
 
   async ping(options: SessionRequestOptions = {}): Promise<void> {
@@ -238,14 +167,6 @@ export class Session implements McpSession, Connection, ContextSession, Outgoing
 
   // --- what handlers' contexts use
 
-  ask<P, R>(ctx: Context, kind: ClientRequestKind<P, R>, params: P, options: InputOptions): Promise<R> {
-    return this.backChannel.ask(this, ctx, kind, params, options);
-  }
-
-  requestFor(ctx: Context, method: string, params: Record<string, unknown> | undefined, options: SessionRequestOptions): Promise<Record<string, unknown>> {
-    return promised((done) => this.backChannel.send(this, untypedKind(method), params ?? {}, options, ctx, done));
-  }
-
   notifyRelated(method: string, params: Record<string, unknown> | undefined, relatedRequestId: RequestId | undefined): boolean {
     if (this.state === 'closed') return false;
     return this.send(params === undefined ? { jsonrpc: '2.0', method } : { jsonrpc: '2.0', method, params }, relatedRequestId);
@@ -267,43 +188,12 @@ export class Session implements McpSession, Connection, ContextSession, Outgoing
     this.outgoingRequests?.cancelFor(ctx, reason);
   }
 
-  // --- what the transport sees (Connection)
-
-  get session(): McpSession {
-    return this;
-  }
-
-  get busy(): boolean {
-    return (this.incomingRequests?.size ?? 0) > 0;
-  }
-
-  receive(text: string): void {
-    this.lastActivityMs = Date.now();
-    this.host.receive(this, text);
-  }
-
-  refuse(messages: readonly Classified[], batch: boolean): Refusal | undefined {
-    return this.host.refuse(this, messages, batch);
-  }
-
-  deliver(messages: readonly Classified[], batch: boolean, raw: unknown): void {
-    this.lastActivityMs = Date.now();
-    this.host.trace(this, 'in', raw);
-    this.host.deliver(this, messages, batch);
-  }
-
-  touch(): void {
-    this.lastActivityMs = Date.now();
-  }
+  // --- what its connection tells it
 
   backChannelOpened(): void {
     if (this.state !== 'ready' && this.state !== 'initializing') return;
     this.outgoingRequests?.flush();
     this.host.events.emit('backChannelOpen', this);
-  }
-
-  closed(reason: string): void {
-    this.end(reason);
   }
 
   // --- the server's own
@@ -327,8 +217,14 @@ export class Session implements McpSession, Connection, ContextSession, Outgoing
   }
 
   send(message: JsonRpcMessage | JsonRpcMessage[], relatedRequestId?: RequestId): boolean {
-    this.host.trace(this, 'out', message);
+    this.trace('out', message);
     return this.channel.send(message, relatedRequestId);
+  }
+
+  /** A message as it arrives or leaves, for the `message` event's listeners (there are none, mostly). */
+  trace(direction: 'in' | 'out', message: unknown): void {
+    const { events } = this.host;
+    if (events.listening('message')) events.emit('message', this, direction, message);
   }
 
   /**
@@ -359,20 +255,6 @@ export class Session implements McpSession, Connection, ContextSession, Outgoing
     if (!this.announced && this.state !== 'new' && this.state !== 'closed') this.start();
   }
 
-  /**
-   * The channel 2026-07-28 requests arriving on this connection answer through: the same connection,
-   * with no way to push requests.
-   */
-  get relay(): Channel {
-    return (this.relayChannel ??= {
-      kind: this.channel.kind,
-      remoteAddress: this.channel.remoteAddress,
-      send: (message, relatedRequestId) => this.channel.send(message, relatedRequestId),
-      canPush: () => false,
-      close: () => {},
-    });
-  }
-
   /** `initialize` was answered: the session is the server's now. */
   private start(): void {
     this.announced = true;
@@ -380,14 +262,18 @@ export class Session implements McpSession, Connection, ContextSession, Outgoing
     if (this.canPush(undefined)) this.host.events.emit('backChannelOpen', this);
   }
 
-  private end(reason: string): void {
+  /** The session ends (its transport lost the connection, or `close`): what is in flight ends with it. */
+  end(reason: string): void {
     if (this.state === 'closed') return;
     const wasInitialized = this.state !== 'new';
     this.state = 'closed';
     this.endReason = reason;
     // Pending requests first: those a handler made would otherwise end as cancelled when its signal aborts.
     this.outgoingRequests?.closeAll(reason);
-    this.incomingRequests?.cancelAll(new McpError(ErrorCode.ConnectionClosed, `session ended: ${reason}`));
+    // An McpError costs its stack trace (~11 µs, 9% of a short session): made only when a request is in flight to end with it.
+    if (this.incomingRequests !== undefined && this.incomingRequests.size > 0) {
+      this.incomingRequests.cancelAll(new McpError(ErrorCode.ConnectionClosed, `session ended: ${reason}`));
+    }
     this.host.sessionEnded(this, reason, wasInitialized);
   }
 }

@@ -17,7 +17,9 @@ import { sharedMethods } from './methods.js';
 import type { CacheHint } from './options.js';
 import { type Answers, type Dispatch, type MethodHandler, serve } from './pipeline.js';
 import type { Channel } from './port.js';
-import { type BackChannel, Session, type SessionHost } from './session.js';
+import type { BackChannelFactory } from './back-channel.js';
+import { Session } from './session.js';
+import type { SessionHost } from './session-host.js';
 import { honoured, Subscription } from './subscriptions.js';
 import { quote } from '../protocol/quote.js';
 
@@ -104,35 +106,42 @@ function envelopeError(meta: Record<string, unknown>): JsonRpcErrorObject | unde
   return undefined;
 }
 
+/** What serving 2026-07-28 requests needs of the server beyond a session's host: how they talk back. */
+export interface StatelessHost extends SessionHost {
+  readonly inputRequired: BackChannelFactory;
+}
+
+/** Where one 2026-07-28 request came from, and where its answer goes. */
+export interface StatelessRequest {
+  /** What its responses (and its notifications) go through. */
+  channel: Channel;
+  principal: unknown;
+  /** The connection's table, when it came on one (WebSocket, stdio), so that `notifications/cancelled` reaches it. */
+  table?: IncomingRequests | undefined;
+  /** Where its one answer goes, when not straight to `channel` (a batch member). */
+  answers?: Answers | undefined;
+  /** Sees its context before the handler runs, so that a transport whose client left can cancel it. */
+  onStart?: ((ctx: Context) => void) | undefined;
+}
+
 /**
- * Serve one 2026-07-28 request on `channel`, in a session of its own that talks back through
- * `backChannel` (input-required). `table` is the connection's, when the request came on one (WebSocket,
- * stdio), so that `notifications/cancelled` reaches it. Returns its context, or undefined when the
- * envelope was refused (the error is sent).
+ * Serve one 2026-07-28 request, in a session of its own that talks back with input-required. Returns its
+ * context, or undefined when the envelope was refused (the error is sent).
  */
-export function serveStateless(
-  host: SessionHost,
-  backChannel: BackChannel,
-  channel: Channel,
-  request: JsonRpcRequest,
-  principal: unknown,
-  table?: IncomingRequests,
-  answers?: Answers,
-  onStart?: (ctx: Context) => void,
-): Context | undefined {
+export function serveStateless(host: StatelessHost, request: JsonRpcRequest, from: StatelessRequest): Context | undefined {
   const meta = (request.params?._meta ?? {}) as Record<string, unknown>;
   const refused = envelopeError(meta);
   if (refused) {
     const response = errorResponse(request.id, refused);
-    if (answers) answers.answer(request.id, response);
-    else channel.send(response, request.id);
+    if (from.answers) from.answers.answer(request.id, response);
+    else from.channel.send(response, request.id);
     return undefined;
   }
   const info = meta[META.clientInfo];
-  const session = new Session(host, channel, {
+  const session = new Session(host, from.channel, {
     era: 'modern',
-    backChannel,
-    principal,
+    backChannel: host.inputRequired,
+    principal: from.principal,
     // 2026-07-28: no notifications/message unless the request's _meta asks for a level.
     defaultLogLevel: undefined,
     protocolVersion: meta[META.protocolVersion] as string,
@@ -141,6 +150,6 @@ export function serveStateless(
     logLevel: meta[META.logLevel] as Session['logLevel'],
   });
   // A request that came on a connection (WebSocket, stdio) was traced there, as it arrived.
-  if (!table) host.trace(session, 'in', request);
-  return serve(session, request, statelessDispatch, table, answers, onStart);
+  if (!from.table) session.trace('in', request);
+  return serve(session, request, statelessDispatch, from.table, from.answers, from.onStart);
 }

@@ -6,6 +6,7 @@ import type { IncomingMessage, Server as HttpServer } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { type WebSocket, WebSocketServer } from 'ws';
 import { MAX_TIMER_MS, positiveInteger } from '../protocol/option-checks.js';
+import { settlesWithin } from '../rpc/settles-within.js';
 import { type Closable, type PortOwner, portOf, type ServerPort } from '../server/port.js';
 import {
   type AuthOption,
@@ -182,7 +183,7 @@ export class WebSocketTransport implements Closable {
       // Give peers a moment to answer the closing handshake, then drop the ones that do not.
       const closed = [...this.wss.clients].map((ws) => new Promise((resolve) => ws.once('close', resolve)));
       for (const ws of this.wss.clients) ws.close(1001, 'server shutting down');
-      await settleWithin(Promise.all(closed), CLOSE_GRACE_MS);
+      await settlesWithin(Promise.all(closed), CLOSE_GRACE_MS);
       for (const ws of this.wss.clients) ws.terminate();
       await new Promise<void>((resolve) => this.wss.close(() => resolve()));
       if (this.ownServer) await closeHttpServer(this.ownServer);
@@ -288,13 +289,3 @@ export class WebSocketTransport implements Closable {
 }
 
 const CLOSE_GRACE_MS = 1000;
-
-function settleWithin(promise: Promise<unknown>, ms: number): Promise<void> {
-  return new Promise((resolve) => {
-    const timer = setTimeout(resolve, ms);
-    promise.then(() => {
-      clearTimeout(timer);
-      resolve();
-    });
-  });
-}

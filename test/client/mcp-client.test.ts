@@ -782,7 +782,7 @@ describe('the edges of answering and being answered (legacy)', () => {
     ]);
   });
 
-  it('sends notifications/cancelled without a reason when the signal aborted without one', async () => {
+  it("sends notifications/cancelled with the abort's own reason when the signal aborted without one, as the server does", async () => {
     const started = deferred();
     const reason = deferred<unknown>();
     const urls = await serve((server) =>
@@ -800,8 +800,8 @@ describe('the edges of answering and being answered (legacy)', () => {
     const call = c.callTool('hang', {}, { signal: abort.signal }).catch((err: Error) => err);
     await started.promise;
     abort.abort();
-    expect(await call).toEqual(new RequestCancelledError('tools/call'));
-    expect(await reason.promise).toEqual({ requestId: expect.any(Number) });
+    expect(await call).toEqual(new RequestCancelledError('tools/call', 'This operation was aborted'));
+    expect(await reason.promise).toEqual({ requestId: expect.any(Number), reason: 'This operation was aborted' });
   });
 
   it("reports progress on the server's request through ctx.progress, to the token it asked with", async () => {

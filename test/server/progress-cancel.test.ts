@@ -235,7 +235,11 @@ describe('cancellation', () => {
     const call = client.callTool('wait', {}, { signal: controller.signal });
     await tool.started;
     controller.abort();
-    expect(await rpcError(call)).toEqual({ code: -32800, message: 'tools/call was cancelled' });
+    expect(await rpcError(call)).toEqual({
+      code: -32800,
+      message: 'tools/call was cancelled: This operation was aborted',
+      data: { reason: 'This operation was aborted' },
+    });
     expect((await tool.finished).aborted).toBe(true);
 
     await endedAndFlushed(client, running);

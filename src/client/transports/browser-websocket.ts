@@ -7,7 +7,7 @@ import type { JsonRpcMessage } from '../../protocol/jsonrpc.js';
 import { MAX_TIMER_MS, positiveInteger } from '../../protocol/option-checks.js';
 import type { ClientSink, ClientTransport } from '../transport.js';
 import { deliverText, guardSink } from './deliver.js';
-import { settlesWithin } from '../settles-within.js';
+import { settlesWithin } from '../../rpc/settles-within.js';
 import { checkUrl } from './transport-options.js';
 
 export interface BrowserWebSocketClientTransportOptions {

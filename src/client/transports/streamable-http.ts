@@ -18,7 +18,8 @@ import { guardSink } from './deliver.js';
 import { fetchHttpClient } from './fetch-http.js';
 import type { FetchLike, HttpClient, HttpExchange, HttpHandlers, HttpResponse } from './http-client.js';
 import { isReservedHeader, modernHeaders } from './http-headers.js';
-import { SseReader } from './sse-reader.js';
+import { type Body, describeStatus, isEventStream, isOk, readText } from './http-response.js';
+import { newStream, type Stream, StreamResumption } from './stream-resumption.js';
 import { checkHeaders, checkUrl } from './transport-options.js';
 
 export interface StreamableHttpClientTransportOptions {
@@ -46,36 +47,9 @@ export interface StreamableHttpClientTransportOptions {
 
 /** How long `close()` waits for the server to answer its DELETE. */
 const DELETE_TIMEOUT_MS = 2000;
-/** How much of an unexpected body an error message quotes. */
-const QUOTED_BODY_CHARS = 200;
 /** transports.mdx §Session Management: a session id is visible ASCII only. */
 const SESSION_ID = /^[\x21-\x7e]+$/;
 const DEFAULT_MAX_MESSAGE_BYTES = 4 * 1024 * 1024;
-
-/**
- * One response the client reads for a request or for the server's pushes: a legacy POST stream and the
- * GETs that resume it, the standalone GET stream, or a 2026-07-28 request's own stream.
- */
-interface Stream {
-  readonly kind: 'legacy' | 'standalone' | 'modern';
-  /** The request this stream must still answer; undefined once it is answered or given up. */
-  owes: RequestId | undefined;
-  readonly protocolVersion: string | undefined;
-  lastEventId: string;
-  retryMs: number | undefined;
-  /** How it last stopped, for the message when it is given up. */
-  how: 'ended' | 'broke off';
-  /** Reconnections in a row that brought no event. */
-  failures: number;
-  /** What the last failed reconnection met, for the message when the stream is given up. */
-  lastFailure: string | undefined;
-  /** The POST that carries it: a 2026-07-28 request is cancelled by cancelling it. */
-  request: HttpExchange | undefined;
-  /** Nothing more is delivered for it (a 2026-07-28 request whose stream the client closed). */
-  cancelled: boolean;
-  /** Detaches the request's abort listener once the request needs no more watching. */
-  release(): void;
-}
 
 export class StreamableHttpClientTransport implements ClientTransport {
   readonly kind = 'http';
@@ -83,8 +57,6 @@ export class StreamableHttpClientTransport implements ClientTransport {
   readonly cancelsByClosingStream = true;
   private readonly url: URL;
   private readonly headers: Record<string, string>;
-  private readonly maxRetries: number;
-  private readonly delayMs: number;
   private readonly maxMessageBytes: number;
   private readonly fetchImpl: FetchLike | undefined;
   /** Made by start(): node:http with a pool of its own (so `close()` leaves no socket behind), or fetch. */
@@ -98,21 +70,35 @@ export class StreamableHttpClientTransport implements ClientTransport {
   private standalone: Stream | undefined;
   /** Every request not answered yet, by id, with the stream that owes its answer (an answer may come on another). */
   private readonly owed = new Map<RequestId, Stream>();
-  private readonly timers = new Set<NodeJS.Timeout>();
+  private readonly resumption: StreamResumption;
 
   constructor(url: string | URL, options: StreamableHttpClientTransportOptions = {}) {
     this.url = checkUrl('StreamableHttpClientTransport', url, ['http:', 'https:']);
     this.headers = checkHeaders(options.headers, isReservedHeader);
     const reconnect = options.reconnect ?? {};
     if (typeof reconnect !== 'object' || reconnect === null) throw new TypeError('Option reconnect must be { maxRetries?, delayMs? }');
-    this.maxRetries = reconnect.maxRetries ?? 2;
-    this.delayMs = reconnect.delayMs ?? 1000;
-    nonNegativeInteger('reconnect.maxRetries', this.maxRetries);
-    nonNegativeInteger('reconnect.delayMs', this.delayMs, MAX_TIMER_MS);
+    const maxRetries = reconnect.maxRetries ?? 2;
+    const delayMs = reconnect.delayMs ?? 1000;
+    nonNegativeInteger('reconnect.maxRetries', maxRetries);
+    nonNegativeInteger('reconnect.delayMs', delayMs, MAX_TIMER_MS);
     this.maxMessageBytes = options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
     positiveInteger('maxMessageBytes', this.maxMessageBytes);
     if (options.fetch !== undefined && typeof options.fetch !== 'function') throw new TypeError('Option fetch must be a function');
     this.fetchImpl = options.fetch;
+    this.resumption = new StreamResumption(
+      {
+        isOpen: () => this.state === 'open',
+        sessionId: () => this.sessionId,
+        protocolVersion: () => this.protocolVersion,
+        exchange: (method, headers, body, on) => this.exchange(method, headers, body, on),
+        deliver: (stream, message) => this.deliver(stream, message),
+        answer: (stream, code, message, httpStatus) => this.answer(stream, code, message, httpStatus),
+        rememberSession: (res) => this.rememberSession(res),
+        sessionEnded: () => this.sessionEnded(),
+        error: (error) => this.sink?.error(error),
+      },
+      { maxRetries, delayMs, maxMessageBytes: this.maxMessageBytes },
+    );
   }
 
   /** HTTP has nothing to open: the first POST is the first contact. */
@@ -153,14 +139,14 @@ export class StreamableHttpClientTransport implements ClientTransport {
     this.protocolVersion = protocolVersion;
     if (this.state !== 'open' || this.standalone) return;
     this.standalone = newStream('standalone', undefined, protocolVersion);
-    this.reconnect(this.standalone);
+    this.resumption.reconnect(this.standalone);
   }
 
   close(): Promise<void> {
     this.closing ??= (async () => {
       if (this.state !== 'open') return;
       this.state = 'closing';
-      this.clearTimers();
+      this.resumption.clearTimers();
       if (this.sessionId !== undefined) await this.deleteSession();
       this.shutDown('closed by the client');
     })();
@@ -203,7 +189,7 @@ export class StreamableHttpClientTransport implements ClientTransport {
             resolve();
             // streamable-http.mdx (2026-07-28): no sessions; a stray Mcp-Session-Id is ignored.
             if (stream.kind !== 'modern') this.rememberSession(res);
-            if (isEventStream(res) && isOk(res)) return this.readEvents(stream, res);
+            if (isEventStream(res) && isOk(res)) return this.resumption.readEvents(stream, res);
             void readText(res, this.maxMessageBytes).then((body) => this.readAnswer(stream, res, body, headers['mcp-session-id'] !== undefined));
           },
           failed: (err) => {
@@ -247,133 +233,6 @@ export class StreamableHttpClientTransport implements ClientTransport {
       );
     }
     if (sessionEnded) this.sessionEnded();
-  }
-
-  /** Deliver each event's message; when the stream ends short of its answer, resume it or answer the request. */
-  private readEvents(stream: Stream, res: HttpResponse): void {
-    const limit = { maxEventBytes: this.maxMessageBytes, onTooLarge: () => this.dropOversized(stream, res) };
-    const reader = new SseReader(
-      (event) => {
-        stream.failures = 0;
-        // A priming event (an id with empty data) carries no message; other event types are not MCP's.
-        if (event.type !== 'message' || event.data === '') return;
-        const decoded = decode(event.data);
-        if (decoded.kind === 'parse-error') {
-          if (!stream.cancelled && this.state === 'open') {
-            this.sink?.error(new Error(`The server sent an SSE event that is not JSON (${decoded.error.message}): ${quote(event.data, QUOTED_BODY_CHARS)}`));
-          }
-          return;
-        }
-        for (const value of decoded.kind === 'batch' ? decoded.values : [decoded.value]) this.deliver(stream, value);
-      },
-      stream.lastEventId,
-      limit,
-    );
-    res.read(
-      (chunk) => reader.push(chunk),
-      (complete) => {
-        stream.lastEventId = reader.lastEventId;
-        if (reader.retryMs !== undefined) stream.retryMs = Math.min(reader.retryMs, MAX_TIMER_MS);
-        this.streamEnded(stream, complete ? 'ended' : 'broke off');
-      },
-    );
-  }
-
-  /**
-   * An event grew past maxMessageBytes: the stream is closed and not resumed (the server would send the
-   * same event again). Its request gets that as its answer; a standalone stream is given up.
-   */
-  private dropOversized(stream: Stream, res: HttpResponse): void {
-    const why = `the server sent an SSE event larger than maxMessageBytes (${this.maxMessageBytes} bytes)`;
-    if (stream.kind === 'standalone') {
-      if (!stream.cancelled && this.state === 'open') this.sink?.error(new Error(`The standalone GET stream for server messages was closed: ${why}`));
-    } else this.answer(stream, ErrorCode.TransportRefused, `${why}; it was not read`);
-    stream.cancelled = true;
-    res.cancel();
-  }
-
-  private streamEnded(stream: Stream, how: 'ended' | 'broke off'): void {
-    if (stream.cancelled || this.state !== 'open') return;
-    if (stream.kind === 'modern') {
-      return this.answer(
-        stream,
-        ErrorCode.ConnectionClosed,
-        `the response stream ${how} before the response; 2026-07-28 streams cannot be resumed, so re-issue the request`,
-      );
-    }
-    if (stream.kind === 'legacy' && stream.owes === undefined) return;
-    stream.how = how;
-    // The standalone stream is reopened even without an id: it is how the server reaches the client.
-    if (stream.kind === 'legacy' && stream.lastEventId === '') return this.giveUp(stream, 'the server sent no event id');
-    stream.lastFailure = `the stream ${how}`;
-    this.retry(stream);
-  }
-
-  /** Schedule the next reconnection of a broken stream, or give it up when the attempts in a row are spent. */
-  private retry(stream: Stream): void {
-    if (stream.failures >= this.maxRetries) {
-      const n = stream.failures;
-      const attempts = `${n} reconnection attempt${n === 1 ? '' : 's'} failed (the last: ${stream.lastFailure})`;
-      return this.giveUp(stream, n === 0 ? 'reconnecting is off (reconnect.maxRetries is 0)' : attempts);
-    }
-    stream.failures++;
-    // transports.mdx §Resumability: the client MUST wait the `retry` the server sent before it reconnects.
-    const timer = setTimeout(() => {
-      this.timers.delete(timer);
-      this.reconnect(stream);
-    }, stream.retryMs ?? this.delayMs);
-    this.timers.add(timer);
-  }
-
-  /** GET the stream: the standalone one, or the rest of a broken one after its last event id. */
-  private reconnect(stream: Stream): void {
-    if (this.state !== 'open') return;
-    const headers: Record<string, string> = { accept: 'text/event-stream' };
-    const version = stream.protocolVersion ?? this.protocolVersion;
-    if (version !== undefined) headers['mcp-protocol-version'] = version;
-    if (this.sessionId !== undefined) headers['mcp-session-id'] = this.sessionId;
-    if (stream.lastEventId !== '') headers['last-event-id'] = stream.lastEventId;
-    try {
-      this.exchange('GET', headers, undefined, {
-        response: (res) => this.onReconnected(stream, res, headers['mcp-session-id'] !== undefined),
-        failed: (err) => {
-          if (stream.cancelled || this.state !== 'open') return;
-          stream.lastFailure = err.message;
-          this.retry(stream);
-        },
-      });
-    } catch (err) {
-      // An event id Node will not put in a header.
-      this.giveUp(stream, (err as Error).message);
-    }
-  }
-
-  private onReconnected(stream: Stream, res: HttpResponse, hadSession: boolean): void {
-    this.rememberSession(res);
-    const status = res.status;
-    if (status === 200 && isEventStream(res)) return this.readEvents(stream, res);
-    void readText(res, this.maxMessageBytes).then(({ text }) => {
-      if (stream.cancelled || this.state !== 'open') return;
-      // transports.mdx §Listening for Messages: 405 means the server offers no standalone stream; so does a
-      // 404 to a GET without a session id (a server without sessions has no such endpoint).
-      if (stream.kind === 'standalone' && (status === 405 || (status === 404 && !hadSession))) return;
-      if (status >= 500) {
-        stream.lastFailure = describeStatus(res, text);
-        return this.retry(stream);
-      }
-      const sessionGone = status === 404 && hadSession;
-      if (!(sessionGone && stream.kind === 'standalone')) this.giveUp(stream, describeStatus(res, text), status);
-      if (sessionGone) this.sessionEnded();
-    });
-  }
-
-  /** A stream that cannot go on: its request gets its answer; a lost standalone stream is reported. */
-  private giveUp(stream: Stream, why: string, httpStatus?: number): void {
-    if (stream.kind === 'standalone') {
-      this.sink?.error(new Error(`The standalone GET stream for server messages is unavailable: ${why}`));
-      return;
-    }
-    this.answer(stream, ErrorCode.ConnectionClosed, `the response stream ${stream.how} before the response, and could not be resumed: ${why}`, httpStatus);
   }
 
   /** Hand one message from `stream` to the client; a response settles whichever stream owed it. */
@@ -456,16 +315,11 @@ export class StreamableHttpClientTransport implements ClientTransport {
 
   private shutDown(reason: string): void {
     this.state = 'closed';
-    this.clearTimers();
+    this.resumption.clearTimers();
     this.http?.close();
     for (const stream of this.owed.values()) stream.release();
     this.owed.clear();
     this.sink?.closed(reason);
-  }
-
-  private clearTimers(): void {
-    for (const timer of this.timers) clearTimeout(timer);
-    this.timers.clear();
   }
 
   /** One HTTP request, with the headers option; its handlers never throw, and `failed` runs only when no response came. */
@@ -478,22 +332,6 @@ export class StreamableHttpClientTransport implements ClientTransport {
   }
 }
 
-function newStream(kind: Stream['kind'], owes: RequestId | undefined, protocolVersion: string | undefined): Stream {
-  return {
-    kind,
-    owes,
-    protocolVersion,
-    lastEventId: '',
-    retryMs: undefined,
-    how: 'ended',
-    failures: 0,
-    lastFailure: undefined,
-    request: undefined,
-    cancelled: false,
-    release() {},
-  };
-}
-
 /** A lone error with a null (or no) id is the answer to the one request of its POST. */
 function withRequestId(value: unknown, id: RequestId | undefined): unknown {
   return id !== undefined && isErrorObject(value) && (value.id === null || value.id === undefined) ? { ...value, id } : value;
@@ -501,51 +339,6 @@ function withRequestId(value: unknown, id: RequestId | undefined): unknown {
 
 function isErrorObject(value: unknown): value is Record<string, unknown> {
   return isObject(value) && !('method' in value) && isObject(value.error);
-}
-
-function isOk(res: HttpResponse): boolean {
-  return res.status >= 200 && res.status < 300;
-}
-
-function isEventStream(res: HttpResponse): boolean {
-  return (res.header('content-type') ?? '').split(';')[0].trim().toLowerCase() === 'text/event-stream';
-}
-
-/** `HTTP 500 Internal Server Error: <the start of the body>`. */
-function describeStatus(res: HttpResponse, body: string): string {
-  const status = `HTTP ${res.status}${res.statusText ? ` ${res.statusText}` : ''}`;
-  const text = body.replace(/\s+/g, ' ').trim();
-  if (text === '') return status;
-  return `${status}: ${text.length > QUOTED_BODY_CHARS ? `${text.slice(0, QUOTED_BODY_CHARS)}…` : text}`;
-}
-
-interface Body {
-  text: string;
-  /** It arrived whole. */
-  complete: boolean;
-  /** It was longer than the limit, and left unread ('' as text). */
-  tooLarge: boolean;
-}
-
-/** The whole body as text, unless it is longer than `limit` bytes: then the response is closed unread. */
-function readText(res: HttpResponse, limit: number): Promise<Body> {
-  return new Promise((resolve) => {
-    const decoder = new TextDecoder();
-    let text = '';
-    let size = 0;
-    res.read(
-      (chunk) => {
-        if (size > limit) return;
-        size += chunk.length;
-        if (size <= limit) text += decoder.decode(chunk, { stream: true });
-        else {
-          text = '';
-          res.cancel();
-        }
-      },
-      (complete) => resolve({ text: size > limit ? '' : text + decoder.decode(), complete, tooLarge: size > limit }),
-    );
-  });
 }
 
 /** node:http under Node (loaded only there), the global fetch elsewhere. */

@@ -7,18 +7,19 @@
 import { randomUUID } from 'node:crypto';
 import { ErrorCode, McpError } from '../../protocol/errors.js';
 import { isObject } from '../../protocol/is-object.js';
-import { MAX_TIMER_MS, positiveInteger } from '../../protocol/option-checks.js';
+import { positiveInteger } from '../../protocol/option-checks.js';
 import { SafeEmitter } from '../../protocol/safe-emitter.js';
 import { type DetailedTask, isTerminalStatus, TASKS_EXTENSION, type TaskStatus } from '../../protocol/tasks.js';
 import { isModernProtocolVersion } from '../../protocol/versions.js';
 import type { McpSession, RequestContext } from '../../server/api.js';
-import type { ClientQuestion, ExtensionHandle, ExtensionRequest, ToolCall } from '../../server/extension-api.js';
+import type { ExtensionHandle, ExtensionRequest, ToolCall } from '../../server/extension-api.js';
 import { invalidExtensionParams } from '../../server/extensions.js';
 import type { McpServer } from '../../server/mcp-server.js';
 import type { InferSchema } from '../../schema/infer.js';
 import type { StructuredOf, ToolConfig, ToolHandler, ToolRegistrationFor, ToolReturn, ToolSchema } from '../../server/tools.js';
 import { TaskCaps } from './caps.js';
-import { declaresTasks, detailed, missingTasksCapability, onTheWire, ownerOf, reaches, SHUTTING_DOWN, unknownTask } from './shapes.js';
+import { LiveTask, type LiveTaskHost } from './live-task.js';
+import { declaresTasks, detailed, missingTasksCapability, ownerOf, reaches, SHUTTING_DOWN, unknownTask } from './shapes.js';
 import { checkedStore, MemoryTaskStore, type StoredTask, type TaskStore } from './store.js';
 
 export interface TasksOptions {
@@ -79,22 +80,6 @@ export interface TaskToolConfig<
   beforeTask?: (args: InferSchema<In>, ctx: RequestContext) => P | Promise<P>;
 }
 
-interface Question {
-  question: ClientQuestion;
-  resolve: (answer: Record<string, unknown>) => void;
-  reject: (error: unknown) => void;
-}
-
-/** A task whose handler runs in this process. */
-interface LiveTask {
-  task: StoredTask;
-  controller: AbortController;
-  questions: Map<string, Question>;
-  /** Saves to the store, in order. */
-  saved: Promise<void>;
-  expiry: NodeJS.Timeout | undefined;
-}
-
 const DEFAULT_TTL_MS = 3_600_000;
 const DEFAULT_POLL_INTERVAL_MS = 1000;
 const DEFAULT_MAX_PER_PRINCIPAL = 100;
@@ -113,6 +98,7 @@ export class Tasks extends SafeEmitter<TasksEvents> {
     { beforeTask: (args: Record<string, unknown>, ctx: RequestContext) => unknown; handler: TaskToolHandler<unknown> }
   >();
   private readonly handle: ExtensionHandle;
+  private readonly liveHost: LiveTaskHost;
   private closed = false;
 
   constructor(
@@ -132,6 +118,12 @@ export class Tasks extends SafeEmitter<TasksEvents> {
     positiveInteger('maxTasksPerPrincipal', limits.maxTasksPerPrincipal);
     positiveInteger('maxTasks', limits.maxTasks);
     this.caps = new TaskCaps(this.store, limits, (taskId) => this.live.has(taskId));
+    this.liveHost = {
+      store: this.store,
+      announce: (task, status) => this.announce(task, status),
+      ended: (live) => this.live.delete(live.task.taskId),
+      reportError: (error) => this.reportError(error),
+    };
     const gated = { requiresClientExtension: true } as const;
     this.handle = server.useExtension({
       id: TASKS_EXTENSION,
@@ -240,114 +232,27 @@ export class Tasks extends SafeEmitter<TasksEvents> {
     };
     // SEP-2663: the task must be found by tasks/get before its id goes out.
     await this.store.save(task);
-    const live: LiveTask = { task, controller: new AbortController(), questions: new Map(), saved: Promise.resolve(), expiry: undefined };
+    const live = new LiveTask(task, this.liveHost);
     this.live.set(task.taskId, live);
-    this.scheduleExpiry(live);
     // The seed state: the handler may have asked something before this returns.
     const { owner: _owner, expiresAt: _expiresAt, ...seed } = task;
     this.emit('taskCreated', detailed(task), call.session);
     call
       .detach({
         signal: live.controller.signal,
-        ask: (question) => this.ask(live, question),
-        // Progress is the task's statusMessage (tasks carry no notifications/progress).
-        onProgress: (progress, total, message) => {
-          if (!isTerminalStatus(live.task.status))
-            this.change(live, live.task.status, message ?? (total === undefined ? `${progress}` : `${progress} of ${total}`));
-        },
+        ask: (question) => live.ask(question),
+        onProgress: (progress, total, message) => live.progress(progress, total, message),
         handler: before ? (args, ctx) => before.handler(args, ctx, prepared) : undefined,
       })
       .then(
-        (result) => this.settle(live, 'completed', { result: result as Record<string, unknown> }),
-        (err: unknown) => this.failed(live, err),
+        (result) => live.settle('completed', { result: result as Record<string, unknown> }),
+        (err: unknown) => live.failed(err),
       );
     return { resultType: 'task', ...seed };
   }
 
-  private scheduleExpiry(live: LiveTask): void {
-    const { expiresAt } = live.task;
-    if (expiresAt === null) return;
-    const wait = Math.min(Math.max(0, expiresAt - Date.now()), MAX_TIMER_MS);
-    live.expiry = setTimeout(() => {
-      if (Date.now() < expiresAt) this.scheduleExpiry(live);
-      else this.expire(live);
-    }, wait);
-    live.expiry.unref?.();
-  }
-
-  /** Its TTL ran out while it ran: it stops, and is gone. */
-  private expire(live: LiveTask): void {
-    const { taskId } = live.task;
-    this.end(live, new McpError(ErrorCode.RequestCancelled, 'The task expired (its ttlMs ran out)'));
-    live.saved = live.saved.then(() => this.store.delete(taskId)).catch((err: unknown) => this.reportError(err));
-  }
-
-  // --- while it runs
-
-  /** The handler asks: the task waits in input_required until tasks/update brings the answer. */
-  private ask(live: LiveTask, question: ClientQuestion): Promise<Record<string, unknown>> {
-    return new Promise((resolve, reject) => {
-      if (isTerminalStatus(live.task.status)) {
-        reject(new McpError(ErrorCode.RequestCancelled, `The task is ${live.task.status}`));
-        return;
-      }
-      live.questions.set(question.key, { question: onTheWire(question), resolve, reject });
-      this.change(live, 'input_required', undefined);
-    });
-  }
-
-  private failed(live: LiveTask, err: unknown): void {
-    if (isTerminalStatus(live.task.status)) return;
-    const error =
-      err instanceof McpError
-        ? { code: err.code, message: err.message, ...(err.data === undefined ? {} : { data: err.data }) }
-        : { code: ErrorCode.InternalError, message: err instanceof Error ? err.message : String(err) };
-    this.settle(live, 'failed', { error, statusMessage: error.message });
-  }
-
-  /** The handler's end: the task keeps its result (or error) until it expires. */
-  private settle(live: LiveTask, status: 'completed' | 'failed', outcome: Partial<StoredTask>): void {
-    if (isTerminalStatus(live.task.status)) return;
-    Object.assign(live.task, outcome);
-    this.end(live, undefined, status);
-  }
-
-  /** End a live task: cancelled (with `reason`) or its handler's outcome; every question still open is withdrawn. */
-  private end(live: LiveTask, reason: McpError | undefined, status: TaskStatus = 'cancelled'): void {
-    if (!isTerminalStatus(live.task.status)) {
-      if (reason) live.task.statusMessage = reason.message;
-      this.change(live, status, undefined);
-    }
-    this.live.delete(live.task.taskId);
-    if (live.expiry) clearTimeout(live.expiry);
-    for (const { reject } of live.questions.values()) reject(reason ?? new McpError(ErrorCode.RequestCancelled, `The task is ${status}`));
-    live.questions.clear();
-    if (reason) live.controller.abort(reason);
-  }
-
-  /** A new status, new questions or a new status message: stored, told to listeners and listen streams. */
-  private change(live: LiveTask, status: TaskStatus, statusMessage: string | undefined): void {
-    const { task } = live;
-    task.status = status;
-    if (statusMessage !== undefined) task.statusMessage = statusMessage;
-    task.lastUpdatedAt = new Date().toISOString();
-    if (status === 'input_required') {
-      task.inputRequests = {};
-      for (const [key, { question }] of live.questions) task.inputRequests[key] = { method: question.method, params: question.params };
-    } else {
-      delete task.inputRequests;
-    }
-    const snapshot = { ...task };
-    live.saved = live.saved
-      .then(async () => {
-        // The store keeps an ended task as it ended: an end recorded meanwhile by another instance sharing
-        // it (its tasks/cancel) stands, and ends this run.
-        const kept = await this.store.save(snapshot);
-        if (kept === false && !isTerminalStatus(live.task.status)) {
-          this.end(live, new McpError(ErrorCode.RequestCancelled, 'The task was cancelled (through another instance)'));
-        }
-      })
-      .catch((err: unknown) => this.reportError(err));
+  /** A live task's new state: to the events and the listen streams that asked for it. */
+  private announce(task: StoredTask, status: TaskStatus): void {
     const shown = detailed(task);
     this.emit('taskStatus', shown);
     if (status === 'input_required') this.emit('taskInputRequired', shown);
@@ -388,24 +293,14 @@ export class Tasks extends SafeEmitter<TasksEvents> {
         `Task ${task.taskId} runs on another server instance: send tasks/update to it (route on the Mcp-Name header, the task id)`,
       );
     }
-    if (live.questions.size === 0) return {};
-    const answered: Question[] = [];
-    for (const [key, answer] of Object.entries(responses)) {
-      const question = live.questions.get(key);
-      if (!question) continue;
-      live.questions.delete(key);
-      answered.push(question);
-      question.resolve(isObject(answer) ? answer : { answer });
-    }
-    // The answered keys leave inputRequests before the acknowledgement: a tasks/get right after shows only what is still open.
-    if (answered.length > 0) this.change(live, live.questions.size > 0 ? 'input_required' : 'working', undefined);
+    live.answer(responses);
     return {};
   }
 
   /** Idempotent: a finished task stays as it ended. */
   private async cancel(request: ExtensionRequest): Promise<Record<string, unknown>> {
     const { task, live } = await this.find(request);
-    if (live) this.end(live, new McpError(ErrorCode.RequestCancelled, 'The task was cancelled by the client'));
+    if (live) live.end(new McpError(ErrorCode.RequestCancelled, 'The task was cancelled by the client'));
     else if (!isTerminalStatus(task.status)) {
       // Its handler runs on another instance sharing the store (which honours the end at its next save), or
       // nowhere any more (a store that outlived a restart): the store records the end.
@@ -434,7 +329,7 @@ export class Tasks extends SafeEmitter<TasksEvents> {
   private async close(): Promise<void> {
     this.closed = true;
     const running = [...this.live.values()];
-    for (const live of running) this.end(live, new McpError(ErrorCode.RequestCancelled, 'The server closed'));
+    for (const live of running) live.end(new McpError(ErrorCode.RequestCancelled, 'The server closed'));
     await Promise.all(running.map((live) => live.saved));
     await this.store.close?.();
   }

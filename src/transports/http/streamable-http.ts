@@ -271,7 +271,9 @@ export class StreamableHttpTransport extends SafeEmitter<StreamableHttpTransport
     if (!http) return;
     if (this.options.auth) http.connection.renewPrincipal(principal);
     const connection = http.connection;
-    const refused = connection.refuse(classified, batch);
+    // The era is this POST's for a single message; a batch's members are classified each on its own.
+    const admission = connection.admit(classified, batch, batch ? undefined : era);
+    const refused = admission.refusal;
     if (refused) {
       if (refused.error.code === ErrorCode.ShuttingDown) return shuttingDown(res, cors);
       const status = refused.error.code === ErrorCode.TooManyRequestsInFlight ? 429 : 400;
@@ -281,13 +283,13 @@ export class StreamableHttpTransport extends SafeEmitter<StreamableHttpTransport
     for (const message of classified) if (message.kind === 'request') requestIds.push(message.message.id);
     if (requestIds.length === 0) {
       // Notifications and replies to server requests: handled before the status goes out.
-      connection.deliver(classified, batch, body);
+      admission.deliver(body);
       const onlyReplies = classified.every((c) => c.kind === 'response');
       res.writeHead(onlyReplies ? this.replyStatus(http) : 202, cors).end();
       return;
     }
     http.openPostStream(res, requestIds, batch, this.options.responseMode, { ...cors, 'mcp-session-id': connection.id });
-    connection.deliver(classified, batch, body);
+    admission.deliver(body);
   }
 
   /** RFC 9728: what this resource is and where its tokens come from (public, and readable cross-origin). */
@@ -356,7 +358,7 @@ export class StreamableHttpTransport extends SafeEmitter<StreamableHttpTransport
     const requested = request.params?.protocolVersion;
     const version = typeof requested === 'string' ? negotiateProtocolVersion(requested) : undefined;
     http.openPostStream(res, [request.id], false, this.options.responseMode, { ...cors, 'mcp-session-id': connection.id }, version);
-    connection.deliver(classified, false, body);
+    connection.admit(classified, false, 'legacy').deliver(body);
   }
 
   /** A 2026-07-28 POST: no session, headers checked against the body, closing the stream cancels. */

@@ -1,12 +1,15 @@
 /**
- * The one table of server-to-client requests a session has in flight, keyed by the session's own
- * outgoing ids. Every entry ends exactly once (result, error reply, timeout, cancellation or close),
- * and leaves the table before its promise settles. A reply whose reading is async (a form's own check)
- * keeps its entry here until the reading ends, so the deadline, cancellation and close still reach it.
+ * The one table of the requests one end has sent and not seen end, keyed by its own outgoing ids: a
+ * server session's requests to its client, and the client's to its server. Every entry ends exactly
+ * once (result, error reply, timeout, cancellation or close), and leaves the table before it settles.
+ * A reply whose reading is async (a form's own check) keeps its entry here until the reading ends, so
+ * the deadline, cancellation and close still reach it.
  */
 import { ConnectionClosedError, type McpError, RequestCancelledError, RequestTimeoutError } from '../protocol/errors.js';
 import type { RequestId } from '../protocol/types.js';
+import { abortReason } from './abort-reason.js';
 import { Deadline, Deadlines, monotonicNow } from './deadlines.js';
+import { RequestIds } from './request-ids.js';
 
 export type RequestOutcome<Result = Record<string, unknown>> = { ok: true; result: Result } | { ok: false; error: McpError };
 
@@ -23,6 +26,8 @@ export interface PendingEntryOptions {
   /** Reads a reply's result into what the request settles with; a promise it returns never rejects. */
   read?(result: Record<string, unknown>): RequestOutcome<unknown> | Promise<RequestOutcome<unknown>>;
   onSettle(outcome: RequestOutcome<unknown>): void;
+  /** This request was given up (timeout, cancellation) while the peer may still be working on it: how the peer is told. */
+  onAbandon?(reason: string): void;
 }
 
 class Entry extends Deadline {
@@ -54,16 +59,16 @@ export class PendingRequests {
   /** Ids of ended requests, in two generations: the current one, and the one before it. */
   private ended = new Map<RequestId, 'answered' | 'abandoned'>();
   private endedBefore = new Map<RequestId, 'answered' | 'abandoned'>();
-  private lastId = -1;
 
   /**
-   * @param onAbandon called when the server gives up on a request (timeout or cancellation) while the
-   *   peer may still be working on it, so the session can send `notifications/cancelled`.
+   * @param onAbandon called when this end gives up on a request (timeout or cancellation) while the
+   *   peer may still be working on it, so it can send `notifications/cancelled` (after the entry's own `onAbandon`).
    */
   constructor(
-    private readonly onAbandon: (id: RequestId, reason: string, entry: PendingEntryOptions) => void,
+    private readonly onAbandon: (id: RequestId, reason: string, entry: PendingEntryOptions) => void = () => {},
     /** Where the timeouts wait: shared by every session of a server, so they take one timer. */
     private readonly deadlines: Deadlines = new Deadlines(),
+    private readonly ids: RequestIds = new RequestIds(),
   ) {}
 
   get size(): number {
@@ -83,9 +88,14 @@ export class PendingRequests {
     return Array.from(this.entries, ([id, entry]) => [id, entry.options]);
   }
 
-  /** The next outgoing id: integers from 0, never reused within the session. */
+  /** The next outgoing id: integers counted up (a session's from 0), never reused on this table. */
   nextId(): number {
-    return ++this.lastId;
+    return this.ids.next();
+  }
+
+  /** Whether `id` was ever given out here: an `unknown` reply to one that was is merely older than the memory of ended ids. */
+  issued(id: RequestId): boolean {
+    return this.ids.issued(id);
   }
 
   add(id: RequestId, options: PendingEntryOptions): void {
@@ -141,7 +151,7 @@ export class PendingRequests {
     const entry = this.entries.get(id);
     if (!entry) return false;
     this.finish(id, 'abandoned', { ok: false, error: new RequestCancelledError(entry.options.method, reason) });
-    if (!entry.reading) this.onAbandon(id, reason ?? 'cancelled by the server', entry.options);
+    if (!entry.reading) this.abandoned(id, reason ?? 'cancelled by the server', entry.options);
     return true;
   }
 
@@ -163,8 +173,13 @@ export class PendingRequests {
     // Ended by the overall cap while progress kept extending it: the time it waited is the cap.
     const waited = entry.capped && maxTotalTimeoutMs !== undefined ? maxTotalTimeoutMs : timeoutMs;
     if (this.finish(entry.id, 'abandoned', { ok: false, error: new RequestTimeoutError(method, waited) }) && !entry.reading) {
-      this.onAbandon(entry.id, `timed out after ${waited} ms`, entry.options);
+      this.abandoned(entry.id, `timed out after ${waited} ms`, entry.options);
     }
+  }
+
+  private abandoned(id: RequestId, reason: string, options: PendingEntryOptions): void {
+    options.onAbandon?.(reason);
+    this.onAbandon(id, reason, options);
   }
 
   private finish(id: RequestId, how: 'answered' | 'abandoned', outcome: RequestOutcome<unknown>): boolean {
@@ -187,10 +202,4 @@ export class PendingRequests {
     this.endedBefore = this.ended;
     this.ended = new Map();
   }
-}
-
-export function abortReason(signal: AbortSignal): string {
-  const reason: unknown = signal.reason;
-  if (reason instanceof Error) return reason.message;
-  return typeof reason === 'string' ? reason : 'aborted';
 }

@@ -1,7 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { ConnectionClosedError, McpError, RequestCancelledError, RequestTimeoutError } from '../../src/protocol/errors.js';
 import type { RequestId } from '../../src/protocol/types.js';
-import { PendingRequests, type PendingEntryOptions, type RequestOutcome } from '../../src/server/pending-requests.js';
+import { PendingRequests, type PendingEntryOptions, type RequestOutcome } from '../../src/rpc/pending-requests.js';
+import { RequestIds } from '../../src/rpc/request-ids.js';
 
 const METHOD = 'elicitation/create';
 
@@ -391,5 +392,38 @@ describe('PendingRequests: progress and the timeout', () => {
     expect(() => pending.progress(1)).not.toThrow();
     vi.advanceTimersByTime(5000);
     expect(onSettle).toHaveBeenCalledTimes(1);
+  });
+});
+
+describe('PendingRequests: the memory of ended ids is bounded', () => {
+  it('tells late and duplicate replies apart for the last 1024 ended ids, and forgets whole generations past that', () => {
+    const { pending, add } = setup();
+    for (let id = 0; id < 2048; id++) {
+      add(id);
+      if (id % 2 === 0) pending.reply(id, { ok: true, result: {} });
+      else pending.cancel(id, 'x');
+    }
+    // 2048 ended: the first generation (ids 0..1023) was dropped whole when the second filled.
+    expect([pending.reply(2046, { ok: true, result: {} }), pending.reply(2047, { ok: true, result: {} })]).toEqual(['duplicate', 'late']);
+    expect([pending.reply(1024, { ok: true, result: {} }), pending.reply(1025, { ok: true, result: {} })]).toEqual(['duplicate', 'late']);
+    expect(pending.reply(1023, { ok: true, result: {} })).toBe('unknown');
+    expect(pending.reply(0, { ok: true, result: {} })).toBe('unknown');
+  });
+});
+
+describe('PendingRequests: what each end adds', () => {
+  it("calls the entry's own onAbandon, then the table's, when it is given up", () => {
+    const { pending, onAbandon } = setup();
+    const order: string[] = [];
+    onAbandon.mockImplementation(() => void order.push('table'));
+    pending.add(1, { method: METHOD, timeoutMs: 1000, onSettle: () => order.push('settled'), onAbandon: (reason) => order.push(`entry: ${reason}`) });
+    pending.cancel(1, 'stop');
+    expect(order).toEqual(['settled', 'entry: stop', 'table']);
+  });
+
+  it('counts ids from the allocator it is given, and knows which it gave out', () => {
+    const pending = new PendingRequests(undefined, undefined, new RequestIds(1));
+    expect([pending.nextId(), pending.nextId()]).toEqual([1, 2]);
+    expect([pending.issued(0), pending.issued(2), pending.issued(3)]).toEqual([false, true, false]);
   });
 });

@@ -5,6 +5,7 @@
  * ordered by due time, and one timer waits for the earliest head of all. Time is the monotonic clock
  * (`performance.now()`), as Node's timers keep it: setting the wall clock moves no deadline.
  */
+import { unref } from './unref.js';
 
 /** Milliseconds on the monotonic clock. */
 export function monotonicNow(): number {
@@ -29,7 +30,7 @@ class DeadlineList {
 
 export class Deadlines {
   private readonly lists = new Map<number, DeadlineList>();
-  private timer: NodeJS.Timeout | undefined;
+  private timer: ReturnType<typeof setTimeout> | undefined;
   /** When the timer fires (monotonic ms). */
   private timerAt = Number.POSITIVE_INFINITY;
 
@@ -74,7 +75,7 @@ export class Deadlines {
     if (this.timer) clearTimeout(this.timer);
     this.timerAt = at;
     this.timer = setTimeout(() => this.fire(), Math.max(0, at - monotonicNow()));
-    this.timer.unref();
+    unref(this.timer);
   }
 
   private fire(): void {
