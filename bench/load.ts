@@ -16,9 +16,24 @@ export interface Sample {
   loadGenBusy: number;
   /** CPUs' worth of time used by everything but the server and the load generator (other processes, steal). */
   otherBusy: number;
+  /**
+   * Share of the server's core used by anything but the server (NaN when it is not pinned): other work
+   * there evicts its caches, and CPU per operation rises with it.
+   */
+  serverCoreOther: number;
 }
 
-export async function runLoad(clients: Client[], timing: { warmupMs: number; measureMs: number }, serverCpu: () => Promise<number>): Promise<Sample> {
+export interface Timing {
+  warmupMs: number;
+  measureMs: number;
+  /**
+   * A window is extended, up to this long in all, until every client has finished an operation in it: a
+   * server that takes a second per operation is measured over some operations, not none.
+   */
+  maxMeasureMs?: number;
+}
+
+export async function runLoad(clients: Client[], timing: Timing, serverCpu: () => Promise<number>, serverCore?: number): Promise<Sample> {
   let measuring = false;
   let stopped = false;
   const latencies: number[] = [];
@@ -39,6 +54,7 @@ export async function runLoad(clients: Client[], timing: { warmupMs: number; mea
     const start = performance.now();
     measuring = true;
     await Promise.race([sleep(timing.measureMs), loops]);
+    while (latencies.length < clients.length && performance.now() - start < (timing.maxMeasureMs ?? 0)) await Promise.race([sleep(50), loops]);
     stopped = true;
     const micros = (performance.now() - start) * 1000;
     const after = await cpuTimes(serverCpu);
@@ -49,11 +65,13 @@ export async function runLoad(clients: Client[], timing: { warmupMs: number; mea
     return {
       ops: latencies.length,
       opsPerSecond: (latencies.length * 1e6) / micros,
-      cpuMicrosPerOp: server / latencies.length,
+      cpuMicrosPerOp: latencies.length ? server / latencies.length : Number.NaN,
       p50Micros: percentile(sorted, 50) * 1000,
       p99Micros: percentile(sorted, 99) * 1000,
       loadGenBusy: self / micros,
       otherBusy: (after.machine - before.machine - server - self) / micros,
+      serverCoreOther:
+        serverCore === undefined ? Number.NaN : ((after.byCpu[serverCore] ?? Number.NaN) - (before.byCpu[serverCore] ?? Number.NaN) - server) / micros,
     };
   } finally {
     stopped = true;

@@ -1,6 +1,6 @@
 /** Server CPU time and the statistics the report is made of. */
 import { execFileSync, type ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 
 /** The unit of /proc/PID/stat and /proc/stat: 1 / USER_HZ seconds (10 ms nearly everywhere). */
 const MICROS_PER_TICK = (() => {
@@ -11,12 +11,28 @@ const MICROS_PER_TICK = (() => {
   }
 })();
 
+/** The run time of every thread of `pid` in µs, from each /proc/PID/task/TID/schedstat (ns, not ticks); undefined where it is missing. */
+function schedstatMicros(pid: number): number | undefined {
+  try {
+    let ns = 0;
+    for (const task of readdirSync(`/proc/${pid}/task`)) ns += Number(readFileSync(`/proc/${pid}/task/${task}/schedstat`, 'utf8').split(' ')[0]);
+    return ns / 1000;
+  } catch {
+    return undefined;
+  }
+}
+
 /**
- * Reads the user + system CPU time of a server process in µs, all its threads (GC helpers
- * included). /proc/PID/stat costs the server nothing; elsewhere the server answers over IPC.
+ * Reads the CPU time of a server process in µs, all its threads (GC threads included), without asking
+ * the server: schedstat's nanoseconds where there are, else /proc/PID/stat's utime + stime; elsewhere
+ * the server answers process.cpuUsage() over IPC.
  */
 export function cpuReader(child: ChildProcess): { source: string; read: () => Promise<number> } {
-  const stat = `/proc/${child.pid}/stat`;
+  const pid = child.pid!;
+  if (schedstatMicros(pid) !== undefined) {
+    return { source: '/proc/PID/task/TID/schedstat (ns)', read: async () => schedstatMicros(pid) ?? Number.NaN };
+  }
+  const stat = `/proc/${pid}/stat`;
   try {
     readFileSync(stat);
   } catch {
@@ -53,16 +69,24 @@ export function median(values: number[]): number {
 }
 
 /**
- * Busy time of all CPUs together in µs, from the first line of /proc/stat (steal included); NaN off
- * Linux. The kernel samples it at each tick, so it is rough: a load that sleeps between short bursts
- * can be under-counted by a tenth of a CPU or more, which per-process times are not.
+ * Busy time of all CPUs together, and of each (indexed by CPU number), in µs, from /proc/stat (steal
+ * included); NaN and empty off Linux. The kernel samples it at each tick, so it is rough: a load that
+ * sleeps between short bursts can be under-counted by a tenth of a CPU or more, which per-process times are not.
  */
-function machineBusy(): number {
+function machineBusy(): { all: number; byCpu: number[] } {
   try {
-    const [, user, nice, system, , , irq, softirq, steal] = readFileSync('/proc/stat', 'utf8').split('\n')[0].split(/\s+/).map(Number);
-    return (user + nice + system + irq + softirq + steal) * MICROS_PER_TICK;
+    const byCpu: number[] = [];
+    let all = Number.NaN;
+    for (const line of readFileSync('/proc/stat', 'utf8').split('\n')) {
+      if (!line.startsWith('cpu')) break;
+      const [name, user, nice, system, , , irq, softirq, steal] = line.split(/\s+/);
+      const busy = (Number(user) + Number(nice) + Number(system) + Number(irq) + Number(softirq) + Number(steal)) * MICROS_PER_TICK;
+      if (name === 'cpu') all = busy;
+      else byCpu[Number(name.slice(3))] = busy;
+    }
+    return { all, byCpu };
   } catch {
-    return Number.NaN;
+    return { all: Number.NaN, byCpu: [] };
   }
 }
 
@@ -71,10 +95,13 @@ export interface CpuTimes {
   /** This process: the load generator. */
   self: number;
   machine: number;
+  /** Each CPU's busy time (NaN-free only on Linux). */
+  byCpu: number[];
 }
 
 /** A snapshot of the CPU times a window is judged by, in µs. */
 export async function cpuTimes(server: () => Promise<number>): Promise<CpuTimes> {
   const self = process.cpuUsage();
-  return { server: await server(), self: self.user + self.system, machine: machineBusy() };
+  const { all, byCpu } = machineBusy();
+  return { server: await server(), self: self.user + self.system, machine: all, byCpu };
 }

@@ -1,10 +1,9 @@
-/** Medians over repetitions, paired ratios, the table and the JSON file. */
+/** Medians over repetitions, paired ratios, validity, the tables and the JSON file. */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import type { Case, CaseId } from './cases.js';
 import type { Sample } from './load.js';
 import { median } from './measure.js';
-
-export type Role = 'bare' | 'switchboard' | 'sdk' | 'otel' | 'otel-sdk';
+import { ROLES, type Role } from './peers.js';
 
 export interface Measured extends Sample {
   rep: number;
@@ -31,21 +30,34 @@ export interface Row {
   opsPerSecond: number;
   loadGenBusy: number;
   otherBusy: number;
+  serverCoreOther: number;
+  /** False when the load generator passed GENERATOR_LIMIT of its core: the figures are the client's, not the server's. */
+  valid: boolean;
   /**
-   * Switchboard against bare, the SDK and the telemetry variants against Switchboard, a variant case's
-   * server against itself on the case it varies: median of per-repetition CPU ratios.
+   * Against bare, or for a variant case against the same server on the case it varies: the median of
+   * per-repetition CPU ratios, over the repetitions valid on both sides (`pairs` of them).
    */
-  ratio?: { against: string; value: number };
+  ratio?: { against: string; value: number; pairs: number };
+  /** A peer's or a variant server's CPU against Switchboard's on the same case, paired the same way. */
+  toSwitchboard?: number;
+  /** Why the cell cannot be trusted, when it cannot. */
+  problem?: string;
 }
 
-const AGAINST: Partial<Record<Role, Role>> = { switchboard: 'bare', sdk: 'switchboard', otel: 'switchboard', 'otel-sdk': 'switchboard' };
-
+/**
+ * The load generator's share of its core above which a cell is refused: near saturation it batches
+ * less, the server sees fewer requests per event-loop turn, and the floor's cost per request rises.
+ */
+export const GENERATOR_LIMIT = 0.8;
 /**
  * On a shared machine another process can take a CPU for seconds; a window in which others used more
  * than this (in CPUs) is left out of the medians, unless the cell has no quieter window.
  */
 export const CONTENDED = 0.25;
-const quiet = (s: Measured) => !(s.otherBusy > CONTENDED);
+/** The same for the server's own core, where other work costs the server most (its caches). */
+export const CORE_CONTENDED = 0.1;
+const quiet = (s: Measured) => !(s.otherBusy > CONTENDED) && !(s.serverCoreOther > CORE_CONTENDED);
+const generatorOk = (s: Measured) => s.loadGenBusy <= GENERATOR_LIMIT && Number.isFinite(s.cpuMicrosPerOp);
 const quietest = <T>(all: T[], isQuiet: (t: T) => boolean) => (all.some(isQuiet) ? all.filter(isQuiet) : all);
 
 export function summarize(samples: Measured[], cases: Record<CaseId, Case>): Row[] {
@@ -54,10 +66,11 @@ export function summarize(samples: Measured[], cases: Record<CaseId, Case>): Row
     const key = `${s.caseId} ${s.concurrency} ${s.role}`;
     cells.set(key, [...(cells.get(key) ?? []), s]);
   }
-  return [...cells.values()].map((all) => {
+  const rows = [...cells.values()].map((all) => {
     const { caseId, concurrency, role, server } = all[0];
     const used = quietest(all, quiet);
     const cpu = used.map((s) => s.cpuMicrosPerOp);
+    const loadGenBusy = median(used.map((s) => s.loadGenBusy));
     const row: Row = {
       caseId,
       title: cases[caseId].title,
@@ -71,42 +84,102 @@ export function summarize(samples: Measured[], cases: Record<CaseId, Case>): Row
       p50Micros: median(used.map((s) => s.p50Micros)),
       p99Micros: median(used.map((s) => s.p99Micros)),
       opsPerSecond: median(used.map((s) => s.opsPerSecond)),
-      loadGenBusy: median(used.map((s) => s.loadGenBusy)),
+      loadGenBusy,
       otherBusy: median(used.map((s) => s.otherBusy)),
+      serverCoreOther: median(used.map((s) => s.serverCoreOther)),
+      valid: loadGenBusy <= GENERATOR_LIMIT && Number.isFinite(median(cpu)),
     };
-    const variantOf = cases[caseId].variantOf;
-    const [against, baseRole, baseCase] = variantOf ? [variantOf, role, variantOf] : [AGAINST[role], AGAINST[role], caseId];
-    const pairs = all.flatMap((s) => {
-      const base = samples.find((b) => b.role === baseRole && b.rep === s.rep && b.caseId === baseCase && b.concurrency === concurrency);
-      return base ? [[s, base]] : [];
-    });
-    const paired = quietest(pairs, (pair) => pair.every(quiet));
-    if (against && paired.length) row.ratio = { against, value: median(paired.map(([s, base]) => s.cpuMicrosPerOp / base.cpuMicrosPerOp)) };
+    if (!Number.isFinite(row.cpuMicrosPerOp)) row.problem = 'invalid: no operation completed in the window';
+    else if (!row.valid) row.problem = `invalid: the load generator used ${percent(loadGenBusy)} of its core`;
     return row;
   });
+  /** The median ratio of `row`'s samples to their pairs (same repetition) on `baseRole` and `baseCase`, over pairs valid on both sides. */
+  const pairedRatio = (row: Row, baseRole: Role, baseCase: CaseId) => {
+    const pairs = samples.flatMap((s) => {
+      if (s.role !== row.role || s.caseId !== row.caseId || s.concurrency !== row.concurrency || !generatorOk(s)) return [];
+      const b = samples.find((x) => x.role === baseRole && x.rep === s.rep && x.caseId === baseCase && x.concurrency === row.concurrency);
+      return b && generatorOk(b) ? [[s, b]] : [];
+    });
+    const paired = quietest(pairs, (pair) => pair.every(quiet));
+    return paired.length ? { value: median(paired.map(([s, b]) => s.cpuMicrosPerOp / b.cpuMicrosPerOp)), pairs: paired.length } : undefined;
+  };
+  for (const row of rows) {
+    const variantOf = cases[row.caseId].variantOf;
+    const [against, baseRole, baseCase] = variantOf ? [variantOf, row.role, variantOf] : ['bare', 'bare' as Role, row.caseId];
+    if (!variantOf && row.role === 'bare') continue;
+    const base = rows.find((r) => r.role === baseRole && r.caseId === baseCase && r.concurrency === row.concurrency);
+    if (!base) continue;
+    if (!base.valid) {
+      row.problem ??= `no ratio: the ${base.server} cell is invalid`;
+      continue;
+    }
+    const ratio = row.valid ? pairedRatio(row, baseRole, baseCase) : undefined;
+    if (!ratio) continue;
+    row.ratio = { against, ...ratio };
+    // The floor does less than any server by construction: a server measured below it says the method failed.
+    if (!variantOf && ratio.value < 1) row.problem = 'measurement problem: the bare floor cost more than this server';
+    const switchboard = rows.find((r) => r.role === 'switchboard' && r.caseId === row.caseId && r.concurrency === row.concurrency);
+    if (!variantOf && row.role !== 'switchboard' && switchboard?.valid) row.toSwitchboard = pairedRatio(row, 'switchboard', row.caseId)?.value;
+  }
+  return rows;
 }
 
 const percent = (x: number) => `${(Math.max(0, x) * 100).toFixed(0)}%`;
 
 export function printTable(rows: Row[]): void {
   const columns: [string, number, (r: Row) => string][] = [
-    ['case', -22, (r) => r.title],
+    ['case', -26, (r) => r.title],
     ['clients', 7, (r) => String(r.concurrency)],
-    ['server', -14, (r) => r.server],
+    ['server', -18, (r) => r.server],
     ['reps', 4, (r) => `${r.reps}/${r.repsRun}`],
     ['CPU µs/op', 9, (r) => r.cpuMicrosPerOp.toFixed(1)],
     ['±reps', 5, (r) => `${(r.cpuSpread * 100).toFixed(0)}%`],
     ['p50 µs', 7, (r) => r.p50Micros.toFixed(0)],
     ['p99 µs', 7, (r) => r.p99Micros.toFixed(0)],
     ['ops/s', 6, (r) => r.opsPerSecond.toFixed(0)],
-    ['client', 6, (r) => percent(r.loadGenBusy)],
+    ['gen', 4, (r) => percent(r.loadGenBusy)],
     // Rough (see machineBusy): a small negative value is sampling error, shown as 0.
     ['other', 5, (r) => (Number.isNaN(r.otherBusy) ? '?' : percent(r.otherBusy))],
-    ['ratio', -18, (r) => (r.ratio ? `${r.ratio.value.toFixed(2)}× ${r.ratio.against}` : '')],
+    ['core', 4, (r) => (Number.isNaN(r.serverCoreOther) ? '?' : percent(r.serverCoreOther))],
+    ['ratio', -20, (r) => (r.ratio ? `${r.ratio.value.toFixed(2)}× ${r.ratio.against} (${r.ratio.pairs})` : '')],
+    ['/SB', 6, (r) => (r.toSwitchboard === undefined ? '' : `${r.toSwitchboard.toFixed(2)}×`)],
+    ['', 0, (r) => r.problem ?? ''],
   ];
   const cell = (text: string, width: number) => (width < 0 ? text.padEnd(-width) : text.padStart(width));
   console.log(columns.map(([name, width]) => cell(name, width)).join('  '));
   for (const row of rows) console.log(columns.map(([, width, value]) => cell(value(row), width)).join('  '));
+}
+
+/** One line per case and client count: bare's CPU µs/op, then every other server as a multiple of it. */
+export function printSummary(rows: Row[]): void {
+  const roles = ROLES.filter((role) => role !== 'bare' && rows.some((r) => r.role === role));
+  const header = ['case'.padEnd(26), 'clients', 'bare µs/op'.padStart(10), ...roles.map((role) => role.padStart(16))];
+  console.log(header.join('  '));
+  const seen = new Set<string>();
+  for (const row of rows) {
+    const key = `${row.caseId} ${row.concurrency}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    const same = rows.filter((r) => r.caseId === row.caseId && r.concurrency === row.concurrency);
+    const bare = same.find((r) => r.role === 'bare');
+    const value = (r: Row | undefined) => {
+      if (!r) return '—';
+      if (!r.valid) return 'invalid';
+      const mark = r.problem ? '!' : '';
+      return r.ratio
+        ? `${r.ratio.value.toFixed(2)}×${r.ratio.against === 'bare' ? '' : ` ${r.ratio.against}`}${mark}`
+        : `${r.cpuMicrosPerOp.toFixed(0)} µs${mark}`;
+    };
+    const floor = bare ? (bare.valid ? bare.cpuMicrosPerOp.toFixed(1) : 'invalid') : '—';
+    console.log(
+      [
+        row.title.padEnd(26),
+        String(row.concurrency).padStart(7),
+        floor.padStart(10),
+        ...roles.map((role) => value(same.find((r) => r.role === role)).padStart(16)),
+      ].join('  '),
+    );
+  }
 }
 
 /** How much of the machine other processes took during the windows: a loaded machine makes every number noisier. */
@@ -119,6 +192,11 @@ export function printOtherLoad(samples: Measured[]): void {
     `other load during windows: median ${percent(median(other))} of a CPU, over ${percent(CONTENDED)} in ${contended} of ${other.length}, max ${percent(busiest.otherBusy)} ` +
       `(rep ${busiest.rep}, ${busiest.caseId}, ${busiest.concurrency} clients, ${busiest.server})`,
   );
+  const core = samples.map((s) => s.serverCoreOther).filter((x) => !Number.isNaN(x));
+  if (core.length)
+    console.log(
+      `other work on the server's core: median ${percent(median(core))}, over ${percent(CORE_CONTENDED)} in ${core.filter((x) => x > CORE_CONTENDED).length} of ${core.length}`,
+    );
 }
 
 /** Write `report` to `dir` (bench/results/ by default) as `<prefix>-<time>.json`; returns the path. */

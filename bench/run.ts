@@ -1,64 +1,30 @@
 /**
- * `npm run bench [-- --quick]`: server CPU per operation, latency and throughput at 1, 16 and 64
- * concurrent clients, for Switchboard, bare node:http / ws responders and the official SDK v1, over
- * Streamable HTTP and WebSocket on 127.0.0.1. Repetitions interleave the servers so that each ratio
- * pairs measurements taken moments apart; the report gives medians over repetitions.
+ * `npm run bench [-- --quick]`: server CPU per operation at 16 and 64 concurrent clients, for Switchboard,
+ * bare node:http / ws responders (the floor) and its peers (SDK v1, SDK v2 stateful and stateless,
+ * fastmcp), over Streamable HTTP and WebSocket on 127.0.0.1. The load generator is this process, on raw
+ * sockets, pinned to one core and the servers to the other; a cell where it passes GENERATOR_LIMIT of its
+ * core is refused. Repetitions interleave the servers so that each ratio pairs measurements taken moments
+ * apart; the report gives medians over repetitions.
  *
- * Options: --quick, --reps N, --concurrency 1,16, --case ws-echo,ws-elicit (a variant case such as
- * ws-echo-zod brings the case it varies along), --server switchboard,
- * --profile DIR (a V8 CPU profile of each server process, written when it exits). `--server` may also name
- * `otel` (Switchboard with the telemetry option on the bare OpenTelemetry API) and `otel-sdk` (recording
- * with the SDK), which run only when named: `--server bare,switchboard,otel`. --scale runs the
- * scale-out benchmark instead (bench/scale.ts: two processes sharing a redis-server).
+ * Options: --quick, --reps N, --concurrency 16,64, --case ws-echo,ws-elicit (a variant case such as
+ * ws-echo-zod brings the case it varies along), --server bare,switchboard,sdk-v2, --switchboard DIR (the
+ * package under test: a build directory or a package root; default dist/), --before DIR (another build,
+ * measured beside it as `before`), --profile DIR (a V8 CPU profile of each server process, written when it
+ * exits). `--server` may also name `otel` (Switchboard with the telemetry option on the bare OpenTelemetry
+ * API) and `otel-sdk` (recording with the SDK), which run only when named. --scale runs the scale-out
+ * benchmark instead (bench/scale.ts: two processes sharing a redis-server).
  */
+import { existsSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { CASES, type CaseId, type Client, type Endpoint } from './cases.js';
-import { agent } from './http-client.js';
-import { runLoad } from './load.js';
-import { CONTENDED, type Measured, printOtherLoad, printTable, type Role, summarize, writeJson } from './report.js';
+import { runLoad, type Timing } from './load.js';
+import { describeMachine, machine } from './machine.js';
+import { ON_REQUEST, ROLES, type Role, type ServerSpec, serverSpecs } from './peers.js';
+import { CONTENDED, CORE_CONTENDED, GENERATOR_LIMIT, type Measured, printOtherLoad, printSummary, printTable, summarize, writeJson } from './report.js';
+import { switchboardEntry } from './servers/import-switchboard.mjs';
 import { pinCpus, type Running, startServer, stopServers } from './servers.js';
-
-interface ServerSpec {
-  role: Role;
-  name: string;
-  entry: string;
-  /** The cases it serves, with the endpoint details that differ from POST /mcp. */
-  cases: Partial<Record<CaseId, Partial<Endpoint>>>;
-}
-
-// The zod variants only Switchboard serves: they are compared with its own JSON Schema echo, not with bare.
-const SWITCHBOARD_CASES: ServerSpec['cases'] = {
-  'http-echo': {},
-  'http-echo-zod': {},
-  'stateless-echo': {},
-  'http-elicit': {},
-  'mrtr-round': {},
-  'ws-echo': {},
-  'ws-echo-zod': {},
-  'ws-elicit': {},
-};
-/** Variants that run only when `--server` names them. */
-const ON_REQUEST: readonly Role[] = ['otel', 'otel-sdk'];
-
-const SERVERS: ServerSpec[] = [
-  { role: 'bare', name: 'bare node:http', entry: 'bare-http.mjs', cases: { 'http-echo': {}, 'stateless-echo': {}, 'http-elicit': {}, 'mrtr-round': {} } },
-  { role: 'bare', name: 'bare ws', entry: 'bare-ws.mjs', cases: { 'ws-echo': {}, 'ws-elicit': {} } },
-  {
-    role: 'switchboard',
-    name: 'Switchboard',
-    entry: 'switchboard.mjs',
-    cases: SWITCHBOARD_CASES,
-  },
-  { role: 'otel', name: 'SB otel no-op', entry: 'switchboard-otel.mjs', cases: SWITCHBOARD_CASES },
-  { role: 'otel-sdk', name: 'SB otel SDK', entry: 'switchboard-otel-sdk.mjs', cases: SWITCHBOARD_CASES },
-  // SDK v1 has no 2026-07-28: its stateless mode gets sessionless 2025-11-25 calls.
-  {
-    role: 'sdk',
-    name: 'SDK v1 1.32.2',
-    entry: 'sdk-v1.mjs',
-    cases: { 'http-echo': {}, 'http-elicit': {}, 'stateless-echo': { path: '/stateless', legacy: true } },
-  },
-];
 
 const { values: args } = parseArgs({
   options: {
@@ -67,21 +33,30 @@ const { values: args } = parseArgs({
     concurrency: { type: 'string' },
     case: { type: 'string' },
     server: { type: 'string' },
+    switchboard: { type: 'string', default: fileURLToPath(new URL('../dist/', import.meta.url)) },
+    before: { type: 'string' },
     profile: { type: 'string' },
     scale: { type: 'boolean', default: false },
   },
 });
 const list = (value: string | undefined) => value?.split(',').map((s) => s.trim());
 const settings = {
-  reps: Number(args.reps ?? (args.quick ? 3 : 5)),
-  concurrency: (list(args.concurrency) ?? (args.quick ? ['16'] : ['1', '16', '64'])).map(Number),
+  reps: Number(args.reps ?? (args.quick ? 3 : 6)),
+  concurrency: (list(args.concurrency) ?? (args.quick ? ['16'] : ['16', '64'])).map(Number),
   cases: (list(args.case) ?? Object.keys(CASES)) as CaseId[],
-  timing: args.quick ? { warmupMs: 400, measureMs: 1000 } : { warmupMs: 500, measureMs: 1500 },
+  timing: args.quick ? { warmupMs: 200, measureMs: 500, maxMeasureMs: 1500 } : { warmupMs: 500, measureMs: 1500, maxMeasureMs: 5000 },
   // Before the first repetition, every server runs every case once unmeasured, so no repetition pays for compiling.
-  primeMs: args.quick ? 600 : 1000,
-  deadlineSeconds: args.quick ? 110 : 660,
+  primeMs: args.quick ? 250 : 1000,
+  deadlineSeconds: args.quick ? 115 : 1500,
+  switchboard: resolve(args.switchboard!),
+  before: args.before && resolve(args.before),
 };
+for (const dir of [settings.switchboard, settings.before]) {
+  if (dir && !existsSync(switchboardEntry(dir))) throw new Error(`no Switchboard build in ${dir} (looked for ${switchboardEntry(dir)}); run npm run build`);
+}
 if (args.scale) {
+  // The scale servers inherit it: they are Switchboard from the same package directory.
+  process.env.SWITCHBOARD_DIR = settings.switchboard;
   const { runScale } = await import('./scale.js');
   await runScale({ reps: settings.reps, timing: settings.timing });
   process.exit(0);
@@ -96,27 +71,36 @@ for (const id of settings.cases) {
   else groups.push([id]);
 }
 for (const n of [settings.reps, ...settings.concurrency]) if (!Number.isInteger(n) || n < 1) throw new Error('--reps and --concurrency take positive integers');
-const servers = SERVERS.filter((s) => (args.server ? list(args.server)!.includes(s.role) : !ON_REQUEST.includes(s.role)));
+const named = list(args.server);
+for (const role of named ?? []) if (!ROLES.includes(role as Role)) throw new Error(`unknown server ${role}; servers: ${ROLES.join(', ')}`);
+// `before` comes with Switchboard: it exists only when --before names a build.
+const wanted = (role: Role) =>
+  named ? named.includes(role) || (role === 'before' && named.includes('switchboard')) : !ON_REQUEST.includes(role) || role === 'before';
+const servers = serverSpecs(settings.switchboard, settings.before).filter((s) => wanted(s.role) && settings.cases.some((id) => s.cases[id]));
 
 const deadline = setTimeout(() => {
   console.error(`bench: not done after ${settings.deadlineSeconds} s, giving up`);
   process.exit(2);
 }, settings.deadlineSeconds * 1000);
 
+const host = machine();
 const pinning = pinCpus();
-console.log(`Node ${process.version}; ${pinning.note}`);
+console.log(`${describeMachine(host)}; ${pinning.note}`);
+console.log(`Switchboard from ${settings.switchboard}${settings.before ? `, before from ${settings.before}` : ''}`);
 const started = new Map<ServerSpec, Running>();
-for (const spec of servers) started.set(spec, await startServer(spec.entry, pinning.serverCpu, args.profile));
+for (const spec of servers) started.set(spec, await startServer(spec.entry, pinning.serverCpu, args.profile, spec.env));
 const cpuSource = [...started.values()][0].cpu.source;
 console.log(`server CPU: ${cpuSource}; ${settings.reps} reps, warm-up ${settings.timing.warmupMs} ms + window ${settings.timing.measureMs} ms per measurement`);
 
 /** Open the clients, load the server through warm-up and window, close the clients. */
-async function measure(spec: ServerSpec, caseId: CaseId, concurrency: number, timing = settings.timing) {
+async function measure(spec: ServerSpec, caseId: CaseId, concurrency: number, timing: Timing = settings.timing) {
   const server = started.get(spec)!;
   const endpoint: Endpoint = { port: server.port, path: '/mcp', ...spec.cases[caseId] };
   const clients: Client[] = await Promise.all(Array.from({ length: concurrency }, () => CASES[caseId].connect(endpoint)));
   try {
-    return await runLoad(clients, timing, server.cpu.read);
+    return await runLoad(clients, timing, server.cpu.read, pinning.serverCpu);
+  } catch (err) {
+    throw new Error(`${spec.name}, ${caseId}, ${concurrency} clients: ${(err as Error).message}`);
   } finally {
     await Promise.all(clients.map((c) => c.close()));
   }
@@ -148,15 +132,21 @@ for (let rep = 1; rep <= settings.reps; rep++) {
   console.log(`rep ${rep}/${settings.reps} done at ${elapsed()}`);
 }
 await stopServers();
-agent.destroy();
 clearTimeout(deadline);
 
 const rows = summarize(samples, CASES).sort((a, b) => settings.cases.indexOf(a.caseId) - settings.cases.indexOf(b.caseId) || a.concurrency - b.concurrency);
-console.log(`\nmedians over the reps in which other processes took at most ${CONTENDED * 100}% of a CPU (all reps if none did);`);
-console.log("±reps: half the range of CPU µs/op over those reps; client: the load generator's share of its core;");
-console.log('other: CPU taken by other processes (100% = one CPU); ratio: median of per-rep CPU ratios, Switchboard/bare, SDK/Switchboard, otel/Switchboard,');
-console.log('and for a variant case (", zod"), each server against itself on the case it varies');
+console.log(`\n${describeMachine(host)}; ${pinning.note}`);
+console.log(
+  `medians over the reps in which other processes took at most ${CONTENDED * 100}% of a CPU and ${CORE_CONTENDED * 100}% of the server's core (all reps if none did);`,
+);
+console.log("±reps: half the range of CPU µs/op over those reps; gen: the load generator's share of its core (a cell over");
+console.log(`${GENERATOR_LIMIT * 100}% is invalid); other: CPU taken by other processes (100% = one CPU), core: of the server's core;`);
+console.log('ratio: median of per-rep CPU ratios');
+console.log('against bare (pairs counted), and for a variant case (", zod") each server against itself on the case it varies;');
+console.log('/SB: a peer or a telemetry variant against Switchboard, paired the same way');
 printTable(rows);
+console.log(`\nCPU per operation against bare (! marks a cell with a problem, listed above):`);
+printSummary(rows);
 printOtherLoad(samples);
-const file = writeJson({ node: process.version, pinning: pinning.note, cpuSource, settings, rows, samples });
+const file = writeJson({ machine: host, pinning: pinning.note, cpuSource, settings, rows, samples });
 console.log(`\nwrote ${file}`);

@@ -43,13 +43,13 @@ export function pinCpus(): { serverCpu?: number; note: string } {
   }
 }
 
-/** `entry` names a file in bench/servers/, or is the URL of a server script elsewhere. */
-export async function startServer(entry: string | URL, serverCpu: number | undefined, profileDir?: string): Promise<Running> {
+/** `entry` names a file in bench/servers/, or is the URL of a server script elsewhere; `env` is added to this process's. */
+export async function startServer(entry: string | URL, serverCpu: number | undefined, profileDir?: string, env?: Record<string, string>): Promise<Running> {
   const file = fileURLToPath(typeof entry === 'string' ? new URL(`servers/${entry}`, import.meta.url) : entry);
   const nodeArgs = [...(profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : []), file];
   const [command, args] = serverCpu === undefined ? [process.execPath, nodeArgs] : ['taskset', ['-c', String(serverCpu), process.execPath, ...nodeArgs]];
   // taskset execs node in place, so the pid, the IPC channel and /proc/PID/stat are the server's own.
-  const child = spawn(command, args, { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const child = spawn(command, args, { stdio: ['ignore', 'inherit', 'inherit', 'ipc'], env: { ...process.env, ...env } });
   running.add(child);
   child.once('exit', () => running.delete(child));
   const port = await new Promise<number>((resolve, reject) => {

@@ -1,10 +1,15 @@
-/** The benchmarked Switchboard server: Streamable HTTP and WebSocket on one port, with the benchmarked tools. */
-import { McpServer, StreamableHttpTransport, WebSocketTransport } from 'switchboard-mcp';
+/**
+ * The benchmarked Switchboard server: Streamable HTTP and WebSocket on one port, with the benchmarked tools.
+ * The package comes from SWITCHBOARD_DIR (a build directory, or a package root with a package.json), so a
+ * build of another commit can be measured beside this one; by default, this checkout's dist/.
+ */
 import { z } from 'zod';
+import { importSwitchboard } from './import-switchboard.mjs';
 import { elicitSchema, serveBenchControl } from './shared.mjs';
 
 /** Serve the bench's tools; `options` are merged into the McpServer options (the telemetry variants add theirs). */
 export async function serveSwitchboard(options = {}) {
+  const { McpServer, StreamableHttpTransport, WebSocketTransport } = await importSwitchboard();
   const server = new McpServer(
     { name: 'bench-switchboard', version: '1.0.0' },
     { requestState: { keys: ['bench-request-state-key-of-32-bytes!'] }, ...options },

@@ -1,6 +1,8 @@
 /** One Switchboard instance of several sharing REDIS_URL: sessions routed (requests forwarded to their owner), the benchmarked tools. */
-import { connectRedisScale, McpServer, StreamableHttpTransport } from 'switchboard-mcp';
+import { importSwitchboard } from './import-switchboard.mjs';
 import { elicitSchema, serveBenchControl } from './shared.mjs';
+
+const { connectRedisScale, McpServer, StreamableHttpTransport } = await importSwitchboard();
 
 const scale = await connectRedisScale(process.env.REDIS_URL, { prefix: 'bench' });
 const server = new McpServer({ name: 'bench-switchboard-scale', version: '1.0.0' }, { scale });

@@ -1,0 +1,167 @@
+/**
+ * The benchmark's own machinery: the raw-socket clients read every reply shape however the bytes are
+ * split, and the report refuses what it cannot trust.
+ */
+import { createServer, type Server, type Socket } from 'node:net';
+import type { AddressInfo } from 'node:net';
+import { afterEach, describe, expect, it } from 'vitest';
+import { CASES } from '../bench/cases.js';
+import { HttpConnection } from '../bench/raw-http.js';
+import { WsConnection } from '../bench/raw-ws.js';
+import { type Measured, summarize } from '../bench/report.js';
+
+let server: Server | undefined;
+const sockets = new Set<Socket>();
+afterEach(async () => {
+  for (const socket of sockets) socket.destroy();
+  sockets.clear();
+  await new Promise((resolve) => (server ? server.close(resolve) : resolve(undefined)));
+  server = undefined;
+});
+
+/** A TCP server that answers each connection's first read with `reply`, one byte per write, then leaves it open. */
+async function byteByByte(reply: string | Buffer, onData?: (socket: Socket, data: Buffer) => void): Promise<number> {
+  server = createServer((socket) => {
+    sockets.add(socket);
+    socket.setNoDelay(true);
+    socket.once('data', async (data) => {
+      onData?.(socket, data);
+      const bytes = Buffer.from(reply);
+      for (let i = 0; i < bytes.length; i++) {
+        socket.write(bytes.subarray(i, i + 1));
+        if (i % 7 === 0) await new Promise((resolve) => setImmediate(resolve));
+      }
+    });
+  });
+  await new Promise<void>((resolve) => server!.listen(0, '127.0.0.1', resolve));
+  return (server.address() as AddressInfo).port;
+}
+
+describe('HttpConnection', () => {
+  it('reads a content-length reply with its session id, split byte by byte', async () => {
+    const body = '{"jsonrpc":"2.0","id":0,"result":{}}';
+    const port = await byteByByte(`HTTP/1.1 200 OK\r\nMcp-Session-Id: AbC-1\r\nContent-Length: ${body.length}\r\n\r\n${body}`);
+    const conn = await HttpConnection.open(port);
+    expect(await conn.request('POST', '/mcp', '', '{}')).toEqual({ status: 200, sessionId: 'AbC-1', body });
+    conn.close();
+  });
+
+  it('reads a chunked SSE reply, handing over each event as it arrives and skipping priming events', async () => {
+    const events = ['id: 1\ndata: \n\n', 'event: message\ndata: {"id":7,"method":"elicitation/create"}\n\n', 'data: {"id":1,"result":{}}\n\n'];
+    const chunked = events.map((e) => `${Buffer.byteLength(e).toString(16)}\r\n${e}\r\n`).join('');
+    const port = await byteByByte(`HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ntransfer-encoding: chunked\r\n\r\n${chunked}0\r\n\r\n`);
+    const conn = await HttpConnection.open(port);
+    const seen: string[] = [];
+    const reply = await conn.request('POST', '/mcp', '', '{}', (data) => seen.push(data));
+    expect(seen).toEqual(['{"id":7,"method":"elicitation/create"}', '{"id":1,"result":{}}']);
+    expect(reply).toEqual({ status: 200, sessionId: undefined, body: seen.join('\n') });
+    conn.close();
+  });
+
+  it('writes the request line, the common headers, the given ones and the body length', async () => {
+    let request = '';
+    const port = await byteByByte('HTTP/1.1 202 Accepted\r\ncontent-length: 0\r\n\r\n', (_socket, data) => void (request = data.toString()));
+    const conn = await HttpConnection.open(port);
+    expect((await conn.request('DELETE', '/mcp', 'mcp-session-id: s\r\n', 'é')).status).toBe(202);
+    expect(request).toBe(
+      `DELETE /mcp HTTP/1.1\r\nhost: 127.0.0.1:${port}\r\ncontent-type: application/json\r\naccept: application/json, text/event-stream\r\n` +
+        'mcp-session-id: s\r\ncontent-length: 2\r\n\r\né',
+    );
+    conn.close();
+  });
+});
+
+describe('WsConnection', () => {
+  it('upgrades, then cuts text frames of every length form out of the stream', async () => {
+    const frame = (text: string) => {
+      const payload = Buffer.from(text);
+      const head =
+        payload.length < 126
+          ? Buffer.from([0x81, payload.length])
+          : Buffer.concat([Buffer.from([0x81, 126]), Buffer.from([payload.length >> 8, payload.length & 0xff])]);
+      return Buffer.concat([head, payload]);
+    };
+    const long = 'x'.repeat(300);
+    const reply = Buffer.concat([Buffer.from('HTTP/1.1 101 Switching Protocols\r\nupgrade: websocket\r\n\r\n'), frame('short'), frame(long)]);
+    const port = await byteByByte(reply);
+    const messages: string[] = [];
+    const both = new Promise<void>((resolve) => {
+      void WsConnection.open(
+        port,
+        '/mcp',
+        (text) => {
+          messages.push(text);
+          if (messages.length === 2) resolve();
+        },
+        () => {},
+      );
+    });
+    await both;
+    expect(messages).toEqual(['short', long]);
+  });
+
+  it('sends text frames masked with a zero key, in the short and the 16-bit length forms', async () => {
+    const received: Buffer[] = [];
+    server = createServer((socket) => {
+      sockets.add(socket);
+      socket.once('data', () => {
+        socket.write('HTTP/1.1 101 Switching Protocols\r\n\r\n');
+        socket.on('data', (data) => received.push(data));
+      });
+    });
+    await new Promise<void>((resolve) => server!.listen(0, '127.0.0.1', resolve));
+    const ws = await WsConnection.open(
+      (server.address() as AddressInfo).port,
+      '/mcp',
+      () => {},
+      () => {},
+    );
+    const long = 'y'.repeat(200);
+    ws.send('hi');
+    ws.send(long);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const zeroMask = [0, 0, 0, 0];
+    expect(Buffer.concat(received)).toEqual(
+      Buffer.concat([Buffer.from([0x81, 0x82, ...zeroMask]), Buffer.from('hi'), Buffer.from([0x81, 0xfe, 0, 200, ...zeroMask]), Buffer.from(long)]),
+    );
+  });
+});
+
+describe('the report', () => {
+  const sample = (role: Measured['role'], rep: number, cpuMicrosPerOp: number, loadGenBusy = 0.5): Measured => ({
+    rep,
+    caseId: 'http-echo',
+    concurrency: 16,
+    role,
+    server: role,
+    ops: 1000,
+    opsPerSecond: 1000,
+    cpuMicrosPerOp,
+    p50Micros: 1,
+    p99Micros: 1,
+    loadGenBusy,
+    otherBusy: 0,
+    serverCoreOther: 0,
+  });
+
+  it('gives the median of paired ratios to bare, with the number of pairs', () => {
+    const rows = summarize([sample('bare', 1, 10), sample('switchboard', 1, 15), sample('bare', 2, 20), sample('switchboard', 2, 40)], CASES);
+    expect(rows.find((r) => r.role === 'switchboard')).toMatchObject({ valid: true, ratio: { against: 'bare', value: 1.75, pairs: 2 } });
+  });
+
+  it('refuses a cell whose load generator passed 80% of its core, and gives no ratio against it', () => {
+    const rows = summarize([sample('bare', 1, 10, 0.9), sample('switchboard', 1, 15)], CASES);
+    expect(rows.find((r) => r.role === 'bare')).toMatchObject({ valid: false, problem: 'invalid: the load generator used 90% of its core' });
+    const switchboard = rows.find((r) => r.role === 'switchboard')!;
+    expect(switchboard.ratio).toBeUndefined();
+    expect(switchboard.problem).toBe('no ratio: the bare cell is invalid');
+  });
+
+  it('flags a server measured below the bare floor as a measurement problem', () => {
+    const rows = summarize([sample('bare', 1, 20), sample('switchboard', 1, 15)], CASES);
+    expect(rows.find((r) => r.role === 'switchboard')).toMatchObject({
+      ratio: { value: 0.75 },
+      problem: 'measurement problem: the bare floor cost more than this server',
+    });
+  });
+});
