@@ -1,9 +1,9 @@
 /**
  * One round of input for one request, as its handler sees it: the answers so far, and what it asks next.
- * On 2026-07-28 `ctx.elicit` (and friends) take their answers here; a form asked with a Standard schema
- * is read by that schema's own check when the handler asks again, the rest as the retry comes in (rounds.ts).
+ * On 2026-07-28 `ctx.elicit` (and friends) take their answers here; a form it asked is read when the
+ * replayed handler asks it again (requestState keeps only its digest), the rest as the retry comes in (rounds.ts).
  */
-import { checkedByStandard, elicitationKind, formAnswer } from '../elicitation/elicit.js';
+import { checkedByStandard, checkFormSchema, elicitationKind, formAnswer } from '../elicitation/elicit.js';
 import type { ClientOutcome, ClientRequestKind, KindContext } from '../elicitation/kind.js';
 import { rootsKind } from '../elicitation/roots.js';
 import { samplingKind } from '../elicitation/sampling.js';
@@ -11,7 +11,7 @@ import { ErrorCode, McpError, RequestCancelledError, RequestTimeoutError } from 
 import { isObject } from '../protocol/is-object.js';
 import type { ClientCapabilities } from '../protocol/types.js';
 import { InputRequired, InputRequiredSignal, type InputMethod, type InputRequest } from './input-required.js';
-import type { AskedQuestion, StatePayload } from './request-state.js';
+import { type AskedQuestion, shortDigest, type StatePayload } from './request-state.js';
 
 /** The kind that asks each input method, with its checks and its reading of the answer. */
 export const KINDS: Record<InputMethod, ClientRequestKind<never, unknown>> = {
@@ -21,6 +21,22 @@ export const KINDS: Record<InputMethod, ClientRequestKind<never, unknown>> = {
 } as Record<InputMethod, ClientRequestKind<never, unknown>>;
 
 const KEY_PREFIX: Record<InputMethod, string> = { 'elicitation/create': 'elicit', 'sampling/createMessage': 'sample', 'roots/list': 'roots' };
+
+/** Each form's digest by its JSON (ajv's check, then a Standard schema's): a handler asks the same few forms on every replay. */
+const FORM_DIGESTS = [new Map<string, string>(), new Map<string, string>()];
+const FORM_DIGESTS_LIMIT = 1024;
+
+function formDigest(json: string, standard: boolean): string {
+  const digests = FORM_DIGESTS[standard ? 1 : 0];
+  let digest = digests.get(json);
+  if (digest === undefined) {
+    // How the answer is checked is part of the question: a Standard schema's output is not ajv's.
+    digest = shortDigest(standard ? `standard:${json}` : json);
+    if (digests.size >= FORM_DIGESTS_LIMIT) digests.clear();
+    digests.set(json, digest);
+  }
+  return digest;
+}
 
 /** Questions `require` checked already: asked as they are, not checked again when the round ends. */
 const PREPARED = new WeakSet<InputRequest>();
@@ -32,6 +48,13 @@ export function wasPrepared(request: InputRequest): boolean {
 
 /** Told of each answer a retry brings to what the last round asked, read: a result, or why it is none. */
 export type AnswerListener = (key: string, asked: AskedQuestion, outcome: ClientOutcome<unknown>) => void;
+
+/** An answer to a form `ctx.elicit` asked, not read yet: from this retry, or `carried` from an earlier one that did not ask it again. */
+export interface HeldAnswer {
+  asked: AskedQuestion;
+  answer: unknown;
+  carried?: true;
+}
 
 /** Where a request keeps its current round (the handler's context): `ctx.inputResponses` and friends read it. */
 export interface RoundHolder {
@@ -45,8 +68,10 @@ export class InputRound {
   /** Keys for asks without an explicit key count up in call order, so a replay finds its answers. */
   private counter = 0;
   pending: InputRequired | undefined;
-  /** Keys this round asked with a Standard form schema, whose answers the next round reads when the handler asks again. */
-  readonly standardKeys = new Set<string>();
+  /** How requestState remembers each form this round's handler asked, by the question it asked: a digest, read when it asks again. */
+  readonly remembered = new Map<InputRequest, AskedQuestion>();
+  /** The question each answer read in this round answers, by key: an answer stands for that question only. */
+  readonly read: Record<string, AskedQuestion> = {};
   /** Standard schemas' checks of answers under way: the round ends once they have, so none is lost to a sibling ask unwinding first. */
   private readonly checks: Promise<unknown>[] = [];
 
@@ -61,8 +86,8 @@ export class InputRound {
     readonly round: number,
     /** This retry's inputResponses, as sent. */
     private readonly responses: Record<string, unknown> | undefined = undefined,
-    /** This retry's answers to questions asked with a Standard schema: only the handler's asking again brings the schema that reads them. */
-    private readonly held: Map<string, { asked: AskedQuestion; answer: unknown }> = new Map(),
+    /** Answers to forms `ctx.elicit` asked, not read yet: only the handler's asking again brings the schema that reads them. */
+    private readonly held: Map<string, HeldAnswer> = new Map(),
     private readonly onAnswer: AnswerListener | undefined = undefined,
     /** The request's signal, read only by a check that does not end at once (reading it makes an AbortController). */
     private readonly signal: (() => AbortSignal) | undefined = undefined,
@@ -79,34 +104,75 @@ export class InputRound {
     const asking: InputRequest = { method: request.method, params: prepared as Record<string, unknown> };
     PREPARED.add(asking);
     const k = key ?? `${KEY_PREFIX[request.method]}-${++this.counter}`;
-    if (checkedByStandard(prepared)) {
-      const answer = this.standardAnswer(k, asking, kind, prepared);
+    const standard = checkedByStandard(prepared);
+    const form = this.formOf(asking, standard);
+    if (standard) {
+      const answer = this.standardAnswer(k, asking, kind, prepared, form as AskedQuestion);
       this.checks.push(answer.catch(() => undefined));
       return answer;
     }
-    const answer = this.answer(k, asking, kind, prepared);
+    const answer = this.answer(k, asking, kind, prepared, form);
     if (answer !== undefined) return answer;
-    this.ask(k, asking);
+    this.askAnew(k, asking);
     throw new InputRequiredSignal(k);
   }
 
   /**
-   * The answer to `request` under `key`: from earlier rounds, or from this retry's inputResponses if it
-   * fits the question being asked now (a client may answer without echoing requestState).
+   * A form question as requestState keeps it: its method and a digest of its schema (and of how it is
+   * checked), where the schema and message would cost a state five times the size. Undefined for others.
    */
-  private answer(key: string, request: InputRequest, kind: ClientRequestKind<never, unknown>, prepared: never): unknown {
+  private formOf(asking: InputRequest, standard: boolean): AskedQuestion | undefined {
+    const params = asking.params as { mode?: string; requestedSchema?: object };
+    if (asking.method !== 'elicitation/create' || params.mode === 'url' || !params.requestedSchema) return undefined;
+    // The JSON prepare keyed its caches with, found again by content: one serialisation of the schema per round.
+    const json = checkFormSchema(this.kinds.schemas, params.requestedSchema);
+    const remembered: AskedQuestion = { method: asking.method, form: formDigest(json, standard) };
+    this.remembered.set(asking, remembered);
+    return remembered;
+  }
+
+  /**
+   * The answer to `request` under `key`: from earlier rounds, or from this retry's inputResponses if it
+   * fits the question being asked now (a client may answer without echoing requestState). A form's answer
+   * in this retry is read here, against the form asked now, and told to the response listener.
+   */
+  private answer(key: string, request: InputRequest, kind: ClientRequestKind<never, unknown>, prepared: never, form: AskedQuestion | undefined): unknown {
     const known = this.answers[key];
-    if (known !== undefined && sameQuestion(this.asked[key], describeRequest(request))) return known;
-    const raw = this.responses?.[key];
-    if (!isObject(raw)) return undefined;
-    let answer: unknown;
-    try {
-      answer = kind.interpret(this.kinds, raw, prepared);
-    } catch {
-      return undefined; // asked again
+    if (known !== undefined && sameQuestion(this.asked[key], request, form)) return known;
+    const { raw, telling } = this.candidate(key, form);
+    if (!isObject(raw)) {
+      if (telling) this.onAnswer?.(key, describeRequest(request), { ok: false, error: notAnObject(request.method) });
+      return undefined;
     }
-    this.answers[key] = answer;
-    return answer;
+    let outcome: ClientOutcome<unknown>;
+    try {
+      outcome = { ok: true, result: kind.interpret(this.kinds, raw, prepared) };
+    } catch (err) {
+      outcome = { ok: false, error: asMcpError(err) };
+    }
+    if (telling) this.onAnswer?.(key, describeRequest(request), outcome);
+    if (!outcome.ok) return undefined; // asked again
+    this.answers[key] = outcome.result;
+    if (form) this.read[key] = form;
+    return outcome.result;
+  }
+
+  /**
+   * The answer under `key` not read yet: one an earlier retry brought to this very form, else this
+   * retry's. `telling` when it answers what requestState says was asked (then it leaves `held`, to be told).
+   */
+  private candidate(key: string, form: AskedQuestion | undefined): { raw: unknown; telling: boolean } {
+    const held = this.held.get(key);
+    if (held?.carried) {
+      this.held.delete(key);
+      if (held.asked.form === form?.form) return { raw: held.answer, telling: true };
+      // Another question under the key now: the answer kept was to the old one.
+      this.tellNotRead(key, held.asked);
+    }
+    const raw = this.responses?.[key];
+    const telling = held !== undefined && !held.carried && held.answer === raw;
+    if (telling) this.held.delete(key);
+    return { raw, telling };
   }
 
   /**
@@ -114,11 +180,16 @@ export class InputRound {
    * defaults applied and transforms run, need not be JSON), and the round keeps the answer as the client
    * gave it, cut to the asked fields. An answer the check refuses is asked again.
    */
-  private async standardAnswer(key: string, asking: InputRequest, kind: ClientRequestKind<never, unknown>, prepared: never): Promise<unknown> {
+  private async standardAnswer(
+    key: string,
+    asking: InputRequest,
+    kind: ClientRequestKind<never, unknown>,
+    prepared: never,
+    form: AskedQuestion,
+  ): Promise<unknown> {
     const question = describeRequest(asking);
     const known = this.answers[key];
-    const raw = known !== undefined && sameQuestion(this.asked[key], question) ? known : this.responses?.[key];
-    const fresh = this.held.get(key);
+    const { raw, telling } = known !== undefined && sameQuestion(this.asked[key], asking, form) ? { raw: known, telling: false } : this.candidate(key, form);
     if (isObject(raw)) {
       let outcome: ClientOutcome<unknown>;
       try {
@@ -126,20 +197,16 @@ export class InputRound {
       } catch (err) {
         outcome = { ok: false, error: asMcpError(err) };
       }
-      if (fresh?.answer === raw) {
-        this.held.delete(key);
-        this.onAnswer?.(key, fresh.asked, outcome);
-      }
+      if (telling) this.onAnswer?.(key, question, outcome);
       if (outcome.ok) {
         this.answers[key] = formAnswer(raw, question.schema as object);
+        this.read[key] = form;
         return outcome.result;
       }
       // Only an answer at fault (-32602) is asked again; a check that threw, timed out or was cancelled ends the ask.
       if (outcome.error.code !== ErrorCode.InvalidParams) throw outcome.error;
-      delete this.answers[key];
     }
-    this.ask(key, asking);
-    this.standardKeys.add(key);
+    this.askAnew(key, asking);
     throw new InputRequiredSignal(key);
   }
 
@@ -169,17 +236,43 @@ export class InputRound {
     });
   }
 
-  /**
-   * The handler is done: wait for the checks still under way, then tell this retry's answers to
-   * Standard-schema questions it did not ask again: not read, for only the schema can read them. Nothing
-   * to wait for without Standard schemas.
-   */
+  /** The handler is done: wait for the Standard schemas' checks still under way. Nothing to wait for without them. */
   end(): Promise<void> | undefined {
-    if (this.checks.length === 0 && this.held.size === 0) return undefined;
-    return Promise.all(this.checks).then(() => {
-      for (const [key, { asked }] of this.held) this.onAnswer?.(key, asked, { ok: false, error: new RequestCancelledError(asked.method, NOT_READ) });
-      this.held.clear();
-    });
+    if (this.checks.length === 0) return undefined;
+    return Promise.all(this.checks).then(() => undefined);
+  }
+
+  /**
+   * The request ends without another round: answers to forms the handler did not ask again are told as
+   * not read, for only the form it asks can read them.
+   */
+  tellUnread(): void {
+    for (const [key, { asked }] of this.held) this.tellNotRead(key, asked);
+    this.held.clear();
+  }
+
+  /**
+   * Another round follows: answers to forms the handler did not ask again this time ride along, unread,
+   * for a later replay that asks the same form; those under a key asked anew are told as not read.
+   */
+  carryUnread(asking: Record<string, unknown>): Record<string, unknown> | undefined {
+    let unread: Record<string, unknown> | undefined;
+    for (const [key, { asked, answer }] of this.held) {
+      if (Object.hasOwn(asking, key)) this.tellNotRead(key, asked);
+      else (unread ??= {})[key] = answer;
+    }
+    this.held.clear();
+    return unread;
+  }
+
+  private tellNotRead(key: string, asked: AskedQuestion): void {
+    this.onAnswer?.(key, asked, { ok: false, error: new RequestCancelledError(asked.method, NOT_READ) });
+  }
+
+  /** Ask `request` under `key`, whose earlier answer (to another question, or one that did not fit) no longer stands. */
+  private askAnew(key: string, request: InputRequest): void {
+    delete this.answers[key];
+    this.ask(key, request);
   }
 
   ask(key: string, request: InputRequest): void {
@@ -191,23 +284,36 @@ export function asMcpError(err: unknown): McpError {
   return err instanceof McpError ? err : new McpError(ErrorCode.InvalidParams, String(err));
 }
 
-/** Only the schema, which the handler brings by asking again, can read an answer to a Standard-schema question. */
+/** Only the form, which the handler brings by asking again, can read an answer to it. */
 const NOT_READ = 'the handler did not ask it again, so its answer went unread';
 
 function reasonOf(reason: unknown): string {
   return reason instanceof Error ? reason.message : typeof reason === 'string' ? reason : 'aborted';
 }
 
-/** An earlier answer stands only for the same question: the same method and, for a form, the same schema. */
-function sameQuestion(asked: AskedQuestion | undefined, now: AskedQuestion): boolean {
-  return asked !== undefined && asked.method === now.method && JSON.stringify(asked.schema) === JSON.stringify(now.schema);
+export function notAnObject(method: string): McpError {
+  return new McpError(ErrorCode.InvalidParams, `Invalid params: the answer to a ${method} is not an object`);
 }
 
 /**
- * A question as requestState remembers it: its method, a form's schema (which answers must fit), and an
- * elicitation's message and URL, for the response event (a sampling request's messages are not kept).
+ * An earlier answer stands only for the same question: the same method and, for a form, the same schema
+ * (by digest; a form an input-required asked is kept whole, and its schema is compared as JSON).
  */
-export function describeRequest(request: InputRequest, standard = false): AskedQuestion {
+function sameQuestion(asked: AskedQuestion | undefined, now: InputRequest, form: AskedQuestion | undefined): boolean {
+  if (asked === undefined || asked.method !== now.method) return false;
+  if (asked.form !== undefined || form !== undefined) {
+    if (asked.form === form?.form) return true;
+    if (asked.schema === undefined || form === undefined) return false;
+  }
+  return JSON.stringify(asked.schema) === JSON.stringify((now.params as { requestedSchema?: object } | undefined)?.requestedSchema);
+}
+
+/**
+ * A question as its response event names it: its method, a form's schema, and an elicitation's message
+ * and URL (a sampling request's messages are not kept). requestState keeps it so for what an
+ * input-required asked, and a form `ctx.elicit` asked by digest (`InputRound.remembered`).
+ */
+export function describeRequest(request: InputRequest): AskedQuestion {
   const described: AskedQuestion = { method: request.method };
   if (request.method !== 'elicitation/create') return described;
   const params = request.params as { mode?: string; requestedSchema?: object; message?: unknown; url?: unknown } | undefined;
@@ -215,6 +321,5 @@ export function describeRequest(request: InputRequest, standard = false): AskedQ
     if (typeof params.url === 'string') described.url = params.url;
   } else if (params?.requestedSchema) described.schema = params.requestedSchema;
   if (typeof params?.message === 'string') described.message = params.message;
-  if (standard) described.standard = true;
   return described;
 }

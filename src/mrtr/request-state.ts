@@ -6,6 +6,7 @@
 import * as crypto from 'node:crypto';
 import { createCipheriv, createDecipheriv, createHash, createHmac, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
 import { InvalidRequestStateError } from '../protocol/errors.js';
+import { isObject } from '../protocol/is-object.js';
 import { canonicalJson } from '../protocol/principal.js';
 
 export interface RequestStateOptions {
@@ -27,30 +28,30 @@ export interface RequestStateOptions {
   singleUse?: boolean;
 }
 
-/** What the request is, for binding: method, tool/prompt name or URI, a digest of the arguments, and the principal. */
-export interface StateBinding {
-  method: string;
-  target: string;
-  argumentsDigest: string;
-  principalDigest: string;
-}
+/**
+ * What the request is, for binding: one digest of the method, the tool/prompt name or URI, the arguments
+ * and the principal (`bindingDigest`).
+ */
+export type StateBinding = string;
 
-/** What travels inside requestState. */
 /** A question as requestState remembers it. */
 export interface AskedQuestion {
   method: string;
   /** A form's requestedSchema: the answers must fit it. */
   schema?: object;
-  /** Asked by `ctx.elicit` with a Standard Schema: its answer is read when the handler asks again, by that schema's own check. */
-  standard?: true;
+  /**
+   * A form `ctx.elicit` asked: a digest of its schema instead of the schema, for the replayed handler asks
+   * it again, and its answer is read then, against what it asks.
+   */
+  form?: string;
   /** An elicitation's message, and a URL-mode one's URL: what its response event shows. */
   message?: string;
   url?: string;
 }
 
 export interface StatePayload {
-  /** A random id, for single-use enforcement. */
-  id: string;
+  /** A random id, for single-use enforcement: only when the codec has a `consume` to check it with. */
+  id?: string;
   binding: StateBinding;
   expiresAt: number;
   round: number;
@@ -58,8 +59,10 @@ export interface StatePayload {
   asked: Record<string, AskedQuestion>;
   /** The keys the last round asked: the retry's inputResponses answer these. */
   last: string[];
-  /** Answers gathered in earlier rounds (the client sends only the latest round's). */
-  answers: Record<string, unknown>;
+  /** Answers gathered in earlier rounds (the client sends only the latest round's); absent when none. */
+  answers?: Record<string, unknown>;
+  /** Answers to forms `ctx.elicit` asked that no replay has asked again yet, as the client sent them: read when one does. */
+  unread?: Record<string, unknown>;
   /** The handler's own state. */
   state?: unknown;
 }
@@ -113,7 +116,11 @@ export class RequestStateCodec {
       );
     }
     // randomUUID draws from a cached pool: a tenth of what randomBytes costs per call, and as unguessable.
-    const full: StatePayload = { ...payload, id: randomUUID(), expiresAt: Date.now() + this.ttlMs };
+    // A state carries only what it is opened with: an id is there to be consumed, empty answers say nothing.
+    const { answers, ...rest } = payload;
+    const full: StatePayload = { ...rest, expiresAt: Date.now() + this.ttlMs };
+    if (answers !== undefined && !isEmpty(answers)) full.answers = answers;
+    if (this.consume) full.id = randomUUID();
     const key = this.keys[0];
     const json = Buffer.from(JSON.stringify(full));
     if (this.seal) {
@@ -160,25 +167,37 @@ export class RequestStateCodec {
       throw new InvalidRequestStateError('malformed');
     }
     if (!(payload.expiresAt > Date.now())) throw new InvalidRequestStateError('expired');
-    const bound = payload.binding;
-    if (
-      !bound ||
-      bound.method !== binding.method ||
-      bound.target !== binding.target ||
-      bound.argumentsDigest !== binding.argumentsDigest ||
-      bound.principalDigest !== binding.principalDigest
-    ) {
-      throw new InvalidRequestStateError('issued for another request');
+    if (payload.binding !== binding) throw new InvalidRequestStateError('issued for another request');
+    // A state minted before single use was on has no id: it cannot be marked, so it is refused.
+    if (this.consume && !(typeof payload.id === 'string' && (await this.consume(payload.id, payload.expiresAt)))) {
+      throw new InvalidRequestStateError('already used');
     }
-    if (this.consume && !(await this.consume(payload.id, payload.expiresAt))) throw new InvalidRequestStateError('already used');
     return payload;
   }
 }
 
-/** A stable digest of a JSON value: object keys sorted, so the client's key order does not matter. */
-export function digest(value: unknown): string {
-  if (value === null || value === undefined) return NULL_DIGEST;
-  return sha256(canonicalJson(value));
+function isEmpty(record: Record<string, unknown>): boolean {
+  for (const _ in record) return false;
+  return true;
+}
+
+/** What a request is bound by: its method, target, arguments (key order aside) and principal key. */
+export interface BindingParts {
+  method: string;
+  target: string;
+  arguments: unknown;
+  principalKey: string;
+}
+
+/**
+ * One digest binds a state to its request: 128 bits of SHA-256 over the parts, which is all a state inside
+ * a MAC needs (one hash per round, where a digest per part and the whole cost three).
+ */
+export function bindingDigest(parts: BindingParts): StateBinding {
+  const args = parts.arguments;
+  // Most calls have no arguments: skip sorting keys that are not there. Object keys sorted, so the client's key order does not matter.
+  const argsJson = args === undefined || args === null || (isObject(args) && isEmpty(args)) ? '{}' : canonicalJson(args);
+  return sha256(`${JSON.stringify(parts.method)},${JSON.stringify(parts.target)},${JSON.stringify(parts.principalKey)},${argsJson}`).slice(0, 22);
 }
 
 // One-shot hashing (Node 20.12 and later) costs a third of a Hash object per call.
@@ -188,4 +207,7 @@ function sha256(text: string): string {
   return oneShot ? oneShot('sha256', text, 'base64url') : createHash('sha256').update(text).digest('base64url');
 }
 
-const NULL_DIGEST = sha256('null');
+/** 96 bits of SHA-256: enough to tell apart the questions a server's own handlers ask, inside a MAC. */
+export function shortDigest(text: string): string {
+  return sha256(text).slice(0, 16);
+}

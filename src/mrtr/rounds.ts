@@ -11,9 +11,19 @@ import { quote } from '../protocol/quote.js';
 import { principalKey, UNKEYED_PRINCIPAL } from '../protocol/principal.js';
 import { errorResult } from '../protocol/results.js';
 import type { ClientCapabilities, ElicitParams } from '../protocol/types.js';
-import { asMcpError, describeRequest, InputRound, KINDS, type AnswerListener, type RoundHolder, wasPrepared } from './input-round.js';
+import {
+  asMcpError,
+  describeRequest,
+  InputRound,
+  KINDS,
+  notAnObject,
+  type AnswerListener,
+  type HeldAnswer,
+  type RoundHolder,
+  wasPrepared,
+} from './input-round.js';
 import { InputRequired, type InputMethod, type InputRequest } from './input-required.js';
-import { type AskedQuestion, digest, type RequestStateCodec, type StateBinding, type StatePayload } from './request-state.js';
+import { type AskedQuestion, bindingDigest, type RequestStateCodec, type StateBinding, type StatePayload } from './request-state.js';
 
 const NOTHING: Record<string, never> = Object.freeze({});
 
@@ -52,7 +62,7 @@ function preparedRequests(kinds: KindContext, capabilities: ClientCapabilities, 
 function readAnswer(kinds: KindContext, asked: AskedQuestion, answer: unknown): ClientOutcome<unknown> | Promise<ClientOutcome<unknown>> {
   const kind = KINDS[asked.method as InputMethod];
   if (!kind) return { ok: false, error: new McpError(ErrorCode.InvalidParams, `Invalid params: nothing was asked with ${quote(asked.method)}`) };
-  if (!isObject(answer)) return { ok: false, error: new McpError(ErrorCode.InvalidParams, `Invalid params: the answer to a ${asked.method} is not an object`) };
+  if (!isObject(answer)) return { ok: false, error: notAnObject(asked.method) };
   // A URL-mode question has no schema, and its answer no content.
   const params = asked.method === 'elicitation/create' ? (asked.schema ? { requestedSchema: asked.schema } : { mode: 'url' }) : {};
   let result: unknown;
@@ -100,9 +110,10 @@ export function answerReporter(events: AnswerEvents, session: unknown): AnswerLi
   };
 }
 
-function describeAsked(requests: Record<string, InputRequest>, standardKeys?: ReadonlySet<string>): StatePayload['asked'] {
+/** What requestState keeps of each question: a form `ctx.elicit` asked by its digest, the rest as described. */
+function describeAsked(requests: Record<string, InputRequest>, remembered?: ReadonlyMap<InputRequest, AskedQuestion>): StatePayload['asked'] {
   const asked: StatePayload['asked'] = {};
-  for (const [key, request] of Object.entries(requests)) asked[key] = describeRequest(request, standardKeys?.has(key));
+  for (const [key, request] of Object.entries(requests)) asked[key] = remembered?.get(request) ?? describeRequest(request);
   return asked;
 }
 
@@ -120,16 +131,12 @@ function wireRequests(requests: Record<string, InputRequest>): Record<string, In
   return out;
 }
 
-function principalDigest(principal: unknown): string {
+function boundPrincipal(principal: unknown): string {
   const key = principalKey(principal);
   // Fail closed: a principal that serialises to {} would make every user's state interchangeable.
   if (key === undefined) throw new McpError(ErrorCode.InternalError, `Cannot bind requestState: ${UNKEYED_PRINCIPAL}`);
-  return key === NO_PRINCIPAL ? NO_PRINCIPAL_DIGEST : digest(key);
+  return key;
 }
-
-/** Servers without auth have no principal: its digest is the same for every request. */
-const NO_PRINCIPAL = principalKey(undefined) as string;
-const NO_PRINCIPAL_DIGEST = digest(NO_PRINCIPAL);
 
 export interface InputTarget {
   method: 'tools/call' | 'prompts/get' | 'resources/read';
@@ -176,15 +183,16 @@ export async function runModernRound<R>(
   // Hashing the arguments is only needed when state comes in or goes out (most calls need neither), and once at most.
   let bound: StateBinding | undefined;
   const binding = (): StateBinding =>
-    (bound ??= {
-      method: target.method,
-      target: target.target,
-      argumentsDigest: digest(target.arguments ?? {}),
-      principalDigest: principalDigest(request.principal),
-    });
+    (bound ??= bindingDigest({ method: target.method, target: target.target, arguments: target.arguments, principalKey: boundPrincipal(request.principal) }));
   const previous = params.requestState === undefined ? undefined : await codec.open(params.requestState, binding());
   const answers: Record<string, unknown> = { ...previous?.answers };
-  const held = new Map<string, { asked: AskedQuestion; answer: unknown }>();
+  const held = new Map<string, HeldAnswer>();
+  if (previous?.unread) {
+    for (const [key, answer] of Object.entries(previous.unread)) {
+      const asked = previous.asked?.[key];
+      if (asked?.form !== undefined) held.set(key, { asked, answer, carried: true });
+    }
+  }
   const responses = params.inputResponses;
   // Only a retry brings answers to tell.
   const onAnswer = previous && request.answers ? answerReporter(request.answers.events, request.answers.session) : undefined;
@@ -193,7 +201,8 @@ export async function runModernRound<R>(
     for (const key of previous.last ?? []) {
       const asked = previous.asked?.[key];
       if (!asked || !Object.hasOwn(responses, key)) continue;
-      if (asked.standard) {
+      // A form ctx.elicit asked is read when the replayed handler asks it again: only that brings its schema.
+      if (asked.form !== undefined) {
         held.set(key, { asked, answer: responses[key] });
         continue;
       }
@@ -238,18 +247,27 @@ export async function runModernRound<R>(
   const pending = round.pending;
   // An explicit input-required may carry state alone: "not done yet, come back" (mrtr.mdx).
   if (!pending || (pending.size === 0 && !(explicit && pending.state !== undefined))) {
+    round.tellUnread();
     if (failure !== undefined) throw failure;
     if (explicit) throw emptyInputRequired(target);
     return result as R;
   }
-  if (round.round + 1 > rc.maxRounds) throw roundsExceeded(target, rc.maxRounds);
-  const asking = preparedRequests(kinds, request.capabilities, pending.inputRequests);
+  let asking: Record<string, InputRequest>;
+  try {
+    if (round.round + 1 > rc.maxRounds) throw roundsExceeded(target, rc.maxRounds);
+    asking = preparedRequests(kinds, request.capabilities, pending.inputRequests);
+  } catch (err) {
+    round.tellUnread();
+    throw err;
+  }
+  const unread = round.carryUnread(asking);
   const requestState = codec.mint({
     binding: binding(),
     round: round.round + 1,
-    asked: { ...round.asked, ...describeAsked(asking, round.standardKeys) },
+    asked: { ...round.asked, ...round.read, ...describeAsked(asking, round.remembered) },
     last: Object.keys(asking),
     answers,
+    ...(unread ? { unread } : {}),
     state: pending.state !== undefined ? pending.state : round.state,
   });
   return pending.size === 0

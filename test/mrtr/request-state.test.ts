@@ -1,25 +1,20 @@
 /** The requestState codec on its own: signing, sealing, binding, expiry, key rotation, single use, options. */
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { InvalidRequestStateError, McpServer } from '../../src/index.js';
-import { digest, RequestStateCodec, type StateBinding, type StatePayload } from '../../src/mrtr/request-state.js';
+import { type BindingParts, bindingDigest, RequestStateCodec, type StateBinding, type StatePayload } from '../../src/mrtr/request-state.js';
 
 const KEY_A = 'a'.repeat(32);
 const KEY_B = 'b'.repeat(40);
 const NOW = Date.UTC(2026, 6, 28, 12, 0, 0);
 
-const BINDING: StateBinding = {
-  method: 'tools/call',
-  target: 'book_flight',
-  argumentsDigest: digest({ from: 'LHR', to: 'JFK' }),
-  principalDigest: digest({ id: 'alice' }),
-};
+const PARTS: BindingParts = { method: 'tools/call', target: 'book_flight', arguments: { from: 'LHR', to: 'JFK' }, principalKey: 'id:string:alice' };
+const BINDING: StateBinding = bindingDigest(PARTS);
 
 const CONTENT: Omit<StatePayload, 'id' | 'expiresAt'> = {
   binding: BINDING,
   round: 1,
   asked: { seat: { method: 'elicitation/create', schema: { type: 'object', properties: { seat: { type: 'string' } } } } },
   last: ['seat'],
-  answers: {},
   state: { cart: 'secret-cart-7781', step: 2 },
 };
 
@@ -51,24 +46,37 @@ afterEach(() => {
 });
 
 describe('RequestStateCodec: signing', () => {
-  it('mints v1.<key id>.<payload>.<mac> and opens it back to the payload with a random id and the expiry', async () => {
+  it('mints v1.<key id>.<payload>.<mac> and opens it back to the payload with the expiry', async () => {
     vi.useFakeTimers({ now: NOW, toFake: ['Date'] });
     const codec = new RequestStateCodec({ keys: [KEY_A] });
     const token = codec.mint(CONTENT);
     expect(token).toMatch(/^v1\.[A-Za-z0-9_-]{8}\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]{43}$/);
-    const payload = await codec.open(token, BINDING);
-    expect(payload).toEqual({
-      ...CONTENT,
-      id: expect.stringMatching(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/),
-      expiresAt: NOW + 600_000,
-    });
+    expect(await codec.open(token, BINDING)).toEqual({ ...CONTENT, expiresAt: NOW + 600_000 });
   });
 
-  it('gives every minted state a different id', async () => {
+  it('keeps the answers gathered so far, and leaves empty answers out', async () => {
     const codec = new RequestStateCodec({ keys: [KEY_A] });
+    const answers = { who: { action: 'accept', content: { name: 'Ada' } } };
+    expect((await codec.open(codec.mint({ ...CONTENT, answers }), BINDING)).answers).toEqual(answers);
+    const empty = codec.mint({ ...CONTENT, answers: {} });
+    expect(JSON.parse(Buffer.from(empty.split('.')[2], 'base64url').toString('utf8'))).not.toHaveProperty('answers');
+  });
+
+  it('gives every minted state a different random id when single use is on, and none otherwise', async () => {
+    const codec = new RequestStateCodec({ keys: [KEY_A], consume: () => true });
     const a = await codec.open(codec.mint(CONTENT), BINDING);
     const b = await codec.open(codec.mint(CONTENT), BINDING);
+    expect(a.id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
     expect(a.id).not.toBe(b.id);
+    const plain = new RequestStateCodec({ keys: [KEY_A] });
+    expect((await plain.open(plain.mint(CONTENT), BINDING)).id).toBeUndefined();
+  });
+
+  it('with single use on, refuses a state minted without an id (before single use was on) as already used', async () => {
+    const consume = vi.fn(() => true);
+    const token = new RequestStateCodec({ keys: [KEY_A] }).mint(CONTENT);
+    expect(await rejection(new RequestStateCodec({ keys: [KEY_A], consume }).open(token, BINDING))).toEqual(invalid('already used'));
+    expect(consume).not.toHaveBeenCalled();
   });
 
   it('leaves a signed-only payload readable by whoever holds the token (signing is not encryption)', () => {
@@ -144,7 +152,7 @@ describe('RequestStateCodec: sealing', () => {
     expect(body.toString('latin1')).not.toContain('secret-cart-7781');
     expect(body.toString('latin1')).not.toContain('book_flight');
     expect(token).not.toContain(Buffer.from('secret-cart-7781').toString('base64url').slice(0, 12));
-    expect(await codec.open(token, BINDING)).toEqual({ ...CONTENT, id: expect.any(String), expiresAt: NOW + 600_000 });
+    expect(await codec.open(token, BINDING)).toEqual({ ...CONTENT, expiresAt: NOW + 600_000 });
   });
 
   it('encrypts the same content differently each time (a fresh IV per token)', () => {
@@ -179,29 +187,38 @@ describe('RequestStateCodec: binding', () => {
   it.each([
     ['method', { method: 'prompts/get' }],
     ['target', { target: 'cancel_flight' }],
-    ['arguments digest', { argumentsDigest: digest({ from: 'LHR', to: 'SFO' }) }],
-    ['principal digest', { principalDigest: digest({ id: 'mallory' }) }],
+    ['arguments', { arguments: { from: 'LHR', to: 'SFO' } }],
+    ['principal', { principalKey: 'id:string:mallory' }],
   ])('refuses a state presented with another %s', async (_what, change) => {
     const codec = new RequestStateCodec({ keys: [KEY_A] });
     const token = codec.mint(CONTENT);
-    expect(await rejection(codec.open(token, { ...BINDING, ...change }))).toEqual(invalid('issued for another request'));
+    expect(await rejection(codec.open(token, bindingDigest({ ...PARTS, ...change })))).toEqual(invalid('issued for another request'));
   });
 
   it('accepts a state presented with the same arguments in another key order', async () => {
     const codec = new RequestStateCodec({ keys: [KEY_A] });
     const token = codec.mint(CONTENT);
-    const reordered = { ...BINDING, argumentsDigest: digest({ to: 'JFK', from: 'LHR' }) };
+    const reordered = bindingDigest({ ...PARTS, arguments: { to: 'JFK', from: 'LHR' } });
     expect((await codec.open(token, reordered)).state).toEqual({ cart: 'secret-cart-7781', step: 2 });
+  });
+
+  it('binds the same for no arguments, null and {}, and tells the parts apart where they meet', () => {
+    const none = bindingDigest({ ...PARTS, arguments: undefined });
+    expect(bindingDigest({ ...PARTS, arguments: null })).toBe(none);
+    expect(bindingDigest({ ...PARTS, arguments: {} })).toBe(none);
+    expect(bindingDigest({ ...PARTS, target: 'a', principalKey: 'b,c' })).not.toBe(bindingDigest({ ...PARTS, target: 'a,b', principalKey: 'c' }));
   });
 
   it('binds sealed states just the same', async () => {
     const codec = new RequestStateCodec({ keys: [KEY_A], seal: true });
-    expect(await rejection(codec.open(codec.mint(CONTENT), { ...BINDING, target: 'other' }))).toEqual(invalid('issued for another request'));
+    expect(await rejection(codec.open(codec.mint(CONTENT), bindingDigest({ ...PARTS, target: 'other' })))).toEqual(invalid('issued for another request'));
   });
 });
 
-describe('digest', () => {
-  it('does not depend on key order, at any depth', () => {
+describe('bindingDigest', () => {
+  const digest = (args: unknown) => bindingDigest({ ...PARTS, arguments: args });
+
+  it("does not depend on the arguments' key order, at any depth", () => {
     expect(digest({ a: 1, b: { c: [1, { d: 2, e: 3 }], f: null } })).toBe(digest({ b: { f: null, c: [1, { e: 3, d: 2 }] }, a: 1 }));
   });
 
@@ -211,12 +228,13 @@ describe('digest', () => {
     ['an extra key', { a: 1 }, { a: 1, b: 1 }],
     ['array order', { a: [1, 2] }, { a: [2, 1] }],
     ['a nested value', { a: { b: 'x' } }, { a: { b: 'y' } }],
+    ['an empty array for no arguments', [], {}],
   ])('differs for %s', (_what, left, right) => {
     expect(digest(left)).not.toBe(digest(right));
   });
 
-  it('is a base64url SHA-256 (43 characters)', () => {
-    expect(digest({ a: 1 })).toMatch(/^[A-Za-z0-9_-]{43}$/);
+  it('is 128 bits of a base64url SHA-256 (22 characters)', () => {
+    expect(digest({ a: 1 })).toMatch(/^[A-Za-z0-9_-]{22}$/);
   });
 });
 
@@ -327,7 +345,7 @@ describe('RequestStateCodec: single use', () => {
     const token = codec.mint(CONTENT);
     const [version, kid, payload, mac] = token.split('.');
     await rejection(codec.open([version, kid, flip(payload, 3), mac].join('.'), BINDING));
-    await rejection(codec.open(token, { ...BINDING, target: 'x' }));
+    await rejection(codec.open(token, bindingDigest({ ...PARTS, target: 'x' })));
     vi.setSystemTime(NOW + 100);
     await rejection(codec.open(token, BINDING));
     expect(consume).not.toHaveBeenCalled();
