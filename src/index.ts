@@ -91,8 +91,8 @@ export type { WebSocketClientTransportOptions } from './client/transports/websoc
 export { StdioClientTransport } from './client/transports/stdio.js';
 export type { StdioClientTransportOptions } from './client/transports/stdio.js';
 
-export { WebSocketTransport } from './transports/websocket.js';
-export type { WebSocketTransportOptions } from './transports/websocket.js';
+export { WebSocketTransport } from './transports/websocket/websocket.js';
+export type { WebSocketTransportOptions } from './transports/websocket/websocket.js';
 export { StreamableHttpTransport } from './transports/http/streamable-http.js';
 export type { StreamableHttpTransportOptions, StreamableHttpTransportEvents, HttpRequestControl } from './transports/http/streamable-http.js';
 export type { ReplyStatus } from './transports/http/options.js';
@@ -100,8 +100,8 @@ export type { SessionRouter } from './transports/http/session-router.js';
 export { InMemoryEventStore } from './transports/http/event-store.js';
 export type { EventStore, StoredEvent, InMemoryEventStoreOptions } from './transports/http/event-store.js';
 export type { ResponseMode } from './transports/http/http-session.js';
-export { StdioTransport } from './transports/stdio.js';
-export type { StdioTransportOptions } from './transports/stdio.js';
+export { StdioTransport } from './transports/stdio/stdio.js';
+export type { StdioTransportOptions } from './transports/stdio/stdio.js';
 export type { ListenOptions, ListeningAddress } from './transports/listen.js';
 export type { AllowedOrigins } from './transports/origin.js';
 

@@ -69,11 +69,6 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
 /** The most lines a source file may have: past it, a file holds more than one concern. */
 const MAX_FILE_LINES = 450;
 
-/** Files still over MAX_FILE_LINES, each with the change that splits it. */
-const LONG_FILES: readonly string[] = [
-  'transports/http/streamable-http.ts', // split with the transport gate
-];
-
 describe('the layout of src/', () => {
   it('reads every source file and resolves every relative import to one of them', () => {
     expect(files.length).toBeGreaterThan(50);
@@ -104,9 +99,47 @@ describe('the layout of src/', () => {
     expect(reaching).toEqual([]);
   });
 
+  it('keeps the transport adapters (http/, websocket/, stdio/) apart: each reaches the others only through the gate and the shared files beside it', () => {
+    const ADAPTERS = ['transports/http/', 'transports/websocket/', 'transports/stdio/'];
+    const adapterOf = (file: string) => ADAPTERS.find((folder) => file.startsWith(folder));
+    const crossing = [...graph].flatMap(([file, imports]) => {
+      const own = adapterOf(file);
+      if (!own) return [];
+      return imports.filter((target) => adapterOf(target) !== undefined && adapterOf(target) !== own).map((target) => `${file} -> ${target}`);
+    });
+    expect(crossing).toEqual([]);
+    // Each adapter is alike: its options (defaults in one literal), its transport, its channel.
+    for (const [folder, transport, channel] of [
+      ['transports/http/', 'streamable-http.ts', 'http-session.ts'],
+      ['transports/websocket/', 'websocket.ts', 'ws-peer.ts'],
+      ['transports/stdio/', 'stdio.ts', 'stdio-channel.ts'],
+    ]) {
+      for (const name of ['options.ts', transport, channel]) expect(files).toContain(`${folder}${name}`);
+      expect(graph.get(`${folder}${transport}`)).toContain('transports/gate.ts');
+    }
+    // The transports' shared floor (the gate, auth, Host and Origin, listening, the connection budget) knows no adapter.
+    const shared = files.filter((file) => floor(file) === 'transports' && !adapterOf(file));
+    const upward = shared.flatMap((file) => (graph.get(file) ?? []).filter((target) => adapterOf(target)).map((target) => `${file} -> ${target}`));
+    expect(upward).toEqual([]);
+  });
+
+  it('decides Host, Origin, auth, draining and the session limit in the gate alone', () => {
+    const DECIDES = /(?<![.\w]|function |^ +)(isHostAllowed|isOriginAllowed|authenticate|chargeConnection)\(|port\.(draining|sessionLimitReached)\b/m;
+    const deciding = files.filter((file) => floor(file) === 'transports' && DECIDES.test(readFileSync(join(src, file), 'utf8')));
+    expect(deciding).toEqual([
+      'transports/gate.ts',
+      // The CORS headers an allowed Origin gets (the gate refused the others already).
+      'transports/http/cors.ts',
+      // The retry hint of a stream a draining server ends: no refusal.
+      'transports/http/session-endpoints.ts',
+      // HTTP's own maxSessions and its eviction, which the gate asks through `admit(…, makeRoom)`.
+      'transports/http/session-registry.ts',
+    ]);
+  });
+
   it(`keeps every source file within ${MAX_FILE_LINES} lines`, () => {
     const lines = (file: string) => readFileSync(join(src, file), 'utf8').split('\n').length - 1;
-    const long = files.filter((file) => !LONG_FILES.includes(file) && lines(file) > MAX_FILE_LINES).map((file) => `${file}: ${lines(file)} lines`);
+    const long = files.filter((file) => lines(file) > MAX_FILE_LINES).map((file) => `${file}: ${lines(file)} lines`);
     expect(long).toEqual([]);
   });
 

@@ -18,7 +18,7 @@ import { settlesWithin } from '../rpc/settles-within.js';
 import type { McpServerEvents } from './events.js';
 import { type ConnectionHost, ServerConnection } from './connection.js';
 import type { ResolvedServerOptions } from './options.js';
-import type { CancellableRequest, Channel, Closable, Connection, ServerPort } from './port.js';
+import type { CancellableRequest, Channel, Closable, Connection, HttpNeeds, ServerPort } from './port.js';
 import { type ScopeNeed, scopeNeeds } from './scopes.js';
 import type { Session } from './session.js';
 import { LocalStateMarks, type SharedEvent } from './shared-state.js';
@@ -32,7 +32,7 @@ import { Telemetry } from '../telemetry/telemetry.js';
 
 const LIST_FILTER = { tools: 'toolsListChanged', prompts: 'promptsListChanged', resources: 'resourcesListChanged' } as const;
 
-export class ServerCore implements ConnectionHost, ServerPort, RoundsContext, KindContext {
+export class ServerCore implements ConnectionHost, ServerPort, HttpNeeds, RoundsContext, KindContext {
   readonly stats = newStats();
   readonly schemas = new SchemaCompiler();
   readonly codec: RequestStateCodec;

@@ -118,18 +118,25 @@ export interface ServerPort {
   sessionLimitReached(): number | undefined;
   /** A message the transport answered with -32700 or -32600 itself (a binary frame, an unparseable body). */
   countInvalidMessage(): void;
-  /** The arguments of tool `name` mirrored in Mcp-Param-* headers (SEP-2243), as [property, header name]. */
-  toolHeaderParams(name: string): readonly (readonly [string, string])[] | undefined;
   /** The server is draining: transports refuse new sessions and requests (503). */
   readonly draining: boolean;
   /** Readiness for `/readyz`. */
   readiness(): { ready: boolean; reason?: string };
-  /** The OAuth scopes a request needs (its tool's, prompt's or resource's `scopes`), with what needs them; undefined when none. */
-  requiredScopes(method: string, params: Record<string, unknown> | undefined): { scopes: readonly string[]; what: string } | undefined;
   /** Stop `transport` when the server closes. Returns what undoes that. */
   register(transport: Closable): () => void;
   /** Something failed that no request can be answered with. */
   reportError(error: unknown, connection?: Connection): void;
+}
+
+/**
+ * What Streamable HTTP alone asks about a request before it runs: its Mcp-Param-* headers and its OAuth
+ * scope step-up. Kept off `ServerPort`, which every transport holds; HTTP gets it with `httpNeedsOf`.
+ */
+export interface HttpNeeds {
+  /** The arguments of tool `name` mirrored in Mcp-Param-* headers (SEP-2243), as [property, header name]. */
+  toolHeaderParams(name: string): readonly (readonly [string, string])[] | undefined;
+  /** The OAuth scopes a request needs (its tool's, prompt's or resource's `scopes`), with what needs them; undefined when none. */
+  requiredScopes(method: string, params: Record<string, unknown> | undefined): { scopes: readonly string[]; what: string } | undefined;
 }
 
 /**
@@ -142,10 +149,12 @@ export interface PortOwner {
 }
 
 const ports = new WeakMap<PortOwner, ServerPort>();
+const httpNeeds = new WeakMap<PortOwner, HttpNeeds>();
 
 /** Called once by each McpServer for itself. */
-export function registerPort(owner: PortOwner, port: ServerPort): void {
+export function registerPort(owner: PortOwner, port: ServerPort, needs: HttpNeeds): void {
   ports.set(owner, port);
+  httpNeeds.set(owner, needs);
 }
 
 /** The port of `server`; a TypeError for anything that is not an McpServer. */
@@ -153,4 +162,9 @@ export function portOf(server: PortOwner, transport: string): ServerPort {
   const port = typeof server === 'object' && server !== null ? ports.get(server) : undefined;
   if (!port) throw new TypeError(`${transport} needs an McpServer: new ${transport}(server, options)`);
   return port;
+}
+
+/** What Streamable HTTP asks of `server` beyond its port (call after `portOf`, which checks `server`). */
+export function httpNeedsOf(server: PortOwner): HttpNeeds {
+  return httpNeeds.get(server)!;
 }

@@ -91,6 +91,13 @@ export const statelessDispatch: Dispatch = {
 /** The error a 2026-07-28 request's `_meta` envelope earns, or undefined when it is whole. */
 function envelopeError(meta: Record<string, unknown>): JsonRpcErrorObject | undefined {
   const version = meta[META.protocolVersion];
+  // No claim at all (Streamable HTTP took the era from its header): the envelope is missing, not its version wrong.
+  if (version === undefined) {
+    return {
+      code: ErrorCode.InvalidParams,
+      message: `Invalid params: a 2026-07-28 request needs _meta["${META.protocolVersion}"] and _meta["${META.clientCapabilities}"]`,
+    };
+  }
   // versioning.mdx: an unknown or unsupported version MUST get -32022, with what is supported.
   if (!isModernProtocolVersion(version)) return new UnsupportedProtocolVersionError(version, MODERN_PROTOCOL_VERSIONS).toJSON();
   if (!isObject(meta[META.clientCapabilities])) {

@@ -58,34 +58,6 @@ export function healthPaths(options: ListenOptions): HealthPaths | undefined {
   return { live, ready };
 }
 
-/** Answer a health check, if `req` is one: liveness is this answer itself; readiness is the server's. */
-export function answerHealth(
-  req: IncomingMessage,
-  res: ServerResponse,
-  paths: HealthPaths | undefined,
-  readiness: () => { ready: boolean; reason?: string },
-): boolean {
-  if (!paths || (req.method !== 'GET' && req.method !== 'HEAD')) return false;
-  const path = pathOf(req.url);
-  let status: number;
-  let body: Record<string, unknown>;
-  if (path === paths.live) {
-    status = 200;
-    body = { status: 'ok' };
-  } else if (path === paths.ready) {
-    const { ready, reason } = readiness();
-    status = ready ? 200 : 503;
-    body = ready ? { status: 'ready' } : { status: 'not ready', reason };
-  } else {
-    return false;
-  }
-  const text = JSON.stringify(body);
-  res
-    .writeHead(status, { 'content-type': 'application/json', 'cache-control': 'no-store', 'content-length': Buffer.byteLength(text) })
-    .end(req.method === 'HEAD' ? undefined : text);
-  return true;
-}
-
 type Handler = (req: IncomingMessage, res: ServerResponse) => void;
 
 /**
@@ -199,20 +171,4 @@ export function closeHttpServer(http: HttpServer): Promise<void> {
     http.close(() => resolve());
     http.closeAllConnections();
   });
-}
-
-/**
- * The path of a request target, origin-form (`/mcp?x`) or absolute-form (`http://host/mcp`, RFC 9112
- * §3.2.2), without URL parsing: a target `new URL` rejects must not throw in a request handler.
- */
-export function pathOf(url: string | undefined): string {
-  if (!url) return '/';
-  let start = 0;
-  if (!url.startsWith('/')) {
-    const authority = url.indexOf('//');
-    start = authority === -1 ? -1 : url.indexOf('/', authority + 2);
-    if (start === -1) return '/';
-  }
-  const query = url.indexOf('?', start);
-  return query === -1 ? url.slice(start) : url.slice(start, query);
 }

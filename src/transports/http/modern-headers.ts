@@ -7,7 +7,7 @@ import type { IncomingMessage } from 'node:http';
 import { HeaderMismatchError } from '../../protocol/errors.js';
 import { isObject } from '../../protocol/is-object.js';
 import type { JsonRpcRequest } from '../../protocol/jsonrpc.js';
-import type { ServerPort } from '../../server/port.js';
+import type { HttpNeeds } from '../../server/port.js';
 import { mcpName } from '../../protocol/mcp-name.js';
 import { tryJson } from '../../protocol/quote.js';
 
@@ -32,17 +32,17 @@ function expect(req: IncomingMessage, name: string, wanted: string, what: string
 }
 
 /** Throws HeaderMismatchError unless the headers agree with the request body. */
-export function checkModernHeaders(port: ServerPort, req: IncomingMessage, request: JsonRpcRequest, claimedVersion: string): void {
+export function checkModernHeaders(needs: HttpNeeds, req: IncomingMessage, request: JsonRpcRequest, claimedVersion: string): void {
   expect(req, 'mcp-protocol-version', claimedVersion, 'the _meta protocolVersion');
   expect(req, 'mcp-method', request.method, 'the method');
   const params = request.params ?? {};
   const named = mcpName(request.method, params);
   if (named) expect(req, 'mcp-name', named.value, `params.${named.param}`);
-  if (request.method === 'tools/call' && typeof params.name === 'string') checkParamHeaders(port, req, params.name, params.arguments);
+  if (request.method === 'tools/call' && typeof params.name === 'string') checkParamHeaders(needs, req, params.name, params.arguments);
 }
 
-function checkParamHeaders(port: ServerPort, req: IncomingMessage, tool: string, args: unknown): void {
-  const mirrored = port.toolHeaderParams(tool);
+function checkParamHeaders(needs: HttpNeeds, req: IncomingMessage, tool: string, args: unknown): void {
+  const mirrored = needs.toolHeaderParams(tool);
   if (!mirrored) return;
   const values = isObject(args) ? args : {};
   for (const [property, headerName] of mirrored) {

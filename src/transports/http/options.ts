@@ -6,6 +6,7 @@ import { type AllowedOrigins, checkAllowedHosts, checkAllowedOrigins } from '../
 import type { EventStore } from './event-store.js';
 import type { ResponseMode } from './http-session.js';
 import type { SessionRouter } from './session-router.js';
+import { withDefaults } from '../with-defaults.js';
 
 export interface StreamableHttpTransportOptions {
   /** The endpoint path when listening on a port of its own. Default `/mcp`. */
@@ -61,12 +62,30 @@ export interface StreamableHttpTransportOptions {
 
 export type ReplyStatus = 202 | 204;
 
-export type ResolvedHttpOptions = StreamableHttpTransportOptions &
-  Required<Pick<StreamableHttpTransportOptions, 'responseMode' | 'replyStatus' | 'maxMessageBytes' | 'sessionIdleTimeoutMs' | 'onSessionLimit'>>;
+/** Every default of a Streamable HTTP transport, in one place (the README's "Limits and defaults" lists them). */
+const HTTP_DEFAULTS = {
+  path: '/mcp',
+  responseMode: 'auto',
+  replyStatus: 204,
+  maxMessageBytes: 4 * 1024 * 1024,
+  sessionIdleTimeoutMs: 30 * 60_000,
+  onSessionLimit: 'evict-idle',
+  retryMs: 1000,
+  keepAliveIntervalMs: 15_000,
+  authChallenge: 'Bearer realm="mcp"',
+} as const satisfies StreamableHttpTransportOptions;
 
-export function validateHttpOptions(options: ResolvedHttpOptions): void {
-  if (options.path !== undefined && !options.path.startsWith('/'))
-    throw new TypeError(`StreamableHttpTransport option path must start with '/'; got ${JSON.stringify(options.path)}`);
+export type ResolvedHttpOptions = StreamableHttpTransportOptions & Required<Pick<StreamableHttpTransportOptions, keyof typeof HTTP_DEFAULTS>>;
+
+/** The options over their defaults, checked once (a TypeError names the wrong option). */
+export function resolveHttpOptions(options: StreamableHttpTransportOptions): ResolvedHttpOptions {
+  const resolved: ResolvedHttpOptions = withDefaults(HTTP_DEFAULTS, options);
+  validateHttpOptions(resolved);
+  return resolved;
+}
+
+function validateHttpOptions(options: ResolvedHttpOptions): void {
+  if (!options.path.startsWith('/')) throw new TypeError(`StreamableHttpTransport option path must start with '/'; got ${JSON.stringify(options.path)}`);
   if (!['auto', 'json', 'sse'].includes(options.responseMode))
     throw new TypeError(`Option responseMode must be auto, json or sse; got ${JSON.stringify(options.responseMode)}`);
   if (options.replyStatus !== 202 && options.replyStatus !== 204 && typeof options.replyStatus !== 'function') {
@@ -78,9 +97,8 @@ export function validateHttpOptions(options: ResolvedHttpOptions): void {
   positiveInteger('maxMessageBytes', options.maxMessageBytes);
   positiveInteger('sessionIdleTimeoutMs', options.sessionIdleTimeoutMs, MAX_TIMER_MS);
   if (options.maxSessions !== undefined) positiveInteger('maxSessions', options.maxSessions);
-  if (options.retryMs !== undefined) positiveInteger('retryMs', options.retryMs, MAX_TIMER_MS);
-  if (options.keepAliveIntervalMs !== undefined && options.keepAliveIntervalMs !== 0)
-    positiveInteger('keepAliveIntervalMs', options.keepAliveIntervalMs, MAX_TIMER_MS);
+  positiveInteger('retryMs', options.retryMs, MAX_TIMER_MS);
+  if (options.keepAliveIntervalMs !== 0) positiveInteger('keepAliveIntervalMs', options.keepAliveIntervalMs, MAX_TIMER_MS);
   checkAuthOption(options.auth);
   const { router, advertisedUrl } = options;
   if (router !== undefined && (typeof router !== 'object' || router === null || typeof router.locate !== 'function' || typeof router.claim !== 'function')) {

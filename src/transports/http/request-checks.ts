@@ -48,34 +48,6 @@ export function isJsonContentType(req: IncomingMessage): boolean {
   return type !== undefined && type.split(';')[0].trim().toLowerCase() === 'application/json';
 }
 
-export class BodyTooLargeError extends Error {}
-
-/** Read the body up to `limit` bytes; rejects with BodyTooLargeError past it. */
-export function readBody(req: IncomingMessage, limit: number): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const declared = Number(req.headers['content-length']);
-    if (declared > limit) {
-      reject(new BodyTooLargeError());
-      req.resume();
-      return;
-    }
-    const chunks: Buffer[] = [];
-    let size = 0;
-    req.on('data', (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > limit) {
-        reject(new BodyTooLargeError());
-        req.removeAllListeners('data');
-        req.resume();
-        return;
-      }
-      chunks.push(chunk);
-    });
-    req.on('end', () => resolve(chunks.length === 1 ? chunks[0].toString('utf8') : Buffer.concat(chunks).toString('utf8')));
-    req.on('error', reject);
-  });
-}
-
 /** One request header's value (the first, when it was sent twice). */
 export function header(req: IncomingMessage, name: string): string | undefined {
   const value = req.headers[name];

@@ -23,7 +23,7 @@ export class SessionRegistry {
   ) {
     const sweepMs = Math.min(Math.max(Math.floor(options.sessionIdleTimeoutMs / 2), 10), 60_000);
     this.timers.push(setInterval(() => this.sweepIdle(), sweepMs));
-    const keepAliveMs = options.keepAliveIntervalMs ?? 15_000;
+    const keepAliveMs = options.keepAliveIntervalMs;
     if (keepAliveMs > 0) this.timers.push(setInterval(() => this.keepAlive(), keepAliveMs));
     for (const timer of this.timers) timer.unref();
   }

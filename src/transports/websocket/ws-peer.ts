@@ -3,9 +3,9 @@
  * not read what it is sent stops being read from, then is closed) and a deadline for its first message.
  */
 import type { WebSocket } from 'ws';
-import { ErrorCode } from '../protocol/errors.js';
-import { errorResponse, type JsonRpcMessage } from '../protocol/jsonrpc.js';
-import type { Channel, Connection, ServerPort } from '../server/port.js';
+import { ErrorCode } from '../../protocol/errors.js';
+import { errorResponse, type JsonRpcMessage } from '../../protocol/jsonrpc.js';
+import type { Channel, Connection, ServerPort } from '../../server/port.js';
 
 export interface PeerLimits {
   /** Bytes queued to the peer above which it is no longer read from, until they are sent. */

@@ -1,14 +1,14 @@
 /** StdioTransport: the demo as a real child process, and the transport in-process on PassThrough streams. */
 import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { McpServer, type McpSession, StdioTransport, type McpServerEvents } from '../../src/index.js';
-import { nextEvent } from '../helpers/server-events.js';
-import { StdioTestClient } from '../helpers/stdio-client.js';
-import { parseErrorMessage } from '../helpers/parse-error.js';
-import { tick } from '../helpers/deferred.js';
-import { useCleanups } from '../helpers/cleanups.js';
-import { type RunningStdio, type Setup, startStdio, TEST_SERVER_INFO } from '../helpers/servers.js';
-import type { Json } from '../helpers/ws-client.js';
+import { McpServer, type McpSession, StdioTransport, type McpServerEvents } from '../../../src/index.js';
+import { nextEvent } from '../../helpers/server-events.js';
+import { StdioTestClient } from '../../helpers/stdio-client.js';
+import { parseErrorMessage } from '../../helpers/parse-error.js';
+import { tick } from '../../helpers/deferred.js';
+import { useCleanups } from '../../helpers/cleanups.js';
+import { type RunningStdio, type Setup, startStdio, TEST_SERVER_INFO } from '../../helpers/servers.js';
+import type { Json } from '../../helpers/ws-client.js';
 
 const cleanups = useCleanups();
 

@@ -1,9 +1,9 @@
 /** The WebSocket transport's auth hook, checked on the upgrade request. */
 import { describe, expect, it } from 'vitest';
 import type { IncomingMessage } from 'node:http';
-import { WsTestClient } from '../helpers/ws-client.js';
-import { startWebSocket } from '../helpers/servers.js';
-import { useCleanups } from '../helpers/cleanups.js';
+import { WsTestClient } from '../../helpers/ws-client.js';
+import { startWebSocket } from '../../helpers/servers.js';
+import { useCleanups } from '../../helpers/cleanups.js';
 
 const cleanups = useCleanups();
 

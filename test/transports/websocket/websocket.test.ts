@@ -3,13 +3,13 @@ import { createServer, type Server as HttpServer } from 'node:http';
 import { connect as netConnect, type Socket } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import WebSocket, { WebSocketServer } from 'ws';
-import { ConnectionClosedError, McpServer, type McpSession, WebSocketTransport, type McpServerEvents } from '../../src/index.js';
-import { nextEvent } from '../helpers/server-events.js';
-import { httpGet, httpUpgrade, initializeSocket, openSocket, socketClosed } from '../helpers/transport-peers.js';
-import { useCleanups } from '../helpers/cleanups.js';
-import { WsTestClient, type Json } from '../helpers/ws-client.js';
-import { startWebSocket } from '../helpers/servers.js';
-import { useWsSessions } from '../helpers/ws-sessions.js';
+import { ConnectionClosedError, McpServer, type McpSession, WebSocketTransport, type McpServerEvents } from '../../../src/index.js';
+import { nextEvent } from '../../helpers/server-events.js';
+import { httpGet, httpUpgrade, initializeSocket, openSocket, socketClosed } from '../../helpers/transport-peers.js';
+import { useCleanups } from '../../helpers/cleanups.js';
+import { WsTestClient, type Json } from '../../helpers/ws-client.js';
+import { startWebSocket } from '../../helpers/servers.js';
+import { useWsSessions } from '../../helpers/ws-sessions.js';
 
 const cleanups = useCleanups();
 const h = useWsSessions(cleanups);
@@ -113,7 +113,7 @@ describe('Origin', () => {
   it('refuses another site with 403 by default', async () => {
     const running = await startWebSocket(cleanups);
     const reply = await httpUpgrade(running.port, '/mcp', { 'sec-websocket-protocol': 'mcp', origin: 'http://evil.example.com' });
-    expect({ status: reply.status, body: reply.body }).toEqual({ status: 403, body: 'Origin http://evil.example.com is not allowed\n' });
+    expect({ status: reply.status, body: reply.body }).toEqual({ status: 403, body: 'Forbidden: Origin http://evil.example.com is not allowed\n' });
   });
 
   it('refuses a loopback-looking origin on another host name with 403 by default', async () => {
@@ -128,7 +128,7 @@ describe('Origin', () => {
     expect(await client.request('ping', undefined, 1)).toEqual(PING_REPLY(1));
     for (const origin of ['http://localhost:1234', 'https://evil.example.com', 'http://app.example.com']) {
       const reply = await httpUpgrade(running.port, '/mcp', { 'sec-websocket-protocol': 'mcp', origin });
-      expect({ origin, status: reply.status, body: reply.body }).toEqual({ origin, status: 403, body: `Origin ${origin} is not allowed\n` });
+      expect({ origin, status: reply.status, body: reply.body }).toEqual({ origin, status: 403, body: `Forbidden: Origin ${origin} is not allowed\n` });
     }
     expect((await httpUpgrade(running.port, '/mcp', { 'sec-websocket-protocol': 'mcp' })).status).toBe(101);
   });

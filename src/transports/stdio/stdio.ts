@@ -1,26 +1,21 @@
 /** stdio transport: newline-delimited JSON on stdin and stdout; stdout carries nothing but MCP (stdio.mdx). */
 import type { Readable, Writable } from 'node:stream';
-import { ErrorCode } from '../protocol/errors.js';
-import { errorResponse, type JsonRpcMessage } from '../protocol/jsonrpc.js';
-import type { McpSession } from '../server/port.js';
-import { positiveInteger } from '../protocol/option-checks.js';
-import { type Channel, type Closable, type Connection, type PortOwner, portOf, type ServerPort } from '../server/port.js';
-import { LineSplitter } from '../protocol/lines.js';
+import { ErrorCode } from '../../protocol/errors.js';
+import { errorResponse } from '../../protocol/jsonrpc.js';
+import { LineSplitter } from '../../protocol/lines.js';
+import { type Closable, type Connection, type McpSession, type PortOwner, portOf, type ServerPort } from '../../server/port.js';
+import { TransportGate } from '../gate.js';
+import { resolveStdioOptions, type StdioTransportOptions } from './options.js';
+import { StdioChannel } from './stdio-channel.js';
 
-export interface StdioTransportOptions {
-  /** Default `process.stdin`. */
-  input?: Readable;
-  /** Default `process.stdout`. */
-  output?: Writable;
-  /** The largest message read, in bytes of UTF-8 (one line); a longer line is discarded unread, with an error. Default 4 MiB. */
-  maxMessageBytes?: number;
-}
+export type { StdioTransportOptions } from './options.js';
 
 export class StdioTransport implements Closable {
   private readonly input: Readable;
   private readonly output: Writable;
   private readonly maxMessageBytes: number;
   private readonly port: ServerPort;
+  private readonly gate: TransportGate;
   private connection: Connection | undefined;
   private unregister: (() => void) | undefined;
   private readonly lines: LineSplitter;
@@ -31,10 +26,12 @@ export class StdioTransport implements Closable {
   /** @param server the McpServer to serve */
   constructor(server: PortOwner, options: StdioTransportOptions = {}) {
     this.port = portOf(server, 'StdioTransport');
-    this.input = options.input ?? process.stdin;
-    this.output = options.output ?? process.stdout;
-    this.maxMessageBytes = options.maxMessageBytes ?? 4 * 1024 * 1024;
-    positiveInteger('maxMessageBytes', this.maxMessageBytes);
+    const resolved = resolveStdioOptions(options);
+    this.input = resolved.input;
+    this.output = resolved.output;
+    this.maxMessageBytes = resolved.maxMessageBytes;
+    // No Host, Origin or credentials on a pipe: the gate decides draining and the session limit alone.
+    this.gate = new TransportGate(this.port);
     this.lines = new LineSplitter(
       this.maxMessageBytes,
       (bytes) => this.line(bytes),
@@ -45,17 +42,9 @@ export class StdioTransport implements Closable {
   /** Start reading; returns the one session this transport carries. */
   start(): McpSession {
     if (this.connection) throw new Error('StdioTransport is already started; a process has one stdin');
-    const output = this.output;
-    const channel: Channel = {
-      kind: 'stdio',
-      send(message: JsonRpcMessage | JsonRpcMessage[]) {
-        if (output.destroyed || output.writableEnded) return false;
-        output.write(`${JSON.stringify(message)}\n`);
-        return true;
-      },
-      close: () => this.detach(),
-    };
-    this.connection = this.port.connect(channel);
+    const refused = this.gate.admit(true);
+    if (refused) throw new Error(`StdioTransport cannot start: ${refused.message}`);
+    this.connection = this.port.connect(new StdioChannel(this.output, () => this.detach()));
     this.unregister = this.port.register(this);
     this.input.on('data', this.onData);
     this.input.on('end', this.onEnd);

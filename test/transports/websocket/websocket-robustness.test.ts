@@ -7,12 +7,12 @@
 import { randomBytes } from 'node:crypto';
 import { connect } from 'node:net';
 import { describe, expect, it } from 'vitest';
-import { McpServer, StreamableHttpTransport, WebSocketTransport, type McpSession } from '../../src/index.js';
-import { HttpTestClient } from '../helpers/http-client.js';
-import { DEFAULT_CAPABILITIES, startWebSocket } from '../helpers/servers.js';
-import { recordEvents } from '../helpers/server-events.js';
-import { useCleanups } from '../helpers/cleanups.js';
-import { useWsSessions } from '../helpers/ws-sessions.js';
+import { McpServer, StreamableHttpTransport, WebSocketTransport, type McpSession } from '../../../src/index.js';
+import { HttpTestClient } from '../../helpers/http-client.js';
+import { DEFAULT_CAPABILITIES, startWebSocket } from '../../helpers/servers.js';
+import { recordEvents } from '../../helpers/server-events.js';
+import { useCleanups } from '../../helpers/cleanups.js';
+import { useWsSessions } from '../../helpers/ws-sessions.js';
 
 const cleanups = useCleanups();
 const h = useWsSessions(cleanups);

@@ -5,70 +5,30 @@
 import type { IncomingMessage, Server as HttpServer } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { type WebSocket, WebSocketServer } from 'ws';
-import { MAX_TIMER_MS, positiveInteger } from '../protocol/option-checks.js';
-import { settlesWithin } from '../rpc/settles-within.js';
-import { type Closable, type PortOwner, portOf, type ServerPort } from '../server/port.js';
-import {
-  type AuthOption,
-  authenticate,
-  checkAuthOption,
-  type HttpAuthenticator,
-  isAuthenticator,
-  isMetadataPath,
-  metadataResponse,
-  refusalHeaders,
-  resourceOf,
-} from './auth.js';
-import {
-  answerHealth,
-  closeHttpServer,
-  createLimitedServer,
-  healthPaths,
-  type ListeningAddress,
-  type ListenOptions,
-  listenOn,
-  pathOf,
-  rejectUpgrade,
-} from './listen.js';
-import { chargeConnection, connectionUpgraded, isRefusedConnection, TOO_MANY_FOR_PRINCIPAL } from './connection-budget.js';
-import { type AllowedOrigins, checkAllowedHosts, checkAllowedOrigins, isHostAllowed, isOriginAllowed } from './origin.js';
+import { MAX_TIMER_MS } from '../../protocol/option-checks.js';
+import { settlesWithin } from '../../rpc/settles-within.js';
+import { type Closable, type PortOwner, portOf, type ServerPort } from '../../server/port.js';
+import { connectionUpgraded, isRefusedConnection } from '../connection-budget.js';
+import { type GateRefusal, pathOf, SHUTTING_DOWN, TransportGate } from '../gate.js';
+import { closeHttpServer, createLimitedServer, healthPaths, type ListeningAddress, type ListenOptions, listenOn, rejectUpgrade } from '../listen.js';
+import { type ResolvedWebSocketOptions, resolveWebSocketOptions, type WebSocketTransportOptions } from './options.js';
 import { WsPeer } from './ws-peer.js';
 
-export interface WebSocketTransportOptions {
-  /** The path upgrades are accepted on. Default `/mcp`, the same path Streamable HTTP uses. */
-  path?: string;
-  /** The largest message read, in bytes (one frame); a larger one closes the connection with 1009. Default 4 MiB. */
-  maxMessageBytes?: number;
-  /** Ping every this many ms and drop a peer that did not answer the previous ping. Default 30 000; 0 turns it off. */
-  keepAliveIntervalMs?: number;
-  /** Origins allowed to connect. Default: requests without Origin, and loopback origins. */
-  allowedOrigins?: AllowedOrigins;
-  /** Host names allowed (403 otherwise). Default: on a loopback address, only loopback names (DNS rebinding). */
-  allowedHosts?: readonly string[];
-  /**
-   * Authenticate the upgrade request: `bearer({ issuer, audience, jwksUri })`, or a function returning a
-   * principal (kept on the session), or nothing for 401; an `AuthError` refuses with its status and challenge.
-   */
-  auth?: AuthOption;
-  /** Bytes queued to one peer above which it is no longer read from, until they have gone out. Default 1 MiB. */
-  sendHighWaterMark?: number;
-  /** Bytes queued to one peer at which it is closed (1008): it does not read what it is sent. Default 16 MiB. */
-  maxBufferedBytes?: number;
-  /** A connection must send its first message within this long, or it is closed (1008). Default 10 000; 0 turns it off. */
-  firstMessageTimeoutMs?: number;
-  /** End a session with no message either way and nothing under way for this long (close 1000, `idle timeout`). Default 30 minutes; 0 turns it off. */
-  sessionIdleTimeoutMs?: number;
-}
+export type { WebSocketTransportOptions } from './options.js';
 
 const SUBPROTOCOL = 'mcp';
 
-type ResolvedOptions = Required<Omit<WebSocketTransportOptions, 'allowedOrigins' | 'allowedHosts' | 'auth'>> &
-  Pick<WebSocketTransportOptions, 'allowedOrigins' | 'allowedHosts' | 'auth'>;
+/** An upgrade refused: the gate's status and message as a plain HTTP answer (the socket closes with it). */
+function refuseUpgrade(socket: Duplex, refusal: GateRefusal): void {
+  const { connection: _closes, ...headers } = refusal.headers;
+  rejectUpgrade(socket, refusal.status, refusal.message, headers);
+}
 
 export class WebSocketTransport implements Closable {
   readonly path: string;
   private readonly wss: WebSocketServer;
-  private readonly options: ResolvedOptions;
+  private readonly options: ResolvedWebSocketOptions;
+  private readonly gate: TransportGate;
   private readonly peers = new Set<WsPeer>();
   private readonly attached = new Map<HttpServer, (req: IncomingMessage, socket: Duplex, head: Buffer) => void>();
   private ownServer: HttpServer | undefined;
@@ -80,31 +40,14 @@ export class WebSocketTransport implements Closable {
   /** @param server the McpServer to serve */
   constructor(server: PortOwner, options: WebSocketTransportOptions = {}) {
     this.port = portOf(server, 'WebSocketTransport');
-    this.options = {
-      path: options.path ?? '/mcp',
-      maxMessageBytes: options.maxMessageBytes ?? 4 * 1024 * 1024,
-      keepAliveIntervalMs: options.keepAliveIntervalMs ?? 30_000,
-      allowedOrigins: options.allowedOrigins,
-      allowedHosts: options.allowedHosts,
-      auth: options.auth,
-      sendHighWaterMark: options.sendHighWaterMark ?? 1024 * 1024,
-      maxBufferedBytes: options.maxBufferedBytes ?? 16 * 1024 * 1024,
-      firstMessageTimeoutMs: options.firstMessageTimeoutMs ?? 10_000,
-      sessionIdleTimeoutMs: options.sessionIdleTimeoutMs ?? 30 * 60_000,
-    };
-    checkAuthOption(options.auth);
-    if (!this.options.path.startsWith('/')) throw new TypeError(`WebSocketTransport option path must start with '/'; got ${JSON.stringify(this.options.path)}`);
-    positiveInteger('maxMessageBytes', this.options.maxMessageBytes);
-    positiveInteger('sendHighWaterMark', this.options.sendHighWaterMark);
-    positiveInteger('maxBufferedBytes', this.options.maxBufferedBytes);
-    if (this.options.maxBufferedBytes < this.options.sendHighWaterMark) {
-      throw new TypeError(`Option maxBufferedBytes (${this.options.maxBufferedBytes}) must be at least sendHighWaterMark (${this.options.sendHighWaterMark})`);
-    }
-    for (const key of ['keepAliveIntervalMs', 'firstMessageTimeoutMs', 'sessionIdleTimeoutMs'] as const) {
-      if (this.options[key] !== 0) positiveInteger(key, this.options[key], MAX_TIMER_MS);
-    }
-    checkAllowedOrigins('allowedOrigins', this.options.allowedOrigins);
-    checkAllowedHosts('allowedHosts', this.options.allowedHosts);
+    this.options = resolveWebSocketOptions(options);
+    this.gate = new TransportGate(this.port, {
+      path: this.options.path,
+      scheme: 'ws',
+      allowedHosts: this.options.allowedHosts,
+      allowedOrigins: this.options.allowedOrigins,
+      auth: this.options.auth,
+    });
     this.path = this.options.path;
     this.wss = new WebSocketServer({
       noServer: true,
@@ -118,28 +61,11 @@ export class WebSocketTransport implements Closable {
     if (this.ownServer) throw new Error('WebSocketTransport is already listening; create another transport for another port');
     const health = healthPaths(options);
     const http = createLimitedServer(options, (req, res) => {
-      if (answerHealth(req, res, health, () => this.port.readiness())) return;
-      const auth = this.options.auth;
-      if (
-        isAuthenticator(auth) &&
-        auth.protectedResourceMetadata &&
-        (req.method === 'GET' || req.method === 'HEAD') &&
-        isMetadataPath(pathOf(req.url), this.path)
-      ) {
-        // The metadata may name the resource after Host: only a Host this server answers to may shape it.
-        if (!isHostAllowed(req, this.options.allowedHosts)) {
-          res.writeHead(403, { 'content-type': 'text/plain' }).end(`Forbidden: Host ${req.headers.host ?? '(none)'} is not allowed\n`);
-          return;
-        }
-        let resource: string;
-        try {
-          resource = resourceOf(auth, req, this.path, 'ws');
-        } catch (err) {
-          res.writeHead(400, { 'content-type': 'text/plain' }).end(`${(err as Error).message}\n`);
-          return;
-        }
-        const { headers, body } = metadataResponse(auth, resource, req.method === 'HEAD');
-        res.writeHead(200, headers).end(body);
+      // Health, Host, then the metadata document; Origin too, which a plain request gets no further for.
+      const screened = this.gate.screen(req, { health, endpointOnly: false });
+      if (screened) {
+        const body = 'code' in screened ? `${screened.message}\n` : screened.body;
+        res.writeHead(screened.status, 'code' in screened ? { ...screened.headers, 'content-type': 'text/plain' } : screened.headers).end(body);
         return;
       }
       res
@@ -192,24 +118,22 @@ export class WebSocketTransport implements Closable {
     return this.closing;
   }
 
+  /** The gate's order: Host, Origin, auth (and the principal's share), then draining and the session limit. */
   private upgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void {
-    if (this.closing || this.port.draining) return rejectUpgrade(socket, 503, 'Server is shutting down', { 'Retry-After': '1' });
-    if (!isHostAllowed(req, this.options.allowedHosts)) return rejectUpgrade(socket, 403, `Forbidden: Host ${req.headers.host ?? '(none)'} is not allowed`);
-    if (!isOriginAllowed(req, this.options.allowedOrigins)) return rejectUpgrade(socket, 403, `Origin ${req.headers.origin} is not allowed`);
+    const gate = this.gate;
+    // An upgrade comes to the endpoint's path: the gate has no document to answer it with, only refusals.
+    const early = this.closing ? SHUTTING_DOWN : gate.screen(req);
+    if (early && 'code' in early) return refuseUpgrade(socket, early);
     const offered = req.headers['sec-websocket-protocol'];
     if (offered !== undefined && !offered.split(',').some((p) => p.trim() === SUBPROTOCOL)) {
       return rejectUpgrade(socket, 400, `Unsupported WebSocket subprotocol; offer '${SUBPROTOCOL}'`);
     }
-    if (this.atSessionLimit(socket)) return;
-    const auth = this.options.auth;
-    if (!auth) return this.accept(req, socket, head, undefined);
-    const resource = () => resourceOf(auth as HttpAuthenticator, req, this.path, 'ws');
-    authenticate(auth, req, resource)
+    if (!this.options.auth) return this.accept(req, socket, head, undefined);
+    gate
+      .authenticate(req)
       .then((outcome) => {
-        if ('principal' in outcome) return this.accept(req, socket, head, outcome.principal);
-        const { refused } = outcome;
-        if (refused.cause !== undefined) this.port.reportError(refused.cause);
-        rejectUpgrade(socket, refused.status, refused.message, refusalHeaders(auth, refused, resource, 'Bearer realm="mcp"'));
+        if ('refused' in outcome) return refuseUpgrade(socket, outcome.refused);
+        this.accept(req, socket, head, outcome.principal);
       })
       // Whatever fails here (the auth hook, the answer itself) is this request's 500, never the process's end.
       .catch((err: unknown) => {
@@ -218,19 +142,10 @@ export class WebSocketTransport implements Closable {
       });
   }
 
-  /** At the server's session limit the upgrade gets 503 (checked again after an async `auth`: others may have come meanwhile). */
-  private atSessionLimit(socket: Duplex): boolean {
-    const limit = this.port.sessionLimitReached();
-    if (limit === undefined) return false;
-    rejectUpgrade(socket, 503, `Service Unavailable: the server is at its limit of ${limit} sessions; try again later`);
-    return true;
-  }
-
   private accept(req: IncomingMessage, socket: Duplex, head: Buffer, principal: unknown): void {
-    // After an async auth: the server may have begun to drain, or others taken the last places.
-    if (this.options.auth && (this.closing || this.port.draining)) return rejectUpgrade(socket, 503, 'Server is shutting down', { 'Retry-After': '1' });
-    if (this.options.auth && this.atSessionLimit(socket)) return;
-    if (!chargeConnection(req.socket, principal)) return rejectUpgrade(socket, 503, TOO_MANY_FOR_PRINCIPAL, { 'Retry-After': '1' });
+    // After an async auth too: the server may have begun to drain, or others taken the last places.
+    const refused = this.closing ? SHUTTING_DOWN : this.gate.admit(true);
+    if (refused) return refuseUpgrade(socket, refused);
     this.wss.handleUpgrade(req, socket, head, (ws) => this.onConnection(ws, req, principal));
   }
 

@@ -1,0 +1,159 @@
+/**
+ * The 2025 session endpoints of Streamable HTTP (transports.mdx): POST `initialize` opens a session,
+ * POST with `Mcp-Session-Id` carries its messages, GET opens (or resumes) its standalone stream, DELETE ends it.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { INITIALIZE_IN_BATCH } from '../../protocol/batches.js';
+import type { Era } from '../../protocol/era.js';
+import { ErrorCode } from '../../protocol/errors.js';
+import type { Classified, JsonRpcRequest } from '../../protocol/jsonrpc.js';
+import type { RequestId } from '../../protocol/types.js';
+import { negotiateProtocolVersion } from '../../protocol/versions.js';
+import type { ServerPort } from '../../server/port.js';
+import { type GateRefusal, SHUTTING_DOWN, type TransportGate } from '../gate.js';
+import type { EventStore } from './event-store.js';
+import { HttpSession, type HttpSessionHost } from './http-session.js';
+import type { ResolvedHttpOptions } from './options.js';
+import { accepts, header, sendHttpError } from './request-checks.js';
+import { SessionRegistry } from './session-registry.js';
+
+/** What the endpoints need of their transport beyond the server's port. */
+export interface SessionEndpointsHost {
+  readonly port: ServerPort;
+  readonly gate: TransportGate;
+  readonly options: ResolvedHttpOptions;
+  readonly eventStore: EventStore;
+  /** Answer a refusal with its status. */
+  refuse(res: ServerResponse, refusal: GateRefusal, cors: Record<string, string>): void;
+  /** Tell the router this instance holds (or no longer holds) a session. */
+  route(action: 'claim' | 'release', sessionId: string): void;
+}
+
+export class SessionEndpoints {
+  private readonly sessions: SessionRegistry;
+  private readonly sessionHost: HttpSessionHost;
+  private readonly port: ServerPort;
+  private readonly options: ResolvedHttpOptions;
+
+  constructor(private readonly host: SessionEndpointsHost) {
+    this.port = host.port;
+    this.options = host.options;
+    this.sessions = new SessionRegistry(this.port, this.options, host.eventStore);
+    this.sessionHost = {
+      eventStore: host.eventStore,
+      retryMs: this.options.retryMs,
+      sessionClosed: (http) => {
+        this.sessions.remove(http);
+        host.route('release', http.id);
+      },
+      reportError: (error, connection) => this.port.reportError(error, connection),
+      stopping: () => this.port.draining,
+    };
+  }
+
+  /** Whether this instance holds session `id`. */
+  has(id: string): boolean {
+    return this.sessions.has(id);
+  }
+
+  close(): void {
+    this.sessions.close();
+  }
+
+  /** A 2025 POST, its body read and checked: `initialize` without a session, or messages for one. */
+  post(req: IncomingMessage, res: ServerResponse, cors: Record<string, string>, principal: unknown, classified: Classified[], body: unknown, era: Era): void {
+    const batch = Array.isArray(body);
+    const first = classified[0];
+    if (header(req, 'mcp-session-id') === undefined) {
+      if (!batch && first.kind === 'request' && first.message.method === 'initialize')
+        return this.initialize(req, res, first.message, classified, body, cors, principal);
+      if (batch && classified.some((c) => c.kind === 'request' && c.message.method === 'initialize')) {
+        this.port.countInvalidMessage();
+        return sendHttpError(res, 400, INITIALIZE_IN_BATCH.code, INITIALIZE_IN_BATCH.message, cors);
+      }
+    }
+    const http = this.sessions.lookup(req, res, principal, cors);
+    if (!http) return;
+    if (this.options.auth) http.connection.renewPrincipal(principal);
+    const connection = http.connection;
+    // The era is this POST's for a single message; a batch's members are classified each on its own.
+    const admission = connection.admit(classified, batch, batch ? undefined : era);
+    const refused = admission.refusal;
+    if (refused) {
+      if (refused.error.code === ErrorCode.ShuttingDown) return this.host.refuse(res, SHUTTING_DOWN, cors);
+      const status = refused.error.code === ErrorCode.TooManyRequestsInFlight ? 429 : 400;
+      return sendHttpError(res, status, refused.error.code, refused.error.message, cors);
+    }
+    const requestIds: RequestId[] = [];
+    for (const message of classified) if (message.kind === 'request') requestIds.push(message.message.id);
+    if (requestIds.length === 0) {
+      // Notifications and replies to server requests: handled before the status goes out.
+      admission.deliver(body);
+      const onlyReplies = classified.every((c) => c.kind === 'response');
+      res.writeHead(onlyReplies ? this.replyStatus(http) : 202, cors).end();
+      return;
+    }
+    http.openPostStream(res, requestIds, batch, this.options.responseMode, { ...cors, 'mcp-session-id': connection.id });
+    admission.deliver(body);
+  }
+
+  async get(req: IncomingMessage, res: ServerResponse, cors: Record<string, string>, principal: unknown): Promise<void> {
+    if (!accepts(req, 'sse')) {
+      return sendHttpError(res, 406, ErrorCode.TransportRefused, 'Not Acceptable: Accept must list text/event-stream', cors);
+    }
+    const http = this.sessions.lookup(req, res, principal, cors);
+    if (!http) return;
+    if (this.options.auth) http.connection.renewPrincipal(principal);
+    http.connection.touch();
+    const headers = { ...cors, 'mcp-session-id': http.id };
+    const lastEventId = header(req, 'last-event-id');
+    if (lastEventId !== undefined) {
+      const outcome = await http.resume(res, lastEventId, headers);
+      if (outcome === 'unknown') {
+        return sendHttpError(res, 400, ErrorCode.TransportRefused, `Bad Request: Last-Event-ID ${lastEventId} names no stream of this session`, cors);
+      }
+      if (outcome === 'busy')
+        return sendHttpError(res, 409, ErrorCode.TransportRefused, 'Conflict: the standalone SSE stream of this session is already open', cors);
+      return;
+    }
+    if (!http.openStandaloneStream(res, headers)) {
+      return sendHttpError(res, 409, ErrorCode.TransportRefused, 'Conflict: only one standalone SSE stream is allowed per session', cors);
+    }
+  }
+
+  delete(req: IncomingMessage, res: ServerResponse, cors: Record<string, string>, principal: unknown): void {
+    const http = this.sessions.lookup(req, res, principal, cors);
+    if (!http) return;
+    if (this.options.auth) http.connection.renewPrincipal(principal);
+    http.connection.close('deleted by the client');
+    res.writeHead(200, cors).end();
+  }
+
+  private initialize(
+    req: IncomingMessage,
+    res: ServerResponse,
+    request: JsonRpcRequest,
+    classified: Classified[],
+    body: unknown,
+    cors: Record<string, string>,
+    principal: unknown,
+  ): void {
+    const refused = this.host.gate.admit(true, () => this.sessions.makeRoom(principal, req.socket.remoteAddress));
+    if (refused) return this.host.refuse(res, refused, cors);
+    const http = new HttpSession(this.sessionHost, req.socket.remoteAddress, principal);
+    const connection = this.port.connect(http, principal);
+    http.connection = connection;
+    this.sessions.add(http);
+    this.host.route('claim', http.id);
+    const requested = request.params?.protocolVersion;
+    const version = typeof requested === 'string' ? negotiateProtocolVersion(requested) : undefined;
+    http.openPostStream(res, [request.id], false, this.options.responseMode, { ...cors, 'mcp-session-id': connection.id }, version);
+    connection.admit(classified, false, 'legacy').deliver(body);
+  }
+
+  /** 204 by default; a client that takes only 202 can be given it (its second, error reply is then not sent). */
+  private replyStatus(http: HttpSession): number {
+    const status = this.options.replyStatus;
+    return typeof status === 'function' ? status(http.connection.session) : status;
+  }
+}
