@@ -10,8 +10,11 @@ import { classify, type JsonRpcMessage, type JsonRpcNotification, type JsonRpcRe
 import { quote } from '../protocol/quote.js';
 import type { RequestId } from '../protocol/types.js';
 import type { Deadlines } from './deadlines.js';
+import { dispatch, type MessageReceiver } from './dispatch.js';
 import { PendingRequests } from './pending-requests.js';
+import { type ReplyPolicy, receiveReply } from './replies.js';
 import { RequestIds } from './request-ids.js';
+import { ServingRequests } from './serving-requests.js';
 import { settlesWithin } from './settles-within.js';
 
 /** What a peer needs of its owner, given once at construction. `Context` is how one message travels (a transport's send context). */
@@ -54,7 +57,15 @@ export interface OutgoingCall<Context> {
 export class RpcPeer<Context> {
   readonly pending: PendingRequests;
   /** Requests from the other end still being answered, by id: it may cancel them. */
-  private readonly serving = new Map<RequestId, AbortController>();
+  private readonly serving = new ServingRequests();
+  private readonly replyPolicy: ReplyPolicy<undefined>;
+  /** What comes in, by kind: the same dispatch a server's connection runs its messages through. */
+  private readonly receiver: MessageReceiver<undefined, undefined> = {
+    onResponse: (response) => receiveReply(response, this.pending, this.replyPolicy, undefined),
+    onNotification: (notification) => this.onNotification(notification),
+    onRequest: (request) => void this.serve(request),
+    onInvalid: (_id, error) => this.handlers.reportError(new Error(`The ${this.options.peer} sent a message that is not JSON-RPC: ${error.message}`)),
+  };
   /** Replies on their way out: a closing owner lets them go first. */
   private readonly replies = new Set<Promise<void>>();
   private closed = false;
@@ -64,6 +75,19 @@ export class RpcPeer<Context> {
     private readonly options: PeerOptions,
   ) {
     this.pending = new PendingRequests(undefined, options.deadlines, new RequestIds(options.firstId));
+    this.replyPolicy = {
+      peer: options.peer,
+      // A result goes to the caller as the other end sent it.
+      objectResults: false,
+      orphanError: (error) =>
+        handlers.reportError(new McpError(error.code, `The ${options.peer} reported an error about no request: ${error.message}`, error.data)),
+      // A late answer to a request this end gave up on is expected; one to a request it never sent is not.
+      unmatched: (id, match) => {
+        if (match === 'unknown' && !this.pending.issued(id)) {
+          handlers.reportError(new Error(`The ${options.peer} answered request ${quote(id)}, which this ${options.self} never sent`));
+        }
+      },
+    };
   }
 
   /** Send one request; it ends exactly once: its response, its timeout, its signal, the send failing, or close. */
@@ -93,18 +117,7 @@ export class RpcPeer<Context> {
 
   /** One message from the other end, parsed from JSON but not yet checked. */
   receive(value: unknown): void {
-    const classified = classify(value);
-    switch (classified.kind) {
-      case 'response':
-        return this.onResponse(classified.message);
-      case 'notification':
-        return this.onNotification(classified.message);
-      case 'request':
-        void this.serve(classified.message);
-        return;
-      case 'invalid':
-        this.handlers.reportError(new Error(`The ${this.options.peer} sent a message that is not JSON-RPC: ${classified.error.message}`));
-    }
+    dispatch(classify(value), this.receiver, undefined, undefined);
   }
 
   /** Wait up to `ms` for the replies on their way out; whether they all went. */
@@ -117,29 +130,14 @@ export class RpcPeer<Context> {
     if (this.closed) return;
     this.closed = true;
     this.pending.closeAll(reason);
-    for (const control of this.serving.values()) control.abort(reason);
-    this.serving.clear();
-  }
-
-  private onResponse(response: JsonRpcResponse): void {
-    const { id } = response;
-    if (id === null) {
-      const { error } = response as { error: JsonRpcErrorObject };
-      this.handlers.reportError(new McpError(error.code, `The ${this.options.peer} reported an error about no request: ${error.message}`, error.data));
-      return;
-    }
-    const outcome = 'result' in response ? { ok: true as const, result: response.result } : { ok: false as const, error: toMcpError(response.error) };
-    // A late answer to a request this end gave up on is expected; one to a request it never sent is not.
-    if (this.pending.reply(id, outcome) === 'unknown' && !this.pending.issued(id)) {
-      this.handlers.reportError(new Error(`The ${this.options.peer} answered request ${quote(id)}, which this ${this.options.self} never sent`));
-    }
+    this.serving.cancelAll(reason);
   }
 
   private onNotification(notification: JsonRpcNotification): void {
     if (notification.method === 'notifications/cancelled') {
       const params = notification.params ?? {};
       const reason = typeof params.reason === 'string' ? params.reason : `cancelled by the ${this.options.peer}`;
-      this.serving.get(params.requestId as RequestId)?.abort(reason);
+      this.serving.cancel(params.requestId as RequestId, reason);
     }
     this.handlers.notification(notification);
   }
@@ -147,14 +145,14 @@ export class RpcPeer<Context> {
   /** A request from the other end: answered exactly once, unless it is cancelled first. */
   private async serve(request: JsonRpcRequest): Promise<void> {
     const control = new AbortController();
-    this.serving.set(request.id, control);
+    this.serving.add(request.id, control);
     let response: JsonRpcResponse;
     try {
       response = { jsonrpc: '2.0', id: request.id, result: await this.handlers.answer(request, control.signal) };
     } catch (err) {
       response = { jsonrpc: '2.0', id: request.id, error: this.handlers.errorFor(request, err) };
     } finally {
-      this.serving.delete(request.id);
+      this.serving.remove(request.id, control);
     }
     // basic/utilities/cancellation: a cancelled request gets no response.
     if (control.signal.aborted || this.closed) return;
@@ -164,8 +162,4 @@ export class RpcPeer<Context> {
     this.replies.add(sent);
     void sent.finally(() => this.replies.delete(sent));
   }
-}
-
-function toMcpError(error: JsonRpcErrorObject): McpError {
-  return new McpError(error.code, error.message, error.data);
 }

@@ -3,18 +3,17 @@
  * with the session it carries. Everything the client sends comes in here: framing rules and batches,
  * each request's era classified once and its admission decided once, then the one pipeline. A transport
  * that answers refusals itself (HTTP, with a status) admits its messages first and delivers them after.
- * Notifications and replies to our requests act on the session here; requests go to the pipeline.
+ * Each message is dispatched by kind through the rpc floor, as McpClient's are: replies settle the
+ * session's pending table, notifications act on the session, requests go to the pipeline.
  */
 import { batchRefusal, INITIALIZE_IN_BATCH } from '../protocol/batches.js';
 import { classifyEra, type Era } from '../protocol/era.js';
 import { ErrorCode, McpError, UnsupportedProtocolVersionError, type JsonRpcErrorObject } from '../protocol/errors.js';
-import { isObject } from '../protocol/is-object.js';
 import {
   type Classified,
   classify,
   decode,
   errorResponse,
-  isErrorResponse,
   type JsonRpcErrorResponse,
   type JsonRpcNotification,
   type JsonRpcRequest,
@@ -23,6 +22,8 @@ import {
 import { quote } from '../protocol/quote.js';
 import type { ProgressParams, RequestId } from '../protocol/types.js';
 import { MODERN_PROTOCOL_VERSIONS } from '../protocol/versions.js';
+import { dispatch, type MessageReceiver } from '../rpc/dispatch.js';
+import { type ReplyPolicy, receiveReply } from '../rpc/replies.js';
 import type { SessionState } from './api.js';
 import type { BackChannelFactory } from './back-channel.js';
 import { legacyDispatch } from './methods.js';
@@ -89,7 +90,10 @@ class Admitted implements Admission {
   }
 }
 
-export class ServerConnection implements Connection {
+/** How a request is admitted: already, in its era; or as it runs, alone or as a member of a batch. */
+type RequestCheck = Era | 'alone' | 'in-batch';
+
+export class ServerConnection implements Connection, MessageReceiver<Answers, RequestCheck> {
   readonly session: Session;
   private relayChannel: Channel | undefined;
 
@@ -133,7 +137,7 @@ export class ServerConnection implements Connection {
     }
     if (decoded.kind === 'single') {
       session.trace('in', decoded.value);
-      this.handle(classify(decoded.value), false, session, undefined);
+      this.handle(classify(decoded.value), session, 'alone');
       return;
     }
     session.trace('in', decoded.values);
@@ -143,7 +147,7 @@ export class ServerConnection implements Connection {
       return;
     }
     const batch = new BatchAnswers(session, decoded.values.length);
-    for (let i = 0; i < decoded.values.length; i++) this.handle(classify(decoded.values[i]), true, batch.member(i), undefined);
+    for (let i = 0; i < decoded.values.length; i++) this.handle(classify(decoded.values[i]), batch.member(i), 'in-batch');
   }
 
   admit(messages: readonly Classified[], batch: boolean, era?: Era): Admission {
@@ -187,7 +191,8 @@ export class ServerConnection implements Connection {
     const { session } = this;
     session.lastActivityMs = Date.now();
     session.trace('in', raw);
-    for (let i = 0; i < messages.length; i++) this.handle(messages[i]!, batch, session, eras?.[i]);
+    const unchecked = batch ? 'in-batch' : 'alone';
+    for (let i = 0; i < messages.length; i++) this.handle(messages[i]!, session, eras?.[i] ?? unchecked);
   }
 
   touch(): void {
@@ -210,24 +215,10 @@ export class ServerConnection implements Connection {
     this.session.close(reason);
   }
 
-  /** Handle one message; its answer (if it gets one) goes to `answers`, exactly once. `era`: a request admitted already. */
-  private handle(message: Classified, inBatch: boolean, answers: Answers, era: Era | undefined): void {
+  /** Handle one message; its answer (if it gets one) goes to `answers`, exactly once. */
+  private handle(message: Classified, answers: Answers, check: RequestCheck): void {
     try {
-      switch (message.kind) {
-        case 'invalid':
-          answers.answer(message.id, this.refused(message.id, message.error));
-          return;
-        case 'response':
-          handleResponse(this.session, message.message);
-          answers.answer(null, undefined);
-          return;
-        case 'notification':
-          handleNotification(this.session, message.message);
-          answers.answer(null, undefined);
-          return;
-        case 'request':
-          this.request(message.message, inBatch, answers, era);
-      }
+      dispatch(message, this, answers, check);
     } catch (err) {
       // A bug of ours must not take the connection (or, from a socket's listener, the process) with it.
       this.host.reportError(err, this.session);
@@ -237,13 +228,30 @@ export class ServerConnection implements Connection {
     }
   }
 
-  private request(request: JsonRpcRequest, inBatch: boolean, answers: Answers, admitted: Era | undefined): void {
+  // --- what the rpc floor's dispatch calls, for each kind of message
+
+  onInvalid(id: RequestId | null, error: JsonRpcErrorObject, answers: Answers): void {
+    answers.answer(id, this.refused(id, error));
+  }
+
+  onResponse(response: JsonRpcResponse, answers: Answers): void {
+    receiveReply(response, this.session.outgoing, clientReplies, this.session);
+    answers.answer(null, undefined);
+  }
+
+  onNotification(notification: JsonRpcNotification, answers: Answers): void {
+    handleNotification(this.session, notification);
+    answers.answer(null, undefined);
+  }
+
+  onRequest(request: JsonRpcRequest, answers: Answers, check: RequestCheck): void {
     const { session } = this;
-    let era = admitted;
-    if (era === undefined) {
+    let era: Era;
+    if (check === 'legacy' || check === 'modern') era = check;
+    else {
       // Era classification, per message: a _meta protocolVersion claim means 2026-07-28 (versioning.mdx).
       era = classifyEra(request, this.host.options.eras);
-      const refused = requestRefusal(session, request, era, inBatch);
+      const refused = requestRefusal(session, request, era, check === 'in-batch');
       if (refused) {
         answers.answer(request.id, this.refused(request.id, refused));
         return;
@@ -325,34 +333,24 @@ function handleNotification(session: Session, notification: JsonRpcNotification)
   }
 }
 
-/** A client's reply settles our request it answers, or is counted and reported as late, duplicate or unknown. */
-function handleResponse(session: Session, response: JsonRpcResponse): void {
-  const { host } = session;
-  if (response.id === null) {
-    const { error } = response as JsonRpcErrorResponse;
-    host.reportError(new McpError(error.code, `The client could not process a message: ${error.message}`, error.data), session);
-    return;
-  }
-  const outcome = isErrorResponse(response)
-    ? { ok: false as const, error: McpError.fromObject(response.error) }
-    : isObject(response.result)
-      ? { ok: true as const, result: response.result }
-      : {
-          ok: false as const,
-          error: new McpError(ErrorCode.InvalidParams, 'The client replied with a result that is not an object', { result: response.result }),
-        };
-  if (!outcome.ok && !isErrorResponse(response)) host.stats.invalidResults++;
-  const match = session.outgoing.reply(response.id, outcome);
-  if (match === 'settled') return;
-  if (match === 'duplicate') {
-    // A client that takes 204 for failure sends a second, error reply (see replyStatus): worth a note, not an alarm.
-    host.stats.duplicateResponses++;
-    host.events.emit('debug', `Ignored a duplicate reply from the client for request id ${JSON.stringify(response.id)}`, session);
-    return;
-  }
-  host.stats[match === 'late' ? 'lateResponses' : 'unknownResponses']++;
-  host.reportError(
-    new Error(`Ignored ${match === 'unknown' ? 'an' : 'a'} ${match} reply from the client for request id ${JSON.stringify(response.id)}`),
-    session,
-  );
-}
+/** How a client's replies that settle nothing are counted and reported: one policy for every session of every server. */
+const clientReplies: ReplyPolicy<Session> = {
+  peer: 'client',
+  objectResults: true,
+  orphanError: (error, session) =>
+    session.host.reportError(new McpError(error.code, `The client could not process a message: ${error.message}`, error.data), session),
+  invalidResult: (session) => {
+    session.host.stats.invalidResults++;
+  },
+  unmatched: (id, match, session) => {
+    const { host } = session;
+    if (match === 'duplicate') {
+      // A client that takes 204 for failure sends a second, error reply (see replyStatus): worth a note, not an alarm.
+      host.stats.duplicateResponses++;
+      host.events.emit('debug', `Ignored a duplicate reply from the client for request id ${JSON.stringify(id)}`, session);
+      return;
+    }
+    host.stats[match === 'late' ? 'lateResponses' : 'unknownResponses']++;
+    host.reportError(new Error(`Ignored ${match === 'unknown' ? 'an' : 'a'} ${match} reply from the client for request id ${JSON.stringify(id)}`), session);
+  },
+};

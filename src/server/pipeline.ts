@@ -42,7 +42,7 @@ export function serve(
 ): Context {
   const params = request.params ?? {};
   const ctx = new Context(session, request.id, request.method, params._meta as Meta | undefined);
-  table?.add(ctx);
+  table?.add(ctx.requestId, ctx);
   session.host.stats.requestsInFlight++;
   onStart?.(ctx);
   void run(session, request, params, ctx, dispatch, table, answers);
@@ -80,7 +80,7 @@ async function run(
     response = errorResponse(id, errorObject(session, dispatch, method, err));
   } finally {
     ctx.end();
-    table?.remove(ctx);
+    table?.remove(ctx.requestId, ctx);
     session.host.stats.requestsInFlight--;
   }
   answers.answer(id, ctx.aborted ? undefined : response);

@@ -29,7 +29,8 @@ import type { ClientRequestOptions } from '../elicitation/kind.js';
 import type { McpSession, SessionRequestOptions, SessionState } from './api.js';
 import type { BackChannel, BackChannelFactory, BackChannelSession } from './back-channel.js';
 import { type Context, type ContextSession, sent } from './context.js';
-import { IncomingRequests } from './incoming.js';
+import { ServingRequests } from '../rpc/serving-requests.js';
+import type { IncomingRequests } from './incoming.js';
 import { Outgoing, type OutgoingSession } from './outgoing.js';
 import type { Channel, TransportKind } from './port.js';
 import type { SessionHost } from './session-host.js';
@@ -200,7 +201,7 @@ export class Session implements McpSession, ContextSession, OutgoingSession, Bac
 
   /** Client requests being handled (made on first use: a 2026-07-28 request on HTTP never needs them). */
   get incoming(): IncomingRequests {
-    return (this.incomingRequests ??= new IncomingRequests());
+    return (this.incomingRequests ??= new ServingRequests<Context>());
   }
 
   get inFlight(): IncomingRequests | undefined {
