@@ -212,6 +212,17 @@ function isHostAllowed(req: IncomingMessage, allowedHosts: readonly string[] | u
 /** The host name of a Host header, without its port; IPv6 keeps its brackets (`[::1]`). */
 export function hostnameOf(hostHeader: string | undefined): string | undefined {
   if (!hostHeader) return undefined;
+  // Every request of a client names the same Host: the last answer is kept, not lowercased again.
+  if (hostHeader === lastHost.header) return lastHost.hostname;
+  const hostname = parseHostname(hostHeader);
+  lastHost.header = hostHeader;
+  lastHost.hostname = hostname;
+  return hostname;
+}
+
+const lastHost: { header: string; hostname: string | undefined } = { header: '', hostname: undefined };
+
+function parseHostname(hostHeader: string): string | undefined {
   if (hostHeader.startsWith('[')) {
     const end = hostHeader.indexOf(']');
     return end === -1 ? undefined : hostHeader.slice(0, end + 1).toLowerCase();

@@ -88,6 +88,10 @@ export function createLimitedServer(options: ListenOptions, handler: Handler): H
     throw new TypeError(`Option maxConnectionsPerClient (${limits.maxConnectionsPerClient}) must not exceed maxConnections (${limits.maxConnections})`);
   }
   const budget = new ConnectionBudget(limits);
+  // One listener function for every response, not a closure (and a `once` wrapper) per request: 'close' comes once.
+  function requestEnded(this: ServerResponse): void {
+    budget.requestEnded(this.req.socket);
+  }
   const http = createServer(
     {
       headersTimeout: limits.httpHeadersTimeoutMs,
@@ -100,7 +104,7 @@ export function createLimitedServer(options: ListenOptions, handler: Handler): H
       // Refused at arrival: its 503 went out already, and the socket is closing.
       if (isRefusedConnection(req.socket)) return;
       budget.requestStarted(req.socket);
-      res.once('close', () => budget.requestEnded(req.socket));
+      res.on('close', requestEnded);
       handler(req, res);
     },
   );

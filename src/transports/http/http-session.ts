@@ -87,6 +87,13 @@ export class HttpSession implements Channel {
     return this.connection.id;
   }
 
+  /** The headers of each POST's answer without CORS: made once per session, never changed. */
+  get idHeaders(): Record<string, string> {
+    return (this.ownIdHeaders ??= { 'mcp-session-id': this.connection.id });
+  }
+
+  private ownIdHeaders: Record<string, string> | undefined;
+
   /** Whether the session has no open connection and nothing in flight: what counts as idle. */
   get idle(): boolean {
     return this.live.size === 0 && this.standalone === undefined && !this.connection.busy;
@@ -171,8 +178,9 @@ export class HttpSession implements Channel {
       }
     };
     // An await may have come first (auth, an event store): the client may be gone already.
+    // 'close' comes once: `on` saves the wrapper `once` makes per request.
     if (connectionGone(res)) onClose();
-    else res.once('close', onClose);
+    else res.on('close', onClose);
   }
 
   /**

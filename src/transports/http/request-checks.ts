@@ -28,7 +28,10 @@ export function sendJson(res: ServerResponse, status: number, headers: Record<st
 export function accepts(req: IncomingMessage, types: 'json+sse' | 'sse'): boolean {
   const header = req.headers.accept;
   if (!header) return false;
-  // A client sends the same Accept on every request: parse each distinct value once.
+  // A client sends the same Accept on every request: the last one is compared, not hashed (a Map lookup of a new string).
+  const last = lastAccept[types === 'sse' ? 1 : 0];
+  if (last.header === header) return last.verdict;
+  // Each distinct value is parsed once.
   const key = `${types}\n${header}`;
   let verdict = acceptVerdicts.get(key);
   if (verdict === undefined) {
@@ -38,13 +41,21 @@ export function accepts(req: IncomingMessage, types: 'json+sse' | 'sse'): boolea
     if (acceptVerdicts.size >= 256) acceptVerdicts.clear();
     acceptVerdicts.set(key, verdict);
   }
+  last.header = header;
+  last.verdict = verdict;
   return verdict;
 }
 
 const acceptVerdicts = new Map<string, boolean>();
+/** The last Accept value seen for each kind of check ('json+sse', 'sse'), and its verdict. */
+const lastAccept = [
+  { header: '', verdict: false },
+  { header: '', verdict: false },
+];
 
 export function isJsonContentType(req: IncomingMessage): boolean {
   const type = req.headers['content-type'];
+  if (type === 'application/json') return true; // what nearly every client sends: no split, trim or lowercase
   return type !== undefined && type.split(';')[0].trim().toLowerCase() === 'application/json';
 }
 

@@ -11,6 +11,7 @@ import type { RequestId } from '../../protocol/types.js';
 import { negotiateProtocolVersion } from '../../protocol/versions.js';
 import type { ServerPort } from '../../server/port.js';
 import { type GateRefusal, SHUTTING_DOWN, type TransportGate } from '../gate.js';
+import { NO_CORS } from './cors.js';
 import type { EventStore } from './event-store.js';
 import { HttpSession, type HttpSessionHost } from './http-session.js';
 import type { ResolvedHttpOptions } from './options.js';
@@ -93,7 +94,7 @@ export class SessionEndpoints {
       res.writeHead(onlyReplies ? this.replyStatus(http) : 202, cors).end();
       return;
     }
-    http.openPostStream(res, requestIds, batch, this.options.responseMode, { ...cors, 'mcp-session-id': connection.id });
+    http.openPostStream(res, requestIds, batch, this.options.responseMode, cors === NO_CORS ? http.idHeaders : { ...cors, 'mcp-session-id': connection.id });
     admission.deliver(body);
   }
 

@@ -53,8 +53,8 @@ export class StreamableHttpTransport extends SafeEmitter<StreamableHttpTransport
   private readonly sessions: SessionEndpoints;
   private readonly unregister: () => void;
   private ownServer: HttpServer | undefined;
-  /** `/healthz` and `/readyz`, when `listen({ health })` asked for them. */
-  private health: HealthPaths | undefined;
+  /** What the gate screens on a port of the transport's own (`/healthz` and `/readyz` when `listen({ health })` asked): made once, not per request. */
+  private ownScreen: { health: HealthPaths | undefined; endpointOnly: true } | undefined;
   private closing: Promise<void> | undefined;
   /** Where the other instances reach this one (for the session router). */
   private advertisedUrl: string | undefined;
@@ -91,7 +91,7 @@ export class StreamableHttpTransport extends SafeEmitter<StreamableHttpTransport
   /** Listen on a port of its own; requests to other paths get 404 (after `httpRequest` listeners had their say). */
   async listen(options: ListenOptions = {}): Promise<ListeningAddress> {
     if (this.ownServer) throw new Error('StreamableHttpTransport is already listening; create another transport for another port');
-    this.health = healthPaths(options);
+    this.ownScreen = { health: healthPaths(options), endpointOnly: true };
     this.ownServer = createLimitedServer(options, (req, res) => void this.handle(req, res, true).catch((err) => this.failed(err, res)));
     const address = await listenOn(this.ownServer, options, 'http', this.path);
     this.advertisedUrl ??= address.url;
@@ -133,7 +133,7 @@ export class StreamableHttpTransport extends SafeEmitter<StreamableHttpTransport
     if (this.listening('httpResponse')) res.once('close', () => this.emit('httpResponse', req, res));
     const gate = this.gate;
     const cors = this.options.cors ? corsHeaders(req, this.options.cors) : NO_CORS;
-    const screened = gate.screen(req, ownPort ? { health: this.health, endpointOnly: true } : undefined);
+    const screened = gate.screen(req, ownPort ? this.ownScreen : undefined);
     if (screened) {
       if ('code' in screened) return this.refuse(res, screened, cors);
       res.writeHead(screened.status, screened.headers).end(screened.body);
@@ -208,7 +208,7 @@ export class StreamableHttpTransport extends SafeEmitter<StreamableHttpTransport
     const body = await readJson(req, res, cors, this.options.maxMessageBytes, () => this.port.countInvalidMessage());
     if (body === NO_BODY) return;
     const batch = Array.isArray(body);
-    const classified = (batch ? body : [body]).map(classify);
+    const classified = batch ? body.map(classify) : [classify(body)];
     if (classified.length === 0) return this.invalid(res, batchRefusal(undefined, 0) as JsonRpcErrorObject, cors);
     for (const message of classified) if (message.kind === 'invalid') return this.invalid(res, message.error, cors);
     if (this.options.auth) {
