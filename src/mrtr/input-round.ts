@@ -9,6 +9,8 @@ import { rootsKind } from '../elicitation/roots.js';
 import { samplingKind } from '../elicitation/sampling.js';
 import { ErrorCode, McpError, RequestCancelledError, RequestTimeoutError } from '../protocol/errors.js';
 import { isObject } from '../protocol/is-object.js';
+import { abortReason } from '../rpc/abort-reason.js';
+import { unref } from '../rpc/unref.js';
 import type { ClientCapabilities } from '../protocol/types.js';
 import { InputRequired, InputRequiredSignal, type InputMethod, type InputRequest } from './input-required.js';
 import { type AskedQuestion, shortDigest, type StatePayload } from './request-state.js';
@@ -224,9 +226,9 @@ export class InputRound {
         signal?.removeEventListener('abort', cancelled);
         settle();
       };
-      const cancelled = () => end(() => reject(new RequestCancelledError(kind.method, reasonOf(signal?.reason))));
+      const cancelled = () => end(() => reject(new RequestCancelledError(kind.method, abortReason(signal!))));
       const timer = setTimeout(() => end(() => reject(new RequestTimeoutError(kind.method, timeoutMs))), timeoutMs);
-      timer.unref();
+      unref(timer);
       check.then(
         (value) => end(() => resolve(value)),
         (err: unknown) => end(() => reject(err)),
@@ -286,10 +288,6 @@ export function asMcpError(err: unknown): McpError {
 
 /** Only the form, which the handler brings by asking again, can read an answer to it. */
 const NOT_READ = 'the handler did not ask it again, so its answer went unread';
-
-function reasonOf(reason: unknown): string {
-  return reason instanceof Error ? reason.message : typeof reason === 'string' ? reason : 'aborted';
-}
 
 export function notAnObject(method: string): McpError {
   return new McpError(ErrorCode.InvalidParams, `Invalid params: the answer to a ${method} is not an object`);

@@ -40,7 +40,10 @@ export class ServingRequests<Entry extends Abortable = AbortController> {
   }
 
   /** The connection ended: everything being answered is aborted with `reason`. */
+  /** Abort every entry; `reason` may be a function, called only when there is one to abort (an Error costs its stack). */
   cancelAll(reason: unknown): void {
+    if (this.byId.size === 0) return;
+    if (typeof reason === 'function') reason = reason();
     const all = [...this.byId.values()];
     this.byId.clear();
     for (const entry of all) entry.abort(reason);

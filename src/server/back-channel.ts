@@ -10,7 +10,7 @@ import { type InputTarget, inputKind, type RoundsContext, runModernRound, runPus
 import { ErrorCode, LegacyOnlyRequestError, McpError } from '../protocol/errors.js';
 import type { SafeEmitter } from '../protocol/safe-emitter.js';
 import type { InputOptions, McpSession } from './api.js';
-import type { Context, ContextBackChannel } from './context.js';
+import { type Context, type ContextBackChannel, sent } from './context.js';
 import type { McpServerEvents } from './events.js';
 import type { Outgoing } from './outgoing.js';
 
@@ -46,9 +46,7 @@ class PushBackChannel implements BackChannel {
   send: BackChannel['send'] = (kind, params, options, parent, onDone) => this.session.outgoing.send(kind, params, options, parent, onDone);
 
   ask<P, R>(ctx: Context, kind: ClientRequestKind<P, R>, params: P, options: InputOptions): Promise<R> {
-    return new Promise((resolve, reject) => {
-      this.session.outgoing.send(kind, params, options, ctx, (outcome) => (outcome.ok ? resolve(outcome.result) : reject(outcome.error)));
-    });
+    return sent((done) => this.session.outgoing.send(kind, params, options, ctx, done));
   }
 
   run: BackChannel['run'] = (ctx, _params, target, invoke) =>

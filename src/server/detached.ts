@@ -5,7 +5,7 @@
  */
 import type { ClientOutcome, ClientRequestKind } from '../elicitation/kind.js';
 import type { InputMethod, InputRequest } from '../mrtr/input-required.js';
-import { describeRequest } from '../mrtr/input-round.js';
+import { asMcpError, describeRequest } from '../mrtr/input-round.js';
 import { answerReporter, inputKind, type RoundsContext, runPushedRounds } from '../mrtr/rounds.js';
 import { ErrorCode, McpError } from '../protocol/errors.js';
 import type { CallToolResult, Meta } from '../protocol/types.js';
@@ -72,7 +72,7 @@ class DetachedBackChannel implements BackChannel {
         // A form's own check may be async: the run's cancellation still ends it.
         outcome = { ok: true, result: await untilAborted(Promise.resolve(kind.interpret(this.rounds.kinds, answer, prepared)), this.options.signal) };
       } catch (err) {
-        outcome = { ok: false, error: err instanceof McpError ? err : new McpError(ErrorCode.InvalidParams, String(err)) };
+        outcome = { ok: false, error: asMcpError(err) };
       }
       this.onAnswer(question.key, describeRequest(question as InputRequest), outcome as ClientOutcome<unknown>);
       if (outcome.ok) return outcome.result;

@@ -10,6 +10,7 @@ import type { SafeEmitter } from '../protocol/safe-emitter.js';
 import type { ProgressParams, ProgressToken, RequestId } from '../protocol/types.js';
 import type { McpSession, OutgoingRequest, SessionRequestOptions } from './api.js';
 import type { Context } from './context.js';
+import { asMcpError } from '../mrtr/input-round.js';
 import type { Deadlines } from '../rpc/deadlines.js';
 import type { McpServerEvents } from './events.js';
 import type { ResolvedServerOptions } from './options.js';
@@ -73,7 +74,7 @@ class Outbound<P, R> implements PendingEntryOptions {
 
   read(result: Record<string, unknown>): RequestOutcome<R> | Promise<RequestOutcome<R>> {
     const refuse = (err: unknown): RequestOutcome<R> => {
-      this.refused = err instanceof McpError ? err : new McpError(ErrorCode.InvalidParams, String(err));
+      this.refused = asMcpError(err);
       return { ok: false, error: this.refused };
     };
     let read: R | Promise<R>;

@@ -143,7 +143,7 @@ export class StreamableHttpTransport extends SafeEmitter<StreamableHttpTransport
     let principal: unknown;
     if (this.options.auth) {
       const outcome = await gate.authenticate(req);
-      if ('refused' in outcome) return this.refuseAuth(res, cors, outcome.refused);
+      if ('refused' in outcome) return this.refuse(res, outcome.refused, cors);
       principal = outcome.principal;
     }
     if (this.port.eras === 'modern' && (req.method === 'GET' || req.method === 'DELETE')) {
@@ -217,7 +217,7 @@ export class StreamableHttpTransport extends SafeEmitter<StreamableHttpTransport
         if (message.kind !== 'request') continue;
         const needed = this.modern.needs.requiredScopes(message.message.method, message.message.params);
         const refusal = needed && insufficientScope(principal, needed.scopes, needed.what);
-        if (refusal) return this.refuseAuth(res, cors, this.gate.authRefusal(req, refusal));
+        if (refusal) return this.refuse(res, this.gate.authRefusal(req, refusal), cors);
       }
     }
     const first = classified[0] as Exclude<Classified, { kind: 'invalid' }>;
@@ -235,13 +235,6 @@ export class StreamableHttpTransport extends SafeEmitter<StreamableHttpTransport
   /** A refusal at the gate, with its status and the CORS headers. */
   private refuse(res: ServerResponse, refusal: GateRefusal, cors: Record<string, string>): void {
     sendHttpError(res, refusal.status, refusal.code, refusal.message, { ...cors, ...refusal.headers });
-  }
-
-  /** An auth refusal: its `WWW-Authenticate` readable by a browser client. */
-  private refuseAuth(res: ServerResponse, cors: Record<string, string>, refusal: GateRefusal): void {
-    const headers = { ...cors, ...refusal.headers };
-    if (cors['access-control-allow-origin']) headers['access-control-expose-headers'] = 'WWW-Authenticate, Mcp-Session-Id';
-    sendHttpError(res, refusal.status, refusal.code, refusal.message, headers);
   }
 
   /** A message refused before any session saw it: 400, and counted as invalid. */
