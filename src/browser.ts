@@ -17,7 +17,7 @@ export type {
 } from './client/mcp-client.js';
 export type { ToolMap, ToolTypes, UntypedTools } from './schema/tool-map.js';
 export type { McpClientOptions, ClientEra } from './client/options.js';
-export type { Era } from './protocol/era.js';
+export type { Era } from './protocol/versions.js';
 export type {
   CallOptions,
   HandlerContext,

@@ -52,7 +52,7 @@ export type { SchemaViolation } from './schema/compiler.js';
 export type { StandardSchemaV1, StandardJSONSchemaV1, StandardSchemaWithJSON } from './schema/standard.js';
 export type { InferSchema, InferSchemaInput, FromJsonSchema } from './schema/infer.js';
 export type { TransportKind } from './server/port.js';
-export type { ServedEras } from './protocol/era.js';
+export type { ServedEras } from './protocol/versions.js';
 
 export type { SharedState, SharedEvent } from './server/shared-state.js';
 export { Skills, useSkills, SKILLS_EXTENSION } from './extensions/skills.js';

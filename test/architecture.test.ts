@@ -199,8 +199,8 @@ describe('the layout of src/', () => {
     expect(offending).toEqual([]);
   });
 
-  it('decides the era in one classifier: only protocol/era.ts reads the _meta protocol-version claim', () => {
-    const readers = files.filter((file) => /\bmodernClaim\s*\(/.test(readFileSync(join(src, file), 'utf8')) && file !== 'protocol/era.ts');
+  it('decides the era in one classifier: only protocol/versions.ts reads the _meta protocol-version claim', () => {
+    const readers = files.filter((file) => /\bmodernClaim\s*\(/.test(readFileSync(join(src, file), 'utf8')) && file !== 'protocol/versions.ts');
     expect(readers).toEqual([]);
     const branching = files.filter((file) => /\.era\s*===/.test(readFileSync(join(src, file), 'utf8')));
     expect(branching).toEqual([]);

@@ -1,5 +1,5 @@
 /** The types an application meets on `McpClient`: call options, handler contexts and events. */
-import type { Era } from '../protocol/era.js';
+import type { Era } from '../protocol/versions.js';
 import type { JsonRpcNotification } from '../protocol/jsonrpc.js';
 import type { DetailedTask } from '../protocol/tasks.js';
 import type {

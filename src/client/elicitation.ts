@@ -10,7 +10,7 @@ import { quote, tryJson } from '../protocol/quote.js';
 import type { ElicitParams, ElicitResult, ElicitValue } from '../protocol/types.js';
 import { type SchemaViolation, SchemaCompiler, type Validator } from '../schema/compiler.js';
 import { describeFields } from './form-fields.js';
-import type { Era } from '../protocol/era.js';
+import type { Era } from '../protocol/versions.js';
 
 /** What an elicitation handler learns about the request besides its params. */
 export interface ElicitationContext {

@@ -4,7 +4,7 @@
  * the server asks for (elicitation, sampling, roots) through the application's handlers, whether the
  * server pushes a request or returns `input_required`, and reports what happens as events.
  */
-import type { Era } from '../protocol/era.js';
+import type { Era } from '../protocol/versions.js';
 import { ErrorCode, McpError, RequestCancelledError } from '../protocol/errors.js';
 import { isObject } from '../protocol/is-object.js';
 import type { JsonRpcNotification } from '../protocol/jsonrpc.js';

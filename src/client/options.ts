@@ -1,8 +1,7 @@
 /** McpClient options, and their checks at construction. */
-import type { Era } from '../protocol/era.js';
 import { MAX_TIMER_MS, positiveInteger } from '../protocol/option-checks.js';
 import type { ClientCapabilities } from '../protocol/types.js';
-import { isLegacyProtocolVersion, LATEST_LEGACY_PROTOCOL_VERSION, LEGACY_PROTOCOL_VERSIONS } from '../protocol/versions.js';
+import { type Era, isLegacyProtocolVersion, LATEST_LEGACY_PROTOCOL_VERSION, LEGACY_PROTOCOL_VERSIONS } from '../protocol/versions.js';
 
 /** Which protocol era to speak: `auto` probes `server/discover` and falls back to `initialize`. */
 export type ClientEra = 'auto' | Era;

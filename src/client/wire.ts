@@ -3,7 +3,7 @@
  * and the few methods each era has its own way of doing. Chosen once, when the era is settled at
  * connect; the rest of the client never asks which era it is in.
  */
-import type { Era } from '../protocol/era.js';
+import type { Era } from '../protocol/versions.js';
 import { isObject } from '../protocol/is-object.js';
 import type { ClientCapabilities, Implementation, LoggingLevel } from '../protocol/types.js';
 import { TASKS_EXTENSION } from '../protocol/tasks.js';

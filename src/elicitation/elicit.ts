@@ -10,8 +10,60 @@ import type { CheckResult } from '../schema/schema-source.js';
 import { isStandardSchema } from '../schema/standard.js';
 import { type FormSchema, type StandardForm, standardForm } from './form-schema.js';
 import type { ClientRequestKind } from './kind.js';
-import { recentJson, rememberJson } from './schema-keys.js';
 import { checkRequestedSchema } from './schema-subset.js';
+
+/*
+ * The JSON of a form schema keys the subset check and the compiled validator. A handler that writes its
+ * schema inline makes a new object on every call, with the same content: comparing it with private copies
+ * of the last few schemas finds its JSON in a quarter of the time serialising takes.
+ */
+const RECENT_LIMIT = 8;
+/** The last schemas seen, most recent first: each schema's JSON and a copy of it no caller can change. */
+const recent: { json: string; copy: unknown }[] = [];
+
+/** The JSON of a schema with the same content as `schema`, if one was seen lately. */
+export function recentJson(schema: unknown): string | undefined {
+  for (let i = 0; i < recent.length; i++) {
+    const seen = recent[i];
+    if (!sameJson(schema, seen.copy)) continue;
+    if (i > 0) recent.unshift(...recent.splice(i, 1));
+    return seen.json;
+  }
+  return undefined;
+}
+
+/** Remember a schema by its JSON (one that passed the subset check). */
+export function rememberJson(json: string): void {
+  recent.unshift({ json, copy: JSON.parse(json) });
+  if (recent.length > RECENT_LIMIT) recent.pop();
+}
+
+function isPlainObject(value: object): boolean {
+  const proto = Object.getPrototypeOf(value);
+  return proto === Object.prototype || proto === null;
+}
+
+/**
+ * Whether `value` has the content of `copy` (parsed JSON), key order aside. Anything JSON would drop or
+ * change (undefined, NaN, class instances, toJSON) is no match: the caller then serialises.
+ */
+function sameJson(value: unknown, copy: unknown): boolean {
+  if (value === copy) return value !== undefined && (typeof value !== 'number' || Number.isFinite(value));
+  if (typeof value !== 'object' || value === null || typeof copy !== 'object' || copy === null) return false;
+  if (Array.isArray(value)) {
+    if (!Array.isArray(copy) || value.length !== copy.length) return false;
+    for (let i = 0; i < value.length; i++) if (!sameJson(value[i], copy[i])) return false;
+    return true;
+  }
+  if (Array.isArray(copy) || !isPlainObject(value)) return false;
+  let keys = 0;
+  for (const key in value) {
+    if (!sameJson((value as Record<string, unknown>)[key], (copy as Record<string, unknown>)[key])) return false;
+    keys++;
+  }
+  for (const _ in copy) keys--;
+  return keys === 0;
+}
 
 /** Schemas (by their JSON) already found to lie in the subset: the check is a pure function of the content. */
 const checkedSchemas = new Set<string>();
@@ -55,7 +107,9 @@ export const elicitationKind: ClientRequestKind<ElicitParams<FormSchema>, Elicit
       return params.elicitationId === undefined ? { ...params, elicitationId: randomUUID() } : params;
     }
     const source = params.requestedSchema;
-    if (isStandardSchema(source)) {
+    // A form seen lately is JSON Schema, found by its content; only one not seen may be a Standard schema.
+    const known = recentJson(source);
+    if (known === undefined && isStandardSchema(source)) {
       const form = standardForm(source, ctx.schemas);
       if (!checkedForms.has(form)) {
         // An inline schema is a new object per call: its JSON finds the check done by an equal one before.
@@ -67,7 +121,7 @@ export const elicitationKind: ClientRequestKind<ElicitParams<FormSchema>, Elicit
       readers.set(prepared, form);
       return prepared;
     }
-    const key = checkFormSchema(ctx.schemas, source);
+    const key = known ?? checkFormSchema(ctx.schemas, source);
     if (!ctx.options.validateElicitation) return params;
     // A copy per request, so the validator found here belongs to this request alone.
     const prepared = { ...params };

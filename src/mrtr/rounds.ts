@@ -275,28 +275,33 @@ export async function runModernRound<R>(
     : { resultType: 'input_required', inputRequests: wireRequests(asking), requestState };
 }
 
+/** A legacy-era request's first round: nothing answered yet (pushed rounds share the empties). */
+export function firstPushedRound(rc: RoundsContext): InputRound {
+  return new InputRound(rc.kinds, NOTHING, undefined, NOTHING, 0);
+}
+
 /**
- * Legacy era: run `invoke`, and while it answers input-required, push its questions (`push`), then run
- * it again with the answers. `ctx.elicit` pushes by itself; this serves the explicit form.
+ * Legacy era, after a handler's first run answered `result`: while it answers input-required (returned,
+ * or asked through the round `holder` holds), push its questions (`push`), then run it again with the
+ * answers. `ctx.elicit` pushes by itself; this serves the explicit form.
  */
-export async function runPushedRounds<R>(
+export async function pushRounds<R>(
   rc: RoundsContext,
   holder: RoundHolder,
   capabilities: ClientCapabilities,
   target: InputTarget,
   invoke: () => Promise<R | InputRequired>,
   push: (request: InputRequest, key: string) => Promise<unknown>,
+  result: R | InputRequired,
 ): Promise<R | Record<string, unknown>> {
-  // The first round has nothing yet, and a pushed round never adds answers of its own: share the empties.
-  let round = new InputRound(rc.kinds, NOTHING, undefined, NOTHING, 0);
   for (;;) {
-    holder.input = round;
-    const result = await invoke();
+    const round = holder.input;
     const explicit = result instanceof InputRequired;
-    const pending = explicit ? result : round.pending;
+    const pending: InputRequired | undefined = result instanceof InputRequired ? result : round?.pending;
     if (!pending || (pending.size === 0 && !explicit)) return result as R;
     if (pending.size === 0 && pending.state === undefined) throw emptyInputRequired(target);
-    if (round.round + 1 > rc.maxRounds) throw roundsExceeded(target, rc.maxRounds);
+    const number = round?.round ?? 0;
+    if (number + 1 > rc.maxRounds) throw roundsExceeded(target, rc.maxRounds);
     // The legacy era can push: ask the client for everything at once, then run the handler again.
     let asking: Record<string, InputRequest>;
     let entries: [string, InputRequest][];
@@ -312,7 +317,8 @@ export async function runPushedRounds<R>(
       }
       throw err;
     }
-    round = new InputRound(rc.kinds, Object.fromEntries(entries.map(([key], i) => [key, answers[i]])), pending.state, describeAsked(asking), round.round + 1);
+    holder.input = new InputRound(rc.kinds, Object.fromEntries(entries.map(([key], i) => [key, answers[i]])), pending.state, describeAsked(asking), number + 1);
+    result = await invoke();
   }
 }
 

@@ -11,9 +11,8 @@ import { quote } from '../protocol/quote.js';
 import type { RequestId } from '../protocol/types.js';
 import type { Deadlines } from './deadlines.js';
 import { dispatch, type MessageReceiver } from './dispatch.js';
-import { PendingRequests } from './pending-requests.js';
+import { PendingRequests, RequestIds } from './pending-requests.js';
 import { type ReplyPolicy, receiveReply } from './replies.js';
-import { RequestIds } from './request-ids.js';
 import { ServingRequests } from './serving-requests.js';
 import { settlesWithin } from './settles-within.js';
 

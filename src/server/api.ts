@@ -2,7 +2,7 @@
  * What applications receive from the server and never construct: a session, a handler's context, and the
  * request a `request*` listener answers. Each is an interface; the runtime's own classes implement them.
  */
-import type { Era } from '../protocol/era.js';
+import type { Era } from '../protocol/versions.js';
 import type { ElicitResultFor, FormSchema } from '../elicitation/form-schema.js';
 import type { ClientRequestOptions } from '../elicitation/kind.js';
 import type { InputRequired } from '../mrtr/input-required.js';

@@ -5,12 +5,13 @@
  * never asks which era it is in.
  */
 import type { ClientRequestKind } from '../elicitation/kind.js';
-import type { InputMethod, InputRequest, InputRequired } from '../mrtr/input-required.js';
-import { type InputTarget, inputKind, type RoundsContext, runModernRound, runPushedRounds } from '../mrtr/rounds.js';
+import { type InputMethod, type InputRequest, InputRequired } from '../mrtr/input-required.js';
+import type { InputRound } from '../mrtr/input-round.js';
+import { firstPushedRound, type InputTarget, inputKind, pushRounds, type RoundsContext, runModernRound } from '../mrtr/rounds.js';
 import { ErrorCode, LegacyOnlyRequestError, McpError } from '../protocol/errors.js';
 import type { SafeEmitter } from '../protocol/safe-emitter.js';
 import type { InputOptions, McpSession } from './api.js';
-import { type Context, type ContextBackChannel, sent } from './context.js';
+import { type Context, type ContextBackChannel, type RoundOpener, sent } from './context.js';
 import type { McpServerEvents } from './events.js';
 import type { Outgoing } from './outgoing.js';
 
@@ -37,7 +38,7 @@ function isUrlElicitationRequired(err: unknown): boolean {
 }
 
 /** Legacy era: requests go out on the connection and wait for the client's reply. */
-class PushBackChannel implements BackChannel {
+class PushBackChannel implements BackChannel, RoundOpener {
   constructor(
     private readonly rounds: RoundsContext,
     private readonly session: BackChannelSession,
@@ -49,10 +50,25 @@ class PushBackChannel implements BackChannel {
     return sent((done) => this.session.outgoing.send(kind, params, options, ctx, done));
   }
 
-  run: BackChannel['run'] = (ctx, _params, target, invoke) =>
-    runPushedRounds(this.rounds, ctx, this.session.clientCapabilities, target, invoke, (request: InputRequest) =>
-      this.ask(ctx, inputKind(request.method), (request.params ?? {}) as never, {}),
+  run: BackChannel['run'] = async (ctx, _params, target, invoke) => {
+    ctx.roundOpener = this;
+    const result = await invoke();
+    // Most calls neither look at their round nor answer input-required: then there is no round to run.
+    if (ctx.input === undefined && !(result instanceof InputRequired)) return result;
+    return pushRounds(
+      this.rounds,
+      ctx,
+      this.session.clientCapabilities,
+      target,
+      invoke,
+      (request: InputRequest) => this.ask(ctx, inputKind(request.method), (request.params ?? {}) as never, {}),
+      result,
     );
+  };
+
+  openRound(): InputRound {
+    return firstPushedRound(this.rounds);
+  }
 
   /** -32042 asks the client to run URL elicitations and retry; everything else a tool throws is a tool failure. */
   isRequestError(err: unknown): boolean {

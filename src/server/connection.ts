@@ -7,7 +7,6 @@
  * session's pending table, notifications act on the session, requests go to the pipeline.
  */
 import { batchRefusal, INITIALIZE_IN_BATCH } from '../protocol/batches.js';
-import { classifyEra, type Era } from '../protocol/era.js';
 import { ErrorCode, McpError, UnsupportedProtocolVersionError, type JsonRpcErrorObject } from '../protocol/errors.js';
 import {
   type Classified,
@@ -21,7 +20,7 @@ import {
 } from '../protocol/jsonrpc.js';
 import { quote } from '../protocol/quote.js';
 import type { ProgressParams, RequestId } from '../protocol/types.js';
-import { MODERN_PROTOCOL_VERSIONS } from '../protocol/versions.js';
+import { classifyEra, type Era, MODERN_PROTOCOL_VERSIONS } from '../protocol/versions.js';
 import { dispatch, type MessageReceiver } from '../rpc/dispatch.js';
 import { type ReplyPolicy, receiveReply } from '../rpc/replies.js';
 import type { SessionState } from './api.js';

@@ -49,6 +49,11 @@ export function sent<R>(start: (done: (outcome: ClientOutcome<R>) => void) => vo
   return new Promise((resolve, reject) => start((outcome) => (outcome.ok ? resolve(outcome.result) : reject(outcome.error))));
 }
 
+/** Opens a request's first round when its handler first looks at it (legacy era: most never do). */
+export interface RoundOpener {
+  openRound(): InputRound;
+}
+
 const NO_INPUT = (method: string) =>
   new McpError(ErrorCode.InvalidRequest, `${method} cannot ask for input: only tools/call, prompts/get and resources/read can`);
 
@@ -69,6 +74,8 @@ export class Context implements RequestContext, RoundHolder, KeepAliveTarget {
   keepAlive: ProgressKeepAlive | undefined;
   /** The MRTR round of this request (tools/call, prompts/get and resources/read). */
   input: InputRound | undefined;
+  /** Opens `input` on first use, where the round is made only when looked at. */
+  roundOpener: RoundOpener | undefined;
   /** How this request reaches its client: its session's, taken once. */
   readonly backChannel: ContextBackChannel;
 
@@ -183,16 +190,22 @@ export class Context implements RequestContext, RoundHolder, KeepAliveTarget {
 
   /** The round, for asking input; only tools/call, prompts/get and resources/read have one. */
   round(): InputRound {
-    if (!this.input) throw NO_INPUT(this.method);
-    return this.input;
+    const input = this.currentRound();
+    if (!input) throw NO_INPUT(this.method);
+    return input;
   }
 
   get inputResponses(): Readonly<Record<string, unknown>> | undefined {
-    return this.input?.answers;
+    return this.currentRound()?.answers;
   }
 
   get requestState(): unknown {
-    return this.input?.state;
+    return this.currentRound()?.state;
+  }
+
+  private currentRound(): InputRound | undefined {
+    if (this.input === undefined && this.roundOpener !== undefined) this.input = this.roundOpener.openRound();
+    return this.input;
   }
 
   get inputRequired(): InputRequired {

@@ -5,7 +5,7 @@
 import type { KindContext } from '../elicitation/kind.js';
 import { RequestStateCodec, type RequestStateOptions } from '../mrtr/request-state.js';
 import type { RoundsContext } from '../mrtr/rounds.js';
-import type { ServedEras } from '../protocol/era.js';
+import type { ServedEras } from '../protocol/versions.js';
 import type { JsonRpcRequest } from '../protocol/jsonrpc.js';
 import type { SafeEmitter } from '../protocol/safe-emitter.js';
 import type { Implementation, ServerCapabilities } from '../protocol/types.js';

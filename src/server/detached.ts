@@ -6,7 +6,7 @@
 import type { ClientOutcome, ClientRequestKind } from '../elicitation/kind.js';
 import type { InputMethod, InputRequest } from '../mrtr/input-required.js';
 import { asMcpError, describeRequest } from '../mrtr/input-round.js';
-import { answerReporter, inputKind, type RoundsContext, runPushedRounds } from '../mrtr/rounds.js';
+import { answerReporter, firstPushedRound, inputKind, pushRounds, type RoundsContext } from '../mrtr/rounds.js';
 import { ErrorCode, McpError } from '../protocol/errors.js';
 import type { CallToolResult, Meta } from '../protocol/types.js';
 import type { InputOptions, McpSession } from './api.js';
@@ -81,10 +81,11 @@ class DetachedBackChannel implements BackChannel {
     }
   }
 
-  run: BackChannel['run'] = (ctx, _params, target, invoke) =>
-    runPushedRounds(this.rounds, ctx, this.session.clientCapabilities, target, invoke, (request, key) =>
-      this.ask(ctx, inputKind(request.method), (request.params ?? {}) as never, { key }),
-    );
+  run: BackChannel['run'] = async (ctx, _params, target, invoke) => {
+    ctx.input = firstPushedRound(this.rounds);
+    const push = (request: InputRequest, key: string) => this.ask(ctx, inputKind(request.method), (request.params ?? {}) as never, { key });
+    return pushRounds(this.rounds, ctx, this.session.clientCapabilities, target, invoke, push, await invoke());
+  };
 
   /** A handler's McpError is the run's protocol error; anything else it throws is an `isError` result. */
   isRequestError(err: unknown): boolean {

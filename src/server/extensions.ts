@@ -23,6 +23,8 @@ export interface ExtensionMethods {
   handler(method: string): ExtensionHandler | undefined;
   /** Whether its results carry caching hints on 2026-07-28. */
   cacheable(method: string): boolean;
+  /** Whether any extension may take over a tools/call (most servers have none: then `callTool` is not asked). */
+  readonly takesToolCalls: boolean;
   /** An extension's answer to a tools/call in place of the tool's own, if one takes it over. */
   callTool(
     session: McpSession,
@@ -55,6 +57,7 @@ export class Extensions implements ExtensionMethods {
   private readonly methods = new Map<string, { id: string; handler: ExtensionHandler; cacheable: boolean }>();
   /** The extensions that take over tools/call, in the order they were added; empty costs a call nothing. */
   private readonly toolHooks: NonNullable<ServerExtension['callTool']>[] = [];
+  takesToolCalls = false;
   /** subscriptions/listen filter keys, by key. */
   private readonly filters = new Map<string, { id: string; filter: ListenFilter }>();
 
@@ -85,7 +88,10 @@ export class Extensions implements ExtensionMethods {
       this.methods.set(name, { id: extension.id, handler: gated(extension.id, name, method), cacheable: method.cacheable === true });
     }
     for (const [key, filter] of Object.entries(extension.listenFilters ?? {})) this.filters.set(key, { id: extension.id, filter });
-    if (extension.callTool) this.toolHooks.push(extension.callTool.bind(extension));
+    if (extension.callTool) {
+      this.toolHooks.push(extension.callTool.bind(extension));
+      this.takesToolCalls = true;
+    }
   }
 
   /** The answer an extension gives a tools/call in place of the tool's own, or undefined when none takes it. */

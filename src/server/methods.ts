@@ -65,7 +65,7 @@ const callToolMethod: MethodHandler = (session, params, ctx) => {
   if (!isObject(args)) throw invalidParams('tools/call params.arguments must be an object');
   const entry = session.host.catalog.tools.get(name);
   if (!entry && !hasListeners(session, 'requestTool')) throw invalidParams(`Unknown tool: ${name}`);
-  guardScopes(session, 'tools/call', params);
+  if (entry?.scopes) requireScopes(session.principal, entry.scopes, `Tool ${name}`);
   // Listeners run inside the input rounds too, so they may ask for input like handlers do.
   return withInput(session, ctx, params, { method: 'tools/call', target: name, arguments: args }, () => {
     const answer = emitRequest<{ name: string; arguments: Record<string, unknown> }, CallToolResult | string | InputRequired>(
@@ -76,7 +76,7 @@ const callToolMethod: MethodHandler = (session, params, ctx) => {
     );
     if (answer !== undefined) return Promise.resolve(answer).then(toolResult);
     if (!entry) throw invalidParams(`Unknown tool: ${name}`);
-    const extended = session.host.extensions.callTool(session, entry, args, ctx);
+    const extended = session.host.extensions.takesToolCalls ? session.host.extensions.callTool(session, entry, args, ctx) : undefined;
     if (extended !== undefined) return Promise.resolve(extended) as Promise<CallToolResult>;
     return callTool(entry, args, ctx, session.backChannel);
   });
@@ -90,7 +90,7 @@ const getPromptMethod: MethodHandler = async (session, params, ctx) => {
   const name = requireString(params, 'name', 'prompts/get');
   const entry = session.host.catalog.prompts.get(name);
   if (!entry && !hasListeners(session, 'requestPrompt')) throw invalidParams(`Unknown prompt: ${name}`);
-  guardScopes(session, 'prompts/get', params);
+  if (entry?.scopes) requireScopes(session.principal, entry.scopes, `Prompt ${name}`);
   return withInput(session, ctx, params, { method: 'prompts/get', target: name, arguments: params.arguments }, async () => {
     const event = { name, arguments: (params.arguments ?? {}) as Record<string, string> };
     const answer = emitRequest<typeof event, GetPromptResult | InputRequired>(session, 'requestPrompt', event, ctx);
@@ -104,7 +104,8 @@ const readResourceMethod: MethodHandler = async (session, params, ctx) => {
   const uri = requireString(params, 'uri', 'resources/read');
   const match = session.host.catalog.findResource(uri);
   if (!match && !hasListeners(session, 'requestResource')) throw resourceNotFound(uri);
-  guardScopes(session, 'resources/read', params);
+  const scopes = match?.resource?.scopes ?? match?.template?.scopes;
+  if (scopes) requireScopes(session.principal, scopes, `Resource ${uri}`);
   return withInput(session, ctx, params, { method: 'resources/read', target: uri, arguments: undefined }, async () => {
     const answer = emitRequest<{ uri: string }, ReadOutput | InputRequired>(session, 'requestResource', { uri }, ctx);
     if (answer !== undefined) return readOutput(await answer, uri, undefined);

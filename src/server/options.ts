@@ -3,7 +3,7 @@ import type { LoggingLevel, ServerCapabilities } from '../protocol/types.js';
 import type { RequestStateOptions } from '../mrtr/request-state.js';
 import { isLoggingLevel } from '../protocol/logging.js';
 import { MAX_TIMER_MS, positiveInteger } from '../protocol/option-checks.js';
-import type { ServedEras } from '../protocol/era.js';
+import type { ServedEras } from '../protocol/versions.js';
 import type { SharedState } from './shared-state.js';
 import { checkTelemetryOptions } from '../telemetry/options.js';
 import type { TelemetryOptions } from '../telemetry/otel-api.js';

@@ -4,7 +4,7 @@
  * `Connection` (server/connection.ts). The server sees a transport only through `Channel`: messages, never sockets.
  */
 import type { JsonRpcErrorObject } from '../protocol/errors.js';
-import type { Era, ServedEras } from '../protocol/era.js';
+import type { Era, ServedEras } from '../protocol/versions.js';
 import type { Classified, JsonRpcMessage, JsonRpcRequest } from '../protocol/jsonrpc.js';
 import type { Implementation, RequestId } from '../protocol/types.js';
 import type { McpSession, SessionState } from './api.js';

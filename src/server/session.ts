@@ -10,7 +10,7 @@ import { elicitationKind } from '../elicitation/elicit.js';
 import type { ElicitResultFor, FormSchema } from '../elicitation/form-schema.js';
 import { rootsKind } from '../elicitation/roots.js';
 import { samplingKind } from '../elicitation/sampling.js';
-import type { Era } from '../protocol/era.js';
+import type { Era } from '../protocol/versions.js';
 import { ErrorCode, McpError } from '../protocol/errors.js';
 import { errorResponse, type JsonRpcMessage, type JsonRpcResponse } from '../protocol/jsonrpc.js';
 import { isLevelEnabled } from '../protocol/logging.js';

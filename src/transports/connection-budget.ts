@@ -6,6 +6,7 @@
  * requests), preferring one that has sent nothing, so no client can lock the others out with sockets
  * it does not use.
  */
+import type { RequestListener, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { addressKey } from '../protocol/client-address.js';
 import { principalKey } from '../protocol/principal.js';
@@ -95,6 +96,22 @@ export class ConnectionBudget {
     this.idle.add(socket);
     budgets.set(socket, this);
     socket.once('close', () => this.forget(socket));
+  }
+
+  /** The request listener for `handler`: each request keeps its connection in use until its response closes. */
+  serve(handler: RequestListener): RequestListener {
+    const budget = this;
+    // One listener function for every response, not a closure (and a `once` wrapper) per request: 'close' comes once.
+    function requestEnded(this: ServerResponse): void {
+      budget.requestEnded(this.req.socket);
+    }
+    return (req, res) => {
+      // Refused at arrival: its 503 went out already, and the socket is closing.
+      if (refused.has(req.socket)) return;
+      budget.requestStarted(req.socket);
+      res.on('close', requestEnded);
+      handler(req, res);
+    };
   }
 
   /** A request began on the connection: it is in use until the request ends. */

@@ -1,9 +1,9 @@
 /** Listening on a host and port, shared by the transports that can open a port of their own. */
-import { createServer, type Server as HttpServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { createServer, type Server as HttpServer, type RequestListener } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { MAX_TIMER_MS, positiveInteger } from '../protocol/option-checks.js';
-import { ConnectionBudget, isRefusedConnection } from './connection-budget.js';
+import { ConnectionBudget } from './connection-budget.js';
 import { writeRawResponse } from './raw-response.js';
 
 export interface ListenOptions {
@@ -58,15 +58,13 @@ export function healthPaths(options: ListenOptions): HealthPaths | undefined {
   return { live, ready };
 }
 
-type Handler = (req: IncomingMessage, res: ServerResponse) => void;
-
 /**
  * The node:http server a transport's `listen()` opens, with limits that hold without configuration:
  * Node's own defaults allow a minute for headers, five for a request, and any number of connections.
  * Connections are shared out fairly (`ConnectionBudget`), and one that never sends a byte goes after
  * `firstByteTimeoutMs`, before the header timeout would reach it.
  */
-export function createLimitedServer(options: ListenOptions, handler: Handler): HttpServer {
+export function createLimitedServer(options: ListenOptions, handler: RequestListener): HttpServer {
   checkListenKeys(options);
   const httpHeadersTimeoutMs = options.httpHeadersTimeoutMs ?? 10_000;
   const limits = {
@@ -88,10 +86,6 @@ export function createLimitedServer(options: ListenOptions, handler: Handler): H
     throw new TypeError(`Option maxConnectionsPerClient (${limits.maxConnectionsPerClient}) must not exceed maxConnections (${limits.maxConnections})`);
   }
   const budget = new ConnectionBudget(limits);
-  // One listener function for every response, not a closure (and a `once` wrapper) per request: 'close' comes once.
-  function requestEnded(this: ServerResponse): void {
-    budget.requestEnded(this.req.socket);
-  }
   const http = createServer(
     {
       headersTimeout: limits.httpHeadersTimeoutMs,
@@ -100,13 +94,7 @@ export function createLimitedServer(options: ListenOptions, handler: Handler): H
       // Node checks the two timeouts above this often (30 s by default).
       connectionsCheckingInterval: Math.max(Math.floor(limits.httpHeadersTimeoutMs / 2), 10),
     },
-    (req, res) => {
-      // Refused at arrival: its 503 went out already, and the socket is closing.
-      if (isRefusedConnection(req.socket)) return;
-      budget.requestStarted(req.socket);
-      res.on('close', requestEnded);
-      handler(req, res);
-    },
+    budget.serve(handler),
   );
   // Node's own maxConnections would refuse a newcomer before it could displace anyone: the budget decides.
   http.on('connection', (socket: Socket) => budget.admit(socket));

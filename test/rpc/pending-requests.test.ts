@@ -1,8 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { ConnectionClosedError, McpError, RequestCancelledError, RequestTimeoutError } from '../../src/protocol/errors.js';
 import type { RequestId } from '../../src/protocol/types.js';
-import { PendingRequests, type PendingEntryOptions, type RequestOutcome } from '../../src/rpc/pending-requests.js';
-import { RequestIds } from '../../src/rpc/request-ids.js';
+import { PendingRequests, type PendingEntryOptions, type RequestOutcome, RequestIds } from '../../src/rpc/pending-requests.js';
 
 const METHOD = 'elicitation/create';
 

@@ -3,7 +3,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ErrorCode } from '../../protocol/errors.js';
 import { isOriginAllowed } from '../gate.js';
 import type { StreamableHttpTransportOptions } from './options.js';
-import { sendHttpError } from './request-checks.js';
+import { sendHttpError } from './request.js';
 
 export const ALLOW = 'GET, POST, DELETE, OPTIONS';
 export const ALLOW_WITHOUT_CORS = 'GET, POST, DELETE';

@@ -8,8 +8,8 @@ import type { RequestId } from '../../protocol/types.js';
 import { isAtLeast } from '../../protocol/versions.js';
 import type { Channel, Connection } from '../../server/port.js';
 import { eventCost, eventSeq, type EventStore, type StoredEvent } from './event-store.js';
-import { sendJson } from './request-checks.js';
-import { connectionGone, primingEvent, startEventStream, writeEventData, writeKeepAlive } from './sse.js';
+import { connectionGone, sendJson } from './request.js';
+import { primingEvent, startEventStream, writeEventData, writeKeepAlive } from './sse.js';
 
 export type ResponseMode = 'auto' | 'json' | 'sse';
 

@@ -4,18 +4,17 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { INITIALIZE_IN_BATCH } from '../../protocol/batches.js';
-import type { Era } from '../../protocol/era.js';
 import { ErrorCode } from '../../protocol/errors.js';
 import type { Classified, JsonRpcRequest } from '../../protocol/jsonrpc.js';
 import type { RequestId } from '../../protocol/types.js';
-import { negotiateProtocolVersion } from '../../protocol/versions.js';
+import { type Era, negotiateProtocolVersion } from '../../protocol/versions.js';
 import type { ServerPort } from '../../server/port.js';
 import { type GateRefusal, SHUTTING_DOWN, type TransportGate } from '../gate.js';
 import { NO_CORS } from './cors.js';
 import type { EventStore } from './event-store.js';
 import { HttpSession, type HttpSessionHost } from './http-session.js';
 import type { ResolvedHttpOptions } from './options.js';
-import { accepts, header, sendHttpError } from './request-checks.js';
+import { accepts, header, sendHttpError } from './request.js';
 import { SessionRegistry } from './session-registry.js';
 
 /** What the endpoints need of their transport beyond the server's port. */

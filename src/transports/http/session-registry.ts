@@ -10,7 +10,7 @@ import type { ServerPort } from '../../server/port.js';
 import type { EventStore } from './event-store.js';
 import type { HttpSession } from './http-session.js';
 import type { ResolvedHttpOptions } from './options.js';
-import { header, sendHttpError } from './request-checks.js';
+import { header, sendHttpError } from './request.js';
 
 export class SessionRegistry {
   private readonly sessions = new Map<string, HttpSession>();

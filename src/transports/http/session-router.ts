@@ -6,7 +6,7 @@
 import { request as httpRequest, type IncomingMessage, type OutgoingHttpHeaders, type ServerResponse } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { ErrorCode } from '../../protocol/errors.js';
-import { sendHttpError } from './request-checks.js';
+import { sendHttpError } from './request.js';
 
 /** Who holds which session, shared by the instances serving one endpoint. */
 export interface SessionRouter {

@@ -25,8 +25,3 @@ export function primingEvent(eventId: string, retryMs: number | undefined): stri
 export function writeKeepAlive(res: ServerResponse): void {
   if (!res.writableEnded && !res.destroyed) res.write(': keep-alive\n\n');
 }
-
-/** Whether the client's connection is already closed (a 'close' listener added now would never run). */
-export function connectionGone(res: ServerResponse): boolean {
-  return res.destroyed || res.socket?.destroyed === true;
-}

@@ -4,22 +4,20 @@
  * 2025 session endpoints, or a 2026-07-28 request). It works straight on node:http objects: no Web Streams on the hot path.
  */
 import type { IncomingMessage, Server as HttpServer, ServerResponse } from 'node:http';
-import { classifyEra } from '../../protocol/era.js';
 import { batchRefusal } from '../../protocol/batches.js';
 import { ErrorCode, type JsonRpcErrorObject, UnsupportedProtocolVersionError } from '../../protocol/errors.js';
 import { type Classified, classify } from '../../protocol/jsonrpc.js';
 import { SafeEmitter } from '../../protocol/safe-emitter.js';
-import { MODERN_PROTOCOL_VERSIONS } from '../../protocol/versions.js';
+import { classifyEra, MODERN_PROTOCOL_VERSIONS } from '../../protocol/versions.js';
 import { type Closable, httpNeedsOf, type PortOwner, portOf, type ServerPort } from '../../server/port.js';
 import { insufficientScope } from '../auth.js';
 import { type GateRefusal, TransportGate } from '../gate.js';
 import { closeHttpServer, createLimitedServer, type HealthPaths, healthPaths, type ListeningAddress, type ListenOptions, listenOn } from '../listen.js';
-import { NO_BODY, readJson, readText } from './body.js';
 import { ALLOW, ALLOW_WITHOUT_CORS, corsHeaders, NO_CORS, preflight } from './cors.js';
 import { type EventStore, InMemoryEventStore } from './event-store.js';
 import { type ModernPostHost, modernPost } from './modern-post.js';
 import { type ResolvedHttpOptions, resolveHttpOptions, type StreamableHttpTransportOptions } from './options.js';
-import { accepts, header, isJsonContentType, sendHttpError } from './request-checks.js';
+import { accepts, header, isJsonContentType, NO_BODY, readJson, readText, sendHttpError } from './request.js';
 import { SessionEndpoints } from './session-endpoints.js';
 import { FORWARDED_HEADER, forward, routerUnavailable } from './session-router.js';
 

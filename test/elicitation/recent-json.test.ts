@@ -1,6 +1,6 @@
 /** Recognising a form schema seen lately by its content, without serialising it, and never by mistake. */
 import { describe, expect, it } from 'vitest';
-import { recentJson, rememberJson } from '../../src/elicitation/schema-keys.js';
+import { recentJson, rememberJson } from '../../src/elicitation/elicit.js';
 
 const schema = () => ({
   type: 'object',
