@@ -93,7 +93,7 @@ export class RpcPeer<Context> {
   request(method: string, params: Record<string, unknown>, call: OutgoingCall<Context>): Promise<Record<string, unknown>> {
     const id = this.pending.nextId();
     return new Promise((resolve, reject) => {
-      this.pending.add(id, {
+      const added = this.pending.add(id, {
         method,
         timeoutMs: call.timeoutMs,
         ...(call.signal ? { signal: call.signal } : {}),
@@ -101,7 +101,7 @@ export class RpcPeer<Context> {
         ...(call.onAbandon ? { onAbandon: (reason: string) => call.onAbandon!(id, reason) } : {}),
       });
       // Given up before it started: nothing goes out, so there is nobody to tell.
-      if (!this.pending.has(id)) return;
+      if (!added) return;
       call.onSent?.(id);
       this.handlers
         .send({ jsonrpc: '2.0', id, method, params }, call.context)

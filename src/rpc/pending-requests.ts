@@ -119,20 +119,28 @@ export class PendingRequests {
     return this.ids.issued(id);
   }
 
-  add(id: RequestId, options: PendingEntryOptions): void {
+  /**
+   * Add a request about to go out. False when it ended before it could: its signal had aborted, or
+   * `cancelledBefore` says why (the request it was made for was cancelled). It then settles as cancelled
+   * in a microtask, after the caller has its id, and nothing goes out, so nobody is told.
+   */
+  add(id: RequestId, options: PendingEntryOptions, cancelledBefore?: string): boolean {
     if (this.entries.has(id)) throw new Error(`request id ${JSON.stringify(id)} is already pending; ids must not be reused`);
+    const signal = options.signal;
+    const early = signal?.aborted ? abortReason(signal) : cancelledBefore;
+    if (early !== undefined) {
+      this.remember(id, 'abandoned');
+      queueMicrotask(() => options.onSettle({ ok: false, error: new RequestCancelledError(options.method, early) }));
+      return false;
+    }
     const entry = new Entry(id, options, this);
     this.entries.set(id, entry);
-    if (options.signal) {
-      if (options.signal.aborted) {
-        // Never sent, so there is nothing to tell the peer.
-        this.finish(id, 'abandoned', { ok: false, error: new RequestCancelledError(options.method, abortReason(options.signal)) });
-        return;
-      }
-      entry.abortListener = () => this.cancel(id, abortReason(options.signal!));
-      options.signal.addEventListener('abort', entry.abortListener, { once: true });
+    if (signal) {
+      entry.abortListener = () => this.cancel(id, abortReason(signal));
+      signal.addEventListener('abort', entry.abortListener, { once: true });
     }
     this.deadlines.set(entry, options.timeoutMs);
+    return true;
   }
 
   /** Settle a request with the peer's reply. */

@@ -4,7 +4,7 @@
  * its response event, if its kind has one, and in the caller's `onDone`.
  */
 import { type ClientOutcome, type ClientRequestKind, type KindContext, toClientResponse } from '../elicitation/kind.js';
-import { ConnectionClosedError, ErrorCode, McpError, NoBackChannelError, RequestCancelledError } from '../protocol/errors.js';
+import { ConnectionClosedError, ErrorCode, McpError, NoBackChannelError } from '../protocol/errors.js';
 import type { JsonRpcMessage } from '../protocol/jsonrpc.js';
 import type { SafeEmitter } from '../protocol/safe-emitter.js';
 import type { ProgressParams, ProgressToken, RequestId } from '../protocol/types.js';
@@ -14,7 +14,6 @@ import { asMcpError } from '../mrtr/input-round.js';
 import type { Deadlines } from '../rpc/deadlines.js';
 import type { McpServerEvents } from './events.js';
 import type { ResolvedServerOptions } from './options.js';
-import { abortReason } from '../rpc/abort-reason.js';
 import { type PendingEntryOptions, PendingRequests, type ReplyMatch, type RequestOutcome } from '../rpc/pending-requests.js';
 import { keepAliveMessage, ProgressKeepAlive } from './progress-keep-alive.js';
 import type { MutableStats } from './stats.js';
@@ -147,13 +146,8 @@ export class Outgoing {
       span,
     );
     host.stats.pendingRequests++;
-    if (options.signal?.aborted || parent?.aborted) {
-      // Endings known before sending still come after the caller has the request (and its id).
-      const reason = options.signal?.aborted ? abortReason(options.signal) : 'the request it belongs to was cancelled';
-      queueMicrotask(() => this.settled(entry, { ok: false, error: new RequestCancelledError(kind.method, reason) }));
-      return request;
-    }
-    this.table.add(id, entry);
+    // Endings known before sending (its signal, or its request's cancellation) still come after the caller has the request.
+    if (!this.table.add(id, entry, parent?.aborted ? 'the request it belongs to was cancelled' : undefined)) return request;
     if (parent) this.keepAlive(entry as Outbound<unknown, unknown>, parent, wire);
     if (session.canPush(related)) this.transmit(entry as Outbound<unknown, unknown>);
     else this.wait(entry as Outbound<unknown, unknown>);

@@ -214,9 +214,11 @@ describe('PendingRequests: each way an entry ends', () => {
     ]);
   });
 
-  it('an already-aborted signal settles at once with RequestCancelledError and does not call onAbandon', () => {
+  it('an already-aborted signal settles in a microtask with RequestCancelledError and does not call onAbandon', async () => {
     const { pending, onAbandon, add } = setup();
     const onSettle = add(5, { signal: AbortSignal.abort('too late') });
+    expect(onSettle).not.toHaveBeenCalled();
+    await Promise.resolve();
     const error = onlyError(onSettle);
     expect(error).toBeInstanceOf(RequestCancelledError);
     expect(error.message).toBe('elicitation/create was cancelled: too late');
