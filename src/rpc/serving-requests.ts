@@ -39,8 +39,7 @@ export class ServingRequests<Entry extends Abortable = AbortController> {
     return true;
   }
 
-  /** The connection ended: everything being answered is aborted with `reason`. */
-  /** Abort every entry; `reason` may be a function, called only when there is one to abort (an Error costs its stack). */
+  /** The connection ended: abort every entry; `reason` may be a function, called only when there is one to abort (an Error costs its stack). */
   cancelAll(reason: unknown): void {
     if (this.byId.size === 0) return;
     if (typeof reason === 'function') reason = reason();
