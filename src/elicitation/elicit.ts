@@ -68,8 +68,41 @@ function sameJson(value: unknown, copy: unknown): boolean {
 /** Schemas (by their JSON) already found to lie in the subset: the check is a pure function of the content. */
 const checkedSchemas = new Set<string>();
 const CHECKED_SCHEMAS_LIMIT = 4096;
-/** How each request in flight reads an accepted form, from `prepare` to `interpret`: ajv's validator, or a Standard schema's check. */
-const readers = new WeakMap<object, Validator | StandardForm>();
+/** How a request reads an accepted form, from `prepare` to `interpret`: ajv's validator, or a Standard schema's check. */
+type FormReader = Validator | StandardForm;
+
+/**
+ * A form's params as prepared for one request: a copy of what was asked that carries its reader in a
+ * private field, which no serialisation, spread or comparison sees (a tenth of a WeakMap entry's cost).
+ */
+class PreparedForm {
+  readonly #reader: FormReader;
+  /** The schema's JSON, when `prepare` had it (a JSON Schema's): its caches are found by it again. */
+  readonly #json: string | undefined;
+
+  constructor(params: object, reader: FormReader, json: string | undefined) {
+    Object.assign(this, params);
+    this.#reader = reader;
+    this.#json = json;
+  }
+
+  static readerOf(params: object): FormReader | undefined {
+    return params instanceof PreparedForm ? params.#reader : undefined;
+  }
+
+  static jsonOf(params: object): string | undefined {
+    return params instanceof PreparedForm ? params.#json : undefined;
+  }
+}
+
+function preparedForm(params: ElicitParams<FormSchema>, reader: FormReader, json: string | undefined): ElicitParams<FormSchema> {
+  return new PreparedForm(params, reader, json) as unknown as ElicitParams<FormSchema>;
+}
+
+/** The JSON of a prepared form's schema (what `checkFormSchema` gives), without serialising or comparing it again. */
+export function preparedSchemaJson(schemas: SchemaCompiler, prepared: object, schema: unknown): string {
+  return PreparedForm.jsonOf(prepared) ?? checkFormSchema(schemas, schema);
+}
 /** Standard form schemas whose wire form was found in the subset. */
 const checkedForms = new WeakSet<StandardForm>();
 
@@ -116,23 +149,21 @@ export const elicitationKind: ClientRequestKind<ElicitParams<FormSchema>, Elicit
         checkFormSchema(ctx.schemas, form.json);
         checkedForms.add(form);
       }
-      const prepared = { ...params, requestedSchema: form.json };
       // Always its own check, whatever validateElicitation says: the asker chose it, and the answer's type is its output.
-      readers.set(prepared, form);
+      const prepared = preparedForm(params, form, undefined);
+      (prepared as { requestedSchema: unknown }).requestedSchema = form.json;
       return prepared;
     }
     const key = known ?? checkFormSchema(ctx.schemas, source);
     if (!ctx.options.validateElicitation) return params;
     // A copy per request, so the validator found here belongs to this request alone.
-    const prepared = { ...params };
-    readers.set(prepared, ctx.schemas.compile(source, key));
-    return prepared;
+    return preparedForm(params, ctx.schemas.compile(source, key), key);
   },
   timeoutMs: (options) => options.elicitationTimeoutMs,
   interpret(ctx, result, params) {
     if (params.mode === 'url') return readElicitResult(result, undefined, undefined);
     const schema = params.requestedSchema;
-    const reader = readers.get(params);
+    const reader = PreparedForm.readerOf(params);
     if (reader !== undefined && typeof reader !== 'function') return readStandardAnswer(result, schema, reader);
     if (!ctx.options.validateElicitation) return readElicitResult(result, schema, undefined);
     return readElicitResult(result, schema, reader ?? ctx.schemas.compile(schema));
@@ -141,7 +172,7 @@ export const elicitationKind: ClientRequestKind<ElicitParams<FormSchema>, Elicit
 
 /** Whether a prepared form's answers are checked by a Standard schema (whose check may be async, and whose output the asker gets). */
 export function checkedByStandard(prepared: unknown): boolean {
-  const reader = typeof prepared === 'object' && prepared !== null ? readers.get(prepared) : undefined;
+  const reader = typeof prepared === 'object' && prepared !== null ? PreparedForm.readerOf(prepared) : undefined;
   return reader !== undefined && typeof reader !== 'function';
 }
 

@@ -79,7 +79,18 @@ export class InputRequiredSignal extends Error {
     // Thrown on every first round: without a stack trace it costs a tenth as much to make.
     const limit = Error.stackTraceLimit;
     Error.stackTraceLimit = 0;
-    super(`input '${key}' is required from the client; the handler runs again with the answer (let this error propagate)`);
+    super();
     Error.stackTraceLimit = limit;
   }
 }
+
+// The runtime never reads the message: it is written only when someone does (a handler that logs what it caught).
+Object.defineProperty(InputRequiredSignal.prototype, 'message', {
+  configurable: true,
+  get(this: InputRequiredSignal): string {
+    return `input '${this.key}' is required from the client; the handler runs again with the answer (let this error propagate)`;
+  },
+  set(this: InputRequiredSignal, message: string) {
+    Object.defineProperty(this, 'message', { value: message, writable: true, configurable: true });
+  },
+});

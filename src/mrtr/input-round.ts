@@ -3,7 +3,7 @@
  * On 2026-07-28 `ctx.elicit` (and friends) take their answers here; a form it asked is read when the
  * replayed handler asks it again (requestState keeps only its digest), the rest as the retry comes in (rounds.ts).
  */
-import { checkedByStandard, checkFormSchema, elicitationKind, formAnswer } from '../elicitation/elicit.js';
+import { checkedByStandard, elicitationKind, formAnswer, preparedSchemaJson } from '../elicitation/elicit.js';
 import type { ClientOutcome, ClientRequestKind, KindContext } from '../elicitation/kind.js';
 import { rootsKind } from '../elicitation/roots.js';
 import { samplingKind } from '../elicitation/sampling.js';
@@ -40,12 +40,17 @@ function formDigest(json: string, standard: boolean): string {
   return digest;
 }
 
-/** Questions `require` checked already: asked as they are, not checked again when the round ends. */
-const PREPARED = new WeakSet<InputRequest>();
+/** A question `require` checked already: asked as it is, not checked again when the round ends (a WeakSet entry cost ten times as much). */
+class PreparedRequest implements InputRequest {
+  constructor(
+    readonly method: InputMethod,
+    readonly params: Record<string, unknown>,
+  ) {}
+}
 
 /** Whether `request` is a question `require` checked as the handler asked it. */
 export function wasPrepared(request: InputRequest): boolean {
-  return PREPARED.has(request);
+  return request instanceof PreparedRequest;
 }
 
 /** Told of each answer a retry brings to what the last round asked, read: a result, or why it is none. */
@@ -91,8 +96,8 @@ export class InputRound {
     /** Answers to forms `ctx.elicit` asked, not read yet: only the handler's asking again brings the schema that reads them. */
     private readonly held: Map<string, HeldAnswer> = new Map(),
     private readonly onAnswer: AnswerListener | undefined = undefined,
-    /** The request's signal, read only by a check that does not end at once (reading it makes an AbortController). */
-    private readonly signal: (() => AbortSignal) | undefined = undefined,
+    /** Whose signal a check that does not end at once reads (reading it makes an AbortController). */
+    private readonly holder: { readonly signal: AbortSignal } | undefined = undefined,
   ) {}
 
   /**
@@ -103,8 +108,7 @@ export class InputRound {
     const kind = KINDS[request.method];
     // The same checks as a pushed request; what they give back also reads the answer (a form's compiled schema).
     const prepared = kind.prepare(this.kinds, capabilities, (request.params ?? {}) as never);
-    const asking: InputRequest = { method: request.method, params: prepared as Record<string, unknown> };
-    PREPARED.add(asking);
+    const asking: InputRequest = new PreparedRequest(request.method, prepared as Record<string, unknown>);
     const k = key ?? `${KEY_PREFIX[request.method]}-${++this.counter}`;
     const standard = checkedByStandard(prepared);
     const form = this.formOf(asking, standard);
@@ -126,8 +130,8 @@ export class InputRound {
   private formOf(asking: InputRequest, standard: boolean): AskedQuestion | undefined {
     const params = asking.params as { mode?: string; requestedSchema?: object };
     if (asking.method !== 'elicitation/create' || params.mode === 'url' || !params.requestedSchema) return undefined;
-    // The JSON prepare keyed its caches with, found again by content: one serialisation of the schema per round.
-    const json = checkFormSchema(this.kinds.schemas, params.requestedSchema);
+    // The JSON prepare keyed its caches with (kept with the prepared form, else found again by content): one serialisation per round.
+    const json = preparedSchemaJson(this.kinds.schemas, params, params.requestedSchema);
     const remembered: AskedQuestion = { method: asking.method, form: formDigest(json, standard) };
     this.remembered.set(asking, remembered);
     return remembered;
@@ -218,7 +222,7 @@ export class InputRound {
    */
   private bounded<T>(kind: ClientRequestKind<never, unknown>, check: T | Promise<T>): T | Promise<T> {
     if (!(check instanceof Promise)) return check;
-    const signal = this.signal?.();
+    const signal = this.holder?.signal;
     const timeoutMs = kind.timeoutMs(this.kinds.options);
     return new Promise<T>((resolve, reject) => {
       const end = (settle: () => void) => {

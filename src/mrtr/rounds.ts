@@ -131,11 +131,12 @@ function wireRequests(requests: Record<string, InputRequest>): Record<string, In
   return out;
 }
 
-function boundPrincipal(principal: unknown): string {
+/** What a request's state is bound to: the request and who sends it. */
+function binding(target: InputTarget, principal: unknown): StateBinding {
   const key = principalKey(principal);
   // Fail closed: a principal that serialises to {} would make every user's state interchangeable.
   if (key === undefined) throw new McpError(ErrorCode.InternalError, `Cannot bind requestState: ${UNKEYED_PRINCIPAL}`);
-  return key;
+  return bindingDigest({ method: target.method, target: target.target, arguments: target.arguments, principalKey: key });
 }
 
 export interface InputTarget {
@@ -151,8 +152,10 @@ export interface RoundRequest {
   params: Record<string, unknown>;
   capabilities: ClientCapabilities;
   principal: unknown;
-  /** Where each answer this retry brings to what the last round asked is told, read (a result, or why it is none), and whose it is. */
-  answers?: { events: AnswerEvents; session: unknown };
+  /** Where each answer this retry brings to what the last round asked is told, read (a result, or why it is none)... */
+  events?: AnswerEvents | undefined;
+  /** ...and whose it is. */
+  session?: unknown;
 }
 
 function roundsExceeded(target: InputTarget, max: number): McpError {
@@ -181,10 +184,8 @@ export async function runModernRound<R>(
   const { codec, kinds } = rc;
   const { params } = request;
   // Hashing the arguments is only needed when state comes in or goes out (most calls need neither), and once at most.
-  let bound: StateBinding | undefined;
-  const binding = (): StateBinding =>
-    (bound ??= bindingDigest({ method: target.method, target: target.target, arguments: target.arguments, principalKey: boundPrincipal(request.principal) }));
-  const previous = params.requestState === undefined ? undefined : await codec.open(params.requestState, binding());
+  const bound = params.requestState === undefined ? undefined : binding(target, request.principal);
+  const previous = bound === undefined ? undefined : await codec.open(params.requestState, bound);
   const answers: Record<string, unknown> = { ...previous?.answers };
   const held = new Map<string, HeldAnswer>();
   if (previous?.unread) {
@@ -195,7 +196,7 @@ export async function runModernRound<R>(
   }
   const responses = params.inputResponses;
   // Only a retry brings answers to tell.
-  const onAnswer = previous && request.answers ? answerReporter(request.answers.events, request.answers.session) : undefined;
+  const onAnswer = previous && request.events ? answerReporter(request.events, request.session) : undefined;
   if (previous && isObject(responses)) {
     // Only what the last round asked counts; extra keys are ignored, and an answer that does not fit is asked again.
     for (const key of previous.last ?? []) {
@@ -221,7 +222,7 @@ export async function runModernRound<R>(
     isObject(responses) ? responses : undefined,
     held,
     onAnswer,
-    () => holder.signal,
+    holder,
   );
   holder.input = round;
   let result: R | InputRequired | undefined;
@@ -262,7 +263,7 @@ export async function runModernRound<R>(
   }
   const unread = round.carryUnread(asking);
   const requestState = codec.mint({
-    binding: binding(),
+    binding: bound ?? binding(target, request.principal),
     round: round.round + 1,
     asked: { ...round.asked, ...round.read, ...describeAsked(asking, round.remembered) },
     last: Object.keys(asking),

@@ -95,7 +95,7 @@ class InputRequiredBackChannel implements BackChannel {
 
   run: BackChannel['run'] = (ctx, params, target, invoke) => {
     const { session } = this;
-    const request = { params, capabilities: session.clientCapabilities, principal: session.principal, answers: { events: session.host.events, session } };
+    const request = { params, capabilities: session.clientCapabilities, principal: session.principal, events: session.host.events, session };
     return runModernRound(this.rounds, ctx, request, target, invoke);
   };
 

@@ -50,7 +50,6 @@ export interface SessionInit {
 }
 
 export class Session implements McpSession, ContextSession, OutgoingSession, BackChannelSession {
-  readonly id: string = randomUUID();
   readonly transport: TransportKind;
   readonly remoteAddress: string | undefined;
   readonly era: Era;
@@ -73,6 +72,7 @@ export class Session implements McpSession, ContextSession, OutgoingSession, Bac
   private announced = false;
   /** Whether initialize makes this session (a connection's); one born ready serves a single request. */
   private readonly handshake: boolean;
+  private sessionId: string | undefined;
 
   constructor(
     readonly host: SessionHost,
@@ -98,6 +98,11 @@ export class Session implements McpSession, ContextSession, OutgoingSession, Bac
   }
 
   // --- what applications see
+
+  /** Made when first read: a session born ready serves one request, and mostly none asks. */
+  get id(): string {
+    return (this.sessionId ??= randomUUID());
+  }
 
   get createdAt(): Date {
     return new Date(this.createdMs);

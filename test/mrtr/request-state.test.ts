@@ -427,3 +427,82 @@ describe('InvalidRequestStateError', () => {
     expect(error.reason).toBe('expired');
   });
 });
+
+describe('RequestStateCodec: states minted here', () => {
+  it('refuses one of its own states opened again after single use, as already used', async () => {
+    const seen = new Set<string>();
+    const consume = vi.fn((id: string) => !seen.has(id) && seen.add(id) !== undefined);
+    const codec = new RequestStateCodec({ keys: [KEY_A], consume });
+    const token = codec.mint(CONTENT);
+    expect((await codec.open(token, BINDING)).state).toEqual(CONTENT.state);
+    expect(await rejection(codec.open(token, BINDING))).toEqual(invalid('already used'));
+    expect(consume).toHaveBeenCalledTimes(2);
+  });
+
+  it('refuses one of its own sealed states opened again after single use, as already used', async () => {
+    const seen = new Set<string>();
+    const codec = new RequestStateCodec({ keys: [KEY_A], seal: true, consume: (id) => !seen.has(id) && seen.add(id) !== undefined });
+    const token = codec.mint(CONTENT);
+    expect((await codec.open(token, BINDING)).round).toBe(1);
+    expect(await rejection(codec.open(token, BINDING))).toEqual(invalid('already used'));
+  });
+
+  it('without single use, opens one of its own states as often as it comes back', async () => {
+    vi.useFakeTimers({ now: NOW, toFake: ['Date'] });
+    const codec = new RequestStateCodec({ keys: [KEY_A] });
+    const token = codec.mint(CONTENT);
+    // Two requests alike, minted in the same millisecond, get the same token.
+    expect(codec.mint(CONTENT)).toBe(token);
+    for (let i = 0; i < 3; i++) expect(await codec.open(token, BINDING)).toEqual({ ...CONTENT, expiresAt: NOW + 600_000 });
+  });
+
+  it('refuses one of its own states altered in any one character', async () => {
+    const codec = new RequestStateCodec({ keys: [KEY_A] });
+    const token = codec.mint(CONTENT);
+    const [version, kid, payload] = token.split('.');
+    const payloadAt = version.length + kid.length + 2;
+    for (const index of [payloadAt, payloadAt + Math.floor(payload.length / 2), token.length - 5]) {
+      expect(await rejection(codec.open(flip(token, index), BINDING))).toEqual(invalid('bad signature'));
+    }
+    expect(await rejection(codec.open(flip(token, 1), BINDING))).toEqual(invalid('malformed'));
+    expect(await rejection(codec.open(flip(token, version.length + 1), BINDING))).toEqual(invalid('unknown key'));
+    expect(await rejection(codec.open(`${token}A`, BINDING))).toEqual(invalid('bad signature'));
+    // The state itself was never spent: it opens as minted.
+    expect((await codec.open(token, BINDING)).round).toBe(1);
+  });
+
+  it('checks expiry and binding of its own states as of any other', async () => {
+    vi.useFakeTimers({ now: NOW, toFake: ['Date'] });
+    const codec = new RequestStateCodec({ keys: [KEY_A], ttlMs: 1000 });
+    const token = codec.mint(CONTENT);
+    expect(await rejection(codec.open(token, bindingDigest({ ...PARTS, target: 'other' })))).toEqual(invalid('issued for another request'));
+    vi.setSystemTime(NOW + 999);
+    expect((await codec.open(token, BINDING)).expiresAt).toBe(NOW + 1000);
+    const later = codec.mint(CONTENT);
+    vi.setSystemTime(NOW + 1999);
+    expect(await rejection(codec.open(later, BINDING))).toEqual(invalid('expired'));
+  });
+
+  it('opens a state another instance with the same keys minted, and refuses it after single use there too', async () => {
+    vi.useFakeTimers({ now: NOW, toFake: ['Date'] });
+    const marks = new Set<string>();
+    const consume = (id: string) => !marks.has(id) && marks.add(id) !== undefined;
+    const one = new RequestStateCodec({ keys: [KEY_A], consume });
+    const other = new RequestStateCodec({ keys: [KEY_A], consume });
+    const token = one.mint(CONTENT);
+    const opened = await other.open(token, BINDING);
+    expect(opened).toEqual({ ...CONTENT, expiresAt: NOW + 600_000, id: opened.id });
+    expect(await rejection(one.open(token, BINDING))).toEqual(invalid('already used'));
+    expect(await rejection(other.open(token, BINDING))).toEqual(invalid('already used'));
+  });
+
+  it('opens to a payload of its own: what the handler kept cannot change after the state was minted', async () => {
+    const codec = new RequestStateCodec({ keys: [KEY_A] });
+    const state = { cart: ['a'] };
+    const token = codec.mint({ ...CONTENT, state });
+    state.cart.push('b');
+    const opened = await codec.open(token, BINDING);
+    expect(opened.state).toEqual({ cart: ['a'] });
+    expect(opened.state).not.toBe(state);
+  });
+});
