@@ -32,6 +32,8 @@ interface Held {
   readonly openedAt: number;
   /** Since when nothing has been under way on it (its opening, or its last request's end). */
   idleSince: number;
+  /** When it became idle, in order: the connection unused longest has the lowest (ties in idleSince told apart as they came). */
+  idleOrder: number;
   /** Requests under way on it. */
   busy: number;
   /** A WebSocket now: a session, in use for as long as it is open. */
@@ -58,8 +60,8 @@ export class ConnectionBudget {
   private readonly held = new Map<Socket, Held>();
   private readonly addresses = new Map<string, AddressShare>();
   private readonly principals = new Map<string, Set<Socket>>();
-  /** Connections not in use, the longest idle first (a socket moves to the end when it becomes idle again). */
-  private readonly idle = new Set<Socket>();
+  /** Counts idle moments, for idleOrder: a request costs a count and a stamp, not a move in a set of idle sockets. */
+  private idleCount = 0;
   private readonly sweeper: NodeJS.Timeout;
   private readonly displaceAfterMs: number;
   /** The most connections one address holds, authenticated ones included. */
@@ -84,16 +86,25 @@ export class ConnectionBudget {
     if (share && share.all.size >= this.maxPerAddress && !this.displace(share.all)) {
       return this.refuse(socket, `Too many connections from your address (limit ${this.maxPerAddress}); close some and try again`);
     }
-    if (this.held.size >= this.limits.maxConnections && !this.displace(this.idle)) {
+    if (this.held.size >= this.limits.maxConnections && !this.displace(this.held.keys(), undefined, true)) {
       return this.refuse(socket, `The server is at its limit of ${this.limits.maxConnections} connections; try again later`);
     }
     const now = Date.now();
-    this.held.set(socket, { address, principalKey: undefined, principal: undefined, openedAt: now, idleSince: now, busy: 0, upgraded: false });
+    const held: Held = {
+      address,
+      principalKey: undefined,
+      principal: undefined,
+      openedAt: now,
+      idleSince: now,
+      idleOrder: ++this.idleCount,
+      busy: 0,
+      upgraded: false,
+    };
+    this.held.set(socket, held);
     const joined = this.addresses.get(address) ?? { all: new Set<Socket>(), unauthenticated: 0 };
     this.addresses.set(address, joined);
     joined.all.add(socket);
     joined.unauthenticated++;
-    this.idle.add(socket);
     budgets.set(socket, this);
     socket.once('close', () => this.forget(socket));
   }
@@ -117,24 +128,20 @@ export class ConnectionBudget {
   /** A request began on the connection: it is in use until the request ends. */
   requestStarted(socket: Socket): void {
     const held = this.held.get(socket);
-    if (!held) return;
-    held.busy++;
-    this.idle.delete(socket);
+    if (held) held.busy++;
   }
 
   requestEnded(socket: Socket): void {
     const held = this.held.get(socket);
     if (!held || held.busy === 0 || --held.busy > 0 || held.upgraded) return;
     held.idleSince = Date.now();
-    this.idle.add(socket);
+    held.idleOrder = ++this.idleCount;
   }
 
   /** The connection is a WebSocket now. */
   upgraded(socket: Socket): void {
     const held = this.held.get(socket);
-    if (!held) return;
-    held.upgraded = true;
-    this.idle.delete(socket);
+    if (held) held.upgraded = true;
   }
 
   /**
@@ -168,16 +175,16 @@ export class ConnectionBudget {
 
   /**
    * End the connection among `candidates` (that `fits`) unused the longest, one that has sent nothing
-   * first; false when none has been unused for displaceAfterMs.
+   * first; false when none has been unused for displaceAfterMs. `inIdleOrder`: ties in idleSince go to the first to become idle, not the first listed.
    */
-  private displace(candidates: Iterable<Socket>, fits: (held: Held) => boolean = () => true): boolean {
+  private displace(candidates: Iterable<Socket>, fits: (held: Held) => boolean = () => true, inIdleOrder = false): boolean {
     const cutoff = Date.now() - this.displaceAfterMs;
     let unused: [Socket, Held] | undefined;
     let silent: [Socket, Held] | undefined;
     for (const socket of candidates) {
       const held = this.held.get(socket);
       if (!held || held.busy > 0 || held.upgraded || held.idleSince > cutoff || !fits(held)) continue;
-      if (!unused || held.idleSince < unused[1].idleSince) unused = [socket, held];
+      if (!unused || (inIdleOrder ? held.idleOrder < unused[1].idleOrder : held.idleSince < unused[1].idleSince)) unused = [socket, held];
       if (socket.bytesRead === 0 && (!silent || held.openedAt < silent[1].openedAt)) silent = [socket, held];
     }
     const victim = silent ?? unused;
@@ -187,14 +194,11 @@ export class ConnectionBudget {
     return true;
   }
 
-  /** Close what has sent nothing for firstByteTimeoutMs (the idle set is in order of idleness, so it stops at the first young one). */
+  /** Close what has sent nothing for firstByteTimeoutMs (idle since its opening, so never in use). */
   private closeSilent(): void {
     const cutoff = Date.now() - this.limits.firstByteTimeoutMs;
-    for (const socket of this.idle) {
-      const held = this.held.get(socket);
-      if (!held) continue;
-      if (held.idleSince > cutoff) return;
-      if (socket.bytesRead > 0) continue;
+    for (const [socket, held] of this.held) {
+      if (held.busy > 0 || held.upgraded || held.idleSince > cutoff || socket.bytesRead > 0) continue;
       this.forget(socket);
       socket.destroy();
     }
@@ -209,7 +213,6 @@ export class ConnectionBudget {
     share?.all.delete(socket);
     if (share?.all.size === 0) this.addresses.delete(held.address);
     this.held.delete(socket);
-    this.idle.delete(socket);
   }
 
   /** Leave the share it counts against (its principal's, or its address's own), not the address's total. */

@@ -7,8 +7,9 @@ import type { JsonRpcMessage, JsonRpcResponse } from '../../protocol/jsonrpc.js'
 import type { RequestId } from '../../protocol/types.js';
 import { isAtLeast } from '../../protocol/versions.js';
 import type { Channel, Connection } from '../../server/port.js';
-import { eventCost, eventSeq, type EventStore, type StoredEvent } from './event-store.js';
-import { connectionGone, sendJson } from './request.js';
+import { eventSeq, type EventStore, type StoredEvent } from './event-store.js';
+import { connectionGone, type JsonHeaders, jsonHeaders, sendJson, sendPreparedJson } from './request.js';
+import { endStream, hold, STANDALONE, Stream, type StreamOwner, watchResponse } from './session-stream.js';
 import { primingEvent, startEventStream, writeEventData, writeKeepAlive } from './sse.js';
 
 export type ResponseMode = 'auto' | 'json' | 'sse';
@@ -26,49 +27,19 @@ export interface HttpSessionHost {
 /** The reconnection delay a stream ended by a stopping server suggests, in ms. */
 const STOPPING_RETRY_MS = 5000;
 
-/** What a resuming connection holds while the store is read: what the default store keeps of a session, counted as it counts. */
-const MAX_HELD_BYTES = 4 * 1024 * 1024;
-
-/** What a stream sent while a resumption read the store, to follow the replay in order. */
-interface Held {
-  readonly events: StoredEvent[];
-  size: number;
-  /** One more would have passed MAX_HELD_BYTES: the connection ends after what is held, and the rest waits in the store. */
-  full: boolean;
-}
-
-interface Stream {
-  readonly id: string;
-  readonly headers: Record<string, string>;
-  /** The connection the stream is written to now; undefined while the client is away (it may resume). */
-  res: ServerResponse | undefined;
-  /** POST streams start `pending`: JSON unless something related must be sent before the result. */
-  mode: 'pending' | 'json' | 'sse';
-  /** Requests whose responses end this stream. */
-  readonly awaiting: Set<RequestId>;
-  readonly batch: boolean;
-  readonly buffered: JsonRpcResponse[];
-  seq: number;
-  done: boolean;
-  /** While a resumption reads the store, what the stream sends waits here. */
-  held: Held | undefined;
-  /** The version to judge priming by, for the initialize stream (the session has none yet). */
-  version: string | undefined;
-}
-
-/** The standalone GET stream's id; POST streams count up from 1. */
-const STANDALONE = '0';
-
 function isResponse(message: JsonRpcMessage | JsonRpcMessage[]): message is JsonRpcResponse {
   return !Array.isArray(message) && !('method' in message);
 }
 
-export class HttpSession implements Channel {
+export class HttpSession implements Channel, StreamOwner {
   readonly kind = 'http';
   /** Set right after construction, by the transport. */
   connection!: Connection;
+  /** Streams resumption and keep-alives look up: batches, and streams that became SSE. A single request's JSON answer is only in `byRequest`. */
   private readonly live = new Map<string, Stream>();
   private readonly byRequest = new Map<RequestId, Stream>();
+  /** POST streams whose responses have not all gone out. */
+  private unfinished = 0;
   private standalone: Stream | undefined;
   private lastStream = 0;
   private closed = false;
@@ -93,10 +64,12 @@ export class HttpSession implements Channel {
   }
 
   private ownIdHeaders: Record<string, string> | undefined;
+  /** idHeaders with a JSON answer's own: made for the first such answer, reused by the rest. */
+  private jsonIdHeaders: JsonHeaders | undefined;
 
   /** Whether the session has no open connection and nothing in flight: what counts as idle. */
   get idle(): boolean {
-    return this.live.size === 0 && this.standalone === undefined && !this.connection.busy;
+    return this.unfinished === 0 && this.standalone === undefined && !this.connection.busy;
   }
 
   /** Event ids and replay exist since 2025-03-26; priming events and polling since 2025-11-25. */
@@ -113,11 +86,19 @@ export class HttpSession implements Channel {
    * `version` is the protocol version to judge priming by while the session has none (initialize).
    */
   openPostStream(res: ServerResponse, requestIds: RequestId[], batch: boolean, mode: ResponseMode, headers: Record<string, string>, version?: string): void {
-    const stream = this.newStream((++this.lastStream).toString(36), headers, requestIds, batch);
+    const stream = new Stream(this, ++this.lastStream, headers, batch ? new Set(requestIds).size : 1, batch);
     stream.version = version;
     if (version !== undefined) this.initializeStream = stream;
-    this.live.set(stream.id, stream);
-    for (const id of requestIds) this.byRequest.set(id, stream);
+    this.unfinished++;
+    if (batch) {
+      this.list(stream);
+      for (const id of requestIds) {
+        // An id still mapped to another stream (a refused duplicate): that stream stays where close() finds it.
+        const previous = this.byRequest.get(id);
+        if (previous && previous !== stream) this.list(previous);
+        this.byRequest.set(id, stream);
+      }
+    } else this.byRequest.set(requestIds[0], stream);
     this.watch(stream, res);
     if (mode === 'sse') this.upgrade(stream);
     else if (mode === 'json') stream.mode = 'json';
@@ -140,24 +121,20 @@ export class HttpSession implements Channel {
   /** The standalone stream's event counter outlives each GET connection, so ids stay unique. */
   private standaloneSeq = 0;
 
-  private newStream(id: string, headers: Record<string, string>, requestIds: RequestId[], batch: boolean): Stream {
-    return {
-      id,
-      headers,
-      res: undefined,
-      mode: 'pending',
-      awaiting: new Set(requestIds),
-      batch,
-      buffered: [],
-      seq: 0,
-      done: false,
-      held: undefined,
-      version: undefined,
-    };
+  private list(stream: Stream): void {
+    if (stream.listed || stream.done) return;
+    stream.listed = true;
+    this.live.set(stream.id, stream);
+  }
+
+  private finished(stream: Stream): void {
+    stream.done = true;
+    this.unfinished--;
+    if (stream.listed) this.live.delete(stream.id);
   }
 
   private openStandalone(headers: Record<string, string>): Stream {
-    const stream = this.newStream(STANDALONE, headers, [], false);
+    const stream = new Stream(this, 0, headers, 0, false);
     stream.mode = 'sse';
     stream.seq = this.standaloneSeq;
     this.standalone = stream;
@@ -167,20 +144,21 @@ export class HttpSession implements Channel {
   /** Write the stream to `res` from now on, until that connection closes. */
   private watch(stream: Stream, res: ServerResponse): void {
     stream.res = res;
-    const onClose = () => {
-      if (stream.res !== res) return;
-      // transports.mdx: a disconnect is not a cancellation; the request goes on and can be resumed.
-      stream.res = undefined;
-      if (this.standalone === stream) {
-        this.standaloneSeq = stream.seq;
-        this.standalone = undefined;
-        this.connection.touch(); // idle from now, not from when the stream opened
-      }
-    };
     // An await may have come first (auth, an event store): the client may be gone already.
-    // 'close' comes once: `on` saves the wrapper `once` makes per request.
-    if (connectionGone(res)) onClose();
-    else res.on('close', onClose);
+    if (connectionGone(res)) this.connectionClosed(stream, res);
+    else watchResponse(res, stream);
+  }
+
+  /** The connection `res` of `stream` closed. */
+  connectionClosed(stream: Stream, res: ServerResponse): void {
+    if (stream.res !== res) return;
+    // transports.mdx: a disconnect is not a cancellation; the request goes on and can be resumed.
+    stream.res = undefined;
+    if (this.standalone === stream) {
+      this.standaloneSeq = stream.seq;
+      this.standalone = undefined;
+      this.connection.touch(); // idle from now, not from when the stream opened
+    }
   }
 
   /**
@@ -193,7 +171,7 @@ export class HttpSession implements Channel {
     const lastSeq = eventSeq(lastEventId);
     if (!/^[0-9a-z]+$/.test(streamId) || Number.isNaN(lastSeq) || (streamId !== STANDALONE && parseInt(streamId, 36) > this.lastStream)) return 'unknown';
     if (streamId === STANDALONE && this.standalone) return 'busy';
-    const live = streamId === STANDALONE ? undefined : this.live.get(streamId);
+    const live = streamId === STANDALONE ? undefined : this.unfinishedStream(streamId);
     // Only an event stream has ids to resume from; a POST still answering as JSON has none.
     if (live && live.mode !== 'sse') return 'unknown';
     // The stream keeps what it sends while the store is read, so nothing falls between replay and live.
@@ -238,6 +216,14 @@ export class HttpSession implements Channel {
     return 'ok';
   }
 
+  /** The POST stream `id` whose responses have not all gone out: listed, or a single request's (looked up by its request, rarely). */
+  private unfinishedStream(id: string): Stream | undefined {
+    const listed = this.live.get(id);
+    if (listed) return listed;
+    for (const stream of this.byRequest.values()) if (!stream.listed && stream.id === id) return stream;
+    return undefined;
+  }
+
   /** A resumption that did not attach: the stream writes again, and a standalone stream without a connection is no stream. */
   private release(stream: Stream): void {
     stream.held = undefined;
@@ -252,14 +238,12 @@ export class HttpSession implements Channel {
     const stream = this.byRequest.get(requestId);
     if (!stream) return;
     this.byRequest.delete(requestId);
-    stream.awaiting.delete(requestId);
-    if (stream.awaiting.size > 0) return;
-    stream.done = true;
-    this.live.delete(stream.id);
+    if (--stream.awaiting > 0) return;
+    this.finished(stream);
     this.connection.touch();
     const res = stream.res;
     if (!res) return;
-    if (stream.mode !== 'sse' && stream.buffered.length > 0) this.writeJson(stream, JSON.stringify(stream.buffered));
+    if (stream.mode !== 'sse' && stream.buffered !== undefined && stream.buffered.length > 0) this.writeJson(stream, JSON.stringify(stream.buffered));
     else if (!res.headersSent) res.writeHead(204, stream.headers).end();
     else res.end();
   }
@@ -272,7 +256,7 @@ export class HttpSession implements Channel {
       const stream = this.byRequest.get(message.id);
       if (stream) {
         this.byRequest.delete(message.id);
-        stream.awaiting.delete(message.id);
+        stream.awaiting--;
         this.deliverResponse(stream, message, data);
         return true;
       }
@@ -317,9 +301,12 @@ export class HttpSession implements Channel {
     this.closed = true;
     const hint = this.host.stopping() ? `retry: ${STOPPING_RETRY_MS}\n\n` : undefined;
     for (const stream of this.live.values()) endStream(stream, hint);
+    // A single request's stream is in `byRequest` alone.
+    for (const stream of this.byRequest.values()) if (!stream.listed) endStream(stream, hint);
     if (this.standalone) endStream(this.standalone, hint);
     this.live.clear();
     this.byRequest.clear();
+    this.unfinished = 0;
     this.standalone = undefined;
     this.host.sessionClosed(this);
   }
@@ -334,14 +321,13 @@ export class HttpSession implements Channel {
   }
 
   private deliverResponse(stream: Stream, response: JsonRpcResponse, data: string): void {
-    const last = stream.awaiting.size === 0;
+    const last = stream.awaiting === 0;
     if (last) {
-      stream.done = true;
-      this.live.delete(stream.id);
+      this.finished(stream);
       this.connection.touch(); // idle from now, not from when the request arrived
     }
     if (stream.mode === 'sse') this.deliver(stream, data, last);
-    else if (stream.batch) stream.buffered.push(response);
+    else if (stream.batch) (stream.buffered ??= []).push(response);
     if (!last) return;
     if (stream.mode !== 'sse') this.writeJson(stream, stream.batch ? JSON.stringify(stream.buffered) : data);
     stream.res?.end();
@@ -355,16 +341,19 @@ export class HttpSession implements Channel {
   private writeJson(stream: Stream, body: string): void {
     const res = stream.res;
     if (!res || res.headersSent || res.destroyed) return;
-    sendJson(res, 200, stream.headers, body);
+    if (stream.headers === this.ownIdHeaders) sendPreparedJson(res, 200, (this.jsonIdHeaders ??= jsonHeaders(stream.headers)), body);
+    else sendJson(res, 200, stream.headers, body);
   }
 
   private upgrade(stream: Stream): void {
     stream.mode = 'sse';
+    if (stream !== this.standalone) this.list(stream);
     if (stream.res && !stream.res.headersSent) {
       startEventStream(stream.res, stream.headers, this.primes(stream) ? primingEvent(`${stream.id}_0`, this.host.retryMs) : undefined);
     }
-    const buffered = stream.buffered.splice(0);
-    for (const response of buffered) this.deliver(stream, JSON.stringify(response));
+    const buffered = stream.buffered;
+    stream.buffered = undefined;
+    for (const response of buffered ?? []) this.deliver(stream, JSON.stringify(response));
   }
 
   private store(streamId: string, event: StoredEvent): void {
@@ -377,17 +366,6 @@ export class HttpSession implements Channel {
   }
 }
 
-/** Keep `event` to follow the replay, unless that would pass MAX_HELD_BYTES: from then on the store alone has the rest. */
-function hold(held: Held, event: StoredEvent): void {
-  if (held.full) return;
-  const size = eventCost(event);
-  if (held.size + size > MAX_HELD_BYTES) held.full = true;
-  else {
-    held.events.push(event);
-    held.size += size;
-  }
-}
-
 /** A custom store's replay is written as it is: an event it cannot write is refused before the stream starts. */
 function checkReplay(events: unknown): asserts events is StoredEvent[] {
   if (!Array.isArray(events)) throw new TypeError(`eventStore.replayAfter must return an array of { eventId, data }; got ${typeof events}`);
@@ -395,12 +373,4 @@ function checkReplay(events: unknown): asserts events is StoredEvent[] {
     if (typeof event?.eventId !== 'string' || typeof event.data !== 'string')
       throw new TypeError("eventStore.replayAfter must return events as { eventId, data }, both strings (data is the message's JSON, as appended)");
   }
-}
-
-/** End a stream's connection; an SSE stream first gets `hint` (a `retry` field), when there is one. */
-function endStream(stream: { res: ServerResponse | undefined; mode?: string }, hint: string | undefined): void {
-  const res = stream.res;
-  if (!res) return;
-  if (hint && stream.mode !== 'json' && stream.mode !== 'pending' && !res.writableEnded) res.write(hint);
-  res.end();
 }

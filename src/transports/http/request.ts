@@ -30,6 +30,19 @@ export function sendJson(res: ServerResponse, status: number, headers: Record<st
   res.writeHead(status, { ...headers, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) }).end(body);
 }
 
+/** A JSON answer's whole header object, as sendJson builds it; `sendPreparedJson` fills in its length for each answer. */
+export type JsonHeaders = Record<string, string | number>;
+
+export function jsonHeaders(headers: Record<string, string>): JsonHeaders {
+  return { ...headers, 'content-type': 'application/json', 'content-length': 0 };
+}
+
+/** sendJson with headers made once (a session's), not spread per answer: writeHead copies them out at once, so they are reused. */
+export function sendPreparedJson(res: ServerResponse, status: number, headers: JsonHeaders, body: string): void {
+  headers['content-length'] = Buffer.byteLength(body);
+  res.writeHead(status, headers).end(body);
+}
+
 /** `Accept` lists what a POST must accept (both types) or a GET must (text/event-stream); `*\/*` accepts all. */
 export function accepts(req: IncomingMessage, types: 'json+sse' | 'sse'): boolean {
   const header = req.headers.accept;
@@ -127,54 +140,87 @@ export const NO_BODY = Symbol('no body');
 
 class BodyTooLargeError extends Error {}
 
-/** Read the body up to `limit` bytes; rejects with BodyTooLargeError past it. */
-function readBody(req: IncomingMessage, limit: number): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const declared = Number(req.headers['content-length']);
-    if (declared > limit) {
-      reject(new BodyTooLargeError());
+/** Read the body up to `limit` bytes, then `done` once: with the text, or with BodyTooLargeError past the limit, or a stream error. */
+function readBody(req: IncomingMessage, limit: number, done: (error: unknown, text: string) => void): void {
+  const declared = Number(req.headers['content-length']);
+  if (declared > limit) {
+    req.resume();
+    done(new BodyTooLargeError(), '');
+    return;
+  }
+  // Callbacks, not a promise per layer: most bodies come in one chunk, and the array is made for a second.
+  let first: Buffer | undefined;
+  let chunks: Buffer[] | undefined;
+  let size = 0;
+  let settled = false;
+  req.on('data', (chunk: Buffer) => {
+    size += chunk.length;
+    if (size > limit) {
+      req.removeAllListeners('data');
       req.resume();
+      if (!settled) {
+        settled = true;
+        done(new BodyTooLargeError(), '');
+      }
       return;
     }
-    // Most bodies come in one chunk: the array is made for a second.
-    let first: Buffer | undefined;
-    let chunks: Buffer[] | undefined;
-    let size = 0;
-    req.on('data', (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > limit) {
-        reject(new BodyTooLargeError());
-        req.removeAllListeners('data');
-        req.resume();
-        return;
-      }
-      if (first === undefined) first = chunk;
-      else (chunks ??= [first]).push(chunk);
-    });
-    req.on('end', () => resolve(chunks ? Buffer.concat(chunks).toString('utf8') : first ? first.toString('utf8') : ''));
-    req.on('error', reject);
+    if (first === undefined) first = chunk;
+    else (chunks ??= [first]).push(chunk);
+  });
+  req.on('end', () => {
+    if (settled) return;
+    settled = true;
+    done(undefined, chunks ? Buffer.concat(chunks).toString('utf8') : first ? first.toString('utf8') : '');
+  });
+  req.on('error', (err) => {
+    if (settled) return;
+    settled = true;
+    done(err, '');
   });
 }
 
 /**
- * The body as JSON, or NO_BODY with the error sent: read up to `limit` bytes (413 past it), or what a
- * framework parsed already (express.json() hands it over as req.body); 400 -32700 when it is not JSON.
- * `invalid` counts an unparseable one.
+ * The body as JSON to `then`, or nothing with the error sent: read up to `limit` bytes (413 past it), or
+ * what a framework parsed already (express.json() hands it over as req.body); 400 -32700 when it is not
+ * JSON. `invalid` counts an unparseable one; `failed` gets what `then` or the read threw.
  */
-export async function readJson(req: IncomingMessage, res: ServerResponse, cors: Record<string, string>, limit: number, invalid: () => void): Promise<unknown> {
+export function readJson(
+  req: IncomingMessage,
+  res: ServerResponse,
+  cors: Record<string, string>,
+  limit: number,
+  invalid: () => void,
+  then: (body: unknown) => void,
+  failed: (err: unknown, res: ServerResponse) => void,
+): void {
   const parsed = (req as { body?: unknown }).body;
-  if (parsed !== undefined && typeof parsed === 'object' && parsed !== null && !Buffer.isBuffer(parsed)) return parsed;
-  // The common case (nothing parsed before us) reads here: one async frame fewer per POST.
-  let text: string | typeof NO_BODY;
-  if (parsed !== undefined) text = await readText(req, res, cors, limit);
-  else {
-    try {
-      text = await readBody(req, limit);
-    } catch (err) {
-      return bodyFailed(req, res, cors, limit, err);
-    }
+  if (parsed !== undefined && typeof parsed === 'object' && parsed !== null && !Buffer.isBuffer(parsed)) return receive(then, failed, res, parsed);
+  if (parsed !== undefined) {
+    const text = typeof parsed === 'string' ? parsed : Buffer.isBuffer(parsed) ? parsed.toString('utf8') : undefined;
+    if (text !== undefined) return receive(then, failed, res, parseJson(text, res, cors, invalid));
   }
-  if (text === NO_BODY) return NO_BODY;
+  // The common case (nothing parsed before us): no promise at all, the body goes on from its 'end' event.
+  readBody(req, limit, (error, text) => {
+    let body: unknown;
+    try {
+      body = error === undefined ? parseJson(text, res, cors, invalid) : bodyFailed(req, res, cors, limit, error);
+    } catch (err) {
+      return failed(err, res);
+    }
+    receive(then, failed, res, body);
+  });
+}
+
+function receive(then: (body: unknown) => void, failed: (err: unknown, res: ServerResponse) => void, res: ServerResponse, body: unknown): void {
+  if (body === NO_BODY) return;
+  try {
+    then(body);
+  } catch (err) {
+    failed(err, res);
+  }
+}
+
+function parseJson(text: string, res: ServerResponse, cors: Record<string, string>, invalid: () => void): unknown {
   try {
     return JSON.parse(text);
   } catch (err) {
@@ -185,13 +231,20 @@ export async function readJson(req: IncomingMessage, res: ServerResponse, cors: 
 }
 
 /** The body as text (a framework's string or Buffer as it is), or NO_BODY with the error sent. */
-export async function readText(req: IncomingMessage, res: ServerResponse, cors: Record<string, string>, limit: number): Promise<string | typeof NO_BODY> {
+export function readText(req: IncomingMessage, res: ServerResponse, cors: Record<string, string>, limit: number): Promise<string | typeof NO_BODY> {
   const parsed = (req as { body?: unknown }).body;
-  try {
-    return typeof parsed === 'string' ? parsed : Buffer.isBuffer(parsed) ? parsed.toString('utf8') : await readBody(req, limit);
-  } catch (err) {
-    return bodyFailed(req, res, cors, limit, err);
-  }
+  if (typeof parsed === 'string') return Promise.resolve(parsed);
+  if (Buffer.isBuffer(parsed)) return Promise.resolve(parsed.toString('utf8'));
+  return new Promise((resolve, reject) =>
+    readBody(req, limit, (error, text) => {
+      if (error === undefined) return resolve(text);
+      try {
+        resolve(bodyFailed(req, res, cors, limit, error));
+      } catch (err) {
+        reject(err);
+      }
+    }),
+  );
 }
 
 /** Reading the body failed: NO_BODY with 413 sent, NO_BODY for a client gone, or the error rethrown. */

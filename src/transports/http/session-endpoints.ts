@@ -147,7 +147,8 @@ export class SessionEndpoints {
     this.host.route('claim', http.id);
     const requested = request.params?.protocolVersion;
     const version = typeof requested === 'string' ? negotiateProtocolVersion(requested) : undefined;
-    http.openPostStream(res, [request.id], false, this.options.responseMode, { ...cors, 'mcp-session-id': connection.id }, version);
+    const headers = cors === NO_CORS ? http.idHeaders : { ...cors, 'mcp-session-id': connection.id };
+    http.openPostStream(res, [request.id], false, this.options.responseMode, headers, version);
     connection.admit(classified, false, 'legacy').deliver(body);
   }
 

@@ -196,15 +196,21 @@ export class StreamableHttpTransport extends SafeEmitter<StreamableHttpTransport
   }
 
   /** A POST to its era: a 2026-07-28 request, or the 2025 session endpoints. */
-  private async post(req: IncomingMessage, res: ServerResponse, cors: Record<string, string>, principal: unknown): Promise<void> {
+  private post(req: IncomingMessage, res: ServerResponse, cors: Record<string, string>, principal: unknown): void {
     if (!accepts(req, 'json+sse')) {
       return sendHttpError(res, 406, ErrorCode.TransportRefused, 'Not Acceptable: Accept must list both application/json and text/event-stream', cors);
     }
     if (!isJsonContentType(req)) {
       return sendHttpError(res, 415, ErrorCode.TransportRefused, 'Unsupported Media Type: Content-Type must be application/json', cors);
     }
-    const body = await readJson(req, res, cors, this.options.maxMessageBytes, () => this.port.countInvalidMessage());
-    if (body === NO_BODY) return;
+    readJson(req, res, cors, this.options.maxMessageBytes, this.countInvalid, (body) => this.received(req, res, cors, principal, body), this.failedAt);
+  }
+
+  private readonly countInvalid = () => this.port.countInvalidMessage();
+  private readonly failedAt = (err: unknown, res: ServerResponse) => this.failed(err, res);
+
+  /** A POST's body, parsed: classified, checked, and handed to its era. */
+  private received(req: IncomingMessage, res: ServerResponse, cors: Record<string, string>, principal: unknown, body: unknown): void {
     const batch = Array.isArray(body);
     const classified = batch ? body.map(classify) : [classify(body)];
     if (classified.length === 0) return this.invalid(res, batchRefusal(undefined, 0) as JsonRpcErrorObject, cors);

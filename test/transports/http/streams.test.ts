@@ -54,6 +54,15 @@ function httpError(code: number, message: string): Json {
   return { jsonrpc: '2.0', error: { code, message }, id: null };
 }
 
+/** A tool that says it started, then answers 'waited' once released: it sends nothing before, so its call answers as JSON. */
+function waitingTool(server: McpServer, started: Deferred<void>, release: Deferred<void>): void {
+  server.registerTool('wait', {}, async () => {
+    started.resolve();
+    await release.promise;
+    return 'waited';
+  });
+}
+
 /** A tool that elicits ASK and answers with the action. */
 function askTool(server: McpServer): void {
   server.registerTool('ask', {}, async (_args, ctx) => (await ctx.elicit(ASK)).action);
@@ -581,6 +590,23 @@ describe('resumability', () => {
     expect(await res.json()).toEqual(httpError(-32030, `Bad Request: Last-Event-ID ${lastEventId} names no stream of this session`));
   });
 
+  it('a Last-Event-ID naming a POST stream still answering as JSON gets 400, and the call still answers', async () => {
+    const started = deferred();
+    const release = deferred();
+    const running = await startHttp(cleanups, (server) => waitingTool(server, started, release));
+    const { client } = await h.client(running);
+    // A JSON answer's headers come with it: the POST resolves once the call is released.
+    const answer = client.request('tools/call', { name: 'wait' }, 2);
+    await started.promise;
+    const res = await client.get({ 'last-event-id': '2_0' });
+    expect(res.status).toBe(400);
+    expect(await res.json()).toEqual(httpError(-32030, 'Bad Request: Last-Event-ID 2_0 names no stream of this session'));
+    release.resolve();
+    const call = await answer;
+    expect(call.status).toBe(200);
+    expect(await call.json()).toEqual(textResult(2, 'waited'));
+  });
+
   it("a Last-Event-ID of another session's stream gets 400 and none of that session's events", async () => {
     const g = gates();
     const running = await startHttp(cleanups, (server) => chattyTool(server, g));
@@ -973,5 +999,23 @@ describe('DELETE in the middle of a call', () => {
     const after = await client.request('ping', undefined, 3);
     expect(after.status).toBe(404);
     expect((await after.json()).error.code).toBe(-32031);
+  });
+
+  it('ends the connection of a call still answering as JSON, with nothing written, and ends the session', async () => {
+    const started = deferred();
+    const release = deferred();
+    const running = await startHttp(cleanups, (server) => waitingTool(server, started, release));
+    const { client, session } = await h.client(running);
+    const answer = client.request('tools/call', { name: 'wait' }, 2);
+    await started.promise;
+    const del = await client.delete();
+    expect(del.status).toBe(200);
+    const call = await answer;
+    await call.ended;
+    expect(call.status).toBe(200);
+    expect(call.isSse).toBe(false);
+    expect(call.body).toBe('');
+    expect(session.state).toBe('closed');
+    release.resolve();
   });
 });
