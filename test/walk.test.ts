@@ -1,0 +1,147 @@
+/**
+ * The files one eliciting `tools/call` runs, leg by leg (bench/walk.ts, V8 coverage): the path a request
+ * takes through src/, kept as docs/architecture.md describes it. A change that sends a request through
+ * more files, or other ones, shows here; update this list and the walk in docs/architecture.md together.
+ */
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { succeed } from './helpers/commands.js';
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+
+const EXPECTED: Record<string, Record<string, string[]>> = {
+  '2025-11-25': {
+    'tools/call to elicitation/create': [
+      'elicitation/elicit.ts',
+      'protocol/capabilities.ts',
+      'protocol/is-object.ts',
+      'protocol/jsonrpc.ts',
+      'protocol/safe-emitter.ts',
+      'protocol/versions.ts',
+      'rpc/deadlines.ts',
+      'rpc/dispatch.ts',
+      'rpc/pending-requests.ts',
+      'rpc/serving-requests.ts',
+      'schema/compiler.ts',
+      'server/back-channel.ts',
+      'server/connection.ts',
+      'server/context.ts',
+      'server/methods.ts',
+      'server/outgoing.ts',
+      'server/pipeline.ts',
+      'server/registry.ts',
+      'server/session.ts',
+      'server/tools.ts',
+      'transports/connection-budget.ts',
+      'transports/gate.ts',
+      'transports/http/event-store.ts',
+      'transports/http/http-session.ts',
+      'transports/http/request.ts',
+      'transports/http/session-endpoints.ts',
+      'transports/http/session-registry.ts',
+      'transports/http/session-stream.ts',
+      'transports/http/sse.ts',
+      'transports/http/streamable-http.ts',
+    ],
+    'the answer': [
+      'elicitation/elicit.ts',
+      'protocol/is-object.ts',
+      'protocol/jsonrpc.ts',
+      'protocol/safe-emitter.ts',
+      'protocol/versions.ts',
+      'rpc/deadlines.ts',
+      'rpc/dispatch.ts',
+      'rpc/pending-requests.ts',
+      'rpc/replies.ts',
+      'rpc/serving-requests.ts',
+      'schema/compiler.ts',
+      'server/back-channel.ts',
+      'server/connection.ts',
+      'server/context.ts',
+      'server/methods.ts',
+      'server/outgoing.ts',
+      'server/pipeline.ts',
+      'server/session.ts',
+      'server/tools.ts',
+      'transports/connection-budget.ts',
+      'transports/gate.ts',
+      'transports/http/event-store.ts',
+      'transports/http/http-session.ts',
+      'transports/http/request.ts',
+      'transports/http/session-endpoints.ts',
+      'transports/http/session-registry.ts',
+      'transports/http/session-stream.ts',
+      'transports/http/sse.ts',
+      'transports/http/streamable-http.ts',
+    ],
+  },
+  '2026-07-28': {
+    'first round': [
+      'elicitation/elicit.ts',
+      'mrtr/input-required.ts',
+      'mrtr/input-round.ts',
+      'mrtr/request-state.ts',
+      'mrtr/rounds.ts',
+      'protocol/capabilities.ts',
+      'protocol/is-object.ts',
+      'protocol/jsonrpc.ts',
+      'protocol/mcp-name.ts',
+      'protocol/principal.ts',
+      'protocol/safe-emitter.ts',
+      'protocol/versions.ts',
+      'schema/compiler.ts',
+      'server/back-channel.ts',
+      'server/context.ts',
+      'server/core.ts',
+      'server/methods.ts',
+      'server/pipeline.ts',
+      'server/registry.ts',
+      'server/session.ts',
+      'server/stateless.ts',
+      'server/tools.ts',
+      'transports/connection-budget.ts',
+      'transports/gate.ts',
+      'transports/http/modern-post.ts',
+      'transports/http/request.ts',
+      'transports/http/streamable-http.ts',
+    ],
+    retry: [
+      'elicitation/elicit.ts',
+      'mrtr/input-round.ts',
+      'mrtr/request-state.ts',
+      'mrtr/rounds.ts',
+      'protocol/capabilities.ts',
+      'protocol/is-object.ts',
+      'protocol/jsonrpc.ts',
+      'protocol/mcp-name.ts',
+      'protocol/principal.ts',
+      'protocol/safe-emitter.ts',
+      'protocol/versions.ts',
+      'schema/compiler.ts',
+      'server/back-channel.ts',
+      'server/context.ts',
+      'server/core.ts',
+      'server/extensions.ts',
+      'server/methods.ts',
+      'server/pipeline.ts',
+      'server/registry.ts',
+      'server/session.ts',
+      'server/stateless.ts',
+      'server/tools.ts',
+      'transports/connection-budget.ts',
+      'transports/gate.ts',
+      'transports/http/modern-post.ts',
+      'transports/http/request.ts',
+      'transports/http/streamable-http.ts',
+    ],
+  },
+};
+
+describe('one eliciting tools/call over Streamable HTTP, file by file', () => {
+  it('runs code in the files docs/architecture.md lists, under 31 per leg, in both eras', async () => {
+    const ran = await succeed('npx', ['tsx', 'bench/walk.ts', '--json'], { cwd: ROOT, timeoutMs: 60_000 });
+    const walks = JSON.parse(ran.stdout) as typeof EXPECTED;
+    expect(walks).toEqual(EXPECTED);
+    for (const legs of Object.values(walks)) for (const files of Object.values(legs)) expect(files.length).toBeLessThan(31);
+  }, 90_000);
+});
