@@ -6,6 +6,7 @@
  * Host and Origin are matched here (transports.mdx: servers MUST validate Origin; Host against DNS rebinding).
  */
 import type { IncomingMessage } from 'node:http';
+import { isLoopbackHostname } from '../protocol/elicitation-url.js';
 import { ErrorCode } from '../protocol/errors.js';
 import type { ServerPort } from '../server/port.js';
 import {
@@ -179,9 +180,7 @@ export class TransportGate {
   }
 }
 
-const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]', '::1']);
 const LOOPBACK_ADDRESSES = new Set(['127.0.0.1', '::1', '::ffff:127.0.0.1']);
-const LOOPBACK_HOSTNAMES = new Set(['localhost', '127.0.0.1', '[::1]']);
 
 /**
  * Requests without an Origin header (non-browser clients) pass. With no list configured, only loopback
@@ -193,7 +192,7 @@ export function isOriginAllowed(req: IncomingMessage, allowed: AllowedOrigins | 
   if (allowed === '*') return true;
   if (allowed) return allowed.includes(origin);
   try {
-    return LOOPBACK_HOSTS.has(new URL(origin).hostname);
+    return isLoopbackHostname(new URL(origin).hostname);
   } catch {
     return false;
   }
@@ -206,7 +205,7 @@ export function isOriginAllowed(req: IncomingMessage, allowed: AllowedOrigins | 
 function isHostAllowed(req: IncomingMessage, allowedHosts: readonly string[] | undefined): boolean {
   const hostname = hostnameOf(req.headers.host);
   if (allowedHosts) return hostname !== undefined && allowedHosts.includes(hostname);
-  return !LOOPBACK_ADDRESSES.has(req.socket.localAddress ?? '') || (hostname !== undefined && LOOPBACK_HOSTNAMES.has(hostname));
+  return !LOOPBACK_ADDRESSES.has(req.socket.localAddress ?? '') || (hostname !== undefined && isLoopbackHostname(hostname));
 }
 
 /** The host name of a Host header, without its port; IPv6 keeps its brackets (`[::1]`). */
