@@ -22,7 +22,8 @@ export const KINDS: Record<InputMethod, ClientRequestKind<never, unknown>> = {
   'roots/list': rootsKind,
 } as Record<InputMethod, ClientRequestKind<never, unknown>>;
 
-const KEY_PREFIX: Record<InputMethod, string> = { 'elicitation/create': 'elicit', 'sampling/createMessage': 'sample', 'roots/list': 'roots' };
+/** How an ask without a key of its own is named: the prefix, then its count in the request (`elicit-1`). */
+export const KEY_PREFIX: Readonly<Record<InputMethod, string>> = { 'elicitation/create': 'elicit', 'sampling/createMessage': 'sample', 'roots/list': 'roots' };
 
 /** Each form's digest by its JSON (ajv's check, then a Standard schema's): a handler asks the same few forms on every replay. */
 const FORM_DIGESTS = [new Map<string, string>(), new Map<string, string>()];

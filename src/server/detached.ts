@@ -5,7 +5,7 @@
  */
 import type { ClientOutcome, ClientRequestKind } from '../elicitation/kind.js';
 import type { InputMethod, InputRequest } from '../mrtr/input-required.js';
-import { asMcpError, describeRequest } from '../mrtr/input-round.js';
+import { asMcpError, describeRequest, KEY_PREFIX } from '../mrtr/input-round.js';
 import { answerReporter, firstPushedRound, inputKind, pushRounds, type RoundsContext } from '../mrtr/rounds.js';
 import { ErrorCode, McpError } from '../protocol/errors.js';
 import type { CallToolResult, Meta } from '../protocol/types.js';
@@ -19,7 +19,6 @@ import { Session } from './session.js';
 import type { SessionHost } from './session-host.js';
 import { callTool, type ToolEntry } from './tools.js';
 
-const KEY_PREFIX: Record<InputMethod, string> = { 'elicitation/create': 'elicit', 'sampling/createMessage': 'sample', 'roots/list': 'roots' };
 /** How often a question is asked again when its answers do not fit it. */
 const MAX_ASKS = 3;
 
