@@ -60,6 +60,13 @@ export class SessionEndpoints {
     this.sessions.close();
   }
 
+  /** The session a request names, its principal renewed (a refreshed token); undefined when the answer went out already (404, 403, 400). */
+  private sessionFor(req: IncomingMessage, res: ServerResponse, principal: unknown, cors: Record<string, string>): HttpSession | undefined {
+    const http = this.sessions.lookup(req, res, principal, cors);
+    if (http && this.options.auth) http.connection.renewPrincipal(principal);
+    return http;
+  }
+
   /** A 2025 POST, its body read and checked: `initialize` without a session, or messages for one. */
   post(req: IncomingMessage, res: ServerResponse, cors: Record<string, string>, principal: unknown, classified: Classified[], body: unknown, era: Era): void {
     const batch = Array.isArray(body);
@@ -72,9 +79,8 @@ export class SessionEndpoints {
         return sendHttpError(res, 400, INITIALIZE_IN_BATCH.code, INITIALIZE_IN_BATCH.message, cors);
       }
     }
-    const http = this.sessions.lookup(req, res, principal, cors);
+    const http = this.sessionFor(req, res, principal, cors);
     if (!http) return;
-    if (this.options.auth) http.connection.renewPrincipal(principal);
     const connection = http.connection;
     // The era is this POST's for a single message; a batch's members are classified each on its own.
     const admission = connection.admit(classified, batch, batch ? undefined : era);
@@ -101,9 +107,8 @@ export class SessionEndpoints {
     if (!accepts(req, 'sse')) {
       return sendHttpError(res, 406, ErrorCode.TransportRefused, 'Not Acceptable: Accept must list text/event-stream', cors);
     }
-    const http = this.sessions.lookup(req, res, principal, cors);
+    const http = this.sessionFor(req, res, principal, cors);
     if (!http) return;
-    if (this.options.auth) http.connection.renewPrincipal(principal);
     http.connection.touch();
     const headers = { ...cors, 'mcp-session-id': http.id };
     const lastEventId = header(req, 'last-event-id');
@@ -122,9 +127,8 @@ export class SessionEndpoints {
   }
 
   delete(req: IncomingMessage, res: ServerResponse, cors: Record<string, string>, principal: unknown): void {
-    const http = this.sessions.lookup(req, res, principal, cors);
+    const http = this.sessionFor(req, res, principal, cors);
     if (!http) return;
-    if (this.options.auth) http.connection.renewPrincipal(principal);
     http.connection.close('deleted by the client');
     res.writeHead(200, cors).end();
   }
