@@ -10,6 +10,7 @@ import type { ServerPort } from '../../server/port.js';
 import type { EventStore } from './event-store.js';
 import type { HttpSession } from './http-session.js';
 import type { ResolvedHttpOptions } from './options.js';
+import { idleSweepIntervalMs } from '../idle-sweep.js';
 import { header, sendHttpError } from './request.js';
 
 export class SessionRegistry {
@@ -21,8 +22,7 @@ export class SessionRegistry {
     private readonly options: ResolvedHttpOptions,
     private readonly eventStore: EventStore,
   ) {
-    const sweepMs = Math.min(Math.max(Math.floor(options.sessionIdleTimeoutMs / 2), 10), 60_000);
-    this.timers.push(setInterval(() => this.sweepIdle(), sweepMs));
+    this.timers.push(setInterval(() => this.sweepIdle(), idleSweepIntervalMs(options.sessionIdleTimeoutMs)));
     const keepAliveMs = options.keepAliveIntervalMs;
     if (keepAliveMs > 0) this.timers.push(setInterval(() => this.keepAlive(), keepAliveMs));
     for (const timer of this.timers) timer.unref();

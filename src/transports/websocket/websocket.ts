@@ -12,6 +12,7 @@ import { connectionUpgraded, isRefusedConnection } from '../connection-budget.js
 import { type GateRefusal, pathOf, SHUTTING_DOWN, TransportGate } from '../gate.js';
 import { closeHttpServer, createLimitedServer, healthPaths, type ListeningAddress, type ListenOptions, listenOn, rejectUpgrade } from '../listen.js';
 import { type ResolvedWebSocketOptions, resolveWebSocketOptions, type WebSocketTransportOptions } from './options.js';
+import { idleSweepIntervalMs } from '../idle-sweep.js';
 import { WsPeer } from './ws-peer.js';
 
 export type { WebSocketTransportOptions } from './options.js';
@@ -184,7 +185,7 @@ export class WebSocketTransport implements Closable {
     const { keepAliveIntervalMs, sessionIdleTimeoutMs } = this.options;
     if (keepAliveIntervalMs > 0) this.timers.push(setInterval(() => this.forEachPeer((peer) => peer.ping()), keepAliveIntervalMs));
     if (sessionIdleTimeoutMs > 0) {
-      this.timers.push(setInterval(() => this.sweepIdle(), Math.min(Math.max(Math.floor(sessionIdleTimeoutMs / 2), 10), 60_000)));
+      this.timers.push(setInterval(() => this.sweepIdle(), idleSweepIntervalMs(sessionIdleTimeoutMs)));
     }
     for (const timer of this.timers) timer.unref();
   }
