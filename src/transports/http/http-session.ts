@@ -17,7 +17,7 @@ export type ResponseMode = 'auto' | 'json' | 'sse';
 /** What a session needs from its transport. */
 export interface HttpSessionHost {
   readonly eventStore: EventStore;
-  readonly retryMs: number | undefined;
+  readonly retryMs: number;
   sessionClosed(session: HttpSession): void;
   reportError(error: unknown, connection?: Connection): void;
   /** The server is stopping: streams that end say when to come back (`retry`), to whichever instance then serves. */
@@ -203,7 +203,7 @@ export class HttpSession implements Channel, StreamOwner {
     if (stream && held?.full && !this.closed) {
       this.release(stream);
       // transports.mdx: the server may close a connection without ending its stream; the client resumes from the last event it got.
-      res.end(this.primes(stream) && this.host.retryMs !== undefined ? `retry: ${this.host.retryMs}\n\n` : undefined);
+      res.end(this.primes(stream) ? `retry: ${this.host.retryMs}\n\n` : undefined);
       return 'ok';
     }
     if (!stream || stream.done || this.closed) {

@@ -18,8 +18,8 @@ export function writeEventData(res: ServerResponse, eventId: string | undefined,
 }
 
 /** 2025-11-25: an event id with empty data lets the client resume even before the first message; `retry` paces its reconnects. */
-export function primingEvent(eventId: string, retryMs: number | undefined): string {
-  return `id: ${eventId}\n${retryMs === undefined ? '' : `retry: ${retryMs}\n`}data: \n\n`;
+export function primingEvent(eventId: string, retryMs: number): string {
+  return `id: ${eventId}\nretry: ${retryMs}\ndata: \n\n`;
 }
 
 export function writeKeepAlive(res: ServerResponse): void {
