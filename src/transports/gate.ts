@@ -6,7 +6,6 @@
  * Host and Origin are matched here (transports.mdx: servers MUST validate Origin; Host against DNS rebinding).
  */
 import type { IncomingMessage } from 'node:http';
-import { isLoopbackHostname } from '../protocol/elicitation-url.js';
 import { ErrorCode } from '../protocol/errors.js';
 import type { ServerPort } from '../server/port.js';
 import {
@@ -181,6 +180,12 @@ export class TransportGate {
 }
 
 const LOOPBACK_ADDRESSES = new Set(['127.0.0.1', '::1', '::ffff:127.0.0.1']);
+/** This machine, as `URL.hostname` and a Host header spell it: the names protocol/elicitation-url.ts allows for URL mode, kept here so a request does not leave the gate to check them. */
+const LOOPBACK_HOSTNAMES = new Set(['localhost', '127.0.0.1', '[::1]']);
+
+function isLoopbackHostname(hostname: string): boolean {
+  return LOOPBACK_HOSTNAMES.has(hostname);
+}
 
 /**
  * Requests without an Origin header (non-browser clients) pass. With no list configured, only loopback
