@@ -3,7 +3,8 @@
  * the conformance fixture server on 127.0.0.1:N, path /mcp, serving Streamable HTTP and the WebSocket
  * upgrade on the same port and path. With `--redis`, it shares state through that Redis: fixtures started
  * with the same URL share the requestState key ring, a requestState is used once across all of them, and
- * a legacy-era session's requests are forwarded to the fixture that holds it. With the three `--auth-*` flags
+ * a legacy-era session's requests are forwarded to the fixture that holds it, and tasks are kept in Redis
+ * (any of them answers tasks/get and tasks/cancel for a task another created). With the three `--auth-*` flags
  * it is an OAuth resource server: every request needs a JWT from ISS for AUD, checked against the keys at
  * the JWKS URL, and the Protected Resource Metadata is served at /.well-known/oauth-protected-resource/mcp.
  * `--health` serves /healthz and /readyz (without auth).
@@ -17,6 +18,7 @@ import {
   type McpServerOptions,
   type SessionRouter,
   StreamableHttpTransport,
+  type TaskStore,
   WebSocketTransport,
 } from '../src/index.js';
 import { registerFixtureCatalog } from './fixture-catalog.js';
@@ -59,11 +61,13 @@ if (values['auth-jwks'] !== undefined) {
 // Several processes may serve one URL: they share the key ring in Redis, or else a fixed requestState key.
 let options: McpServerOptions;
 let router: SessionRouter | undefined;
+let taskStore: TaskStore | undefined;
 if (values.redis !== undefined) {
   try {
     const scale = await connectRedisScale(values.redis);
     options = { scale, requestState: { singleUse: true } };
     router = scale.sessionRouter();
+    taskStore = scale.taskStore();
   } catch (err) {
     console.error((err as Error).message);
     process.exit(2);
@@ -75,7 +79,7 @@ const server = new McpServer({ name: 'switchboard-conformance-fixture', version:
 registerFixtureCatalog(server);
 registerModernFixtures(server);
 registerFixtureSkills(server);
-registerFixtureTasks(server);
+registerFixtureTasks(server, taskStore);
 server.on('error', (err) => console.error('error:', err.message));
 
 const http = new StreamableHttpTransport(server, { ...(router ? { router } : {}), ...(auth ? { auth } : {}) });

@@ -83,6 +83,7 @@ export { AuthError } from './transports/auth.js';
 export type { AuthHook, AuthOption, HttpAuthenticator, Challenge } from './transports/auth.js';
 export { RedisScale, connectRedisScale } from './scale/redis.js';
 export type { RedisScaleOptions } from './scale/redis.js';
+export type { RedisTaskStore, RedisTaskStoreOptions } from './scale/redis-task-store.js';
 
 // The client as `switchboard-mcp/browser` has it, with what both ends share (errors, wire types); then its Node-only transports.
 export * from './browser.js';

@@ -60,8 +60,9 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
   client: ['protocol', 'rpc', 'schema'],
   // Extensions register methods and declarations on the server; the core knows extensions, not skills or tasks.
   extensions: ['protocol', 'rpc', 'schema', 'elicitation', 'mrtr', 'server'],
-  // What several instances share sits above the server: it implements the server's SharedState.
-  scale: ['protocol', 'rpc', 'server', 'transports'],
+  // What several instances share sits above the server: it implements the server's SharedState, the
+  // transports' SessionRouter and the Tasks extension's TaskStore (no extension imports scale).
+  scale: ['protocol', 'rpc', 'server', 'transports', 'extensions'],
   // OAuth for the transports' `auth` option: it implements their authenticator, and knows nothing of the server.
   auth: ['protocol', 'transports'],
 };

@@ -12,6 +12,7 @@ import { ErrorCode, McpError } from '../protocol/errors.js';
 import type { SharedEvent, SharedState } from '../server/shared-state.js';
 import type { SessionRouter } from '../transports/http/session-router.js';
 import { ExpiringMap } from './expiring-map.js';
+import { RedisTaskStore, type RedisTaskStoreOptions } from './redis-task-store.js';
 
 export interface RedisScaleOptions {
   /** The prefix of every key this instance reads or writes. Default `switchboard`. */
@@ -188,6 +189,15 @@ export class RedisScale implements SharedState {
         return answer;
       },
     };
+  }
+
+  /**
+   * The Tasks extension's store in this Redis, for `useTasks(server, { store: scale.taskStore() })`: any
+   * instance answers `tasks/get` and records `tasks/cancel` for a task any of them created. Its `close`
+   * leaves the connection open; `scale.close()` lets it go.
+   */
+  taskStore(options?: RedisTaskStoreOptions): RedisTaskStore {
+    return RedisTaskStore.over(this.redis, this.prefix, options);
   }
 
   /** Let go of the connection. */

@@ -13,6 +13,7 @@ import {
   TASKS_EXTENSION,
   useTasks,
 } from '../../src/index.js';
+import { expect } from 'vitest';
 import type { Cleanups } from './cleanups.js';
 import { MODERN_CAPS, ModernClient, type Reply } from './modern.js';
 import { startHttp } from './servers.js';
@@ -120,3 +121,16 @@ export const unknownTask = (taskId: string) => ({
   code: -32602,
   message: `Invalid params: unknown task ${JSON.stringify(taskId)} (it may have expired, or belong to someone else)`,
 });
+
+/** An ISO 8601 timestamp as tasks carry them (`createdAt`, `lastUpdatedAt`), for `toEqual`. */
+export const ISO_TIME = expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+
+/** What a call that made a task answers, exactly, for `toEqual` (`created` gives both timestamps their one value). */
+export function createdTask(created: Json, ttlMs: number, pollIntervalMs: number): Json {
+  return { resultType: 'task', taskId: expect.any(String), status: 'working', createdAt: ISO_TIME, lastUpdatedAt: created.createdAt, ttlMs, pollIntervalMs };
+}
+
+/** What `tasks/get` answers for `task` (a created task's fields) once it completed with `result`. */
+export function completedTask(task: Json, result: Json): Json {
+  return { ...task, resultType: 'complete', status: 'completed', lastUpdatedAt: ISO_TIME, result };
+}

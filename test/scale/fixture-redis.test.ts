@@ -1,13 +1,15 @@
 /**
  * `npm run fixture -- --port N --redis URL`: fixture processes started with the same Redis URL share the
- * requestState key ring, so a 2026-07-28 flow goes through with each request on another process; and a
- * fixture that cannot reach Redis exits 2 saying so.
+ * requestState key ring, so a 2026-07-28 flow goes through with each request on another process, and
+ * keep their tasks in it; and a fixture that cannot reach Redis exits 2 saying so.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { type ElicitResult, McpClient, StreamableHttpClientTransport } from '../../src/index.js';
 import { send } from '../helpers/http-client.js';
+import { ModernClient } from '../helpers/modern.js';
+import { DECLARES, resultOf, untilStatus } from '../helpers/tasks.js';
 import { useRedis } from '../helpers/redis.js';
 import { useCleanups } from '../helpers/cleanups.js';
 
@@ -86,6 +88,14 @@ describe('fixtures sharing a Redis', () => {
     const ping = await send(a.url, 'POST', { ...ACCEPT, 'mcp-session-id': sessionId }, { jsonrpc: '2.0', id: 2, method: 'ping' });
     expect(ping.status).toBe(404);
     expect((await send(a.url, 'POST', ACCEPT, INITIALIZE)).status).toBe(200);
+  });
+
+  it('keep tasks in Redis: a task created on one process is polled to its end on the other', async () => {
+    const [a, b] = await Promise.all([fixture(['--redis', redis.url]), fixture(['--redis', redis.url])]);
+    const created = resultOf(await new ModernClient(a.url, DECLARES).callTool('slow_compute', { seconds: 0.2, label: 'sum' }));
+    expect(created).toMatchObject({ resultType: 'task', status: 'working' });
+    const done = await untilStatus(new ModernClient(b.url, DECLARES), created.taskId, 'completed');
+    expect(done.result).toEqual({ content: [{ type: 'text', text: 'Computed sum after 0.2s' }] });
   });
 
   it('exits 2 with one line saying where Redis could not be reached', async () => {

@@ -25,6 +25,8 @@ import { rpcError, useMcpClients } from '../../helpers/mcp-clients.js';
 import { META_KEYS, MODERN_CAPS, ModernClient, modernPost, SIGNED_STATE } from '../../helpers/modern.js';
 import {
   BY_USER,
+  completedTask,
+  createdTask,
   createTask,
   DECLARES,
   failure,
@@ -153,27 +155,13 @@ describe('a task-optional tool', () => {
     );
     const created = resultOf(await declared.callTool('work'));
     expect(Object.keys(created).sort()).toEqual(CREATED_KEYS);
-    expect(created).toEqual({
-      resultType: 'task',
-      taskId: expect.any(String),
-      status: 'working',
-      createdAt: ISO,
-      lastUpdatedAt: created.createdAt,
-      ttlMs: 60_000,
-      pollIntervalMs: 250,
-    });
+    expect(created).toEqual(createdTask(created, 60_000, 250));
     const { resultType: _task, ...task } = created;
     expect(resultOf(await get(declared, created.taskId))).toEqual({ resultType: 'complete', ...task });
 
     release.open();
     const done = await untilStatus(declared, created.taskId, 'completed');
-    expect(done).toEqual({
-      ...task,
-      resultType: 'complete',
-      status: 'completed',
-      lastUpdatedAt: ISO,
-      result: { content: [{ type: 'text', text: 'done' }], structuredContent: { answer: 42 } },
-    });
+    expect(done).toEqual(completedTask(task, { content: [{ type: 'text', text: 'done' }], structuredContent: { answer: 42 } }));
     expect(Date.parse(done.lastUpdatedAt)).toBeGreaterThanOrEqual(Date.parse(done.createdAt));
   });
 

@@ -1,0 +1,141 @@
+/**
+ * Two McpServers with `useTasks`, each on its own HTTP port, sharing one redis-server through
+ * `scale.taskStore()`: a 2026-07-28 task created through one is found by `tasks/get` on the other with the
+ * same status and result, and `tasks/cancel` through the other ends it (the running instance aborts its
+ * handler at the handler's next save).
+ */
+import { setTimeout as sleep } from 'node:timers/promises';
+import { describe, expect, it } from 'vitest';
+import { connectRedisScale, type McpServer, type RedisScale, type Tasks, useTasks } from '../../src/index.js';
+import { useCleanups } from '../helpers/cleanups.js';
+import { gate } from '../helpers/deferred.js';
+import { ModernClient } from '../helpers/modern.js';
+import { useRedis } from '../helpers/redis.js';
+import { startHttp } from '../helpers/servers.js';
+import { completedTask, createdTask, DECLARES, getTask, reasonOf, resultOf, untilStatus } from '../helpers/tasks.js';
+import { until } from '../helpers/waits.js';
+
+const cleanups = useCleanups();
+const redis = useRedis();
+
+const ISO = expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+const ack = { resultType: 'complete' };
+
+type Setup = (server: McpServer, tasks: Tasks) => void;
+
+/** An instance: an McpServer on HTTP whose tasks live in the scale's Redis. */
+async function instance(scale: RedisScale, setup: Setup) {
+  let tasks!: Tasks;
+  const running = await startHttp(
+    cleanups,
+    (server) => {
+      tasks = useTasks(server, { store: scale.taskStore(), ttlMs: 60_000, pollIntervalMs: 250 });
+      setup(server, tasks);
+    },
+    { server: { scale } },
+  );
+  return { ...running, tasks, client: new ModernClient(running.url, DECLARES) };
+}
+
+/** Two instances sharing one Redis prefix, each with its own connection, as two processes have. */
+async function pair(setup: Setup) {
+  const prefix = `test-${Math.random().toString(36).slice(2)}`;
+  const scales = [await connectRedisScale(redis.url, { prefix }), await connectRedisScale(redis.url, { prefix })];
+  // Pushed first, so it runs last: after both servers (and their task stores) closed.
+  cleanups.push(() => Promise.all(scales.map((scale) => scale.close())));
+  return { a: await instance(scales[0]!, setup), b: await instance(scales[1]!, setup) };
+}
+
+type Instance = Awaited<ReturnType<typeof instance>>;
+
+/** Once the runner `a` lets the task go, both instances show it as the cancel through `b` left it (the runner's own end is not saved over it). */
+async function cancelledOnBoth(a: Instance, b: Instance, taskId: string, cancelled: unknown) {
+  await until(
+    () => a.tasks.running,
+    'the first instance to let the task go',
+    (n) => n === 0,
+  );
+  const seen = resultOf(await getTask(b.client, taskId));
+  expect(seen).toEqual(cancelled);
+  expect(resultOf(await getTask(a.client, taskId))).toEqual(seen);
+  return seen;
+}
+
+describe('tasks shared through Redis by two instances', () => {
+  it('shows a task created through one on tasks/get on the other, working and then completed with its result', async () => {
+    const release = gate();
+    const { a, b } = await pair((_server, tasks) =>
+      tasks.registerTool('work', { taskSupport: 'optional' }, async () => {
+        await release.opened;
+        return { content: [{ type: 'text', text: 'done' }], structuredContent: { answer: 42 } };
+      }),
+    );
+    const created = resultOf(await a.client.callTool('work'));
+    expect(created).toEqual(createdTask(created, 60_000, 250));
+    const { resultType: _task, ...task } = created;
+    expect(resultOf(await getTask(b.client, task.taskId))).toEqual({ resultType: 'complete', ...task });
+
+    // Answers still go to the instance whose handler waits for them; the other says so.
+    expect((await b.client.request('tasks/update', { taskId: task.taskId, inputResponses: {} })).body.error).toEqual({
+      code: -32603,
+      message: `Task ${task.taskId} runs on another server instance: send tasks/update to it (route on the Mcp-Name header, the task id)`,
+    });
+
+    release.open();
+    const done = await untilStatus(b.client, task.taskId, 'completed');
+    expect(done).toEqual(completedTask(task, { content: [{ type: 'text', text: 'done' }], structuredContent: { answer: 42 } }));
+    expect(resultOf(await getTask(a.client, task.taskId))).toEqual(done);
+  });
+
+  it('ends a task on tasks/cancel through the other instance: cancelled everywhere, and its handler aborted at its next save', async () => {
+    const reasons: unknown[] = [];
+    const { a, b } = await pair((_server, tasks) =>
+      tasks.registerTool('steps', { taskSupport: 'optional' }, async (_args, ctx) => {
+        // Each step is saved (a task's progress is its statusMessage): the save after the cancel is refused.
+        for (let step = 1; !ctx.signal.aborted; step++) {
+          ctx.progress(step, undefined, 'Working');
+          await sleep(25);
+        }
+        reasons.push(ctx.signal.reason);
+        return 'stopped';
+      }),
+    );
+    const created = resultOf(await a.client.callTool('steps'));
+    const { resultType: _task, ...task } = created;
+    await until(
+      () => getTask(b.client, task.taskId),
+      'the other instance to see the progress',
+      (reply) => reply.body.result?.statusMessage === 'Working',
+    );
+
+    expect(resultOf(await b.client.request('tasks/cancel', { taskId: task.taskId }))).toEqual(ack);
+    const cancelled = { ...task, resultType: 'complete', status: 'cancelled', statusMessage: 'Working', lastUpdatedAt: ISO };
+    expect(resultOf(await getTask(b.client, task.taskId))).toEqual(cancelled);
+
+    await until(
+      () => reasons.length,
+      'the handler on the first instance to be aborted',
+      (n) => n === 1,
+    );
+    expect(reasonOf(reasons[0])).toEqual({ name: 'McpError', code: -32800, message: 'The task was cancelled (through another instance)' });
+    const seen = await cancelledOnBoth(a, b, task.taskId, cancelled);
+    expect(resultOf(await b.client.request('tasks/cancel', { taskId: task.taskId }))).toEqual(ack);
+    expect(resultOf(await getTask(a.client, task.taskId))).toEqual(seen);
+  });
+
+  it('keeps a cancel through the other instance when the handler saves nothing until it ends: its result is not kept', async () => {
+    const release = gate();
+    const { a, b } = await pair((_server, tasks) =>
+      tasks.registerTool('quiet', { taskSupport: 'optional' }, async () => {
+        await release.opened;
+        return 'finished anyway';
+      }),
+    );
+    const { resultType: _task, ...task } = resultOf(await a.client.callTool('quiet'));
+    expect(resultOf(await b.client.request('tasks/cancel', { taskId: task.taskId }))).toEqual(ack);
+    const cancelled = { ...task, resultType: 'complete', status: 'cancelled', lastUpdatedAt: ISO };
+    expect(resultOf(await getTask(b.client, task.taskId))).toEqual(cancelled);
+    release.open();
+    await cancelledOnBoth(a, b, task.taskId, cancelled);
+  });
+});
