@@ -138,4 +138,28 @@ describe('tasks shared through Redis by two instances', () => {
     release.open();
     await cancelledOnBoth(a, b, task.taskId, cancelled);
   });
+
+  it('ends the run at once when the running instance is asked for a task another instance cancelled', async () => {
+    const reasons: unknown[] = [];
+    const { a, b } = await pair((_server, tasks) =>
+      tasks.registerTool('quiet', { taskSupport: 'optional' }, (_args, ctx) => {
+        // Saves nothing while it waits: only its signal can end it.
+        return new Promise((resolve) => {
+          ctx.signal.addEventListener('abort', () => {
+            reasons.push(ctx.signal.reason);
+            resolve('stopped');
+          });
+        });
+      }),
+    );
+    const { resultType: _task, ...task } = resultOf(await a.client.callTool('quiet'));
+    expect(resultOf(await b.client.request('tasks/cancel', { taskId: task.taskId }))).toEqual(ack);
+    const cancelled = resultOf(await getTask(b.client, task.taskId));
+    expect(cancelled).toEqual({ ...task, resultType: 'complete', status: 'cancelled', lastUpdatedAt: ISO });
+    expect(reasons).toEqual([]);
+
+    expect(resultOf(await getTask(a.client, task.taskId))).toEqual(cancelled);
+    expect(reasons.map(reasonOf)).toEqual([{ name: 'McpError', code: -32800, message: 'The task was cancelled (through another instance)' }]);
+    await cancelledOnBoth(a, b, task.taskId, cancelled);
+  });
 });

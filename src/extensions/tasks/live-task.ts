@@ -140,10 +140,13 @@ export class LiveTask {
         // it (its tasks/cancel) stands, and ends this run.
         const kept = await this.host.store.save(snapshot);
         if (kept === false && !isTerminalStatus(this.task.status)) {
-          this.end(new McpError(ErrorCode.RequestCancelled, 'The task was cancelled (through another instance)'));
+          this.end(new McpError(ErrorCode.RequestCancelled, CANCELLED_ELSEWHERE));
         }
       })
       .catch((err: unknown) => this.host.reportError(err));
     this.host.announce(task, status);
   }
 }
+
+/** Why a run ends when another instance sharing the store recorded its cancellation. */
+export const CANCELLED_ELSEWHERE = 'The task was cancelled (through another instance)';

@@ -18,7 +18,7 @@ import type { McpServer } from '../../server/mcp-server.js';
 import type { InferSchema } from '../../schema/infer.js';
 import type { StructuredOf, ToolConfig, ToolHandler, ToolRegistrationFor, ToolReturn, ToolSchema } from '../../server/tools.js';
 import { TaskCaps } from './caps.js';
-import { LiveTask, type LiveTaskHost } from './live-task.js';
+import { CANCELLED_ELSEWHERE, LiveTask, type LiveTaskHost } from './live-task.js';
 import { declaresTasks, detailed, missingTasksCapability, ownerOf, reaches, SHUTTING_DOWN, unknownTask } from './shapes.js';
 import { checkedStore, MemoryTaskStore, type StoredTask, type TaskStore } from './store.js';
 
@@ -88,6 +88,8 @@ const DEFAULT_MAX_TASKS = 4000;
 
 export class Tasks extends SafeEmitter<TasksEvents> {
   private readonly store: TaskStore;
+  /** Whether other instances may share the store (any but the in-process default): a live task's end may be recorded there first. */
+  private readonly shared: boolean;
   private readonly ttlMs: number | null;
   private readonly pollIntervalMs: number;
   private readonly caps: TaskCaps;
@@ -107,6 +109,7 @@ export class Tasks extends SafeEmitter<TasksEvents> {
   ) {
     super();
     this.store = options.store === undefined ? new MemoryTaskStore() : checkedStore(options.store);
+    this.shared = !(this.store instanceof MemoryTaskStore);
     this.ttlMs = options.ttlMs === null ? null : (options.ttlMs ?? DEFAULT_TTL_MS);
     this.pollIntervalMs = options.pollIntervalMs ?? DEFAULT_POLL_INTERVAL_MS;
     const limits = {
@@ -270,6 +273,15 @@ export class Tasks extends SafeEmitter<TasksEvents> {
     const taskId = request.params.taskId;
     if (typeof taskId !== 'string' || taskId.length === 0) throw invalidExtensionParams('params.taskId must be a non-empty string');
     const live = this.live.get(taskId);
+    if (live && this.shared) {
+      // Another instance sharing the store may have cancelled it: that end stands here too, at once.
+      const stored = await this.store.load(taskId);
+      if (stored && isTerminalStatus(stored.status) && !isTerminalStatus(live.task.status)) {
+        live.end(new McpError(ErrorCode.RequestCancelled, CANCELLED_ELSEWHERE));
+        if (!reaches(request.principal, stored.owner)) throw unknownTask(taskId);
+        return { task: stored, live: undefined };
+      }
+    }
     const task = live?.task ?? (await this.store.load(taskId));
     if (!task || !reaches(request.principal, task.owner)) throw unknownTask(taskId);
     return { task, live };
