@@ -211,8 +211,10 @@ export class RedisScale implements SharedState {
 /** What the channel carries is checked: anything with access to the Redis can publish on it. */
 function isSharedEvent(event: unknown): event is SharedEvent {
   if (typeof event !== 'object' || event === null) return false;
-  const { type, uri, list } = event as { type?: unknown; uri?: unknown; list?: unknown };
+  const { type, uri, list, id, news } = event as { type?: unknown; uri?: unknown; list?: unknown; id?: unknown; news?: unknown };
   if (type === 'resourceUpdated') return typeof uri === 'string' && uri.length <= 8192;
+  // An extension's news is its own to read (its `shared` checks what it takes); here only its shape.
+  if (type === 'extension') return typeof id === 'string' && typeof news === 'object' && news !== null && !Array.isArray(news);
   return type === 'listChanged' && (list === 'tools' || list === 'prompts' || list === 'resources');
 }
 

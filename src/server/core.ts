@@ -194,10 +194,16 @@ export class ServerCore implements ConnectionHost, ServerPort, HttpNeeds, Rounds
     broadcast.call(this.options.scale, event).catch((err: unknown) => this.reportError(err));
   }
 
+  /** An extension's news for the other instances (its handle's `share`). */
+  shareExtensionNews(id: string, news: Record<string, unknown>): void {
+    this.share({ type: 'extension', id, news });
+  }
+
   /** What another instance broadcast: told to this instance's clients, and not broadcast again. */
   private shared(event: SharedEvent): void {
     if (event.type === 'resourceUpdated') this.resourceUpdated(event.uri);
-    else this.listChanged(event.list, false);
+    else if (event.type === 'listChanged') this.listChanged(event.list, false);
+    else this.extensions.shared(event.id, event.news);
   }
 
   /** A notification for the listen streams whose filter under an extension's `key` satisfies `select`. */

@@ -94,6 +94,8 @@ export interface ServerExtension {
   callTool?(call: ToolCall): Record<string, unknown> | Promise<Record<string, unknown>> | undefined;
   /** Keys it adds to `subscriptions/listen`'s notifications filter. */
   readonly listenFilters?: Readonly<Record<string, ListenFilter>>;
+  /** What another instance sharing this server's `scale` told of with its handle's `share` (never this instance's own). */
+  shared?(news: Record<string, unknown>): void;
   /** The server is closing (`server.close()`): end what the extension runs. Runs before sessions and transports close. */
   close?(): void | Promise<void>;
 }
@@ -110,4 +112,9 @@ export interface ExtensionHandle {
    * the extension's `listenFilters`) satisfies `select`. Returns how many streams it went to.
    */
   notifyListeners(key: string, select: (honoured: unknown) => boolean, method: string, params: Record<string, unknown>): number;
+  /**
+   * Tell the other instances sharing the server's `scale` (JSON): each hands it to the same extension's
+   * `shared`. Nothing without a `scale` that broadcasts; a broadcast that fails is reported on `error`.
+   */
+  share(news: Record<string, unknown>): void;
 }

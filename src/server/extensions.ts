@@ -80,8 +80,8 @@ export class Extensions implements ExtensionMethods {
       const taken = CORE_FILTERS.has(key) ? 'the core' : this.filters.get(key)?.id;
       if (taken) throw new TypeError(`Extension ${extension.id} cannot add the listen filter ${key}: ${taken} has it already`);
     }
-    if (extension.callTool !== undefined && typeof extension.callTool !== 'function') {
-      throw new TypeError(`Extension ${extension.id}: callTool must be a function`);
+    for (const hook of ['callTool', 'shared'] as const) {
+      if (extension[hook] !== undefined && typeof extension[hook] !== 'function') throw new TypeError(`Extension ${extension.id}: ${hook} must be a function`);
     }
     this.byId.set(extension.id, extension);
     for (const [name, method] of Object.entries(extension.methods)) {
@@ -118,6 +118,17 @@ export class Extensions implements ExtensionMethods {
       if (answer !== undefined) return answer;
     }
     return undefined;
+  }
+
+  /** Another instance's news for extension `id`: handed to it (a listener that throws is reported). */
+  shared(id: string, news: unknown): void {
+    const extension = this.byId.get(id);
+    if (!extension?.shared || !isObject(news)) return;
+    try {
+      extension.shared(news);
+    } catch (err) {
+      this.reportError(err);
+    }
   }
 
   /** The server is closing: each extension that has something to end ends it (in reverse order of use). */

@@ -134,6 +134,7 @@ export class McpServer {
     const core = this.core;
     return {
       notifyListeners: (key, select, method, params) => core.notifyListeners(key, select, method, params),
+      share: (news) => core.shareExtensionNews(extension.id, news),
       registerTool: (name, config, handler) =>
         core.catalog.tools.add(name, createToolEntry(name, config ?? {}, handler as ToolHandler<never, never>, core.schemas)),
     };

@@ -16,8 +16,11 @@ export interface SharedState {
   healthy?(): boolean;
 }
 
-/** A change every instance tells its own clients of: a resource that was updated, a list that changed. */
-export type SharedEvent = { type: 'resourceUpdated'; uri: string } | { type: 'listChanged'; list: 'tools' | 'prompts' | 'resources' };
+/** A change every instance tells its own clients of: a resource that was updated, a list that changed, an extension's news. */
+export type SharedEvent =
+  | { type: 'resourceUpdated'; uri: string }
+  | { type: 'listChanged'; list: 'tools' | 'prompts' | 'resources' }
+  | { type: 'extension'; id: string; news: Record<string, unknown> };
 
 /** Single-use marks in this process's memory: each id is remembered until its state would expire anyway. */
 export class LocalStateMarks {

@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { connectRedisScale, type McpServer, type RedisScale, type Tasks, useTasks } from '../../src/index.js';
 import { useCleanups } from '../helpers/cleanups.js';
 import { gate } from '../helpers/deferred.js';
-import { ModernClient } from '../helpers/modern.js';
+import { META_KEYS, ModernClient, modernPost } from '../helpers/modern.js';
 import { useRedis } from '../helpers/redis.js';
 import { startHttp } from '../helpers/servers.js';
 import { completedTask, createdTask, DECLARES, getTask, reasonOf, resultOf, untilStatus } from '../helpers/tasks.js';
@@ -161,5 +161,42 @@ describe('tasks shared through Redis by two instances', () => {
     expect(resultOf(await getTask(a.client, task.taskId))).toEqual(cancelled);
     expect(reasons.map(reasonOf)).toEqual([{ name: 'McpError', code: -32800, message: 'The task was cancelled (through another instance)' }]);
     await cancelledOnBoth(a, b, task.taskId, cancelled);
+  });
+
+  it('tells a listen stream on the other instance of each status change of the task, as notifications/tasks with the tasks/get fields', async () => {
+    const release = gate();
+    const { a, b } = await pair((_server, tasks) =>
+      tasks.registerTool('work', { taskSupport: 'optional' }, async (_args, ctx) => {
+        ctx.progress(1, 2, 'Halfway');
+        await release.opened;
+        return 'done';
+      }),
+    );
+    const { resultType: _task, ...task } = resultOf(await a.client.callTool('work'));
+    await until(
+      () => getTask(b.client, task.taskId),
+      'the other instance to see the progress',
+      (reply) => reply.body.result?.statusMessage === 'Halfway',
+    );
+    const stream = await modernPost(
+      b.url,
+      'subscriptions/listen',
+      { notifications: { taskIds: [task.taskId] } },
+      { id: 'listen-b', meta: { [META_KEYS.clientCapabilities]: DECLARES } },
+    );
+    cleanups.push(() => stream.abort());
+    const sub = { [META_KEYS.subscriptionId]: 'listen-b' };
+    expect(await stream.nextMessage({ method: 'notifications/subscriptions/acknowledged' })).toEqual({
+      jsonrpc: '2.0',
+      method: 'notifications/subscriptions/acknowledged',
+      params: { _meta: sub, notifications: { taskIds: [task.taskId] } },
+    });
+
+    release.open();
+    const completed = await stream.nextMessage({ method: 'notifications/tasks' });
+    const done = await untilStatus(a.client, task.taskId, 'completed');
+    expect(done).toEqual(completedTask({ ...task, statusMessage: 'Halfway' }, { content: [{ type: 'text', text: 'done' }] }));
+    const { resultType: _complete, ...fields } = done;
+    expect(completed).toEqual({ jsonrpc: '2.0', method: 'notifications/tasks', params: { ...fields, _meta: sub } });
   });
 });

@@ -138,6 +138,7 @@ export class Tasks extends SafeEmitter<TasksEvents> {
       },
       listenFilters: { taskIds: { accept: (value, request) => this.acceptListen(value, request) } },
       callTool: (call) => this.callTool(call),
+      shared: (news) => this.heard(news),
       close: () => this.close(),
     });
   }
@@ -260,7 +261,22 @@ export class Tasks extends SafeEmitter<TasksEvents> {
     this.emit('taskStatus', shown);
     if (status === 'input_required') this.emit('taskInputRequired', shown);
     if (isTerminalStatus(status)) this.emit('taskCompleted', shown);
-    this.handle.notifyListeners('taskIds', (ids) => (ids as string[]).includes(task.taskId), 'notifications/tasks', { ...shown });
+    const params: Record<string, unknown> = { ...shown };
+    this.tellListeners(params);
+    // Listen streams on the other instances sharing the store hear it too (there the task is not live).
+    if (this.shared) this.handle.share({ task: params });
+  }
+
+  /** A task's news to this instance's listen streams that honour its id. */
+  private tellListeners(params: Record<string, unknown>): void {
+    this.handle.notifyListeners('taskIds', (ids) => (ids as string[]).includes(params.taskId as string), 'notifications/tasks', params);
+  }
+
+  /** Another instance's task news: for this instance's listen streams, which honoured the id against the store. */
+  private heard(news: Record<string, unknown>): void {
+    const shown = news.task;
+    if (!isObject(shown) || typeof shown.taskId !== 'string' || this.live.has(shown.taskId)) return;
+    this.tellListeners(shown);
   }
 
   // --- the methods
