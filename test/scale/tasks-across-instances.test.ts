@@ -6,7 +6,7 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
-import { connectRedisScale, type McpServer, type RedisScale, type Tasks, useTasks } from '../../src/index.js';
+import { connectRedisScale, type McpServer, type RedisScale, type SharedState, type Tasks, useTasks } from '../../src/index.js';
 import { useCleanups } from '../helpers/cleanups.js';
 import { gate } from '../helpers/deferred.js';
 import { META_KEYS, ModernClient, modernPost } from '../helpers/modern.js';
@@ -24,7 +24,7 @@ const ack = { resultType: 'complete' };
 type Setup = (server: McpServer, tasks: Tasks) => void;
 
 /** An instance: an McpServer on HTTP whose tasks live in the scale's Redis. */
-async function instance(scale: RedisScale, setup: Setup) {
+async function instance(scale: RedisScale, setup: Setup, serverScale: SharedState = scale) {
   let tasks!: Tasks;
   const running = await startHttp(
     cleanups,
@@ -32,18 +32,40 @@ async function instance(scale: RedisScale, setup: Setup) {
       tasks = useTasks(server, { store: scale.taskStore(), ttlMs: 60_000, pollIntervalMs: 250 });
       setup(server, tasks);
     },
-    { server: { scale } },
+    { server: { scale: serverScale } },
   );
   return { ...running, tasks, client: new ModernClient(running.url, DECLARES) };
 }
 
 /** Two instances sharing one Redis prefix, each with its own connection, as two processes have. */
-async function pair(setup: Setup) {
+async function pair(setup: Setup, { deafA = false } = {}) {
   const prefix = `test-${Math.random().toString(36).slice(2)}`;
   const scales = [await connectRedisScale(redis.url, { prefix }), await connectRedisScale(redis.url, { prefix })];
   // Pushed first, so it runs last: after both servers (and their task stores) closed.
   cleanups.push(() => Promise.all(scales.map((scale) => scale.close())));
-  return { a: await instance(scales[0]!, setup), b: await instance(scales[1]!, setup) };
+  const [first, second] = scales as [RedisScale, RedisScale];
+  // A first instance that misses what the others broadcast (Redis pub/sub delivers at most once).
+  const deaf: SharedState = { stateKeys: first.stateKeys, consumeState: (id, at) => first.consumeState(id, at), broadcast: (event) => first.broadcast(event) };
+  return { a: await instance(first, setup, deafA ? deaf : first), b: await instance(second, setup) };
+}
+
+/** A task started on `a` whose handler saves nothing and ends only when aborted, cancelled through `b`; `reasons` collects its abort reasons. */
+async function cancelQuietElsewhere(options: { deafA?: boolean } = {}) {
+  const reasons: unknown[] = [];
+  const quiet: Setup = (_server, tasks) =>
+    tasks.registerTool('quiet', { taskSupport: 'optional' }, (_args, ctx) => {
+      // Saves nothing while it waits: only its signal can end it.
+      return new Promise((resolve) => {
+        ctx.signal.addEventListener('abort', () => {
+          reasons.push(ctx.signal.reason);
+          resolve('stopped');
+        });
+      });
+    });
+  const { a, b } = await pair(quiet, options);
+  const { resultType: _task, ...task } = resultOf(await a.client.callTool('quiet'));
+  expect(resultOf(await b.client.request('tasks/cancel', { taskId: task.taskId }))).toEqual(ack);
+  return { a, b, task, reasons };
 }
 
 type Instance = Awaited<ReturnType<typeof instance>>;
@@ -139,21 +161,19 @@ describe('tasks shared through Redis by two instances', () => {
     await cancelledOnBoth(a, b, task.taskId, cancelled);
   });
 
-  it('ends the run at once when the running instance is asked for a task another instance cancelled', async () => {
-    const reasons: unknown[] = [];
-    const { a, b } = await pair((_server, tasks) =>
-      tasks.registerTool('quiet', { taskSupport: 'optional' }, (_args, ctx) => {
-        // Saves nothing while it waits: only its signal can end it.
-        return new Promise((resolve) => {
-          ctx.signal.addEventListener('abort', () => {
-            reasons.push(ctx.signal.reason);
-            resolve('stopped');
-          });
-        });
-      }),
+  it('ends the run on the running instance as soon as another instance records a cancel', async () => {
+    const { a, b, task, reasons } = await cancelQuietElsewhere();
+    await until(
+      () => reasons.length,
+      'the run on the first instance to end, unasked',
+      (n) => n === 1,
     );
-    const { resultType: _task, ...task } = resultOf(await a.client.callTool('quiet'));
-    expect(resultOf(await b.client.request('tasks/cancel', { taskId: task.taskId }))).toEqual(ack);
+    expect(reasons.map(reasonOf)).toEqual([{ name: 'McpError', code: -32800, message: 'The task was cancelled (through another instance)' }]);
+    await cancelledOnBoth(a, b, task.taskId, { ...task, resultType: 'complete', status: 'cancelled', lastUpdatedAt: ISO });
+  });
+
+  it('ends the run when the running instance, which missed the news, is asked for a task another instance cancelled', async () => {
+    const { a, b, task, reasons } = await cancelQuietElsewhere({ deafA: true });
     const cancelled = resultOf(await getTask(b.client, task.taskId));
     expect(cancelled).toEqual({ ...task, resultType: 'complete', status: 'cancelled', lastUpdatedAt: ISO });
     expect(reasons).toEqual([]);

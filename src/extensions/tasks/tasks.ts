@@ -272,8 +272,12 @@ export class Tasks extends SafeEmitter<TasksEvents> {
     this.handle.notifyListeners('taskIds', (ids) => (ids as string[]).includes(params.taskId as string), 'notifications/tasks', params);
   }
 
-  /** Another instance's task news: for this instance's listen streams, which honoured the id against the store. */
+  /** Another instance's task news: a cancellation it recorded (the run here ends), or a status for this instance's listen streams, which honoured the id against the store. */
   private heard(news: Record<string, unknown>): void {
+    if (typeof news.cancelled === 'string') {
+      this.live.get(news.cancelled)?.end(new McpError(ErrorCode.RequestCancelled, CANCELLED_ELSEWHERE));
+      return;
+    }
     const shown = news.task;
     if (!isObject(shown) || typeof shown.taskId !== 'string' || this.live.has(shown.taskId)) return;
     this.tellListeners(shown);
@@ -336,6 +340,8 @@ export class Tasks extends SafeEmitter<TasksEvents> {
       task.lastUpdatedAt = new Date().toISOString();
       delete task.inputRequests;
       await this.store.save(task);
+      // The instance running it ends the run now, not at the handler's next save.
+      if (this.shared) this.handle.share({ cancelled: task.taskId });
     }
     return {};
   }
