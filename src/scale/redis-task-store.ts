@@ -5,7 +5,6 @@
  * sets by creation order index all tasks, ended ones, each owner's and the expiry times. Every write is
  * one Lua script, so an ended task stays ended whatever another instance saves over it.
  */
-import { createHash } from 'node:crypto';
 import type { Redis as RedisClient } from 'ioredis';
 import type { StoredTask, TaskStore } from '../extensions/tasks/store.js';
 import { ErrorCode, McpError } from '../protocol/errors.js';
@@ -102,6 +101,18 @@ const SWEEP_ONLY = `${SWEEP}
 ${NOW}
 return sweep(KEYS[1], KEYS[2], KEYS[3], now, tonumber(ARGV[1]))`;
 
+/** The scripts, as ioredis commands (sent by digest, and whole only when Redis does not have them: first use, or after a restart). */
+const COMMANDS = {
+  switchboardTaskSave: { numberOfKeys: 6, lua: SAVE },
+  switchboardTaskDelete: { numberOfKeys: 4, lua: DELETE },
+  switchboardTasksOwnedBy: { numberOfKeys: 1, lua: OWNED_BY },
+  switchboardTasksOldestFinished: { numberOfKeys: 3, lua: OLDEST_FINISHED },
+  switchboardTasksSweep: { numberOfKeys: 3, lua: SWEEP_ONLY },
+} as const;
+
+type Command = keyof typeof COMMANDS;
+type Commands = Record<Command, (...keysThenArgs: (string | number)[]) => Promise<unknown>>;
+
 /** A task store in Redis: `scale.taskStore()`, for `useTasks(server, { store })`. */
 export class RedisTaskStore implements TaskStore {
   private readonly sweeper: NodeJS.Timeout;
@@ -122,6 +133,7 @@ export class RedisTaskStore implements TaskStore {
       task: `${prefix}:task:`,
       owner: `${prefix}:tasks:owner:`,
     };
+    for (const [name, definition] of Object.entries(COMMANDS)) redis.defineCommand(name, definition);
     this.sweeper = setInterval(() => void this.sweep().catch(() => {}), sweepIntervalMs);
     this.sweeper.unref?.();
   }
@@ -137,7 +149,7 @@ export class RedisTaskStore implements TaskStore {
   async save(task: StoredTask): Promise<boolean> {
     const { all, ended, expiry, sequence } = this.keys;
     const kept = await this.run(
-      SAVE,
+      'switchboardTaskSave',
       [this.keys.task + task.taskId, all, ended, expiry, this.keys.owner + task.owner, sequence],
       [task.taskId, JSON.stringify(task), task.owner, isTerminalStatus(task.status) ? '1' : '0', task.expiresAt === null ? '' : String(task.expiresAt)],
     );
@@ -158,11 +170,11 @@ export class RedisTaskStore implements TaskStore {
 
   async delete(taskId: string): Promise<void> {
     const { all, ended, expiry } = this.keys;
-    await this.run(DELETE, [this.keys.task + taskId, all, ended, expiry], [taskId, this.keys.owner]);
+    await this.run('switchboardTaskDelete', [this.keys.task + taskId, all, ended, expiry], [taskId, this.keys.owner]);
   }
 
   async ownedBy(owner: string): Promise<string[]> {
-    return (await this.run(OWNED_BY, [this.keys.owner + owner], [this.keys.task])) as string[];
+    return (await this.run('switchboardTasksOwnedBy', [this.keys.owner + owner], [this.keys.task])) as string[];
   }
 
   count(): Promise<number> {
@@ -171,7 +183,7 @@ export class RedisTaskStore implements TaskStore {
 
   async oldestFinished(): Promise<string | undefined> {
     const { all, ended, expiry } = this.keys;
-    return ((await this.run(OLDEST_FINISHED, [all, ended, expiry], [])) as string | null) ?? undefined;
+    return ((await this.run('switchboardTasksOldestFinished', [all, ended, expiry], [])) as string | null) ?? undefined;
   }
 
   /** Stops the sweeps; the connection is the scale's, which `scale.close()` lets go. */
@@ -182,20 +194,12 @@ export class RedisTaskStore implements TaskStore {
   /** Drop expired tasks from the indexes, a batch at a time (the timer runs it; Redis expires the tasks themselves). */
   private async sweep(): Promise<number> {
     const { all, ended, expiry } = this.keys;
-    return (await this.run(SWEEP_ONLY, [all, ended, expiry], [SWEEP_PER_TIMER])) as number;
+    return (await this.run('switchboardTasksSweep', [all, ended, expiry], [SWEEP_PER_TIMER])) as number;
   }
 
-  /** A script by its digest, sent whole only when Redis does not have it (first use, or after a restart). */
-  private run(script: string, keys: string[], args: (string | number)[]): Promise<unknown> {
-    const sha = digestOf(script);
-    return this.call(async () => {
-      try {
-        return await this.redis.evalsha(sha, keys.length, ...keys, ...args);
-      } catch (err) {
-        if (!(err as Error).message?.startsWith('NOSCRIPT')) throw err;
-        return this.redis.eval(script, keys.length, ...keys, ...args);
-      }
-    });
+  /** One of the scripts, on the keys and arguments it takes. */
+  private run(command: Command, keys: string[], args: (string | number)[]): Promise<unknown> {
+    return this.call(() => (this.redis as unknown as Commands)[command](...keys, ...args));
   }
 
   /** A command whose failure says the task store is unreachable, as the other shared state does. */
@@ -206,11 +210,4 @@ export class RedisTaskStore implements TaskStore {
       throw new McpError(ErrorCode.InternalError, `The shared task store is unreachable (${(err as Error).message}); retry shortly`);
     }
   }
-}
-
-const digests = new Map<string, string>();
-function digestOf(script: string): string {
-  let sha = digests.get(script);
-  if (sha === undefined) digests.set(script, (sha = createHash('sha1').update(script).digest('hex')));
-  return sha;
 }
