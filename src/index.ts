@@ -61,7 +61,7 @@ export { Tasks, useTasks } from './extensions/tasks/tasks.js';
 export type { TasksOptions, TasksEvents, TaskToolConfig, TaskToolHandler } from './extensions/tasks/tasks.js';
 export type { ExtensionToolConfig } from './server/tools.js';
 export { MemoryTaskStore } from './extensions/tasks/store.js';
-export type { TaskStore, StoredTask, MemoryTaskStoreOptions } from './extensions/tasks/store.js';
+export type { TaskStore, StoredTask, SaveCondition, MemoryTaskStoreOptions } from './extensions/tasks/store.js';
 export { TASKS_EXTENSION } from './protocol/tasks.js';
 export type { Task, DetailedTask, TaskStatus } from './protocol/tasks.js';
 export type {

@@ -1,12 +1,13 @@
 /**
  * The Tasks extension's store kept in Redis, on the connection `connectRedisScale` makes: every instance
  * sharing it answers `tasks/get` and records `tasks/cancel` for a task any of them created. Each task is
- * a hash (its record, its owner, whether it ended) that Redis expires at the task's `expiresAt`; sorted
- * sets by creation order index all tasks, ended ones, each owner's and the expiry times. Every write is
- * one Lua script, so an ended task stays ended whatever another instance saves over it.
+ * a hash (its record, its owner, whether it ended, its runner's lease) that Redis expires at the task's
+ * `expiresAt`; sorted sets index all tasks, ended ones and each owner's (by creation order), the expiry
+ * times and the leases of tasks still running. Every write is one Lua script, so an ended task stays
+ * ended whatever another instance saves over it.
  */
 import type { Redis as RedisClient } from 'ioredis';
-import type { StoredTask, TaskStore } from '../extensions/tasks/store.js';
+import type { SaveCondition, StoredTask, TaskStore } from '../extensions/tasks/store.js';
 import { ErrorCode, McpError } from '../protocol/errors.js';
 import { MAX_TIMER_MS, positiveInteger } from '../protocol/option-checks.js';
 import { isTerminalStatus } from '../protocol/tasks.js';
@@ -27,26 +28,40 @@ const NOW = "local clock = redis.call('TIME'); local now = clock[1] * 1000 + mat
 
 /** Drop up to `limit` expired tasks from the indexes (their hashes Redis has expired already; `now > expiresAt`, as Redis's). */
 const SWEEP = `
-local function sweep(all, ended, expiry, now, limit)
+local function sweep(all, ended, expiry, leases, now, limit)
   local gone = redis.call('ZRANGEBYSCORE', expiry, '-inf', '(' .. string.format('%.0f', now), 'LIMIT', 0, limit)
   for _, id in ipairs(gone) do
     redis.call('ZREM', all, id)
     redis.call('ZREM', ended, id)
     redis.call('ZREM', expiry, id)
+    redis.call('ZREM', leases, id)
   end
   return #gone
 end`;
 
 /**
- * KEYS: task hash, all, ended, expiry, owner's set, sequence. ARGV: id, record, owner, ended (1/0),
- * expiresAt ('' for never). 0 when the stored task has ended (nothing is written), else 1.
+ * KEYS: task hash, all, ended, expiry, owner's set, sequence, leases. ARGV: id, record, owner, ended
+ * (1/0), expiresAt ('' for never), lease ('' for none), lapsed-by ('' for unconditional: otherwise the
+ * save applies only to a stored task whose lease is below it). 0 when nothing is written (the stored task
+ * has ended, or the condition fails), else 1.
  */
 const SAVE = `${SWEEP}
 if redis.call('HGET', KEYS[1], 'ended') == '1' then return 0 end
+if ARGV[7] ~= '' then
+  local lease = tonumber(redis.call('HGET', KEYS[1], 'lease') or '')
+  if not lease or lease >= tonumber(ARGV[7]) then return 0 end
+end
 ${NOW}
-sweep(KEYS[2], KEYS[3], KEYS[4], now, ${SWEEP_PER_WRITE})
+sweep(KEYS[2], KEYS[3], KEYS[4], KEYS[7], now, ${SWEEP_PER_WRITE})
 local id, expiresAt = ARGV[1], ARGV[5]
 redis.call('HSET', KEYS[1], 'record', ARGV[2], 'owner', ARGV[3], 'ended', ARGV[4])
+if ARGV[4] == '1' or ARGV[6] == '' then
+  redis.call('HDEL', KEYS[1], 'lease')
+  redis.call('ZREM', KEYS[7], id)
+else
+  redis.call('HSET', KEYS[1], 'lease', ARGV[6])
+  redis.call('ZADD', KEYS[7], ARGV[6], id)
+end
 local seq = redis.call('ZSCORE', KEYS[2], id)
 if not seq then
   seq = redis.call('INCR', KEYS[6])
@@ -76,12 +91,12 @@ for _, id in ipairs(ids) do
 end
 return alive`;
 
-/** KEYS: task hash, all, ended, expiry. ARGV: id, the owner key prefix. */
+/** KEYS: task hash, all, ended, expiry, leases. ARGV: id, the owner key prefix. */
 const DELETE = `
 local owner = redis.call('HGET', KEYS[1], 'owner')
 if owner then redis.call('ZREM', ARGV[2] .. owner, ARGV[1]) end
 redis.call('DEL', KEYS[1])
-for i = 2, 4 do redis.call('ZREM', KEYS[i], ARGV[1]) end
+for i = 2, 5 do redis.call('ZREM', KEYS[i], ARGV[1]) end
 return 1`;
 
 /** KEYS: all, ended, expiry. The oldest task (by creation) that has ended or expired, as MemoryTaskStore picks it. */
@@ -96,18 +111,18 @@ for _, id in ipairs(gone) do
 end
 return best`;
 
-/** KEYS: all, ended, expiry. ARGV: how many at most. How many expired tasks left the indexes. */
+/** KEYS: all, ended, expiry, leases. ARGV: how many at most. How many expired tasks left the indexes. */
 const SWEEP_ONLY = `${SWEEP}
 ${NOW}
-return sweep(KEYS[1], KEYS[2], KEYS[3], now, tonumber(ARGV[1]))`;
+return sweep(KEYS[1], KEYS[2], KEYS[3], KEYS[4], now, tonumber(ARGV[1]))`;
 
 /** The scripts, as ioredis commands (sent by digest, and whole only when Redis does not have them: first use, or after a restart). */
 const COMMANDS = {
-  switchboardTaskSave: { numberOfKeys: 6, lua: SAVE },
-  switchboardTaskDelete: { numberOfKeys: 4, lua: DELETE },
+  switchboardTaskSave: { numberOfKeys: 7, lua: SAVE },
+  switchboardTaskDelete: { numberOfKeys: 5, lua: DELETE },
   switchboardTasksOwnedBy: { numberOfKeys: 1, lua: OWNED_BY },
   switchboardTasksOldestFinished: { numberOfKeys: 3, lua: OLDEST_FINISHED },
-  switchboardTasksSweep: { numberOfKeys: 3, lua: SWEEP_ONLY },
+  switchboardTasksSweep: { numberOfKeys: 4, lua: SWEEP_ONLY },
 } as const;
 
 type Command = keyof typeof COMMANDS;
@@ -116,7 +131,7 @@ type Commands = Record<Command, (...keysThenArgs: (string | number)[]) => Promis
 /** A task store in Redis: `scale.taskStore()`, for `useTasks(server, { store })`. */
 export class RedisTaskStore implements TaskStore {
   private readonly sweeper: NodeJS.Timeout;
-  private readonly keys: { all: string; ended: string; expiry: string; sequence: string; task: string; owner: string };
+  private readonly keys: { all: string; ended: string; expiry: string; leases: string; sequence: string; task: string; owner: string };
 
   private constructor(
     private readonly redis: RedisClient,
@@ -129,6 +144,7 @@ export class RedisTaskStore implements TaskStore {
       all: `${prefix}:tasks`,
       ended: `${prefix}:tasks:ended`,
       expiry: `${prefix}:tasks:expiry`,
+      leases: `${prefix}:tasks:leases`,
       sequence: `${prefix}:tasks:sequence`,
       task: `${prefix}:task:`,
       owner: `${prefix}:tasks:owner:`,
@@ -146,12 +162,20 @@ export class RedisTaskStore implements TaskStore {
     return new RedisTaskStore(redis, prefix, options);
   }
 
-  async save(task: StoredTask): Promise<boolean> {
-    const { all, ended, expiry, sequence } = this.keys;
+  async save(task: StoredTask, condition?: SaveCondition): Promise<boolean> {
+    const { all, ended, expiry, sequence, leases } = this.keys;
     const kept = await this.run(
       'switchboardTaskSave',
-      [this.keys.task + task.taskId, all, ended, expiry, this.keys.owner + task.owner, sequence],
-      [task.taskId, JSON.stringify(task), task.owner, isTerminalStatus(task.status) ? '1' : '0', task.expiresAt === null ? '' : String(task.expiresAt)],
+      [this.keys.task + task.taskId, all, ended, expiry, this.keys.owner + task.owner, sequence, leases],
+      [
+        task.taskId,
+        JSON.stringify(task),
+        task.owner,
+        isTerminalStatus(task.status) ? '1' : '0',
+        task.expiresAt === null ? '' : String(task.expiresAt),
+        task.leaseExpiresAt === undefined ? '' : String(task.leaseExpiresAt),
+        condition === undefined ? '' : String(condition.leaseLapsedBy),
+      ],
     );
     return kept === 1;
   }
@@ -169,8 +193,8 @@ export class RedisTaskStore implements TaskStore {
   }
 
   async delete(taskId: string): Promise<void> {
-    const { all, ended, expiry } = this.keys;
-    await this.run('switchboardTaskDelete', [this.keys.task + taskId, all, ended, expiry], [taskId, this.keys.owner]);
+    const { all, ended, expiry, leases } = this.keys;
+    await this.run('switchboardTaskDelete', [this.keys.task + taskId, all, ended, expiry, leases], [taskId, this.keys.owner]);
   }
 
   async ownedBy(owner: string): Promise<string[]> {
@@ -179,6 +203,11 @@ export class RedisTaskStore implements TaskStore {
 
   count(): Promise<number> {
     return this.call(() => this.redis.zcard(this.keys.all));
+  }
+
+  /** Leases are the runners' clocks (epoch ms), compared with the caller's: the instances' clocks must agree to well within a lease. */
+  lapsed(now: number, limit: number): Promise<string[]> {
+    return this.call(() => this.redis.zrangebyscore(this.keys.leases, '-inf', `(${now}`, 'LIMIT', 0, limit));
   }
 
   async oldestFinished(): Promise<string | undefined> {
@@ -193,8 +222,8 @@ export class RedisTaskStore implements TaskStore {
 
   /** Drop expired tasks from the indexes, a batch at a time (the timer runs it; Redis expires the tasks themselves). */
   private async sweep(): Promise<number> {
-    const { all, ended, expiry } = this.keys;
-    return (await this.run('switchboardTasksSweep', [all, ended, expiry], [SWEEP_PER_TIMER])) as number;
+    const { all, ended, expiry, leases } = this.keys;
+    return (await this.run('switchboardTasksSweep', [all, ended, expiry, leases], [SWEEP_PER_TIMER])) as number;
   }
 
   /** One of the scripts, on the keys and arguments it takes. */

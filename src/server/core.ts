@@ -233,15 +233,18 @@ export class ServerCore implements ConnectionHost, ServerPort, HttpNeeds, Rounds
 
   /**
    * Stop: refuse what is new, let requests under way finish for up to `drainMs` (their pending
-   * server-to-client requests may still be answered), then end every session and stop every transport.
-   * Listen streams end gracefully first: their requests complete.
+   * server-to-client requests may still be answered), and what extensions run (tasks) for what is left
+   * of it; then end every session and stop every transport. Listen streams end gracefully first: their
+   * requests complete.
    */
   async close(drainMs = 0): Promise<void> {
+    const drainUntil = Date.now() + drainMs;
     this.draining = true;
     for (const subscription of this.subscriptions) subscription.end();
     if (drainMs > 0) await settlesWithin(() => this.stats.requestsInFlight === 0, drainMs);
+    // The other instances are heard while extensions drain: a task running here still takes its answers.
+    await this.extensions.close(drainUntil);
     this.stopSharing?.();
-    await this.extensions.close();
     if (this.subscriptions.size > 0) await new Promise((resolve) => setImmediate(resolve));
     for (const session of [...this.connections]) session.close('server closed');
     await Promise.all([...this.transports].map((t) => t.close()));

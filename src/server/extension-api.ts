@@ -96,8 +96,12 @@ export interface ServerExtension {
   readonly listenFilters?: Readonly<Record<string, ListenFilter>>;
   /** What another instance sharing this server's `scale` told of with its handle's `share` (never this instance's own). */
   shared?(news: Record<string, unknown>): void;
-  /** The server is closing (`server.close()`): end what the extension runs. Runs before sessions and transports close. */
-  close?(): void | Promise<void>;
+  /**
+   * The server is closing (`server.close()`): end what the extension runs. Runs before sessions and
+   * transports close, once requests under way have finished; `drainUntil` (epoch ms) is when the drain
+   * (`close({ drainMs })`) runs out, until which what it runs may finish (the past without a drain).
+   */
+  close?(drainUntil: number): void | Promise<void>;
 }
 
 /** What `server.useExtension` gives back: the extension's way to reach clients, and to serve tools it runs. */

@@ -132,10 +132,10 @@ export class Extensions implements ExtensionMethods {
   }
 
   /** The server is closing: each extension that has something to end ends it (in reverse order of use). */
-  async close(): Promise<void> {
+  async close(drainUntil: number): Promise<void> {
     for (const extension of [...this.byId.values()].reverse()) {
       try {
-        await extension.close?.();
+        await extension.close?.(drainUntil);
       } catch (err) {
         this.reportError(err);
       }

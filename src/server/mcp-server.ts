@@ -193,7 +193,9 @@ export class McpServer {
   /**
    * Stop. With `drainMs`, drain first: new sessions and requests are refused (HTTP 503 with Retry-After,
    * WebSocket upgrades 503, -32013 on open connections) and `/readyz` says so, while requests under way
-   * finish, for up to `drainMs`; their elicitations may still be answered. Then every session ends (each
+   * finish, for up to `drainMs`; their elicitations may still be answered. Tasks running here (the Tasks
+   * extension) may finish in what is left of it; those still running then fail with the stopped-server
+   * error. Then every session ends (each
    * gets `sessionEnd`, each pending request a ConnectionClosedError), SSE streams end with a `retry`
    * hint, and every transport stops. Idempotent: a second call returns the first's promise.
    */

@@ -1,7 +1,7 @@
 /**
  * The TaskStore contract, the same cases against MemoryTaskStore (the reference) and RedisTaskStore on a
  * real redis-server: round trip, an ended task staying ended under a racing save, expiry, ownedBy's
- * order, count, oldestFinished, delete. Then what is Redis's own: indexes that do not outlive the tasks,
+ * order, count, oldestFinished, delete, leases (lapsed, and the save on a lapsed lease). Then what is Redis's own: indexes that do not outlive the tasks,
  * scripts sent again after Redis forgot them, a close that leaves the scale's connection open, and a
  * clear error while Redis is down.
  */
@@ -169,6 +169,47 @@ describe.each(KINDS)('the TaskStore contract: %s', (_kind, open) => {
     expect(await a.save(task('d1'))).toBe(true);
     expect(await b.ownedBy('alice')).toEqual(['d2', 'd1']);
   });
+
+  it('lists running tasks whose lease lapsed before now, up to the limit; ended, unleased, renewed and deleted ones are left out', async () => {
+    const { a, b } = await open();
+    const now = Date.now();
+    await a.save(task('l1', { leaseExpiresAt: now - 3000 }));
+    await a.save(task('l2', { leaseExpiresAt: now - 2000, status: 'input_required' }));
+    await a.save(task('l3', { leaseExpiresAt: now - 1000 }));
+    await a.save(task('l4', { leaseExpiresAt: now + 60_000 }));
+    await a.save(task('l5'));
+    await a.save(task('l6', { leaseExpiresAt: now - 500, status: 'completed' }));
+    expect((await b.lapsed!(now, 10)).sort()).toEqual(['l1', 'l2', 'l3']);
+    expect(await b.lapsed!(now, 2)).toHaveLength(2);
+    // Renewed, ended or deleted: no longer lapsed.
+    await a.save(task('l1', { leaseExpiresAt: now + 60_000 }));
+    await a.save(task('l2', { status: 'cancelled', leaseExpiresAt: now - 2000 }));
+    await a.delete('l3');
+    expect(await b.lapsed!(now, 10)).toEqual([]);
+  });
+
+  it('saves on a lease condition only over a lease that lapsed by then: not over a renewal, an ended task, an unleased or unknown one', async () => {
+    const { a, b } = await open();
+    const now = Date.now();
+    const failed = (id: string) => task(id, { status: 'failed', error: { code: -32603, message: 'stopped' } });
+    await a.save(task('c1', { leaseExpiresAt: now - 1000 }));
+    expect(await b.save(failed('c1'), { leaseLapsedBy: now })).toBe(true);
+    expect(await a.load('c1')).toEqual(failed('c1'));
+    expect(await b.lapsed!(now, 10)).toEqual([]);
+
+    await a.save(task('c2', { leaseExpiresAt: now - 1000 }));
+    // Its runner renewed it before the condition was checked.
+    await a.save(task('c2', { leaseExpiresAt: now + 1000 }));
+    expect(await b.save(failed('c2'), { leaseLapsedBy: now })).toBe(false);
+    expect((await a.load('c2'))!.status).toBe('working');
+
+    await a.save(task('c3'));
+    expect(await b.save(failed('c3'), { leaseLapsedBy: now })).toBe(false);
+    expect(await b.save(failed('c4'), { leaseLapsedBy: now })).toBe(false);
+    expect(await a.load('c4')).toBeUndefined();
+    await a.save(task('c5', { status: 'completed', leaseExpiresAt: now - 1000 }));
+    expect(await b.save(failed('c5'), { leaseLapsedBy: now })).toBe(false);
+  });
 });
 
 describe('RedisTaskStore', () => {
@@ -190,13 +231,21 @@ describe('RedisTaskStore', () => {
   it('leaves no index entry behind once its tasks expire: the sweep drops them and the owner set expires with its last task', async () => {
     const { prefix, store, keys } = await opened({ sweepIntervalMs: 50 });
     for (let i = 0; i < 5; i++)
-      await store.save(task(`e${i}`, { owner: i % 2 ? 'alice' : 'bob', status: i === 0 ? 'completed' : 'working', expiresAt: Date.now() + 100 }));
+      await store.save(
+        task(`e${i}`, {
+          owner: i % 2 ? 'alice' : 'bob',
+          status: i === 0 ? 'completed' : 'working',
+          expiresAt: Date.now() + 100,
+          leaseExpiresAt: Date.now() + 60_000,
+        }),
+      );
     expect(await keys()).toEqual(
       [
         ...[0, 1, 2, 3, 4].map((i) => `${prefix}:task:e${i}`),
         `${prefix}:tasks`,
         `${prefix}:tasks:ended`,
         `${prefix}:tasks:expiry`,
+        `${prefix}:tasks:leases`,
         `${prefix}:tasks:owner:alice`,
         `${prefix}:tasks:owner:bob`,
         `${prefix}:tasks:sequence`,

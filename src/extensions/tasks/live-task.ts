@@ -1,15 +1,15 @@
 /**
  * A task whose handler runs in this process, and the states it moves through: working, input_required
  * while its questions wait for `tasks/update`, then completed, failed or cancelled (by the client, its
- * TTL, another instance sharing the store, or the server closing). Each change is saved in order and
- * announced; an ended task withdraws every question still open.
+ * TTL or another instance sharing the store), or failed when the server running it stops. Each change
+ * is saved in order and announced; an ended task withdraws every question still open.
  */
 import { ErrorCode, McpError } from '../../protocol/errors.js';
 import { isObject } from '../../protocol/is-object.js';
 import { MAX_TIMER_MS } from '../../protocol/option-checks.js';
 import { isTerminalStatus, type TaskStatus } from '../../protocol/tasks.js';
 import type { ClientQuestion } from '../../server/extension-api.js';
-import { onTheWire } from './shapes.js';
+import { onTheWire, RUNNER_STOPPED } from './shapes.js';
 import type { StoredTask, TaskStore } from './store.js';
 
 interface Question {
@@ -90,8 +90,15 @@ export class LiveTask {
     this.end(undefined, status);
   }
 
+  /** The server running it stops (closes) before the handler ends: failed, with the stopped-server error; the handler is aborted. */
+  stop(): void {
+    const error = RUNNER_STOPPED('it was shut down');
+    if (!isTerminalStatus(this.task.status)) this.task.error = { code: error.code, message: error.message };
+    this.end(error, 'failed');
+  }
+
   /** End it: cancelled (with `reason`) or its handler's outcome; every question still open is withdrawn. */
-  end(reason: McpError | undefined, status: TaskStatus = 'cancelled'): void {
+  end(reason: McpError | undefined, status: 'cancelled' | 'completed' | 'failed' = 'cancelled'): void {
     if (!isTerminalStatus(this.task.status)) {
       if (reason) this.task.statusMessage = reason.message;
       this.change(status, undefined);
@@ -133,7 +140,22 @@ export class LiveTask {
     } else {
       delete task.inputRequests;
     }
-    const snapshot = { ...task };
+    this.persist();
+    this.host.announce(task, status);
+  }
+
+  /** Its runner's lease (a store several instances share) runs on to `until`: saved, and told to no one. */
+  renew(until: number): void {
+    if (isTerminalStatus(this.task.status)) return;
+    this.task.leaseExpiresAt = until;
+    this.persist();
+  }
+
+  /** Save the task as it is now, after the saves before it. */
+  private persist(): void {
+    const snapshot = { ...this.task };
+    // An ended task is no one's to renew: its lease goes with its run.
+    if (isTerminalStatus(snapshot.status)) delete snapshot.leaseExpiresAt;
     this.saved = this.saved
       .then(async () => {
         // The store keeps an ended task as it ended: an end recorded meanwhile by another instance sharing
@@ -144,7 +166,6 @@ export class LiveTask {
         }
       })
       .catch((err: unknown) => this.host.reportError(err));
-    this.host.announce(task, status);
   }
 }
 

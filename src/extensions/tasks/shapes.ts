@@ -16,6 +16,13 @@ import type { StoredTask } from './store.js';
 export const SHUTTING_DOWN = () =>
   new McpError(ErrorCode.ShuttingDown, 'The server is shutting down: no new tasks; call again (another instance will take it)');
 
+/**
+ * Why a task failed when the server running it stopped before its handler ended: shut down (`how`: 'it
+ * was shut down'), or gone without a word (its lease lapsed, seen by another instance sharing the store).
+ */
+export const RUNNER_STOPPED = (how: string) =>
+  new McpError(ErrorCode.InternalError, `The server running this task stopped before the task finished (${how}); call the tool again`);
+
 export function declaresTasks(capabilities: ClientCapabilities): boolean {
   return isObject(capabilities.extensions) && isObject(capabilities.extensions[TASKS_EXTENSION]);
 }

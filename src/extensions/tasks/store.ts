@@ -14,6 +14,16 @@ export interface StoredTask extends DetailedTask {
   owner: string;
   /** Epoch milliseconds after which the task is gone; null for never. */
   expiresAt: number | null;
+  /**
+   * While it runs on an instance sharing the store: epoch milliseconds until which its runner's lease
+   * holds. The runner renews it as it runs; once it lapses (the runner stopped), any instance ends it.
+   */
+  leaseExpiresAt?: number;
+}
+
+/** `save`'s condition: keep the task only when the stored one's lease ran out before `leaseLapsedBy` (an instance ending the task of a stopped runner). */
+export interface SaveCondition {
+  leaseLapsedBy: number;
 }
 
 /**
@@ -23,10 +33,11 @@ export interface StoredTask extends DetailedTask {
 export interface TaskStore {
   /**
    * Keep a new or changed task (the whole record), unless the stored one has ended: an ended task stays
-   * ended (another instance sharing the store may have cancelled it). Return false when it was not kept,
-   * true (or nothing) when it was.
+   * ended (another instance sharing the store may have cancelled it). With `condition`, keep it only if
+   * the stored task has a lease that lapsed before `condition.leaseLapsedBy` (its runner did not renew
+   * it meanwhile). Return false when it was not kept, true (or nothing) when it was.
    */
-  save(task: StoredTask): boolean | undefined | Promise<boolean | undefined>;
+  save(task: StoredTask, condition?: SaveCondition): boolean | undefined | Promise<boolean | undefined>;
   /** The task, or undefined when it is unknown or expired. */
   load(taskId: string): StoredTask | undefined | Promise<StoredTask | undefined>;
   delete(taskId: string): void | Promise<void>;
@@ -36,6 +47,12 @@ export interface TaskStore {
   count(): number | Promise<number>;
   /** The id of its oldest task that has ended or expired, if any: at the cap on all tasks, it makes room. */
   oldestFinished(): string | undefined | Promise<string | undefined>;
+  /**
+   * Up to `limit` ids of tasks that have not ended and whose lease lapsed before `now` (their runner
+   * stopped). Needed only by a store several instances share; without it, such a task is ended only
+   * when it is asked for.
+   */
+  lapsed?(now: number, limit: number): string[] | Promise<string[]>;
   /** The server is closing. */
   close?(): void | Promise<void>;
 }
@@ -72,9 +89,10 @@ export class MemoryTaskStore implements TaskStore {
     return this.tasks.size;
   }
 
-  save(task: StoredTask): boolean {
+  save(task: StoredTask, condition?: SaveCondition): boolean {
     const stored = this.tasks.get(task.taskId);
     if (stored && isTerminalStatus(stored.status)) return false;
+    if (condition && !(stored?.leaseExpiresAt !== undefined && stored.leaseExpiresAt < condition.leaseLapsedBy)) return false;
     this.tasks.set(task.taskId, structuredClone(task));
     let owned = this.owners.get(task.owner);
     if (!owned) this.owners.set(task.owner, (owned = new Set()));
@@ -120,6 +138,15 @@ export class MemoryTaskStore implements TaskStore {
     // A Map keeps the order tasks were first saved in: the oldest come first.
     for (const task of this.tasks.values()) if (isTerminalStatus(task.status) || expired(task, now)) return task.taskId;
     return undefined;
+  }
+
+  lapsed(now: number, limit: number): string[] {
+    const ids: string[] = [];
+    for (const task of this.tasks.values()) {
+      if (ids.length >= limit) break;
+      if (task.leaseExpiresAt !== undefined && task.leaseExpiresAt < now && !isTerminalStatus(task.status) && !expired(task, now)) ids.push(task.taskId);
+    }
+    return ids;
   }
 
   close(): void {

@@ -7,7 +7,8 @@
 import { randomUUID } from 'node:crypto';
 import { ErrorCode, McpError } from '../../protocol/errors.js';
 import { isObject } from '../../protocol/is-object.js';
-import { positiveInteger } from '../../protocol/option-checks.js';
+import { MAX_TIMER_MS, positiveInteger } from '../../protocol/option-checks.js';
+import { settlesWithin } from '../../rpc/settles-within.js';
 import { SafeEmitter } from '../../protocol/safe-emitter.js';
 import { type DetailedTask, isTerminalStatus, TASKS_EXTENSION, type TaskStatus } from '../../protocol/tasks.js';
 import { isModernProtocolVersion } from '../../protocol/versions.js';
@@ -19,6 +20,7 @@ import type { InferSchema } from '../../schema/infer.js';
 import type { StructuredOf, ToolConfig, ToolHandler, ToolRegistrationFor, ToolReturn, ToolSchema } from '../../server/tools.js';
 import { TaskCaps } from './caps.js';
 import { CANCELLED_ELSEWHERE, LiveTask, type LiveTaskHost } from './live-task.js';
+import { SharedRuns } from './shared-runs.js';
 import { declaresTasks, detailed, missingTasksCapability, ownerOf, reaches, SHUTTING_DOWN, unknownTask } from './shapes.js';
 import { checkedStore, MemoryTaskStore, type StoredTask, type TaskStore } from './store.js';
 
@@ -42,6 +44,18 @@ export interface TasksOptions {
    * may pass it by as many creations as they have under way at once.
    */
   maxTasks?: number;
+  /**
+   * With a store several instances share: how long the lease of the instance running a task holds
+   * without renewal, in milliseconds (default 20 000; renewed every quarter of it). When it lapses (that
+   * instance stopped without a word), any instance ends the task as failed, at most 1.25 leases after
+   * the last renewal.
+   */
+  leaseMs?: number;
+  /**
+   * With a store several instances share: how long a `tasks/update` for a task running on another
+   * instance waits for that instance to apply the answers, in milliseconds (default 5000).
+   */
+  updateTimeoutMs?: number;
 }
 
 /** The events `useTasks(server)` emits, each task as `tasks/get` shows it. */
@@ -85,11 +99,15 @@ const DEFAULT_POLL_INTERVAL_MS = 1000;
 const DEFAULT_MAX_PER_PRINCIPAL = 100;
 // A task waiting for input holds 17 KB measured (14 KB waiting on anything else, 1 KB once finished): 68 MB at the cap.
 const DEFAULT_MAX_TASKS = 4000;
+const DEFAULT_LEASE_MS = 20_000;
+const DEFAULT_UPDATE_TIMEOUT_MS = 5000;
 
 export class Tasks extends SafeEmitter<TasksEvents> {
   private readonly store: TaskStore;
   /** Whether other instances may share the store (any but the in-process default): a live task's end may be recorded there first. */
   private readonly shared: boolean;
+  /** Leases, lapsed runners and answers carried across instances: with a shared store only. */
+  private readonly runs: SharedRuns | undefined;
   private readonly ttlMs: number | null;
   private readonly pollIntervalMs: number;
   private readonly caps: TaskCaps;
@@ -120,6 +138,10 @@ export class Tasks extends SafeEmitter<TasksEvents> {
     positiveInteger('pollIntervalMs', this.pollIntervalMs);
     positiveInteger('maxTasksPerPrincipal', limits.maxTasksPerPrincipal);
     positiveInteger('maxTasks', limits.maxTasks);
+    const leaseMs = options.leaseMs ?? DEFAULT_LEASE_MS;
+    const updateTimeoutMs = options.updateTimeoutMs ?? DEFAULT_UPDATE_TIMEOUT_MS;
+    positiveInteger('leaseMs', leaseMs, MAX_TIMER_MS);
+    positiveInteger('updateTimeoutMs', updateTimeoutMs, MAX_TIMER_MS);
     this.caps = new TaskCaps(this.store, limits, (taskId) => this.live.has(taskId));
     this.liveHost = {
       store: this.store,
@@ -127,6 +149,18 @@ export class Tasks extends SafeEmitter<TasksEvents> {
       ended: (live) => this.live.delete(live.task.taskId),
       reportError: (error) => this.reportError(error),
     };
+    this.runs = this.shared
+      ? new SharedRuns(
+          {
+            store: this.store,
+            live: this.live,
+            share: (news) => this.handle.share(news),
+            announce: (task) => this.announce(task, task.status),
+            reportError: (error) => this.reportError(error),
+          },
+          { leaseMs, updateTimeoutMs },
+        )
+      : undefined;
     const gated = { requiresClientExtension: true } as const;
     this.handle = server.useExtension({
       id: TASKS_EXTENSION,
@@ -139,7 +173,7 @@ export class Tasks extends SafeEmitter<TasksEvents> {
       listenFilters: { taskIds: { accept: (value, request) => this.acceptListen(value, request) } },
       callTool: (call) => this.callTool(call),
       shared: (news) => this.heard(news),
-      close: () => this.close(),
+      close: (drainUntil) => this.close(drainUntil),
     });
   }
 
@@ -234,12 +268,13 @@ export class Tasks extends SafeEmitter<TasksEvents> {
       owner,
       expiresAt: this.ttlMs === null ? null : now.getTime() + this.ttlMs,
     };
+    if (this.runs) task.leaseExpiresAt = this.runs.leaseFromNow();
     // SEP-2663: the task must be found by tasks/get before its id goes out.
     await this.store.save(task);
     const live = new LiveTask(task, this.liveHost);
     this.live.set(task.taskId, live);
     // The seed state: the handler may have asked something before this returns.
-    const { owner: _owner, expiresAt: _expiresAt, ...seed } = task;
+    const { owner: _owner, expiresAt: _expiresAt, leaseExpiresAt: _lease, ...seed } = task;
     this.emit('taskCreated', detailed(task), call.session);
     call
       .detach({
@@ -255,7 +290,7 @@ export class Tasks extends SafeEmitter<TasksEvents> {
     return { resultType: 'task', ...seed };
   }
 
-  /** A live task's new state: to the events and the listen streams that asked for it. */
+  /** A task's new state (a live one's, or one this instance ended for a runner that stopped): to the events and the listen streams that asked for it. */
   private announce(task: StoredTask, status: TaskStatus): void {
     const shown = detailed(task);
     this.emit('taskStatus', shown);
@@ -274,6 +309,7 @@ export class Tasks extends SafeEmitter<TasksEvents> {
 
   /** Another instance's task news: a cancellation it recorded (the run here ends), or a status for this instance's listen streams, which honoured the id against the store. */
   private heard(news: Record<string, unknown>): void {
+    if (this.runs?.heard(news)) return;
     if (typeof news.cancelled === 'string') {
       this.live.get(news.cancelled)?.end(new McpError(ErrorCode.RequestCancelled, CANCELLED_ELSEWHERE));
       return;
@@ -302,8 +338,11 @@ export class Tasks extends SafeEmitter<TasksEvents> {
         return { task: stored, live: undefined };
       }
     }
-    const task = live?.task ?? (await this.store.load(taskId));
-    if (!task || !reaches(request.principal, task.owner)) throw unknownTask(taskId);
+    let task = live?.task ?? (await this.store.load(taskId));
+    if (task && !reaches(request.principal, task.owner)) throw unknownTask(taskId);
+    // Running elsewhere by its record: if that instance stopped (its lease lapsed), the task ends now.
+    if (task && !live && this.runs) task = await this.runs.current(task);
+    if (!task) throw unknownTask(taskId);
     return { task, live };
   }
 
@@ -317,16 +356,27 @@ export class Tasks extends SafeEmitter<TasksEvents> {
     const responses = request.params.inputResponses;
     if (!isObject(responses)) throw invalidExtensionParams('tasks/update needs params.inputResponses as an object of answers by key');
     const { task, live } = await this.find(request);
-    if (!live) {
-      if (isTerminalStatus(task.status)) return {};
-      // A store shared by several instances: the answers must reach the one whose handler waits for them.
+    if (live) {
+      live.answer(responses);
+      return {};
+    }
+    if (isTerminalStatus(task.status)) return {};
+    if (!this.runs) {
+      // A store shared with no way to reach the others (an in-process store two servers use).
       throw new McpError(
         ErrorCode.InternalError,
         `Task ${task.taskId} runs on another server instance: send tasks/update to it (route on the Mcp-Name header, the task id)`,
       );
     }
-    live.answer(responses);
-    return {};
+    // It runs on another instance sharing the store: the answers are carried to it, and applied there.
+    if (await this.runs.deliver(task.taskId, responses)) return {};
+    // No word from it: it may have ended (or stopped) meanwhile, and then the answers are moot.
+    const now = await this.runs.current((await this.store.load(task.taskId)) ?? task);
+    if (!now || isTerminalStatus(now.status)) return {};
+    throw new McpError(
+      ErrorCode.InternalError,
+      `The server instance running task ${task.taskId} did not confirm the answers in time; send the tasks/update again (answers already applied are ignored)`,
+    );
   }
 
   /** Idempotent: a finished task stays as it ended. */
@@ -359,12 +409,18 @@ export class Tasks extends SafeEmitter<TasksEvents> {
     return honoured;
   }
 
-  /** The server is closing: tasks still running are cancelled, and the store is closed. */
-  private async close(): Promise<void> {
+  /**
+   * The server is closing: no new tasks; those running may finish until `drainUntil` (a drain), and the
+   * rest fail with the stopped-server error. Then the store is closed.
+   */
+  private async close(drainUntil = 0): Promise<void> {
     this.closed = true;
+    const wait = drainUntil - Date.now();
+    if (wait > 0 && this.live.size > 0) await settlesWithin(() => this.live.size === 0, wait);
     const running = [...this.live.values()];
-    for (const live of running) live.end(new McpError(ErrorCode.RequestCancelled, 'The server closed'));
+    for (const live of running) live.stop();
     await Promise.all(running.map((live) => live.saved));
+    this.runs?.close();
     await this.store.close?.();
   }
 }

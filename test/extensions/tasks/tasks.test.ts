@@ -5,6 +5,7 @@
  * the task events, subscriptions/listen taskIds, and server.close(). The caps are in task-caps.test.ts.
  */
 import type { AddressInfo } from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
 import {
   type ElicitRequestedSchema,
@@ -913,7 +914,41 @@ describe('subscriptions/listen with notifications.taskIds', () => {
 });
 
 describe('server.close()', () => {
-  it('cancels the tasks still running (their handler signal aborts) and closes the task store', async () => {
+  it('with drainMs, lets a task that ends within the drain complete; one that outruns it fails with the stopped-server error', async () => {
+    const quick = gate();
+    const reasons: unknown[] = [];
+    const { server, tasks, declared } = await serve((_server, tasks) => {
+      tasks.registerTool('quick', { taskSupport: 'optional' }, async () => {
+        await quick.opened;
+        return 'made it';
+      });
+      tasks.registerTool('long', { taskSupport: 'optional' }, untilAborted(reasons));
+    });
+    const ended: [string, string][] = [];
+    tasks.on('taskCompleted', (task) => ended.push([task.taskId, task.status]));
+    const made = await createTask(declared, 'quick');
+    const outran = await createTask(declared, 'long');
+    const closed = server.close({ drainMs: 400 });
+    // The drain waits for the tasks: they are still running, and the quick one ends within it.
+    await sleep(100);
+    expect(tasks.running).toBe(2);
+    quick.open();
+    await until(
+      () => ended.length,
+      'the quick task to complete within the drain',
+      (n) => n === 1,
+    );
+    expect(reasons).toEqual([]);
+    await closed;
+    const stopped = 'The server running this task stopped before the task finished (it was shut down); call the tool again';
+    expect(ended).toEqual([
+      [made, 'completed'],
+      [outran, 'failed'],
+    ]);
+    expect(reasons.map(reasonOf)).toEqual([{ name: 'McpError', code: -32603, message: stopped }]);
+  });
+
+  it('fails the tasks still running with the stopped-server error (their handler signal aborts) and closes the task store', async () => {
     const reasons: unknown[] = [];
     const saved: StoredTask[] = [];
     let closes = 0;
@@ -945,8 +980,9 @@ describe('server.close()', () => {
       'the handler to be aborted',
       (n) => n === 1,
     );
-    expect(reasonOf(reasons[0])).toEqual({ name: 'McpError', code: -32800, message: 'The server closed' });
-    // The cancelled status was stored before the store closed.
-    expect(saved.at(-1)).toMatchObject({ taskId, status: 'cancelled', statusMessage: 'The server closed' });
+    const stopped = 'The server running this task stopped before the task finished (it was shut down); call the tool again';
+    expect(reasonOf(reasons[0])).toEqual({ name: 'McpError', code: -32603, message: stopped });
+    // The failure was stored before the store closed.
+    expect(saved.at(-1)).toMatchObject({ taskId, status: 'failed', statusMessage: stopped, error: { code: -32603, message: stopped } });
   });
 });
