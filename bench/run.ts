@@ -58,7 +58,7 @@ if (args.scale) {
   // The scale servers inherit it: they are Switchboard from the same package directory.
   process.env.SWITCHBOARD_DIR = settings.switchboard;
   const { runScale } = await import('./scale.js');
-  await runScale({ reps: settings.reps, timing: settings.timing });
+  await runScale({ reps: settings.reps, timing: settings.timing, profileDir: args.profile });
   process.exit(0);
 }
 for (const id of settings.cases) if (!CASES[id]) throw new Error(`unknown case ${id}; cases: ${Object.keys(CASES).join(', ')}`);

@@ -15,6 +15,8 @@ import { type Running, startServer, stopServers } from './servers.js';
 interface Settings {
   reps: number;
   timing: { warmupMs: number; measureMs: number };
+  /** A V8 CPU profile of each server process, written there when it exits. */
+  profileDir?: string;
 }
 
 const ANSWER = { action: 'accept', content: { name: 'Ada', age: 36, plan: 'pro' } };
@@ -79,9 +81,25 @@ const CASES: Case[] = [
 export async function runScale(settings: Settings): Promise<void> {
   const redis = await startRedis();
   process.env.REDIS_URL = redis.url;
-  const [a, b] = [await startServer('switchboard-scale.mjs', undefined), await startServer('switchboard-scale.mjs', undefined)];
-  const cpu = async () => (await a!.cpu.read()) + (await b!.cpu.read());
-  const samples: (Sample & { rep: number; caseId: string })[] = [];
+  const [a, b] = [
+    await startServer('switchboard-scale.mjs', undefined, settings.profileDir),
+    await startServer('switchboard-scale.mjs', undefined, settings.profileDir),
+  ];
+  // Both servers' CPU, summed; each one's is kept too, so that a sample can say which process spent it.
+  let reads: [number, number][] = [];
+  const cpu = async () => {
+    const both: [number, number] = [await a!.cpu.read(), await b!.cpu.read()];
+    reads.push(both);
+    return both[0] + both[1];
+  };
+  /** Load `clients` with `timing`; the sample says what each process (a: the owner, b: the other) spent per operation. */
+  const measure = async (clients: Client[], timing: Settings['timing']) => {
+    reads = [];
+    const sample = await runLoad(clients, timing, cpu);
+    const [before, after] = [reads[0]!, reads[reads.length - 1]!];
+    return { ...sample, cpuMicrosPerOpA: (after[0] - before[0]) / sample.ops, cpuMicrosPerOpB: (after[1] - before[1]) / sample.ops };
+  };
+  const samples: (Sample & { rep: number; caseId: string; cpuMicrosPerOpA: number; cpuMicrosPerOpB: number })[] = [];
   try {
     for (const c of CASES) {
       const clients = await Promise.all(c.clients(endpoint(a!), endpoint(b!)));
@@ -91,7 +109,7 @@ export async function runScale(settings: Settings): Promise<void> {
     for (let rep = 1; rep <= settings.reps; rep++) {
       for (const c of CASES) {
         const clients = await Promise.all(c.clients(endpoint(a!), endpoint(b!)));
-        samples.push({ rep, caseId: c.id, ...(await runLoad(clients, settings.timing, cpu)) });
+        samples.push({ rep, caseId: c.id, ...(await measure(clients, settings.timing)) });
         await Promise.all(clients.map((client) => client.close()));
       }
       console.log(`rep ${rep}/${settings.reps} done`);
@@ -110,13 +128,19 @@ export async function runScale(settings: Settings): Promise<void> {
       p50Micros: median(mine.map((s) => s.p50Micros)),
       p99Micros: median(mine.map((s) => s.p99Micros)),
       cpuMicrosPerOp: median(mine.map((s) => s.cpuMicrosPerOp)),
+      cpuMicrosPerOpA: median(mine.map((s) => s.cpuMicrosPerOpA)),
+      cpuMicrosPerOpB: median(mine.map((s) => s.cpuMicrosPerOpB)),
+      cpuSpread: (Math.max(...mine.map((s) => s.cpuMicrosPerOp)) - Math.min(...mine.map((s) => s.cpuMicrosPerOp))) / 2,
     };
   });
-  console.log(`\nmedians over ${settings.reps} reps; CPU µs/op is both servers' together (Redis and the load generator not counted)`);
-  console.log(`${'case'.padEnd(48)}${'ops/s'.padStart(9)}${'p50 µs'.padStart(10)}${'p99 µs'.padStart(10)}${'CPU µs/op'.padStart(11)}`);
+  console.log(`\nmedians over ${settings.reps} reps; CPU µs/op is both servers' together (Redis and the load generator not counted),`);
+  console.log('±: half its range over the reps; A: the instance holding the sessions, B: the other one');
+  console.log(
+    `${'case'.padEnd(48)}${'ops/s'.padStart(9)}${'p50 µs'.padStart(10)}${'p99 µs'.padStart(10)}${'CPU µs/op'.padStart(11)}${'±'.padStart(7)}${'A'.padStart(8)}${'B'.padStart(8)}`,
+  );
   for (const row of rows) {
     console.log(
-      `${row.case.padEnd(48)}${row.opsPerSecond.toFixed(0).padStart(9)}${row.p50Micros.toFixed(0).padStart(10)}${row.p99Micros.toFixed(0).padStart(10)}${row.cpuMicrosPerOp.toFixed(1).padStart(11)}`,
+      `${row.case.padEnd(48)}${row.opsPerSecond.toFixed(0).padStart(9)}${row.p50Micros.toFixed(0).padStart(10)}${row.p99Micros.toFixed(0).padStart(10)}${row.cpuMicrosPerOp.toFixed(1).padStart(11)}${row.cpuSpread.toFixed(1).padStart(7)}${row.cpuMicrosPerOpA.toFixed(1).padStart(8)}${row.cpuMicrosPerOpB.toFixed(1).padStart(8)}`,
     );
   }
   const same = rows[0]!;

@@ -19,7 +19,7 @@ import { type ModernPostHost, modernPost } from './modern-post.js';
 import { type ResolvedHttpOptions, resolveHttpOptions, type StreamableHttpTransportOptions } from './options.js';
 import { accepts, header, isJsonContentType, NO_BODY, readJson, readText, sendHttpError } from './request.js';
 import { SessionEndpoints } from './session-endpoints.js';
-import { FORWARDED_HEADER, forward, routerUnavailable } from './session-router.js';
+import { FORWARDED_HEADER, routerUnavailable, SessionForwarder } from './session-router.js';
 
 export type { StreamableHttpTransportOptions } from './options.js';
 
@@ -49,6 +49,8 @@ export class StreamableHttpTransport extends SafeEmitter<StreamableHttpTransport
   /** What a 2026-07-28 POST needs: made once, not per request. */
   private readonly modern: ModernPostHost;
   private readonly sessions: SessionEndpoints;
+  /** Requests for sessions other instances hold go to their owners through it (with a router): its connections are pooled. */
+  private readonly forwarder = new SessionForwarder();
   private readonly unregister: () => void;
   private ownServer: HttpServer | undefined;
   /** What the gate screens on a port of the transport's own (`/healthz` and `/readyz` when `listen({ health })` asked): made once, not per request. */
@@ -105,6 +107,7 @@ export class StreamableHttpTransport extends SafeEmitter<StreamableHttpTransport
     this.closing ??= (async () => {
       this.sessions.close();
       if (this.ownServer) await closeHttpServer(this.ownServer);
+      this.forwarder.close();
       this.unregister();
     })();
     return this.closing;
@@ -189,7 +192,7 @@ export class StreamableHttpTransport extends SafeEmitter<StreamableHttpTransport
       if (body === NO_BODY) return true;
       (req as { body?: unknown }).body = body;
     }
-    if (await forward(req, res, owner)) return true;
+    if (await this.forwarder.forward(req, res, owner)) return true;
     // The owner is gone, and its sessions with it: 404 below, and the client initializes anew.
     void Promise.resolve(router.release(sessionId, owner)).catch((err) => this.port.reportError(err));
     return false;
