@@ -98,6 +98,7 @@ export { StreamableHttpTransport } from './transports/http/streamable-http.js';
 export type { StreamableHttpTransportOptions, StreamableHttpTransportEvents, HttpRequestControl } from './transports/http/streamable-http.js';
 export type { ReplyStatus } from './transports/http/options.js';
 export type { SessionRouter } from './transports/http/session-router.js';
+export type { KeptSession } from './transports/http/session-records.js';
 export { InMemoryEventStore } from './transports/http/event-store.js';
 export type { EventStore, StoredEvent, InMemoryEventStoreOptions } from './transports/http/event-store.js';
 export type { ResponseMode } from './transports/http/http-session.js';

@@ -11,6 +11,7 @@ import type { Redis as RedisClient } from 'ioredis';
 import { ErrorCode, McpError } from '../protocol/errors.js';
 import type { SharedEvent, SharedState } from '../server/shared-state.js';
 import type { SessionRouter } from '../transports/http/session-router.js';
+import { isKeptSession, type KeptSession } from '../transports/http/session-records.js';
 import { ExpiringMap } from './expiring-map.js';
 import { RedisTaskStore, type RedisTaskStoreOptions } from './redis-task-store.js';
 
@@ -29,6 +30,8 @@ export class RedisScale implements SharedState {
 
   /** Listeners of what the other instances broadcast. */
   private readonly listeners = new Set<(event: SharedEvent) => void>();
+  /** Listeners of a reconnection: Redis may have restarted empty, and what this instance holds is written again. */
+  private readonly reconnected = new Set<() => void>();
   /** A connection of its own for pub/sub (a subscribed connection runs no other command). */
   private subscriber: RedisClient | undefined;
 
@@ -36,7 +39,26 @@ export class RedisScale implements SharedState {
     private readonly redis: RedisClient,
     private readonly prefix: string,
     readonly stateKeys: readonly string[],
-  ) {}
+  ) {
+    // After the first connection, each 'ready' is a reconnection.
+    redis.on('ready', () => this.afterReconnect());
+  }
+
+  /**
+   * Redis is back after a break. It may have restarted empty: the key ring is offered again (the first
+   * instance to do so wins, as at startup, so instances that started meanwhile share it), and each
+   * listener writes again what this instance holds (its sessions' owner entries and records).
+   */
+  private afterReconnect(): void {
+    void this.redis.set(`${this.prefix}:state-keys`, JSON.stringify(this.stateKeys), 'NX').catch(() => {});
+    for (const listener of this.reconnected) {
+      try {
+        listener();
+      } catch {
+        // A listener's failure is its own to report; the others still run.
+      }
+    }
+  }
 
   /** Whether the connection to Redis is up (ioredis reconnects by itself; meanwhile commands fail fast). */
   healthy(): boolean {
@@ -147,16 +169,23 @@ export class RedisScale implements SharedState {
    * session's owner is kept for `ttlMs` (default 24 hours) after it was created, and forgotten when the
    * session ends (or when its owner cannot be reached). An id that is not a session id is no one's
    * without asking Redis; an id Redis says no one holds is no one's for the next 2 seconds.
+   *
+   * Each session's record (what `initialize` settled, the log level and subscriptions, a digest of the
+   * principal) is kept too, for `ttlMs` from its last change: when its owner is gone (stopped, or
+   * killed), the next request for it on another instance takes it over, and it goes on there.
    */
   sessionRouter(options: { ttlMs?: number } = {}): SessionRouter {
     const ttlMs = options.ttlMs ?? 24 * 3_600_000;
     const key = (sessionId: string) => `${this.prefix}:session:${sessionId}`;
+    const recordKey = (sessionId: string) => `${this.prefix}:session-record:${sessionId}`;
     // A session never moves: who holds it is remembered here for a while. A stale answer costs nothing
     // wrong: the old owner answers 404 for a session it ended, and an owner that is gone is released.
     const known = new ExpiringMap<string>(LOCATE_CACHE_SIZE, LOCATE_CACHE_MS);
     // A session claimed elsewhere just after a miss here is found once the miss expires; its owner claims
     // it before answering initialize, so only a request that overtakes that SET can meet the window.
     const unheld = new ExpiringMap<true>(MISS_CACHE_SIZE, MISS_CACHE_MS);
+    // Likewise an id with no record: a request for it is 404 without asking again.
+    const unrecorded = new ExpiringMap<true>(MISS_CACHE_SIZE, MISS_CACHE_MS);
     // Requests at once for one id share one GET.
     const asking = new Map<string, Promise<string | undefined>>();
     const ask = async (sessionId: string): Promise<string | undefined> => {
@@ -164,6 +193,30 @@ export class RedisScale implements SharedState {
       if (owner === undefined) unheld.set(sessionId, true);
       else known.set(sessionId, owner);
       return owner;
+    };
+    const takingOver = new Map<string, Promise<{ kept: KeptSession } | { owner: string } | undefined>>();
+    const takeOver = async (sessionId: string, ownerUrl: string, formerOwner: string | undefined) => {
+      const [outcome, value] = (await this.redis.eval(TAKE_OVER, 2, key(sessionId), recordKey(sessionId), ownerUrl, formerOwner ?? '', ttlMs)) as [
+        number,
+        string | undefined,
+      ];
+      if (outcome === 1) {
+        known.set(sessionId, value!);
+        return { owner: value! };
+      }
+      let kept: unknown;
+      try {
+        kept = outcome === 2 ? JSON.parse(value!) : undefined;
+      } catch {
+        kept = undefined;
+      }
+      if (!isKeptSession(kept)) {
+        unrecorded.set(sessionId, true);
+        return undefined;
+      }
+      unheld.delete(sessionId);
+      known.set(sessionId, ownerUrl);
+      return { kept };
     };
     return {
       claim: async (sessionId, ownerUrl) => {
@@ -175,6 +228,26 @@ export class RedisScale implements SharedState {
         unheld.set(sessionId, true);
         // Only the owner's own entry: a session id is never reused, but an entry may have moved on.
         await this.redis.eval(RELEASE_IF_OWNER, 1, key(sessionId), ownerUrl);
+      },
+      remember: async (sessionId, kept) => {
+        await this.redis.set(recordKey(sessionId), JSON.stringify(kept), 'PX', ttlMs);
+      },
+      forget: async (sessionId) => {
+        await this.redis.del(recordKey(sessionId));
+      },
+      takeOver: (sessionId, ownerUrl, formerOwner) => {
+        if (!SESSION_ID.test(sessionId) || unrecorded.get(sessionId)) return Promise.resolve(undefined);
+        // Requests at once for one id share one script.
+        let taking = takingOver.get(sessionId);
+        if (taking === undefined) {
+          taking = takeOver(sessionId, ownerUrl, formerOwner).finally(() => takingOver.delete(sessionId));
+          takingOver.set(sessionId, taking);
+        }
+        return taking;
+      },
+      onReconnect: (listener) => {
+        this.reconnected.add(listener);
+        return () => void this.reconnected.delete(listener);
       },
       locate: (sessionId) => {
         // Session ids are randomUUID()s (server/session.ts): anything else is held by no instance.
@@ -228,6 +301,19 @@ const MISS_CACHE_MS = 2000;
 const SESSION_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 const RELEASE_IF_OWNER = "if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) else return 0 end";
+
+/**
+ * KEYS: the owner entry, the record. ARGV: this instance's URL, the former owner ('' for none), ttlMs.
+ * {0} when no record is kept; {1, owner} when another instance holds the session; {2, record} when it is
+ * this instance's now (no one held it, the former owner did, or this instance already did).
+ */
+const TAKE_OVER = `
+local record = redis.call('GET', KEYS[2])
+if not record then return {0} end
+local owner = redis.call('GET', KEYS[1])
+if owner and owner ~= ARGV[1] and owner ~= ARGV[2] then return {1, owner} end
+redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[3])
+return {2, record}`;
 
 /** `connectRedisScale(url, options?)`: `RedisScale.connect`. */
 export const connectRedisScale = (url: string, options?: RedisScaleOptions) => RedisScale.connect(url, options);

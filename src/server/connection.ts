@@ -27,8 +27,8 @@ import type { SessionState } from './api.js';
 import type { BackChannelFactory } from './back-channel.js';
 import { legacyDispatch } from './methods.js';
 import { type Answers, BatchAnswers, serve } from './pipeline.js';
-import type { Admission, Channel, Connection, Refusal } from './port.js';
-import { Session } from './session.js';
+import type { Admission, Channel, Connection, Refusal, SessionRecord } from './port.js';
+import { Session, type SessionInit } from './session.js';
 import { serveStateless, type StatelessHost } from './stateless.js';
 
 /** What a connection needs of the server: a session's host, and how each era talks back. */
@@ -100,12 +100,26 @@ export class ServerConnection implements Connection, MessageReceiver<Answers, Re
     private readonly host: ConnectionHost,
     channel: Channel,
     principal: unknown,
+    adopted?: { id: string; record: SessionRecord },
   ) {
-    this.session = new Session(host, channel, { era: 'legacy', backChannel: host.push, principal, defaultLogLevel: host.options.defaultLogLevel });
+    const init: SessionInit = { era: 'legacy', backChannel: host.push, principal, defaultLogLevel: host.options.defaultLogLevel };
+    if (adopted) {
+      const { record } = adopted;
+      init.protocolVersion = record.protocolVersion;
+      init.clientInfo = record.clientInfo;
+      init.clientCapabilities = record.clientCapabilities;
+      init.logLevel = record.logLevel;
+      init.adopted = { id: adopted.id, subscriptions: record.subscriptions };
+    }
+    this.session = new Session(host, channel, init);
   }
 
   get id(): string {
     return this.session.id;
+  }
+
+  get record(): SessionRecord | undefined {
+    return this.session.record;
   }
 
   get state(): SessionState {

@@ -18,7 +18,7 @@ import { settlesWithin } from '../rpc/settles-within.js';
 import type { McpServerEvents } from './events.js';
 import { type ConnectionHost, ServerConnection } from './connection.js';
 import type { ResolvedServerOptions } from './options.js';
-import type { CancellableRequest, Channel, Closable, Connection, HttpNeeds, ServerPort } from './port.js';
+import type { CancellableRequest, Channel, Closable, Connection, HttpNeeds, ServerPort, SessionRecord } from './port.js';
 import { type ScopeNeed, scopeNeeds } from './scopes.js';
 import type { Session } from './session.js';
 import { LocalStateMarks, type SharedEvent } from './shared-state.js';
@@ -95,6 +95,15 @@ export class ServerCore implements ConnectionHost, ServerPort, HttpNeeds, Rounds
     const connection = new ServerConnection(this, channel, principal);
     this.connections.add(connection.session);
     this.events.emit('connect', connection.session);
+    return connection;
+  }
+
+  adopt(channel: Channel, principal: unknown, sessionId: string, record: SessionRecord): Connection {
+    const connection = new ServerConnection(this, channel, principal, { id: sessionId, record });
+    const { session } = connection;
+    this.connections.add(session);
+    this.sessions.set(sessionId, session);
+    this.events.emit('sessionAdopted', session);
     return connection;
   }
 

@@ -44,6 +44,12 @@ export interface McpServerEvents {
   /** An initialized session ended. */
   sessionEnd: [session: McpSession, reason: string];
   /**
+   * A 2025 session another instance began goes on here (that instance drained or died; scale-out): ready,
+   * with what its record kept (protocol version, client info and capabilities, log level, subscriptions).
+   * Its `data` starts empty. It ends with `sessionEnd`, as any.
+   */
+  sessionAdopted: [session: McpSession];
+  /**
    * Server-to-client requests can reach the session without riding on a client request: right after
    * `sessionNew` on WebSocket and stdio, and each time a Streamable HTTP client opens its GET stream.
    * Requests sent before that wait for it (up to their timeout).

@@ -208,10 +208,13 @@ function subscription(subscribe: boolean): MethodHandler {
       if (!subscriptions.has(uri) && subscriptions.size >= MAX_SUBSCRIPTIONS) {
         throw invalidParams(`Too many subscriptions: a session may watch ${MAX_SUBSCRIPTIONS} resources; unsubscribe from some first`);
       }
-      subscriptions.add(uri);
+      if (!subscriptions.has(uri)) {
+        subscriptions.add(uri);
+        session.recordChanged();
+      }
       session.host.events.emit('resourceSubscribe', session, uri);
     } else {
-      subscriptions.delete(uri);
+      if (subscriptions.delete(uri)) session.recordChanged();
       session.host.events.emit('resourceUnsubscribe', session, uri);
     }
     return {};
@@ -235,6 +238,7 @@ export const legacyDispatch: Dispatch = {
         throw invalidParams(`Invalid log level ${quote(level)}: use debug, info, notice, warning, error, critical, alert or emergency`);
       }
       session.logLevel = level;
+      session.recordChanged();
       session.host.events.emit('loggingSetLevel', session, level);
       return {};
     },

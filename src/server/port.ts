@@ -6,7 +6,7 @@
 import type { JsonRpcErrorObject } from '../protocol/errors.js';
 import type { Era, ServedEras } from '../protocol/versions.js';
 import type { Classified, JsonRpcMessage, JsonRpcRequest } from '../protocol/jsonrpc.js';
-import type { Implementation, RequestId } from '../protocol/types.js';
+import type { ClientCapabilities, Implementation, LoggingLevel, RequestId } from '../protocol/types.js';
 import type { McpSession, SessionState } from './api.js';
 
 export type { McpSession };
@@ -37,6 +37,11 @@ export interface Channel {
   closeStream?(requestId: RequestId): boolean;
   /** A request ended without a response (cancelled): a transport with a stream per request ends that stream. */
   requestEnded?(requestId: RequestId): void;
+  /**
+   * What another instance would need to go on with the session changed (initialize was answered, the
+   * log level or a subscription changed): a transport that keeps it elsewhere reads `connection.record`.
+   */
+  sessionChanged?(): void;
   /** Close the underlying connection; the transport then reports the end to the session. */
   close(reason: string): void;
 }
@@ -57,6 +62,19 @@ export interface Admission {
   deliver(raw: unknown): void;
 }
 
+/**
+ * What another instance needs to go on with a 2025 session once its owner is gone (JSON): what
+ * `initialize` settled, and what the client set since. The principal is the transport's to keep.
+ */
+export interface SessionRecord {
+  protocolVersion: string;
+  clientInfo?: Implementation | undefined;
+  clientCapabilities: ClientCapabilities;
+  logLevel?: LoggingLevel | undefined;
+  /** The resources it subscribed to (`resources/subscribe`). */
+  subscriptions: string[];
+}
+
 /** One session as its transport sees it (WebSocket, stdio, or a Streamable HTTP session). */
 export interface Connection {
   /** The session id (Streamable HTTP's `Mcp-Session-Id`). */
@@ -70,6 +88,8 @@ export interface Connection {
   readonly busy: boolean;
   /** The session as applications see it (what a transport's options receive). */
   readonly session: McpSession;
+  /** What another instance needs to go on with it; undefined until `initialize` is answered. */
+  readonly record: SessionRecord | undefined;
   /** One frame or line of text: decoded, checked and handled (WebSocket, stdio). */
   receive(text: string): void;
   /**
@@ -114,6 +134,11 @@ export interface ServerPort {
    * cancel it before its handler runs; it is not called when the request was answered at once.
    */
   serveStateless(channel: Channel, request: JsonRpcRequest, principal: unknown, onStart: (request: CancellableRequest) => void): void;
+  /**
+   * Go on with a 2025 session another instance began (its owner is gone): a connection for session
+   * `sessionId`, ready, as `record` left it. `sessionAdopted` fires.
+   */
+  adopt(channel: Channel, principal: unknown, sessionId: string, record: SessionRecord): Connection;
   /** The server's `maxSessions` when it holds that many sessions over every transport; otherwise undefined. */
   sessionLimitReached(): number | undefined;
   /** A message the transport answered with -32700 or -32600 itself (a binary frame, an unparseable body). */

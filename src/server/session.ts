@@ -32,7 +32,7 @@ import { type Context, type ContextSession, sent } from './context.js';
 import { ServingRequests } from '../rpc/serving-requests.js';
 import type { IncomingRequests } from './incoming.js';
 import { Outgoing, type OutgoingSession } from './outgoing.js';
-import type { Channel, TransportKind } from './port.js';
+import type { Channel, SessionRecord, TransportKind } from './port.js';
 import type { SessionHost } from './session-host.js';
 
 /** What a session knows from the start: a 2026-07-28 request tells everything in its `_meta`. */
@@ -47,6 +47,8 @@ export interface SessionInit {
   clientInfo?: Implementation | undefined;
   clientCapabilities?: ClientCapabilities;
   logLevel?: LoggingLevel | undefined;
+  /** A 2025 session another instance began, gone on with here: its id and subscriptions (the rest is above). */
+  adopted?: { id: string; subscriptions: readonly string[] };
 }
 
 export class Session implements McpSession, ContextSession, OutgoingSession, BackChannelSession {
@@ -85,7 +87,11 @@ export class Session implements McpSession, ContextSession, OutgoingSession, Bac
     this.principal = init.principal;
     this.defaultLogLevel = init.defaultLogLevel;
     this.createdMs = this.lastActivityMs = Date.now();
-    this.handshake = init.protocolVersion === undefined;
+    this.handshake = init.protocolVersion === undefined || init.adopted !== undefined;
+    if (init.adopted) {
+      this.sessionId = init.adopted.id;
+      if (init.adopted.subscriptions.length > 0) this.subscribed = new Set(init.adopted.subscriptions);
+    }
     if (init.protocolVersion !== undefined) {
       this.announced = true;
       this.state = 'ready';
@@ -127,6 +133,24 @@ export class Session implements McpSession, ContextSession, OutgoingSession, Bac
 
   get data(): Record<string, unknown> {
     return (this.dataRecord ??= {});
+  }
+
+  /** What another instance needs to go on with this session: a 2025 one's, once initialize was answered. */
+  get record(): SessionRecord | undefined {
+    if (!this.handshake || !this.announced || this.protocolVersion === undefined || this.state === 'closed') return undefined;
+    const record: SessionRecord = {
+      protocolVersion: this.protocolVersion,
+      clientCapabilities: this.clientCapabilities,
+      subscriptions: this.subscribed ? [...this.subscribed] : [],
+    };
+    if (this.clientInfo !== undefined) record.clientInfo = this.clientInfo;
+    if (this.logLevel !== undefined) record.logLevel = this.logLevel;
+    return record;
+  }
+
+  /** What `record` holds changed: the transport may keep it elsewhere. */
+  recordChanged(): void {
+    if (this.handshake && this.announced) this.channel.sessionChanged?.();
   }
 
   get pendingRequests(): number {
@@ -265,6 +289,7 @@ export class Session implements McpSession, ContextSession, OutgoingSession, Bac
   private start(): void {
     this.announced = true;
     this.host.sessionStarted(this);
+    this.channel.sessionChanged?.();
     if (this.canPush(undefined)) this.host.events.emit('backChannelOpen', this);
   }
 

@@ -69,7 +69,7 @@ describe('fixtures sharing a Redis', () => {
     expect(turn).toBeGreaterThanOrEqual(5);
   });
 
-  it('serve a legacy-era session from both processes; once its owner is killed, the other answers 404 and the client initializes anew', async () => {
+  it('serve a legacy-era session from both processes; once its owner is killed, the other goes on with it, same Mcp-Session-Id', async () => {
     const [a, b] = await Promise.all([fixture(['--redis', redis.url]), fixture(['--redis', redis.url])]);
     const client = new McpClient({ name: 'legacy', version: '1.0.0' }, { era: 'legacy' });
     client.onElicitation((): ElicitResult => ({ action: 'accept', content: { username: 'ada', email: 'ada@example.com' } }));
@@ -82,12 +82,18 @@ describe('fixtures sharing a Redis', () => {
 
     const init = await send(b.url, 'POST', ACCEPT, INITIALIZE);
     const sessionId = init.headers['mcp-session-id'] as string;
+    const session = { ...ACCEPT, 'mcp-session-id': sessionId };
+    expect((await send(b.url, 'POST', session, { jsonrpc: '2.0', method: 'notifications/initialized' })).status).toBe(202);
     const exited = new Promise((resolve) => b.child.once('exit', resolve));
     b.child.kill('SIGKILL');
     await exited;
-    const ping = await send(a.url, 'POST', { ...ACCEPT, 'mcp-session-id': sessionId }, { jsonrpc: '2.0', id: 2, method: 'ping' });
-    expect(ping.status).toBe(404);
-    expect((await send(a.url, 'POST', ACCEPT, INITIALIZE)).status).toBe(200);
+    const ping = await send(a.url, 'POST', session, { jsonrpc: '2.0', id: 2, method: 'ping' });
+    expect([ping.status, await ping.json()]).toEqual([200, { jsonrpc: '2.0', id: 2, result: {} }]);
+    const call = await send(a.url, 'POST', session, { jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'test_simple_text', arguments: {} } });
+    expect([call.status, await call.json()]).toEqual([
+      200,
+      { jsonrpc: '2.0', id: 3, result: { content: [{ type: 'text', text: 'This is a simple text response for testing.' }] } },
+    ]);
   });
 
   it('keep tasks in Redis: a task created on one process is polled to its end on the other', async () => {

@@ -57,6 +57,9 @@ async function alternatingClient(urls: string[]) {
   return { client, logs, turns: () => turn };
 }
 
+const byName = (x: unknown, y: unknown) =>
+  String((x as { content: { name: string } }).content.name).localeCompare((y as { content: { name: string } }).content.name);
+
 const ACCEPT = { accept: 'application/json, text/event-stream', 'content-type': 'application/json', 'mcp-protocol-version': '2025-11-25' };
 
 describe('legacy-era sessions across instances', () => {
@@ -77,6 +80,29 @@ describe('legacy-era sessions across instances', () => {
     expect(b.events.forwarded).toBe(0);
     expect(a.events.forwarded).toBeGreaterThanOrEqual(2);
     expect(turns()).toBeGreaterThanOrEqual(5);
+  });
+
+  it('keeps several elicitations of one session pending at once, answered through either instance: one response event each, on the owner', async () => {
+    const [a, b] = await pair();
+    a.server.registerTool('ask_three', {}, async (_args, ctx) => {
+      const answers = await Promise.all(['one', 'two', 'three'].map((which) => ctx.elicit({ ...FORM, message: `Who is ${which}?` })));
+      return answers.map((answer) => answer.content?.name).join(', ');
+    });
+    const asked: string[] = [];
+    let turn = 0;
+    const alternate = (_input: URL | RequestInfo, init?: RequestInit) => fetch([a.url, b.url][turn++ % 2]!, init);
+    const client = new McpClient({ name: 'alternating', version: '1.0.0' }, { era: 'legacy' });
+    client.onElicitation((params): ElicitResult => {
+      asked.push(params.message);
+      return { action: 'accept', content: { name: params.message.slice('Who is '.length, -1).toUpperCase() } };
+    });
+    cleanups.push(() => client.close());
+    await client.connect(new StreamableHttpClientTransport(a.url, { fetch: alternate }));
+    expect((await client.callTool('ask_three')).content).toEqual([{ type: 'text', text: 'ONE, TWO, THREE' }]);
+    expect(asked.sort()).toEqual(['Who is one?', 'Who is three?', 'Who is two?']);
+    expect([...a.events.responses].sort(byName)).toEqual(['ONE', 'TWO', 'THREE'].map((name) => ({ action: 'accept', content: { name } })).sort(byName));
+    expect(b.events.responses).toEqual([]);
+    expect(b.events.forwarded + a.events.forwarded).toBeGreaterThanOrEqual(2);
   });
 
   it('resumes a broken stream with GET and Last-Event-ID on the other instance: the owner replays from its event store', async () => {
@@ -139,7 +165,7 @@ describe('legacy-era sessions across instances', () => {
     expect(await router.locate(lost)).toBeUndefined();
   });
 
-  it('answers 503, not 404, while Redis cannot say who holds a session; then serves it again', async () => {
+  it('answers 503, not 404, while Redis cannot say who holds a session; then serves it again, its owner having written it again', async () => {
     const [a, b] = await pair();
     const { client } = await alternatingClient([a.url, a.url]);
     const sessionId = a.events.sessions[0]!;
@@ -155,17 +181,12 @@ describe('legacy-era sessions across instances', () => {
     } finally {
       await redis.restart();
     }
-    // A restarted Redis is empty: the session is found again once its owner's entry is back.
-    const router = a.scale.sessionRouter();
-    await expect
-      .poll(
-        async () => {
-          await Promise.resolve(router.claim(sessionId, a.url)).catch(() => {});
-          return (await ping().catch(() => undefined))?.status;
-        },
-        { timeout: 8000, interval: 250 },
-      )
-      .toBe(200);
+    // A restarted Redis is empty: the owner writes its sessions again once it reconnects, by itself.
+    await expect.poll(async () => (await ping().catch(() => undefined))?.status, { timeout: 8000, interval: 250 }).toBe(200);
+    expect(await b.scale.sessionRouter().locate(sessionId)).toBe(a.url);
     await client.ping();
+    // Its record too: once the owner stops, b takes the session over.
+    await a.server.close();
+    expect((await ping()).status).toBe(200);
   });
 });

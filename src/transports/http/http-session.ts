@@ -19,6 +19,8 @@ export interface HttpSessionHost {
   readonly eventStore: EventStore;
   readonly retryMs: number;
   sessionClosed(session: HttpSession): void;
+  /** What another instance would need to go on with the session changed (its `connection.record`). */
+  sessionChanged(session: HttpSession): void;
   reportError(error: unknown, connection?: Connection): void;
   /** The server is stopping: streams that end say when to come back (`retry`), to whichever instance then serves. */
   stopping(): boolean;
@@ -52,7 +54,18 @@ export class HttpSession implements Channel, StreamOwner {
     readonly remoteAddress: string | undefined,
     /** What the `auth` hook returned for the request that created the session. */
     readonly principal: unknown,
-  ) {}
+    /**
+     * Gone on with from another instance: its streams are numbered from now (epoch ms), past any the
+     * earlier owner numbered, so an old event id never names a stream of this instance.
+     */
+    adopted = false,
+  ) {
+    if (adopted) this.lastStream = Date.now();
+  }
+
+  sessionChanged(): void {
+    this.host.sessionChanged(this);
+  }
 
   get id(): string {
     return this.connection.id;

@@ -15,6 +15,7 @@ import type { EventStore } from './event-store.js';
 import { HttpSession, type HttpSessionHost } from './http-session.js';
 import type { ResolvedHttpOptions } from './options.js';
 import { accepts, header, sendHttpError } from './request.js';
+import { type KeptSession, keep, mayAdopt } from './session-records.js';
 import { SessionRegistry } from './session-registry.js';
 
 /** What the endpoints need of their transport beyond the server's port. */
@@ -27,7 +28,12 @@ export interface SessionEndpointsHost {
   refuse(res: ServerResponse, refusal: GateRefusal, cors: Record<string, string>): void;
   /** Tell the router this instance holds (or no longer holds) a session. */
   route(action: 'claim' | 'release', sessionId: string): void;
+  /** Keep what another instance needs to go on with a session (undefined: it ended, drop it). */
+  keep(sessionId: string, kept: KeptSession | undefined): void;
 }
+
+/** Why sessions end when their server stops: their records stay, for another instance to go on with them. */
+const SERVER_CLOSED = 'server closed';
 
 export class SessionEndpoints {
   private readonly sessions: SessionRegistry;
@@ -45,6 +51,11 @@ export class SessionEndpoints {
       sessionClosed: (http) => {
         this.sessions.remove(http);
         host.route('release', http.id);
+        if (http.connection.session.closeReason !== SERVER_CLOSED) host.keep(http.id, undefined);
+      },
+      sessionChanged: (http) => {
+        const record = http.connection.record;
+        if (record) host.keep(http.id, keep(record, http.principal, this.options.auth !== undefined));
       },
       reportError: (error, connection) => this.port.reportError(error, connection),
       stopping: () => this.port.draining,
@@ -56,8 +67,44 @@ export class SessionEndpoints {
     return this.sessions.has(id);
   }
 
+  /** The router's store is back after a break (it may have restarted empty): every session held here is claimed and kept again. */
+  reclaim(): void {
+    for (const http of this.sessions.all()) {
+      this.host.route('claim', http.id);
+      this.sessionHost.sessionChanged(http);
+    }
+  }
+
   close(): void {
     this.sessions.close();
+  }
+
+  /**
+   * Go on here with session `sessionId`, whose owner is gone, as `kept` left it: its requests are then
+   * served here. Undefined, with nothing sent, when `principal` is not the session's (the caller answers
+   * 404, as for any unknown session); a refusal was sent when the server is draining or full.
+   */
+  adopt(
+    req: IncomingMessage,
+    res: ServerResponse,
+    cors: Record<string, string>,
+    principal: unknown,
+    sessionId: string,
+    kept: KeptSession,
+  ): 'adopted' | 'refused' | undefined {
+    if (this.sessions.has(sessionId)) return 'adopted';
+    if (!mayAdopt(kept, principal, this.options.auth !== undefined)) return undefined;
+    const refused = this.host.gate.admit(true, () => this.sessions.makeRoom(principal, req.socket.remoteAddress));
+    if (refused) {
+      this.host.refuse(res, refused, cors);
+      return 'refused';
+    }
+    const { principal: _digest, ...record } = kept;
+    const http = new HttpSession(this.sessionHost, req.socket.remoteAddress, principal, true);
+    http.connection = this.port.adopt(http, principal, sessionId, record);
+    this.sessions.add(http);
+    this.host.route('claim', sessionId);
+    return 'adopted';
   }
 
   /** The session a request names, its principal renewed (a refreshed token); undefined when the answer went out already (404, 403, 400). */

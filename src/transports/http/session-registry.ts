@@ -36,6 +36,10 @@ export class SessionRegistry {
     return this.sessions.has(sessionId);
   }
 
+  all(): IterableIterator<HttpSession> {
+    return this.sessions.values();
+  }
+
   add(http: HttpSession): void {
     this.sessions.set(http.id, http);
   }

@@ -7,15 +7,24 @@ import { Agent, type ClientRequest, request as httpRequest, type IncomingMessage
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { ErrorCode } from '../../protocol/errors.js';
 import { sendHttpError } from './request.js';
+import type { SessionRecords } from './session-records.js';
 
-/** Who holds which session, shared by the instances serving one endpoint. */
-export interface SessionRouter {
+/**
+ * Who holds which session, shared by the instances serving one endpoint; optionally, the sessions'
+ * records too (`SessionRecords`), so that another instance goes on with a session whose owner is gone.
+ */
+export interface SessionRouter extends Partial<SessionRecords> {
   /** This instance now holds `sessionId`, reachable at `ownerUrl` (its MCP endpoint). Called again on activity, to keep it. */
   claim(sessionId: string, ownerUrl: string): void | Promise<void>;
   /** The session ended on its owner. */
   release(sessionId: string, ownerUrl: string): void | Promise<void>;
   /** The MCP endpoint of the instance holding `sessionId`, or undefined when none does. */
   locate(sessionId: string): Promise<string | undefined>;
+  /**
+   * Call `listener` each time the shared store is back after a break (it may have restarted empty): the
+   * transport claims its sessions again and keeps their records again. Returns what stops that.
+   */
+  onReconnect?(listener: () => void): () => void;
 }
 
 /** Marks a forwarded request: its owner answers it itself, and never forwards it again. */

@@ -19,7 +19,8 @@ import { type ModernPostHost, modernPost } from './modern-post.js';
 import { type ResolvedHttpOptions, resolveHttpOptions, type StreamableHttpTransportOptions } from './options.js';
 import { accepts, header, isJsonContentType, NO_BODY, readJson, readText, sendHttpError } from './request.js';
 import { SessionEndpoints } from './session-endpoints.js';
-import { FORWARDED_HEADER, routerUnavailable, SessionForwarder } from './session-router.js';
+import type { KeptSession } from './session-records.js';
+import { FORWARDED_HEADER, routerUnavailable, SessionForwarder, type SessionRouter } from './session-router.js';
 
 export type { StreamableHttpTransportOptions } from './options.js';
 
@@ -84,10 +85,17 @@ export class StreamableHttpTransport extends SafeEmitter<StreamableHttpTransport
       eventStore: this.eventStore,
       refuse,
       route: (action, sessionId) => this.route(action, sessionId),
+      keep: (sessionId, kept) => this.keep(sessionId, kept),
     });
     this.handler = (req, res) => void this.handle(req, res, false).catch((err) => this.failed(err, res));
-    this.unregister = this.port.register(this);
+    const unregister = this.port.register(this);
+    const stopReclaiming = this.options.router?.onReconnect?.(() => this.sessions.reclaim());
+    this.unregister = () => {
+      stopReclaiming?.();
+      unregister();
+    };
   }
+
   /** Listen on a port of its own; requests to other paths get 404 (after `httpRequest` listeners had their say). */
   async listen(options: ListenOptions = {}): Promise<ListeningAddress> {
     if (this.ownServer) throw new Error('StreamableHttpTransport is already listening; create another transport for another port');
@@ -157,7 +165,7 @@ export class StreamableHttpTransport extends SafeEmitter<StreamableHttpTransport
         { ...cors, allow: 'POST' },
       );
     }
-    if (this.options.router && (await this.forwarded(req, res, cors))) return;
+    if (this.options.router && (await this.forwarded(req, res, cors, principal))) return;
     switch (req.method) {
       case 'POST':
         return this.post(req, res, cors, principal);
@@ -173,8 +181,11 @@ export class StreamableHttpTransport extends SafeEmitter<StreamableHttpTransport
     }
   }
 
-  /** A session another instance holds: its owner answers (a forwarded request is never forwarded again). True when answered. */
-  private async forwarded(req: IncomingMessage, res: ServerResponse, cors: Record<string, string>): Promise<boolean> {
+  /**
+   * A session this instance does not hold: its owner answers (a forwarded request is never forwarded
+   * again), or, when no instance holds it any more, it goes on here from its record. True when answered.
+   */
+  private async forwarded(req: IncomingMessage, res: ServerResponse, cors: Record<string, string>, principal: unknown): Promise<boolean> {
     const router = this.options.router!;
     const sessionId = header(req, 'mcp-session-id');
     if (sessionId === undefined || this.sessions.has(sessionId) || header(req, FORWARDED_HEADER) !== undefined) return false;
@@ -185,17 +196,42 @@ export class StreamableHttpTransport extends SafeEmitter<StreamableHttpTransport
       routerUnavailable(res, cors, err);
       return true;
     }
-    if (owner === undefined || owner === this.advertisedUrl) return false;
-    // The body is read here, once: the owner gets it, or this instance answers 404 with it.
-    if (req.method === 'POST' && (req as { body?: unknown }).body === undefined) {
-      const body = await readText(req, res, cors, this.options.maxMessageBytes);
-      if (body === NO_BODY) return true;
-      (req as { body?: unknown }).body = body;
+    if (owner !== undefined && owner !== this.advertisedUrl) {
+      // The body is read here, once: the owner gets it, or this instance serves it (or answers 404 with it).
+      if (req.method === 'POST' && (req as { body?: unknown }).body === undefined) {
+        const body = await readText(req, res, cors, this.options.maxMessageBytes);
+        if (body === NO_BODY) return true;
+        (req as { body?: unknown }).body = body;
+      }
+      if (await this.forwarder.forward(req, res, owner)) return true;
+      // The owner is gone: no instance holds the session now.
+      void Promise.resolve(router.release(sessionId, owner)).catch((err) => this.port.reportError(err));
     }
-    if (await this.forwarder.forward(req, res, owner)) return true;
-    // The owner is gone, and its sessions with it: 404 below, and the client initializes anew.
-    void Promise.resolve(router.release(sessionId, owner)).catch((err) => this.port.reportError(err));
-    return false;
+    // No instance holds it (its owner stopped, or was this instance before a restart): it goes on here
+    // from its record when one is kept; otherwise 404 below, and the client initializes anew.
+    if (!router.takeOver || this.advertisedUrl === undefined) return false;
+    let taken: Awaited<ReturnType<NonNullable<SessionRouter['takeOver']>>>;
+    try {
+      taken = await router.takeOver(sessionId, this.advertisedUrl, owner);
+    } catch (err) {
+      routerUnavailable(res, cors, err);
+      return true;
+    }
+    if (taken === undefined) return false;
+    // Another instance took it over first: it answers.
+    if ('owner' in taken) return this.forwarder.forward(req, res, taken.owner);
+    return this.sessions.adopt(req, res, cors, principal, sessionId, taken.kept) === 'refused';
+  }
+
+  /** Keep (or drop) a session's record where the router keeps it; a failure is reported, the session goes on. */
+  private keep(sessionId: string, kept: KeptSession | undefined): void {
+    const router = this.options.router;
+    if (!router?.remember || !router.forget) return;
+    try {
+      void Promise.resolve(kept ? router.remember(sessionId, kept) : router.forget(sessionId)).catch((err) => this.port.reportError(err));
+    } catch (err) {
+      this.port.reportError(err);
+    }
   }
 
   /** A POST to its era: a 2026-07-28 request, or the 2025 session endpoints. */

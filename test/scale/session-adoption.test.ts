@@ -1,0 +1,159 @@
+/**
+ * A legacy-era session outlives its owner: two (or three) instances share a real redis-server, the owner
+ * keeps each session's record there from initialize on, and when the owner is gone (closed here; killed
+ * in fixture-redis.test.ts) the next request for the session on another instance takes it over, with the
+ * same Mcp-Session-Id, the protocol version, client info and capabilities, log level and subscriptions
+ * it had. Exactly one instance takes a session over; another principal cannot; an ended one is gone.
+ */
+import { randomUUID } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
+import {
+  connectRedisScale,
+  type ElicitResult,
+  McpClient,
+  McpServer,
+  type McpSession,
+  StreamableHttpClientTransport,
+  StreamableHttpTransport,
+  type StreamableHttpTransportOptions,
+} from '../../src/index.js';
+import { send } from '../helpers/http-client.js';
+import { useRedis } from '../helpers/redis.js';
+import { useCleanups } from '../helpers/cleanups.js';
+
+const cleanups = useCleanups();
+const redis = useRedis();
+
+const FORM = { message: 'Who?', requestedSchema: { type: 'object' as const, properties: { name: { type: 'string' as const } }, required: ['name'] } };
+const ACCEPT = { accept: 'application/json, text/event-stream', 'content-type': 'application/json', 'mcp-protocol-version': '2025-11-25' };
+const INITIALIZE = {
+  jsonrpc: '2.0',
+  id: 1,
+  method: 'initialize',
+  params: { protocolVersion: '2025-11-25', capabilities: { elicitation: {} }, clientInfo: { name: 'raw', version: '1' } },
+};
+const NOT_FOUND = {
+  jsonrpc: '2.0',
+  error: { code: -32031, message: 'Session not found: it ended or never existed; send initialize without Mcp-Session-Id to start a new one' },
+  id: null,
+};
+
+async function instance(name: string, prefix: string, transportOptions: StreamableHttpTransportOptions = {}) {
+  const scale = await connectRedisScale(redis.url, { prefix });
+  const server = new McpServer({ name, version: '1.0.0' });
+  server.on('error', () => {});
+  const adopted: McpSession[] = [];
+  server.on('sessionAdopted', (session) => void adopted.push(session));
+  server.registerTool('ask', {}, async (_args, ctx) => {
+    ctx.log('info', `asking on ${name}`);
+    const answer = await ctx.elicit(FORM);
+    return `${answer.content?.name} answered ${name}`;
+  });
+  server.registerResource('test://note', { name: 'note' }, () => ({ contents: [{ uri: 'test://note', text: 'hi' }] }));
+  const transport = new StreamableHttpTransport(server, { router: scale.sessionRouter(), ...transportOptions });
+  const { url } = await transport.listen({ host: '127.0.0.1', port: 0 });
+  cleanups.push(
+    () => scale.close(),
+    () => server.close(),
+  );
+  return { name, server, transport, url, scale, adopted };
+}
+
+const prefixed = () => `adopt-${Math.random().toString(36).slice(2)}`;
+
+/** A session initialized on `url` (initialize, then notifications/initialized): its request headers. */
+async function openSession(url: string, headers: Record<string, string> = {}) {
+  const init = await send(url, 'POST', { ...ACCEPT, ...headers }, INITIALIZE);
+  await init.json();
+  const session = { ...ACCEPT, ...headers, 'mcp-session-id': init.headers['mcp-session-id'] as string };
+  expect((await send(url, 'POST', session, { jsonrpc: '2.0', method: 'notifications/initialized' })).status).toBe(202);
+  return session;
+}
+
+const ping = async (url: string, headers: Record<string, string>, id = 2) => {
+  const reply = await send(url, 'POST', headers, { jsonrpc: '2.0', id, method: 'ping' });
+  return [reply.status, await reply.json()];
+};
+
+describe('a legacy-era session whose owner is gone', () => {
+  it('goes on on the next instance it reaches: same Mcp-Session-Id, with its version, client, capabilities, log level and subscriptions', async () => {
+    const prefix = prefixed();
+    const [a, b] = [await instance('a', prefix), await instance('b', prefix)];
+    let target = a.url;
+    const sent = new Set<string | null>();
+    const route = (_input: URL | RequestInfo, init?: RequestInit) => {
+      sent.add(new Headers(init?.headers).get('mcp-session-id'));
+      return fetch(target, init);
+    };
+    const started: string[] = [];
+    a.server.on('sessionNew', (session) => void started.push(session.id));
+    const client = new McpClient({ name: 'moving', version: '1.0.0' }, { era: 'legacy' });
+    client.onElicitation((): ElicitResult => ({ action: 'accept', content: { name: 'Ada' } }));
+    const logs: unknown[] = [];
+    client.on('log', (message) => void logs.push(message.data));
+    cleanups.push(() => client.close());
+    await client.connect(new StreamableHttpClientTransport(a.url, { fetch: route, reconnect: { delayMs: 10 } }));
+    await client.setLogLevel('info');
+    await client.subscribe('test://note');
+    expect((await client.callTool('ask')).content).toEqual([{ type: 'text', text: 'Ada answered a' }]);
+    const [sessionId] = started;
+
+    // The owner stops (a rolling restart): the load balancer sends the client to b from now on.
+    await a.server.close();
+    target = b.url;
+    expect((await client.callTool('ask')).content).toEqual([{ type: 'text', text: 'Ada answered b' }]);
+    // One initialize, one session id on every request after it.
+    expect([...sent]).toEqual([null, sessionId]);
+    expect(logs).toEqual(['asking on a', 'asking on b']);
+    expect(
+      b.adopted.map((session) => [session.id, session.state, session.protocolVersion, session.clientInfo, session.logLevel, [...session.subscriptions]]),
+    ).toEqual([[sessionId, 'ready', '2025-11-25', { name: 'moving', version: '1.0.0' }, 'info', ['test://note']]]);
+    expect(b.adopted[0]!.clientCapabilities).toMatchObject({ elicitation: {} });
+    // b holds it now: the router says so, and a later change (the log level) is kept from b.
+    expect(await b.scale.sessionRouter().locate(sessionId)).toBe(b.url);
+    await client.setLogLevel('error');
+    expect(b.adopted[0]!.logLevel).toBe('error');
+  });
+
+  it('is taken over by exactly one instance when several reach for it at once; the others forward to it', async () => {
+    const prefix = prefixed();
+    const [a, b, c] = [await instance('a', prefix), await instance('b', prefix), await instance('c', prefix)];
+    const session = await openSession(a.url);
+    await a.server.close();
+    const replies = await Promise.all([b.url, c.url, b.url, c.url].map((url, i) => ping(url, session, 10 + i)));
+    expect(replies).toEqual([10, 11, 12, 13].map((id) => [200, { jsonrpc: '2.0', id, result: {} }]));
+    expect(b.adopted.length + c.adopted.length).toBe(1);
+  });
+
+  it('is not taken over by another principal (404, as for any unknown session); its own goes on with it', async () => {
+    const prefix = prefixed();
+    const byUser: StreamableHttpTransportOptions = {
+      auth: (req) => (typeof req.headers['x-user'] === 'string' ? { id: req.headers['x-user'] } : undefined),
+    };
+    const [a, b] = [await instance('a', prefix, byUser), await instance('b', prefix, byUser)];
+    const session = await openSession(a.url, { 'x-user': 'alice' });
+    await a.server.close();
+    expect(await ping(b.url, { ...session, 'x-user': 'mallory' })).toEqual([404, NOT_FOUND]);
+    expect(b.adopted).toEqual([]);
+    expect(await ping(b.url, session)).toEqual([200, { jsonrpc: '2.0', id: 2, result: {} }]);
+    expect(b.adopted.map((s) => s.id)).toEqual([session['mcp-session-id']]);
+  });
+
+  it('is gone once it ended (DELETE, idle timeout): its record goes with it, and another instance answers 404', async () => {
+    const prefix = prefixed();
+    const [a, b] = [await instance('a', prefix), await instance('b', prefix)];
+    const session = await openSession(a.url);
+    expect((await send(a.url, 'DELETE', session)).status).toBe(200);
+    await a.server.close();
+    expect(await ping(b.url, session)).toEqual([404, NOT_FOUND]);
+    expect(b.adopted).toEqual([]);
+  });
+
+  it('takes over no id it never saw: no record, 404', async () => {
+    const prefix = prefixed();
+    const [, b] = [await instance('a', prefix), await instance('b', prefix)];
+    const router = b.scale.sessionRouter();
+    expect(await router.takeOver!(randomUUID(), b.url, undefined)).toBeUndefined();
+    expect(await ping(b.url, { ...ACCEPT, 'mcp-session-id': randomUUID() })).toEqual([404, NOT_FOUND]);
+  });
+});
