@@ -84,6 +84,7 @@ export type { AuthHook, AuthOption, HttpAuthenticator, Challenge } from './trans
 export { RedisScale, connectRedisScale } from './scale/redis.js';
 export type { RedisScaleOptions } from './scale/redis.js';
 export type { RedisTaskStore, RedisTaskStoreOptions } from './scale/redis-task-store.js';
+export type { RedisEventStore, RedisEventStoreOptions } from './scale/redis-event-store.js';
 
 // The client as `switchboard-mcp/browser` has it, with what both ends share (errors, wire types); then its Node-only transports.
 export * from './browser.js';

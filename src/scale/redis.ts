@@ -13,6 +13,7 @@ import type { SharedEvent, SharedState } from '../server/shared-state.js';
 import type { SessionRouter } from '../transports/http/session-router.js';
 import { isKeptSession, type KeptSession } from '../transports/http/session-records.js';
 import { ExpiringMap } from './expiring-map.js';
+import { RedisEventStore, type RedisEventStoreOptions } from './redis-event-store.js';
 import { RedisTaskStore, type RedisTaskStoreOptions } from './redis-task-store.js';
 
 export interface RedisScaleOptions {
@@ -271,6 +272,15 @@ export class RedisScale implements SharedState {
    */
   taskStore(options?: RedisTaskStoreOptions): RedisTaskStore {
     return RedisTaskStore.over(this.redis, this.prefix, options);
+  }
+
+  /**
+   * Streamable HTTP's event store in this Redis, for `new StreamableHttpTransport(server, { eventStore:
+   * scale.eventStore() })`: a GET with `Last-Event-ID` on any instance replays what the session's owner
+   * sent, the owner before a takeover included. Per-session budgets as the in-memory store's.
+   */
+  eventStore(options?: RedisEventStoreOptions): RedisEventStore {
+    return RedisEventStore.over(this.redis, this.prefix, options);
   }
 
   /** Let go of the connection. */

@@ -55,12 +55,13 @@ export class HttpSession implements Channel, StreamOwner {
     /** What the `auth` hook returned for the request that created the session. */
     readonly principal: unknown,
     /**
-     * Gone on with from another instance: its streams are numbered from now (epoch ms), past any the
-     * earlier owner numbered, so an old event id never names a stream of this instance.
+     * Gone on with from another instance: its streams, and its standalone stream's events, are numbered
+     * from now (epoch ms), past any the earlier owner numbered, so an old event id never names one of this
+     * instance's (and a shared event store keeps both apart).
      */
     adopted = false,
   ) {
-    if (adopted) this.lastStream = Date.now();
+    if (adopted) this.lastStream = this.standaloneSeq = Date.now();
   }
 
   sessionChanged(): void {

@@ -16,7 +16,7 @@ import { HttpSession, type HttpSessionHost } from './http-session.js';
 import type { ResolvedHttpOptions } from './options.js';
 import { accepts, header, sendHttpError } from './request.js';
 import { type KeptSession, keep, mayAdopt } from './session-records.js';
-import { SessionRegistry } from './session-registry.js';
+import { SERVER_CLOSED, SessionRegistry } from './session-registry.js';
 
 /** What the endpoints need of their transport beyond the server's port. */
 export interface SessionEndpointsHost {
@@ -31,9 +31,6 @@ export interface SessionEndpointsHost {
   /** Keep what another instance needs to go on with a session (undefined: it ended, drop it). */
   keep(sessionId: string, kept: KeptSession | undefined): void;
 }
-
-/** Why sessions end when their server stops: their records stay, for another instance to go on with them. */
-const SERVER_CLOSED = 'server closed';
 
 export class SessionEndpoints {
   private readonly sessions: SessionRegistry;

@@ -13,6 +13,9 @@ import type { ResolvedHttpOptions } from './options.js';
 import { idleSweepIntervalMs } from '../idle-sweep.js';
 import { header, sendHttpError } from './request.js';
 
+/** Why sessions end when their server stops: their records and events stay, for another instance to go on with them. */
+export const SERVER_CLOSED = 'server closed';
+
 export class SessionRegistry {
   private readonly sessions = new Map<string, HttpSession>();
   private readonly timers: NodeJS.Timeout[] = [];
@@ -44,10 +47,14 @@ export class SessionRegistry {
     this.sessions.set(http.id, http);
   }
 
-  /** A session ended: forget it and its stored events. */
+  /**
+   * A session ended: forget it and its stored events, unless it ended with the server (its events stay
+   * in a shared store for the instance that takes the session over).
+   */
   remove(http: HttpSession): void {
     if (this.sessions.get(http.id) !== http) return;
     this.sessions.delete(http.id);
+    if (http.connection.session.closeReason === SERVER_CLOSED) return;
     try {
       const dropped = this.eventStore.dropSession(http.id);
       if (dropped instanceof Promise) dropped.catch((err) => this.port.reportError(err));
@@ -114,7 +121,7 @@ export class SessionRegistry {
 
   close(): void {
     for (const timer of this.timers) clearInterval(timer);
-    for (const http of [...this.sessions.values()]) http.connection.close('server closed');
+    for (const http of [...this.sessions.values()]) http.connection.close(SERVER_CLOSED);
   }
 
   private samePrincipal(a: unknown, b: unknown): boolean {

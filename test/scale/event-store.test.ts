@@ -1,0 +1,163 @@
+/**
+ * RedisEventStore on a real redis-server: the per-session budgets of the in-memory store (events per
+ * stream, streams per session, bytes per session, an event too large kept nowhere), checked against
+ * InMemoryEventStore as the reference over generated sequences; dropSession; expiry. Then across
+ * instances: a session's standalone stream, resumed with Last-Event-ID on the instance that took the
+ * session over, replays what the old owner sent.
+ */
+import fc from 'fast-check';
+import { Redis } from 'ioredis';
+import { describe, expect, it } from 'vitest';
+import {
+  connectRedisScale,
+  InMemoryEventStore,
+  McpServer,
+  type McpSession,
+  type RedisEventStoreOptions,
+  type StoredEvent,
+  StreamableHttpTransport,
+} from '../../src/index.js';
+import { EVENT_OVERHEAD_BYTES } from '../../src/transports/http/event-store.js';
+import { useCleanups } from '../helpers/cleanups.js';
+import { send } from '../helpers/http-client.js';
+import { useRedis } from '../helpers/redis.js';
+import { until } from '../helpers/waits.js';
+
+const cleanups = useCleanups();
+const redis = useRedis();
+
+const prefixed = () => `events-${Math.random().toString(36).slice(2)}`;
+
+async function opened(options: RedisEventStoreOptions = {}) {
+  const prefix = prefixed();
+  const scale = await connectRedisScale(redis.url, { prefix });
+  cleanups.push(() => scale.close());
+  const raw = new Redis(redis.url);
+  cleanups.push(() => raw.quit());
+  return { prefix, store: scale.eventStore(options), raw, keys: async () => (await raw.keys(`${prefix}:events:*`)).sort() };
+}
+
+/** An event that costs the store `cost` bytes (its id, its data and the overhead). */
+function event(eventId: string, cost: number): StoredEvent {
+  const size = cost - EVENT_OVERHEAD_BYTES - eventId.length;
+  return { eventId, data: JSON.stringify(eventId.padEnd(size - 2, '.')) };
+}
+
+describe('RedisEventStore', () => {
+  it('replays the events of one stream after Last-Event-ID, in order, and keeps sessions and streams apart', async () => {
+    const { store } = await opened();
+    for (let n = 1; n <= 4; n++) await store.append('s', '1', { eventId: `1_${n}`, data: `{"n":${n}}` });
+    await store.append('s', '2', { eventId: '2_1', data: '{"other":"stream"}' });
+    await store.append('t', '1', { eventId: '1_1', data: '{"other":"session"}' });
+    expect(await store.replayAfter('s', '1', '1_2')).toEqual([
+      { eventId: '1_3', data: '{"n":3}' },
+      { eventId: '1_4', data: '{"n":4}' },
+    ]);
+    expect(await store.replayAfter('s', '1', '1_0')).toHaveLength(4);
+    expect(await store.replayAfter('s', '2', '2_0')).toEqual([{ eventId: '2_1', data: '{"other":"stream"}' }]);
+    expect(await store.replayAfter('s', '9', '9_0')).toEqual([]);
+  });
+
+  it('drops a session whole, leaving no key; the others keep theirs', async () => {
+    const { store, keys, prefix } = await opened();
+    await store.append('s', '1', event('1_1', 500));
+    await store.append('s', '2', event('2_1', 500));
+    await store.append('t', '1', event('1_1', 500));
+    await store.dropSession('s');
+    expect(await store.replayAfter('s', '1', '1_0')).toEqual([]);
+    expect(await keys()).toEqual([`${prefix}:events:t:bytes`, `${prefix}:events:t:stream:1`, `${prefix}:events:t:streams`]);
+  });
+
+  it("expires a session's events ttlMs after its last one", async () => {
+    const { store, keys } = await opened({ ttlMs: 200 });
+    await store.append('s', '1', event('1_1', 500));
+    expect(await keys()).toHaveLength(3);
+    await until(keys, 'the events to expire', (left) => left.length === 0, 5000);
+  });
+
+  it('refuses options that are not positive integers, naming the option', async () => {
+    const { prefix } = await opened();
+    const scale = await connectRedisScale(redis.url, { prefix });
+    cleanups.push(() => scale.close());
+    expect(() => scale.eventStore({ maxBytesPerSession: 0 })).toThrow('Option maxBytesPerSession must be a positive integer; got 0');
+  });
+
+  it('keeps exactly what InMemoryEventStore keeps under the same per-session budgets, over generated appends and drops', async () => {
+    const limits = { maxEventsPerStream: 4, maxStreamsPerSession: 3, maxBytesPerSession: 3000 };
+    const op = fc.oneof(
+      {
+        weight: 8,
+        arbitrary: fc.record({ session: fc.constantFrom('s', 't'), stream: fc.constantFrom('1', '2', '3', '4'), cost: fc.integer({ min: 300, max: 3200 }) }),
+      },
+      { weight: 1, arbitrary: fc.record({ drop: fc.constantFrom('s', 't') }) },
+    );
+    await fc.assert(
+      fc.asyncProperty(fc.array(op, { minLength: 1, maxLength: 40 }), async (ops) => {
+        const { store } = await opened(limits);
+        const model = new InMemoryEventStore({ ...limits, maxBytes: 1 << 30 });
+        const seq = new Map<string, number>();
+        for (const step of ops) {
+          if ('drop' in step) {
+            await store.dropSession(step.drop);
+            model.dropSession(step.drop);
+            continue;
+          }
+          const key = `${step.session}/${step.stream}`;
+          const n = (seq.get(key) ?? 0) + 1;
+          seq.set(key, n);
+          const appended = event(`${step.stream}_${n}`, step.cost);
+          await store.append(step.session, step.stream, appended);
+          model.append(step.session, step.stream, appended);
+        }
+        for (const session of ['s', 't']) {
+          for (const stream of ['1', '2', '3', '4']) {
+            expect(await store.replayAfter(session, stream, `${stream}_0`)).toEqual(model.replayAfter(session, stream, `${stream}_0`));
+          }
+        }
+      }),
+      { numRuns: 25, seed: 20261202 },
+    );
+  });
+});
+
+describe('a session taken over, with the event store in Redis', () => {
+  it('replays on the new owner what the old owner sent on the standalone stream after Last-Event-ID', async () => {
+    const prefix = prefixed();
+    const started: McpSession[] = [];
+    const instance = async () => {
+      const scale = await connectRedisScale(redis.url, { prefix });
+      const server = new McpServer({ name: 'events', version: '1.0.0' });
+      server.on('error', () => {});
+      server.on('sessionNew', (session) => void started.push(session));
+      const transport = new StreamableHttpTransport(server, { router: scale.sessionRouter(), eventStore: scale.eventStore() });
+      const { url } = await transport.listen({ host: '127.0.0.1', port: 0 });
+      cleanups.push(
+        () => scale.close(),
+        () => server.close(),
+      );
+      return { server, url };
+    };
+    const [a, b] = [await instance(), await instance()];
+    const ACCEPT = { accept: 'application/json, text/event-stream', 'content-type': 'application/json', 'mcp-protocol-version': '2025-11-25' };
+    const init = await send(a.url, 'POST', ACCEPT, {
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+    });
+    await init.json();
+    const session = { ...ACCEPT, 'mcp-session-id': init.headers['mcp-session-id'] as string };
+    const stream = await send(a.url, 'GET', { ...session, accept: 'text/event-stream' });
+    const sent = ['one', 'two', 'three'].map((data) => ({ jsonrpc: '2.0', method: 'notifications/message', params: { level: 'info', data } }));
+    for (const message of sent) started[0]!.notify(message.method, message.params);
+    const first = await stream.nextEvent((e) => e.message?.params?.data === 'one');
+    await stream.nextEvent((e) => e.message?.params?.data === 'three');
+
+    await a.server.close();
+    const resumed = await send(b.url, 'GET', { ...session, accept: 'text/event-stream', 'last-event-id': first.id! });
+    expect(resumed.status).toBe(200);
+    const replayed = [await resumed.nextEvent(), await resumed.nextEvent()];
+    expect(replayed.map((e) => e.message)).toEqual(sent.slice(1));
+    resumed.res.destroy();
+  });
+});
