@@ -10,8 +10,8 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import type { Redis as RedisClient } from 'ioredis';
 import { ErrorCode, McpError } from '../protocol/errors.js';
 import type { SharedEvent, SharedState } from '../server/shared-state.js';
-import type { SessionRouter } from '../transports/http/session-router.js';
-import { isKeptSession, type KeptSession } from '../transports/http/session-records.js';
+import { isKeptSession, type TakenOver } from '../transports/http/session-records.js';
+import { HANDED_OFF, type SessionRouter } from '../transports/http/session-router.js';
 import { ExpiringMap } from './expiring-map.js';
 import { RedisEventStore, type RedisEventStoreOptions } from './redis-event-store.js';
 import { RedisTaskStore, type RedisTaskStoreOptions } from './redis-task-store.js';
@@ -195,10 +195,11 @@ export class RedisScale implements SharedState {
       else known.set(sessionId, owner);
       return owner;
     };
-    const takingOver = new Map<string, Promise<{ kept: KeptSession } | { owner: string } | undefined>>();
+    const takingOver = new Map<string, Promise<TakenOver | { owner: string } | undefined>>();
     const takeOver = async (sessionId: string, ownerUrl: string, formerOwner: string | undefined) => {
-      const [outcome, value] = (await this.redis.eval(TAKE_OVER, 2, key(sessionId), recordKey(sessionId), ownerUrl, formerOwner ?? '', ttlMs)) as [
+      const [outcome, value, previous] = (await this.redis.eval(TAKE_OVER, 2, key(sessionId), recordKey(sessionId), ownerUrl, formerOwner ?? '', ttlMs)) as [
         number,
+        string | undefined,
         string | undefined,
       ];
       if (outcome === 1) {
@@ -217,7 +218,7 @@ export class RedisScale implements SharedState {
       }
       unheld.delete(sessionId);
       known.set(sessionId, ownerUrl);
-      return { kept };
+      return previous?.startsWith(HANDED_OFF) ? { kept, handedOffBy: previous.slice(HANDED_OFF.length) } : { kept };
     };
     return {
       claim: async (sessionId, ownerUrl) => {
@@ -245,6 +246,10 @@ export class RedisScale implements SharedState {
           takingOver.set(sessionId, taking);
         }
         return taking;
+      },
+      handOff: async (sessionId, ownerUrl) => {
+        known.set(sessionId, HANDED_OFF + ownerUrl);
+        await this.redis.eval(HAND_OFF, 1, key(sessionId), ownerUrl);
       },
       onReconnect: (listener) => {
         this.reconnected.add(listener);
@@ -314,16 +319,20 @@ const RELEASE_IF_OWNER = "if redis.call('get', KEYS[1]) == ARGV[1] then return r
 
 /**
  * KEYS: the owner entry, the record. ARGV: this instance's URL, the former owner ('' for none), ttlMs.
- * {0} when no record is kept; {1, owner} when another instance holds the session; {2, record} when it is
- * this instance's now (no one held it, the former owner did, or this instance already did).
+ * {0} when no record is kept; {1, owner} when another instance holds the session; {2, record, previous
+ * owner entry ('' for none)} when it is this instance's now (no one held it, the former owner did, an
+ * instance that drains handed it off, or this instance already did).
  */
 const TAKE_OVER = `
 local record = redis.call('GET', KEYS[2])
 if not record then return {0} end
 local owner = redis.call('GET', KEYS[1])
-if owner and owner ~= ARGV[1] and owner ~= ARGV[2] then return {1, owner} end
+if owner and owner ~= ARGV[1] and owner ~= ARGV[2] and string.sub(owner, 1, 1) ~= '${HANDED_OFF}' then return {1, owner} end
 redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[3])
-return {2, record}`;
+return {2, record, owner or ''}`;
+
+/** KEYS: the owner entry. ARGV: this instance's URL. Marked handed off, if this instance holds it. */
+const HAND_OFF = `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('SET', KEYS[1], '${HANDED_OFF}' .. ARGV[1], 'KEEPTTL') else return 0 end`;
 
 /** `connectRedisScale(url, options?)`: `RedisScale.connect`. */
 export const connectRedisScale = (url: string, options?: RedisScaleOptions) => RedisScale.connect(url, options);

@@ -122,6 +122,10 @@ export class ServerConnection implements Connection, MessageReceiver<Answers, Re
     return this.session.record;
   }
 
+  awaitsReply(id: RequestId): boolean {
+    return this.session.awaitsReply(id);
+  }
+
   get state(): SessionState {
     return this.session.state;
   }

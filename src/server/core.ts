@@ -249,6 +249,15 @@ export class ServerCore implements ConnectionHost, ServerPort, HttpNeeds, Rounds
   async close(drainMs = 0): Promise<void> {
     const drainUntil = Date.now() + drainMs;
     this.draining = true;
+    if (drainMs > 0) {
+      for (const transport of this.transports) {
+        try {
+          transport.drain?.();
+        } catch (err) {
+          this.reportError(err);
+        }
+      }
+    }
     for (const subscription of this.subscriptions) subscription.end();
     if (drainMs > 0) await settlesWithin(() => this.stats.requestsInFlight === 0, drainMs);
     // The other instances are heard while extensions drain: a task running here still takes its answers.

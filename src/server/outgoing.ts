@@ -14,7 +14,7 @@ import { asMcpError } from '../mrtr/input-round.js';
 import type { Deadlines } from '../rpc/deadlines.js';
 import type { McpServerEvents } from './events.js';
 import type { ResolvedServerOptions } from './options.js';
-import { type PendingEntryOptions, PendingRequests, type ReplyMatch, type RequestOutcome } from '../rpc/pending-requests.js';
+import { type PendingEntryOptions, PendingRequests, type ReplyMatch, RequestIds, type RequestOutcome } from '../rpc/pending-requests.js';
 import { keepAliveMessage, ProgressKeepAlive } from './progress-keep-alive.js';
 import type { MutableStats } from './stats.js';
 import type { ClientSpan } from '../telemetry/client-span.js';
@@ -39,6 +39,8 @@ export interface OutgoingSession extends McpSession {
   /** Whether a request (related to `relatedRequestId`) can reach the client now. */
   canPush(relatedRequestId: RequestId | undefined): boolean;
   send(message: JsonRpcMessage, relatedRequestId?: RequestId): boolean;
+  /** The first id its requests take (0; from the epoch ms for a session taken over, past the old owner's). */
+  readonly firstRequestId: number;
 }
 
 export type OnDone<Result> = (outcome: ClientOutcome<Result>, request: OutgoingRequest) => void;
@@ -99,7 +101,12 @@ export class Outgoing {
 
   constructor(private readonly session: OutgoingSession) {
     this.kinds = session.host.kinds;
-    this.table = new PendingRequests((id, reason, entry) => this.abandoned(id, reason, entry), session.host.deadlines);
+    this.table = new PendingRequests((id, reason, entry) => this.abandoned(id, reason, entry), session.host.deadlines, new RequestIds(session.firstRequestId));
+  }
+
+  /** Whether a request with this id waits for the client's reply here. */
+  awaits(id: RequestId): boolean {
+    return this.table.has(id);
   }
 
   /** Requests waiting for a reply (or for a way to reach the client). */

@@ -90,6 +90,8 @@ export interface Connection {
   readonly session: McpSession;
   /** What another instance needs to go on with it; undefined until `initialize` is answered. */
   readonly record: SessionRecord | undefined;
+  /** Whether a server-to-client request with this id waits for the client's reply on this connection. */
+  awaitsReply(id: RequestId): boolean;
   /** One frame or line of text: decoded, checked and handled (WebSocket, stdio). */
   receive(text: string): void;
   /**
@@ -120,6 +122,8 @@ export interface CancellableRequest {
 
 /** Something the server must shut down with itself (a listening transport). */
 export interface Closable {
+  /** The server begins to drain (`close({ drainMs })`): what it holds may go on elsewhere. */
+  drain?(): void;
   close(): Promise<void>;
 }
 

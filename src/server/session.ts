@@ -75,6 +75,8 @@ export class Session implements McpSession, ContextSession, OutgoingSession, Bac
   /** Whether initialize makes this session (a connection's); one born ready serves a single request. */
   private readonly handshake: boolean;
   private sessionId: string | undefined;
+  /** The first id of its requests to the client: a session taken over counts from the epoch ms, past the old owner's. */
+  readonly firstRequestId: number = 0;
 
   constructor(
     readonly host: SessionHost,
@@ -90,6 +92,7 @@ export class Session implements McpSession, ContextSession, OutgoingSession, Bac
     this.handshake = init.protocolVersion === undefined || init.adopted !== undefined;
     if (init.adopted) {
       this.sessionId = init.adopted.id;
+      this.firstRequestId = Date.now();
       if (init.adopted.subscriptions.length > 0) this.subscribed = new Set(init.adopted.subscriptions);
     }
     if (init.protocolVersion !== undefined) {
@@ -235,6 +238,11 @@ export class Session implements McpSession, ContextSession, OutgoingSession, Bac
 
   get inFlight(): IncomingRequests | undefined {
     return this.incomingRequests;
+  }
+
+  /** Whether a request it sent with this id waits for the client's reply. */
+  awaitsReply(id: RequestId): boolean {
+    return this.outgoingRequests?.awaits(id) ?? false;
   }
 
   /** Requests sent to the client (made on first use). */

@@ -38,8 +38,11 @@ const NOT_FOUND = {
   id: null,
 };
 
-async function instance(name: string, prefix: string, transportOptions: StreamableHttpTransportOptions = {}) {
+async function instance(name: string, prefix: string, transportOptions: StreamableHttpTransportOptions = {}, handsOff = true) {
   const scale = await connectRedisScale(redis.url, { prefix });
+  const router = scale.sessionRouter();
+  // Without handOff, an owner that drains is found so by the forwarded request it refuses.
+  if (!handsOff) delete router.handOff;
   const server = new McpServer({ name, version: '1.0.0' });
   server.on('error', () => {});
   const adopted: McpSession[] = [];
@@ -50,7 +53,7 @@ async function instance(name: string, prefix: string, transportOptions: Streamab
     return `${answer.content?.name} answered ${name}`;
   });
   server.registerResource('test://note', { name: 'note' }, () => ({ contents: [{ uri: 'test://note', text: 'hi' }] }));
-  const transport = new StreamableHttpTransport(server, { router: scale.sessionRouter(), ...transportOptions });
+  const transport = new StreamableHttpTransport(server, { router, ...transportOptions });
   const { url } = await transport.listen({ host: '127.0.0.1', port: 0 });
   cleanups.push(
     () => scale.close(),
@@ -114,6 +117,44 @@ describe('a legacy-era session whose owner is gone', () => {
     await client.setLogLevel('error');
     expect(b.adopted[0]!.logLevel).toBe('error');
   });
+
+  it.each([
+    ['handed off as the drain begins', true],
+    ['found draining by the first request forwarded to it', false],
+  ])(
+    'is taken over at once when its owner starts to drain (%s): new calls run on the new owner, an elicitation pending on the old one is still answered there',
+    async (_how, handsOff) => {
+      const prefix = prefixed();
+      const [a, b] = [await instance('a', prefix, {}, handsOff), await instance('b', prefix, {}, handsOff)];
+      const responses: [string, unknown][] = [];
+      for (const { name, server } of [a, b])
+        server.on('responseElicitationCreate', (_session, _request, response) => void responses.push([name, response.content]));
+      let target = a.url;
+      const client = new McpClient({ name: 'draining', version: '1.0.0' }, { era: 'legacy' });
+      let answer!: (result: ElicitResult) => void;
+      client.onElicitation(() => new Promise<ElicitResult>((resolve) => (answer = resolve)));
+      cleanups.push(() => client.close());
+      await client.connect(new StreamableHttpClientTransport(a.url, { fetch: (_input, init) => fetch(target, init) }));
+      const pending = client.callTool('ask');
+      await expect.poll(() => answer).toBeTypeOf('function');
+
+      // a drains (a rolling restart): from now on the client reaches only b.
+      const closed = a.server.close({ drainMs: 10_000 });
+      target = b.url;
+      answer({ action: 'accept', content: { name: 'Ada' } });
+      // The answer reached b, which took the session over and sent it on to a, whose handler asked.
+      expect((await pending).content).toEqual([{ type: 'text', text: 'Ada answered a' }]);
+      client.onElicitation((): ElicitResult => ({ action: 'accept', content: { name: 'Bo' } }));
+      expect((await client.callTool('ask')).content).toEqual([{ type: 'text', text: 'Bo answered b' }]);
+      expect(responses).toEqual([
+        ['a', { name: 'Ada' }],
+        ['b', { name: 'Bo' }],
+      ]);
+      expect(b.adopted).toHaveLength(1);
+      // Nothing left under way on a: its drain ends long before drainMs.
+      await closed;
+    },
+  );
 
   it('is taken over by exactly one instance when several reach for it at once; the others forward to it', async () => {
     const prefix = prefixed();

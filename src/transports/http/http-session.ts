@@ -37,6 +37,13 @@ export class HttpSession implements Channel, StreamOwner {
   readonly kind = 'http';
   /** Set right after construction, by the transport. */
   connection!: Connection;
+  /**
+   * Taken over from an instance that drains and still finishes what the session had under way there:
+   * replies this instance does not await go to it.
+   */
+  formerOwner: string | undefined;
+  /** This instance drains and handed the session off: another instance keeps its record from now. */
+  handedOff = false;
   /** Streams resumption and keep-alives look up: batches, and streams that became SSE. A single request's JSON answer is only in `byRequest`. */
   private readonly live = new Map<string, Stream>();
   private readonly byRequest = new Map<RequestId, Stream>();
@@ -65,7 +72,7 @@ export class HttpSession implements Channel, StreamOwner {
   }
 
   sessionChanged(): void {
-    this.host.sessionChanged(this);
+    if (!this.handedOff) this.host.sessionChanged(this);
   }
 
   get id(): string {

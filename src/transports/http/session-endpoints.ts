@@ -16,6 +16,7 @@ import { HttpSession, type HttpSessionHost } from './http-session.js';
 import type { ResolvedHttpOptions } from './options.js';
 import { accepts, header, sendHttpError } from './request.js';
 import { type KeptSession, keep, mayAdopt } from './session-records.js';
+import { DRAINING_HEADER, FORWARDED_HEADER, type Forwarded } from './session-router.js';
 import { SERVER_CLOSED, SessionRegistry } from './session-registry.js';
 
 /** What the endpoints need of their transport beyond the server's port. */
@@ -30,6 +31,8 @@ export interface SessionEndpointsHost {
   route(action: 'claim' | 'release', sessionId: string): void;
   /** Keep what another instance needs to go on with a session (undefined: it ended, drop it). */
   keep(sessionId: string, kept: KeptSession | undefined): void;
+  /** Forward a request to another instance (the one a session was taken over from, which drains). */
+  forward(req: IncomingMessage, res: ServerResponse, ownerUrl: string): Promise<Forwarded>;
 }
 
 export class SessionEndpoints {
@@ -88,6 +91,7 @@ export class SessionEndpoints {
     principal: unknown,
     sessionId: string,
     kept: KeptSession,
+    formerOwner?: string,
   ): 'adopted' | 'refused' | undefined {
     if (this.sessions.has(sessionId)) return 'adopted';
     if (!mayAdopt(kept, principal, this.options.auth !== undefined)) return undefined;
@@ -98,6 +102,7 @@ export class SessionEndpoints {
     }
     const { principal: _digest, ...record } = kept;
     const http = new HttpSession(this.sessionHost, req.socket.remoteAddress, principal, true);
+    http.formerOwner = formerOwner;
     http.connection = this.port.adopt(http, principal, sessionId, record);
     this.sessions.add(http);
     this.host.route('claim', sessionId);
@@ -126,11 +131,19 @@ export class SessionEndpoints {
     const http = this.sessionFor(req, res, principal, cors);
     if (!http) return;
     const connection = http.connection;
+    if (http.formerOwner !== undefined && this.repliesElsewhere(http, classified)) {
+      void this.replyToFormerOwner(http, req, res, cors, principal, classified, body, era);
+      return;
+    }
     // The era is this POST's for a single message; a batch's members are classified each on its own.
     const admission = connection.admit(classified, batch, batch ? undefined : era);
     const refused = admission.refusal;
     if (refused) {
-      if (refused.error.code === ErrorCode.ShuttingDown) return this.host.refuse(res, SHUTTING_DOWN, cors);
+      if (refused.error.code === ErrorCode.ShuttingDown) {
+        // Another instance forwarded it: it takes the session over instead (this one drains).
+        const marked = header(req, FORWARDED_HEADER) === undefined ? cors : { ...cors, [DRAINING_HEADER]: '1' };
+        return this.host.refuse(res, SHUTTING_DOWN, marked);
+      }
       const status = refused.error.code === ErrorCode.TooManyRequestsInFlight ? 429 : 400;
       return sendHttpError(res, status, refused.error.code, refused.error.message, cors);
     }
@@ -145,6 +158,44 @@ export class SessionEndpoints {
     }
     http.openPostStream(res, requestIds, batch, this.options.responseMode, cors === NO_CORS ? http.idHeaders : { ...cors, 'mcp-session-id': connection.id });
     admission.deliver(body);
+  }
+
+  /** Only replies, none awaited here: they answer requests the former owner sent, which it still waits for. */
+  private repliesElsewhere(http: HttpSession, classified: Classified[]): boolean {
+    for (const message of classified) {
+      if (message.kind !== 'response') return false;
+      const { id } = message.message;
+      if (id !== null && http.connection.awaitsReply(id)) return false;
+    }
+    return true;
+  }
+
+  /** Replies for the instance the session was taken over from; once it is gone, they are this instance's to drop. */
+  private async replyToFormerOwner(
+    http: HttpSession,
+    req: IncomingMessage,
+    res: ServerResponse,
+    cors: Record<string, string>,
+    principal: unknown,
+    classified: Classified[],
+    body: unknown,
+    era: Era,
+  ): Promise<void> {
+    (req as { body?: unknown }).body ??= body;
+    if ((await this.host.forward(req, res, http.formerOwner!)) === 'answered') return;
+    http.formerOwner = undefined;
+    this.post(req, res, cors, principal, classified, body, era);
+  }
+
+  /** The server drains: the sessions held here are handed off (another instance keeps their records from now). Their ids. */
+  handOff(): string[] {
+    const ids: string[] = [];
+    for (const http of this.sessions.all()) {
+      if (http.handedOff || !http.connection.record) continue;
+      http.handedOff = true;
+      ids.push(http.id);
+    }
+    return ids;
   }
 
   async get(req: IncomingMessage, res: ServerResponse, cors: Record<string, string>, principal: unknown): Promise<void> {

@@ -13,6 +13,12 @@ export interface KeptSession extends SessionRecord {
   principal?: string;
 }
 
+/** A session this instance took over: its record, and the instance that drains and handed it off, if one did. */
+export interface TakenOver {
+  kept: KeptSession;
+  handedOffBy?: string;
+}
+
 /** Where the records are kept (the router of `scale.sessionRouter()` keeps them in Redis). */
 export interface SessionRecords {
   /** Keep (or replace) session `sessionId`'s record. */
@@ -22,7 +28,7 @@ export interface SessionRecords {
    * `formerOwner` (the owner found gone, if any) holds it: then that instance's URL (it took it first).
    * With no record kept (the session ended, or it expired), undefined, and nothing is taken.
    */
-  takeOver(sessionId: string, ownerUrl: string, formerOwner: string | undefined): Promise<{ kept: KeptSession } | { owner: string } | undefined>;
+  takeOver(sessionId: string, ownerUrl: string, formerOwner: string | undefined): Promise<TakenOver | { owner: string } | undefined>;
   /** The session ended: no one goes on with it. */
   forget(sessionId: string): void | Promise<void>;
 }

@@ -18,8 +18,16 @@ export interface SessionRouter extends Partial<SessionRecords> {
   claim(sessionId: string, ownerUrl: string): void | Promise<void>;
   /** The session ended on its owner. */
   release(sessionId: string, ownerUrl: string): void | Promise<void>;
-  /** The MCP endpoint of the instance holding `sessionId`, or undefined when none does. */
+  /**
+   * The MCP endpoint of the instance holding `sessionId`, or undefined when none does; `~` and the
+   * endpoint when that instance drains and handed the session off (another may take it over now).
+   */
   locate(sessionId: string): Promise<string | undefined>;
+  /**
+   * This instance (at `ownerUrl`) drains: another instance may take `sessionId` over at once, while what
+   * is under way finishes here (replies to it are forwarded here by the new owner).
+   */
+  handOff?(sessionId: string, ownerUrl: string): void | Promise<void>;
   /**
    * Call `listener` each time the shared store is back after a break (it may have restarted empty): the
    * transport claims its sessions again and keeps their records again. Returns what stops that.
@@ -29,6 +37,13 @@ export interface SessionRouter extends Partial<SessionRecords> {
 
 /** Marks a forwarded request: its owner answers it itself, and never forwards it again. */
 export const FORWARDED_HEADER = 'x-switchboard-forwarded';
+/** Marks an owner's 503 to a forwarded request because it drains: the instance that forwarded it takes the session over. */
+export const DRAINING_HEADER = 'x-switchboard-draining';
+/** How `locate` marks an owner that drains and handed its sessions off. */
+export const HANDED_OFF = '~';
+
+/** What became of a forwarded request: answered by the owner, the owner unreachable (nothing sent), or refused because it drains (nothing sent). */
+export type Forwarded = 'answered' | 'unreachable' | 'draining';
 
 /** Headers that belong to one connection, not to the message (RFC 9110 §7.6.1). */
 const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'upgrade', 'te', 'trailer']);
@@ -66,8 +81,11 @@ interface Owner {
 export class SessionForwarder {
   private readonly owners = new Map<string, Owner>();
 
-  /** Resolves false, having sent nothing, when the owner cannot be reached (it is gone: the session is lost). */
-  forward(req: IncomingMessage, res: ServerResponse, ownerUrl: string): Promise<boolean> {
+  /**
+   * Resolves 'unreachable', having sent nothing, when the owner cannot be reached (it is gone), and
+   * 'draining', having sent nothing, when it refused the request because it drains.
+   */
+  forward(req: IncomingMessage, res: ServerResponse, ownerUrl: string): Promise<Forwarded> {
     const owner = this.owners.get(ownerUrl) ?? this.open(ownerUrl);
     // A framework may have read the body already (express.json()): send what it parsed.
     const parsed = (req as { body?: unknown }).body;
@@ -88,17 +106,22 @@ export class SessionForwarder {
       });
       upstream.once('response', (answer) => {
         clearTimeout(timer);
+        if (answer.statusCode === 503 && answer.headers[DRAINING_HEADER] !== undefined) {
+          answer.resume();
+          resolve('draining');
+          return;
+        }
         answered = true;
         res.writeHead(answer.statusCode ?? 502, answer.statusMessage, endToEnd(answer.rawHeaders));
         relay(answer, res);
-        resolve(true);
+        resolve('answered');
       });
       upstream.on('error', () => {
         clearTimeout(timer);
         if (answered) return res.destroy();
         // Gone: a later owner at this address gets a pool of its own; this one's connections end with their requests.
         if (this.owners.get(ownerUrl) === owner) this.owners.delete(ownerUrl);
-        resolve(false);
+        resolve('unreachable');
       });
       // The client went away: so does the forwarded request (closing a stream on the owner, as locally). A
       // response that went out whole leaves the connection to the owner open for the next one.

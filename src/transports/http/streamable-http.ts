@@ -20,7 +20,7 @@ import { type ResolvedHttpOptions, resolveHttpOptions, type StreamableHttpTransp
 import { accepts, header, isJsonContentType, NO_BODY, readJson, readText, sendHttpError } from './request.js';
 import { SessionEndpoints } from './session-endpoints.js';
 import type { KeptSession } from './session-records.js';
-import { FORWARDED_HEADER, routerUnavailable, SessionForwarder, type SessionRouter } from './session-router.js';
+import { FORWARDED_HEADER, HANDED_OFF, routerUnavailable, SessionForwarder, type SessionRouter } from './session-router.js';
 
 export type { StreamableHttpTransportOptions } from './options.js';
 
@@ -86,6 +86,7 @@ export class StreamableHttpTransport extends SafeEmitter<StreamableHttpTransport
       refuse,
       route: (action, sessionId) => this.route(action, sessionId),
       keep: (sessionId, kept) => this.keep(sessionId, kept),
+      forward: (req, res, ownerUrl) => this.forwarder.forward(req, res, ownerUrl),
     });
     this.handler = (req, res) => void this.handle(req, res, false).catch((err) => this.failed(err, res));
     const unregister = this.port.register(this);
@@ -196,19 +197,23 @@ export class StreamableHttpTransport extends SafeEmitter<StreamableHttpTransport
       routerUnavailable(res, cors, err);
       return true;
     }
-    if (owner !== undefined && owner !== this.advertisedUrl) {
+    // An owner that drains still finishes what the session had under way: replies to that go to it.
+    let draining = owner?.startsWith(HANDED_OFF) ? owner.slice(HANDED_OFF.length) : undefined;
+    if (owner !== undefined && draining === undefined && owner !== this.advertisedUrl) {
       // The body is read here, once: the owner gets it, or this instance serves it (or answers 404 with it).
       if (req.method === 'POST' && (req as { body?: unknown }).body === undefined) {
         const body = await readText(req, res, cors, this.options.maxMessageBytes);
         if (body === NO_BODY) return true;
         (req as { body?: unknown }).body = body;
       }
-      if (await this.forwarder.forward(req, res, owner)) return true;
+      const forwarded = await this.forwarder.forward(req, res, owner);
+      if (forwarded === 'answered') return true;
+      if (forwarded === 'draining') draining = owner;
       // The owner is gone: no instance holds the session now.
-      void Promise.resolve(router.release(sessionId, owner)).catch((err) => this.port.reportError(err));
+      else void Promise.resolve(router.release(sessionId, owner)).catch((err) => this.port.reportError(err));
     }
-    // No instance holds it (its owner stopped, or was this instance before a restart): it goes on here
-    // from its record when one is kept; otherwise 404 below, and the client initializes anew.
+    // No instance holds it (its owner stopped or drains, or was this instance before a restart): it goes
+    // on here from its record when one is kept; otherwise 404 below, and the client initializes anew.
     if (!router.takeOver || this.advertisedUrl === undefined) return false;
     let taken: Awaited<ReturnType<NonNullable<SessionRouter['takeOver']>>>;
     try {
@@ -219,8 +224,23 @@ export class StreamableHttpTransport extends SafeEmitter<StreamableHttpTransport
     }
     if (taken === undefined) return false;
     // Another instance took it over first: it answers.
-    if ('owner' in taken) return this.forwarder.forward(req, res, taken.owner);
-    return this.sessions.adopt(req, res, cors, principal, sessionId, taken.kept) === 'refused';
+    if ('owner' in taken) return (await this.forwarder.forward(req, res, taken.owner)) === 'answered';
+    if (taken.handedOffBy !== undefined) draining = taken.handedOffBy;
+    const formerOwner = draining === this.advertisedUrl ? undefined : draining;
+    return this.sessions.adopt(req, res, cors, principal, sessionId, taken.kept, formerOwner) === 'refused';
+  }
+
+  /** The server drains: another instance may take each session over at once; what is under way finishes here. */
+  drain(): void {
+    const router = this.options.router;
+    if (!router?.handOff || this.advertisedUrl === undefined) return;
+    for (const sessionId of this.sessions.handOff()) {
+      try {
+        void Promise.resolve(router.handOff(sessionId, this.advertisedUrl)).catch((err) => this.port.reportError(err));
+      } catch (err) {
+        this.port.reportError(err);
+      }
+    }
   }
 
   /** Keep (or drop) a session's record where the router keeps it; a failure is reported, the session goes on. */
