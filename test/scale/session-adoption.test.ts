@@ -38,7 +38,7 @@ const NOT_FOUND = {
   id: null,
 };
 
-async function instance(name: string, prefix: string, transportOptions: StreamableHttpTransportOptions = {}, handsOff = true) {
+async function instance(name: string, prefix: string, transportOptions: StreamableHttpTransportOptions = {}, handsOff = true, port = 0) {
   const scale = await connectRedisScale(redis.url, { prefix });
   const router = scale.sessionRouter();
   // Without handOff, an owner that drains is found so by the forwarded request it refuses.
@@ -54,7 +54,7 @@ async function instance(name: string, prefix: string, transportOptions: Streamab
   });
   server.registerResource('test://note', { name: 'note' }, () => ({ contents: [{ uri: 'test://note', text: 'hi' }] }));
   const transport = new StreamableHttpTransport(server, { router, ...transportOptions });
-  const { url } = await transport.listen({ host: '127.0.0.1', port: 0 });
+  const { url } = await transport.listen({ host: '127.0.0.1', port });
   cleanups.push(
     () => scale.close(),
     () => server.close(),
@@ -153,6 +153,12 @@ describe('a legacy-era session whose owner is gone', () => {
       expect(b.adopted).toHaveLength(1);
       // Nothing left under way on a: its drain ends long before drainMs.
       await closed;
+
+      // A late reply to a request of a's reaches b, and is sent on to a, which restarted in place and holds
+      // the session no more (404): it is b's to take (204), not the client's concern.
+      await instance('a-again', prefix, {}, handsOff, Number(new URL(a.url).port));
+      const late = await send(b.url, 'POST', { ...ACCEPT, 'mcp-session-id': b.adopted[0]!.id }, { jsonrpc: '2.0', id: 900, result: { action: 'cancel' } });
+      expect(late.status).toBe(204);
     },
   );
 

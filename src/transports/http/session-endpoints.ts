@@ -32,7 +32,7 @@ export interface SessionEndpointsHost {
   /** Keep what another instance needs to go on with a session (undefined: it ended, drop it). */
   keep(sessionId: string, kept: KeptSession | undefined): void;
   /** Forward a request to another instance (the one a session was taken over from, which drains). */
-  forward(req: IncomingMessage, res: ServerResponse, ownerUrl: string): Promise<Forwarded>;
+  forward(req: IncomingMessage, res: ServerResponse, ownerUrl: string, options: { unlessGone: true }): Promise<Forwarded>;
 }
 
 export class SessionEndpoints {
@@ -182,7 +182,8 @@ export class SessionEndpoints {
     era: Era,
   ): Promise<void> {
     (req as { body?: unknown }).body ??= body;
-    if ((await this.host.forward(req, res, http.formerOwner!)) === 'answered') return;
+    // A former owner that holds the session no more (404) ended what it waited for: not the client's concern.
+    if ((await this.host.forward(req, res, http.formerOwner!, { unlessGone: true })) === 'answered') return;
     http.formerOwner = undefined;
     this.post(req, res, cors, principal, classified, body, era);
   }

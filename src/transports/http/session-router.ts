@@ -42,8 +42,12 @@ export const DRAINING_HEADER = 'x-switchboard-draining';
 /** How `locate` marks an owner that drains and handed its sessions off. */
 export const HANDED_OFF = '~';
 
-/** What became of a forwarded request: answered by the owner, the owner unreachable (nothing sent), or refused because it drains (nothing sent). */
-export type Forwarded = 'answered' | 'unreachable' | 'draining';
+/**
+ * What became of a forwarded request: answered by the owner, the owner unreachable, refused because it
+ * drains, or (when the caller asked) refused because it holds the session no more (404). Nothing was
+ * sent to the client but for 'answered'.
+ */
+export type Forwarded = 'answered' | 'unreachable' | 'draining' | 'not held';
 
 /** Headers that belong to one connection, not to the message (RFC 9110 §7.6.1). */
 const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'upgrade', 'te', 'trailer']);
@@ -85,7 +89,7 @@ export class SessionForwarder {
    * Resolves 'unreachable', having sent nothing, when the owner cannot be reached (it is gone), and
    * 'draining', having sent nothing, when it refused the request because it drains.
    */
-  forward(req: IncomingMessage, res: ServerResponse, ownerUrl: string): Promise<Forwarded> {
+  forward(req: IncomingMessage, res: ServerResponse, ownerUrl: string, options: { unlessGone?: boolean } = {}): Promise<Forwarded> {
     const owner = this.owners.get(ownerUrl) ?? this.open(ownerUrl);
     // A framework may have read the body already (express.json()): send what it parsed.
     const parsed = (req as { body?: unknown }).body;
@@ -106,9 +110,15 @@ export class SessionForwarder {
       });
       upstream.once('response', (answer) => {
         clearTimeout(timer);
-        if (answer.statusCode === 503 && answer.headers[DRAINING_HEADER] !== undefined) {
+        const declined =
+          answer.statusCode === 503 && answer.headers[DRAINING_HEADER] !== undefined
+            ? 'draining'
+            : answer.statusCode === 404 && options.unlessGone
+              ? 'not held'
+              : undefined;
+        if (declined) {
           answer.resume();
-          resolve('draining');
+          resolve(declined);
           return;
         }
         answered = true;

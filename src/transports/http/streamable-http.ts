@@ -86,7 +86,7 @@ export class StreamableHttpTransport extends SafeEmitter<StreamableHttpTransport
       refuse,
       route: (action, sessionId) => this.route(action, sessionId),
       keep: (sessionId, kept) => this.keep(sessionId, kept),
-      forward: (req, res, ownerUrl) => this.forwarder.forward(req, res, ownerUrl),
+      forward: (req, res, ownerUrl, options) => this.forwarder.forward(req, res, ownerUrl, options),
     });
     this.handler = (req, res) => void this.handle(req, res, false).catch((err) => this.failed(err, res));
     const unregister = this.port.register(this);
