@@ -29,6 +29,8 @@ export interface SessionEndpointsHost {
   refuse(res: ServerResponse, refusal: GateRefusal, cors: Record<string, string>): void;
   /** Tell the router this instance holds (or no longer holds) a session. */
   route(action: 'claim' | 'release', sessionId: string): void;
+  /** Whether `keep` keeps anything (a router with records). */
+  readonly keepsRecords: boolean;
   /** Keep what another instance needs to go on with a session (undefined: it ended, drop it). */
   keep(sessionId: string, kept: KeptSession | undefined): void;
   /** Forward a request to another instance (the one a session was taken over from, which drains). */
@@ -54,6 +56,8 @@ export class SessionEndpoints {
         if (http.connection.session.closeReason !== SERVER_CLOSED) host.keep(http.id, undefined);
       },
       sessionChanged: (http) => {
+        // Without a router that keeps records, nothing is made (an initialize costs no record).
+        if (!host.keepsRecords) return;
         const record = http.connection.record;
         if (record) host.keep(http.id, keep(record, http.principal, this.options.auth !== undefined));
       },

@@ -85,6 +85,7 @@ export class StreamableHttpTransport extends SafeEmitter<StreamableHttpTransport
       eventStore: this.eventStore,
       refuse,
       route: (action, sessionId) => this.route(action, sessionId),
+      keepsRecords: this.options.router?.remember !== undefined && this.options.router.forget !== undefined,
       keep: (sessionId, kept) => this.keep(sessionId, kept),
       forward: (req, res, ownerUrl, options) => this.forwarder.forward(req, res, ownerUrl, options),
     });
