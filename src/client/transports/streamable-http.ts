@@ -156,8 +156,11 @@ export class StreamableHttpClientTransport implements ClientTransport {
   /**
    * A notification or a reply: the server says 202 (or 204) and nothing more. Refused, it is reported on
    * `error` and send() resolves (the server had it); send() rejects only when the server was not reached.
+   * One refused with 503 (after its Retry-After, 5 s at most) or not reached (after 100, 200, 300 ms) is
+   * sent again, up to 4 times in all: behind a balancer the next try may reach another instance, and a
+   * reply or notification the server gets twice is taken once.
    */
-  private postWithoutAnswer(body: string, headers: Record<string, string>, what: string): Promise<void> {
+  private postWithoutAnswer(body: string, headers: Record<string, string>, what: string, attempt = 1): Promise<void> {
     return new Promise((resolve, reject) => {
       this.exchange('POST', headers, body, {
         response: (res) => {
@@ -168,13 +171,34 @@ export class StreamableHttpClientTransport implements ClientTransport {
             res.discard();
             return resolve();
           }
+          // Unavailable for now (an instance draining, or cut off from what it shares): sent again after the
+          // wait it asks for, a few times; a reply the server gets twice is taken once.
+          const wait = status === 503 && attempt < UNAVAILABLE_ATTEMPTS ? retryAfterMs(res.header('retry-after')) : undefined;
+          if (wait !== undefined && this.state === 'open') {
+            res.discard();
+            setTimeout(() => {
+              if (this.state !== 'open') return resolve();
+              this.postWithoutAnswer(body, headers, what, attempt + 1).then(resolve, reject);
+            }, wait);
+            return;
+          }
           void readText(res, this.maxMessageBytes).then(({ text }) => {
             if (status === 404 && headers['mcp-session-id'] !== undefined) this.sessionEnded();
             else this.sink?.error(new Error(`The server refused the POST of ${what}: ${describeStatus(res, text)}`));
             resolve();
           });
         },
-        failed: (err) => reject(new Error(`Could not POST to ${this.where()}: ${err.message}`, { cause: err })),
+        failed: (err) => {
+          // Not reached (an instance behind a balancer that went as it was asked): sent again, a few times.
+          if (attempt < UNAVAILABLE_ATTEMPTS && this.state === 'open') {
+            setTimeout(() => {
+              if (this.state !== 'open') return resolve();
+              this.postWithoutAnswer(body, headers, what, attempt + 1).then(resolve, reject);
+            }, UNREACHED_RETRY_MS * attempt);
+            return;
+          }
+          reject(new Error(`Could not POST to ${this.where()}: ${err.message}`, { cause: err }));
+        },
       });
     });
   }
@@ -330,6 +354,19 @@ export class StreamableHttpClientTransport implements ClientTransport {
   private where(): string {
     return `${this.url.origin}${this.url.pathname}`;
   }
+}
+
+/** How many times a notification or reply refused with 503, or that did not reach the server, is sent in all. */
+const UNAVAILABLE_ATTEMPTS = 4;
+/** The wait before a notification or reply that did not reach the server is sent again, in ms, times the attempts so far. */
+const UNREACHED_RETRY_MS = 100;
+/** The longest wait a 503's Retry-After may ask of a notification or reply, in ms. */
+const MAX_RETRY_AFTER_MS = 5000;
+
+/** A Retry-After in seconds, as ms (at most 5 s); half a second when it is absent or is a date. */
+function retryAfterMs(value: string | undefined): number {
+  const seconds = value === undefined ? Number.NaN : Number(value);
+  return Number.isFinite(seconds) && seconds >= 0 ? Math.min(seconds * 1000, MAX_RETRY_AFTER_MS) : 500;
 }
 
 /** A lone error with a null (or no) id is the answer to the one request of its POST. */

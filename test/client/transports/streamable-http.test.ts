@@ -552,6 +552,28 @@ describe.each(['node:http', 'fetch'] as const)('over %s', (via) => {
       expect(sink.messages).toEqual([]);
     });
 
+    it('sends a reply refused with 503 again after its Retry-After (at most 4 times in all), then reports it', async () => {
+      let refusals = 2;
+      const server = await rawServer((seen) => {
+        if (refusals-- > 0)
+          seen.res
+            .writeHead(503, { 'retry-after': '0', 'content-type': 'application/json' })
+            .end('{"jsonrpc":"2.0","error":{"code":-32013,"message":"draining"},"id":null}');
+        else seen.res.writeHead(204).end();
+      });
+      const { transport, sink } = await connect(server.url);
+      await transport.send({ jsonrpc: '2.0', id: 7, result: {} });
+      expect(server.seen.map((s) => s.body)).toEqual(Array(3).fill('{"jsonrpc":"2.0","id":7,"result":{}}'));
+      expect(sink.errors).toEqual([]);
+
+      refusals = 10;
+      await transport.send({ jsonrpc: '2.0', id: 8, result: {} });
+      expect(server.seen).toHaveLength(3 + 4);
+      expect(sink.errors.map((e) => e.message)).toEqual([
+        'The server refused the POST of the reply to request 8: HTTP 503 Service Unavailable: {"jsonrpc":"2.0","error":{"code":-32013,"message":"draining"},"id":null}',
+      ]);
+    });
+
     it('reports an SSE event whose data is not JSON, skips other event types, and goes on reading', async () => {
       const server = await rawServer((seen) => {
         sse(seen.res);
