@@ -29,6 +29,8 @@ export class RedisScale implements SharedState {
   /** This instance, among those sharing the store. */
   readonly instanceId: string = randomUUID();
 
+  /** How many single-use marks this instance made: each mark's token counts them. */
+  private consumed = 0;
   /** Listeners of what the other instances broadcast. */
   private readonly listeners = new Set<(event: SharedEvent) => void>();
   /** Listeners of a reconnection: Redis may have restarted empty, and what this instance holds is written again. */
@@ -43,6 +45,7 @@ export class RedisScale implements SharedState {
   ) {
     // After the first connection, each 'ready' is a reconnection.
     redis.on('ready', () => this.afterReconnect());
+    redis.defineCommand('switchboardConsumeState', { numberOfKeys: 1, lua: CONSUME_STATE });
   }
 
   /**
@@ -155,8 +158,16 @@ export class RedisScale implements SharedState {
   }
 
   async consumeState(id: string, expiresAt: number): Promise<boolean> {
+    // Each mark is this use's own: a command ioredis sends again after a reconnection (its reply was lost)
+    // finds its own mark, and is still the first use.
+    const token = `${this.instanceId}:${++this.consumed}`;
     try {
-      return (await this.redis.set(`${this.prefix}:used:${id}`, this.instanceId, 'PXAT', Math.max(expiresAt, Date.now() + 1), 'NX')) === 'OK';
+      const first = await (this.redis as unknown as ConsumeCommand).switchboardConsumeState(
+        `${this.prefix}:used:${id}`,
+        token,
+        Math.max(expiresAt, Date.now() + 1),
+      );
+      return first === 1;
     } catch (err) {
       throw new McpError(
         ErrorCode.InternalError,
@@ -255,11 +266,14 @@ export class RedisScale implements SharedState {
         this.reconnected.add(listener);
         return () => void this.reconnected.delete(listener);
       },
-      locate: (sessionId) => {
+      locate: (sessionId, options) => {
         // Session ids are randomUUID()s (server/session.ts): anything else is held by no instance.
-        if (!SESSION_ID.test(sessionId) || unheld.get(sessionId)) return Promise.resolve(undefined);
-        const owner = known.get(sessionId);
-        if (owner !== undefined) return Promise.resolve(owner);
+        if (!SESSION_ID.test(sessionId)) return Promise.resolve(undefined);
+        if (!options?.fresh) {
+          if (unheld.get(sessionId)) return Promise.resolve(undefined);
+          const owner = known.get(sessionId);
+          if (owner !== undefined) return Promise.resolve(owner);
+        }
         let answer = asking.get(sessionId);
         if (answer === undefined) {
           answer = ask(sessionId).finally(() => asking.delete(sessionId));
@@ -333,6 +347,18 @@ return {2, record, owner or ''}`;
 
 /** KEYS: the owner entry. ARGV: this instance's URL. Marked handed off, if this instance holds it. */
 const HAND_OFF = `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('SET', KEYS[1], '${HANDED_OFF}' .. ARGV[1], 'KEEPTTL') else return 0 end`;
+
+/**
+ * KEYS: the mark. ARGV: this use's token, when the mark expires (epoch ms). 1 when this is the first use
+ * (the mark is set now, or was set by this very use: the command sent again), else 0.
+ * @internal exported for its test
+ */
+export const CONSUME_STATE = `
+if redis.call('SET', KEYS[1], ARGV[1], 'PXAT', ARGV[2], 'NX') then return 1 end
+if redis.call('GET', KEYS[1]) == ARGV[1] then return 1 end
+return 0`;
+
+type ConsumeCommand = { switchboardConsumeState(key: string, token: string, expiresAt: number): Promise<number> };
 
 /** `connectRedisScale(url, options?)`: `RedisScale.connect`. */
 export const connectRedisScale = (url: string, options?: RedisScaleOptions) => RedisScale.connect(url, options);

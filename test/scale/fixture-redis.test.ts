@@ -96,6 +96,40 @@ describe('fixtures sharing a Redis', () => {
     ]);
   });
 
+  it('answer a resumption of a stream that was under way on a killed owner with 400 at once, its request lost; the session goes on', async () => {
+    const [a, b] = await Promise.all([fixture(['--redis', redis.url]), fixture(['--redis', redis.url])]);
+    const init = await send(b.url, 'POST', ACCEPT, { ...INITIALIZE, params: { ...INITIALIZE.params, capabilities: { elicitation: {} } } });
+    await init.json();
+    const session = { ...ACCEPT, 'mcp-session-id': init.headers['mcp-session-id'] as string };
+    expect((await send(b.url, 'POST', session, { jsonrpc: '2.0', method: 'notifications/initialized' })).status).toBe(202);
+    const call = await send(b.url, 'POST', session, {
+      jsonrpc: '2.0',
+      id: 2,
+      method: 'tools/call',
+      params: { name: 'test_elicitation', arguments: { message: 'Who?' } },
+    });
+    const asked = await call.nextEvent((e) => e.message?.method === 'elicitation/create');
+    expect(asked.message?.params.message).toBe('Who?');
+    const lastEventId = asked.id;
+    const exited = new Promise((resolve) => b.child.once('exit', resolve));
+    b.child.kill('SIGKILL');
+    await exited;
+    const resumed = await send(a.url, 'GET', { ...session, accept: 'text/event-stream', 'last-event-id': lastEventId! });
+    expect([resumed.status, await resumed.json()]).toEqual([
+      400,
+      {
+        jsonrpc: '2.0',
+        error: {
+          code: -32030,
+          message: `Bad Request: the stream of Last-Event-ID ${lastEventId} was on an instance that is gone, with its request; send the request again`,
+        },
+        id: null,
+      },
+    ]);
+    const ping = await send(a.url, 'POST', session, { jsonrpc: '2.0', id: 3, method: 'ping' });
+    expect([ping.status, await ping.json()]).toEqual([200, { jsonrpc: '2.0', id: 3, result: {} }]);
+  });
+
   it('keep tasks in Redis: a task created on one process is polled to its end on the other', async () => {
     const [a, b] = await Promise.all([fixture(['--redis', redis.url]), fixture(['--redis', redis.url])]);
     const created = resultOf(await new ModernClient(a.url, DECLARES).callTool('slow_compute', { seconds: 0.2, label: 'sum' }));

@@ -3,7 +3,9 @@
  * ring is created once, in Redis), single use holds across both, Redis down gives a clear error and
  * recovery follows when it returns. The client alternates instances on every request.
  */
+import { Redis } from 'ioredis';
 import { describe, expect, it } from 'vitest';
+import { CONSUME_STATE } from '../../src/scale/redis.js';
 import {
   connectRedisScale,
   type ElicitResult,
@@ -123,6 +125,36 @@ describe('requestState across instances sharing Redis', () => {
     await expect(connectRedisScale(closed, { connectTimeoutMs: 1000 })).rejects.toThrow(
       new RegExp(`^Could not share state through Redis at redis://:\\*\\*\\*@127\\.0\\.0\\.1:${redis.port + 1}: `),
     );
+  });
+});
+
+describe('single-use marks in Redis', () => {
+  it('counts a mark as the first use when the same use comes again (a command ioredis sends again after a reconnection), and no other', async () => {
+    const raw = new Redis(redis.url);
+    cleanups.push(() => raw.quit());
+    const key = `marks-${Math.random().toString(36).slice(2)}:used:state-1`;
+    const at = Date.now() + 60_000;
+    expect(await raw.eval(CONSUME_STATE, 1, key, 'instance-a:1', at)).toBe(1);
+    expect(await raw.eval(CONSUME_STATE, 1, key, 'instance-a:1', at)).toBe(1);
+    expect(await raw.eval(CONSUME_STATE, 1, key, 'instance-a:2', at)).toBe(0);
+    expect(await raw.eval(CONSUME_STATE, 1, key, 'instance-b:1', at)).toBe(0);
+    expect(await raw.pttl(key)).toBeGreaterThan(59_000);
+  });
+
+  it('refuses a second use through the scale, on either instance', async () => {
+    const prefix = `marks-${Math.random().toString(36).slice(2)}`;
+    const [a, b] = [await connectRedisScale(redis.url, { prefix }), await connectRedisScale(redis.url, { prefix })];
+    cleanups.push(
+      () => a.close(),
+      () => b.close(),
+    );
+    const at = Date.now() + 60_000;
+    expect([await a.consumeState('s1', at), await a.consumeState('s1', at), await b.consumeState('s1', at), await b.consumeState('s2', at)]).toEqual([
+      true,
+      false,
+      false,
+      true,
+    ]);
   });
 });
 

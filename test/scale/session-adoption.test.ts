@@ -17,6 +17,7 @@ import {
   StreamableHttpTransport,
   type StreamableHttpTransportOptions,
 } from '../../src/index.js';
+import { gate } from '../helpers/deferred.js';
 import { send } from '../helpers/http-client.js';
 import { useRedis } from '../helpers/redis.js';
 import { useCleanups } from '../helpers/cleanups.js';
@@ -52,6 +53,12 @@ async function instance(name: string, prefix: string, transportOptions: Streamab
     const answer = await ctx.elicit(FORM);
     return `${answer.content?.name} answered ${name}`;
   });
+  // Holds its instance's drain open until the test lets it go.
+  const held = gate();
+  server.registerTool('hold', {}, async () => {
+    await held.opened;
+    return 'released';
+  });
   server.registerResource('test://note', { name: 'note' }, () => ({ contents: [{ uri: 'test://note', text: 'hi' }] }));
   const transport = new StreamableHttpTransport(server, { router, ...transportOptions });
   const { url } = await transport.listen({ host: '127.0.0.1', port });
@@ -59,7 +66,7 @@ async function instance(name: string, prefix: string, transportOptions: Streamab
     () => scale.close(),
     () => server.close(),
   );
-  return { name, server, transport, url, scale, adopted };
+  return { name, server, transport, url, scale, adopted, held };
 }
 
 const prefixed = () => `adopt-${Math.random().toString(36).slice(2)}`;
@@ -162,6 +169,32 @@ describe('a legacy-era session whose owner is gone', () => {
     },
   );
 
+  it('sends a reply that reaches the draining old owner on to the new owner, whose handler asked', async () => {
+    const prefix = prefixed();
+    const [a, b] = [await instance('a', prefix), await instance('b', prefix)];
+    const responses: string[] = [];
+    for (const { name, server } of [a, b]) server.on('responseElicitationCreate', () => void responses.push(name));
+    let target = a.url;
+    const client = new McpClient({ name: 'back-and-forth', version: '1.0.0' }, { era: 'legacy' });
+    client.onElicitation((): ElicitResult => {
+      // The balancer sends the answer to a, which drains and handed the session off to b.
+      target = a.url;
+      return { action: 'accept', content: { name: 'Cy' } };
+    });
+    cleanups.push(() => client.close());
+    await client.connect(new StreamableHttpClientTransport(a.url, { fetch: (_input, init) => fetch(target, init) }));
+    // A call under way keeps a draining.
+    const holding = client.callTool('hold');
+    await expect.poll(() => a.server.stats.requestsInFlight).toBe(1);
+    const closed = a.server.close({ drainMs: 10_000 });
+    target = b.url;
+    expect((await client.callTool('ask')).content).toEqual([{ type: 'text', text: 'Cy answered b' }]);
+    expect(responses).toEqual(['b']);
+    a.held.open();
+    expect((await holding).content).toEqual([{ type: 'text', text: 'released' }]);
+    await closed;
+  });
+
   it('is taken over by exactly one instance when several reach for it at once; the others forward to it', async () => {
     const prefix = prefixed();
     const [a, b, c] = [await instance('a', prefix), await instance('b', prefix), await instance('c', prefix)];
@@ -170,6 +203,23 @@ describe('a legacy-era session whose owner is gone', () => {
     const replies = await Promise.all([b.url, c.url, b.url, c.url].map((url, i) => ping(url, session, 10 + i)));
     expect(replies).toEqual([10, 11, 12, 13].map((id) => [200, { jsonrpc: '2.0', id, result: {} }]));
     expect(b.adopted.length + c.adopted.length).toBe(1);
+  });
+
+  it('is taken over again when the instance that took it over is gone too, by an instance that remembered the first owner', async () => {
+    const prefix = prefixed();
+    const [a, b, c] = [await instance('a', prefix), await instance('b', prefix), await instance('c', prefix)];
+    const session = await openSession(a.url);
+    // c forwards a ping to a, and remembers a as the owner.
+    expect(await ping(c.url, session, 10)).toEqual([200, { jsonrpc: '2.0', id: 10, result: {} }]);
+    await a.server.close();
+    expect(await ping(b.url, session, 11)).toEqual([200, { jsonrpc: '2.0', id: 11, result: {} }]);
+    expect(b.adopted).toHaveLength(1);
+    // b dies without a word: its port closes, the router still names it.
+    const listening = b.transport.httpServer!;
+    listening.closeAllConnections();
+    await new Promise((resolve) => listening.close(resolve));
+    expect(await ping(c.url, session, 12)).toEqual([200, { jsonrpc: '2.0', id: 12, result: {} }]);
+    expect(c.adopted.map((s) => s.id)).toEqual([session['mcp-session-id']]);
   });
 
   it('is not taken over by another principal (404, as for any unknown session); its own goes on with it', async () => {

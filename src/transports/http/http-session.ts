@@ -42,6 +42,8 @@ export class HttpSession implements Channel, StreamOwner {
    * replies this instance does not await go to it.
    */
   formerOwner: string | undefined;
+  /** When it was taken over from another instance (epoch ms): its streams up to this number were that instance's. */
+  private adoptedAt: number | undefined;
   /** This instance drains and handed the session off: another instance keeps its record from now. */
   handedOff = false;
   /** Streams resumption and keep-alives look up: batches, and streams that became SSE. A single request's JSON answer is only in `byRequest`. */
@@ -68,7 +70,7 @@ export class HttpSession implements Channel, StreamOwner {
      */
     adopted = false,
   ) {
-    if (adopted) this.lastStream = this.standaloneSeq = Date.now();
+    if (adopted) this.lastStream = this.standaloneSeq = this.adoptedAt = Date.now();
   }
 
   sessionChanged(): void {
@@ -186,7 +188,7 @@ export class HttpSession implements Channel, StreamOwner {
    * GET with Last-Event-ID: replay what that stream missed, then keep the connection for the rest of it.
    * Resolves 'unknown' when the id names no event stream of this session (400), 'busy' when the standalone stream is open (409).
    */
-  async resume(res: ServerResponse, lastEventId: string, headers: Record<string, string>): Promise<'ok' | 'unknown' | 'busy'> {
+  async resume(res: ServerResponse, lastEventId: string, headers: Record<string, string>): Promise<'ok' | 'unknown' | 'busy' | 'lost'> {
     const cut = lastEventId.lastIndexOf('_');
     const streamId = cut > 0 ? lastEventId.slice(0, cut) : '';
     const lastSeq = eventSeq(lastEventId);
@@ -212,6 +214,9 @@ export class HttpSession implements Channel, StreamOwner {
       if (stream) this.release(stream);
       throw err;
     }
+    // A POST stream of the owner this session was taken over from, with nothing after the client's last
+    // event: its request was under way there, and nothing can come of it here.
+    if (!stream && replayed.length === 0 && this.adoptedAt !== undefined && parseInt(streamId, 36) <= this.adoptedAt) return 'lost';
     startEventStream(res, headers);
     let seen = lastSeq;
     for (const event of replayed) {

@@ -16,7 +16,7 @@ import { HttpSession, type HttpSessionHost } from './http-session.js';
 import type { ResolvedHttpOptions } from './options.js';
 import { accepts, header, sendHttpError } from './request.js';
 import { type KeptSession, keep, mayAdopt } from './session-records.js';
-import { DRAINING_HEADER, FORWARDED_HEADER, type Forwarded } from './session-router.js';
+import { DRAINING_HEADER, FORWARDED_HEADER, type ForwardOptions, type Forwarded, forwardedVia, NOT_AWAITED_HEADER } from './session-router.js';
 import { SERVER_CLOSED, SessionRegistry } from './session-registry.js';
 
 /** What the endpoints need of their transport beyond the server's port. */
@@ -33,9 +33,26 @@ export interface SessionEndpointsHost {
   readonly keepsRecords: boolean;
   /** Keep what another instance needs to go on with a session (undefined: it ended, drop it). */
   keep(sessionId: string, kept: KeptSession | undefined): void;
+  /** The instance that holds `sessionId` now, if another does (a session this instance handed off as it drains). */
+  currentOwner(sessionId: string): Promise<string | undefined>;
   /** Forward a request to another instance (the one a session was taken over from, which drains). */
-  forward(req: IncomingMessage, res: ServerResponse, ownerUrl: string, options: { unlessGone: true }): Promise<Forwarded>;
+  forward(req: IncomingMessage, res: ServerResponse, ownerUrl: string, options: ForwardOptions): Promise<Forwarded>;
+  /** Where the other instances reach this one, once known. */
+  selfUrl(): string | undefined;
 }
+
+/** One POST for a session, its body read and checked. */
+interface SessionPost {
+  req: IncomingMessage;
+  res: ServerResponse;
+  cors: Record<string, string>;
+  classified: Classified[];
+  body: unknown;
+  era: Era;
+}
+
+/** How many instances replies may pass through looking for the one that awaits them. */
+const MAX_REPLY_HOPS = 3;
 
 export class SessionEndpoints {
   private readonly sessions: SessionRegistry;
@@ -134,11 +151,20 @@ export class SessionEndpoints {
     }
     const http = this.sessionFor(req, res, principal, cors);
     if (!http) return;
-    const connection = http.connection;
-    if (http.formerOwner !== undefined && this.repliesElsewhere(http, classified)) {
-      void this.replyToFormerOwner(http, req, res, cors, principal, classified, body, era);
+    // Replies to requests another instance sent for this session (it took the session over from this one
+    // as it drains, or this one took it over from it) go to that instance.
+    const post: SessionPost = { req, res, cors, classified, body, era };
+    if ((http.formerOwner !== undefined || http.handedOff) && this.repliesElsewhere(http, classified)) {
+      void this.replyElsewhere(http, post);
       return;
     }
+    this.serve(http, post);
+  }
+
+  /** A POST's messages for a session held here. */
+  private serve(http: HttpSession, { req, res, cors, classified, body, era }: SessionPost): void {
+    const batch = Array.isArray(body);
+    const connection = http.connection;
     // The era is this POST's for a single message; a batch's members are classified each on its own.
     const admission = connection.admit(classified, batch, batch ? undefined : era);
     const refused = admission.refusal;
@@ -174,22 +200,28 @@ export class SessionEndpoints {
     return true;
   }
 
-  /** Replies for the instance the session was taken over from; once it is gone, they are this instance's to drop. */
-  private async replyToFormerOwner(
-    http: HttpSession,
-    req: IncomingMessage,
-    res: ServerResponse,
-    cors: Record<string, string>,
-    principal: unknown,
-    classified: Classified[],
-    body: unknown,
-    era: Era,
-  ): Promise<void> {
-    (req as { body?: unknown }).body ??= body;
-    // A former owner that holds the session no more (404) ended what it waited for: not the client's concern.
-    if ((await this.host.forward(req, res, http.formerOwner!, { unlessGone: true })) === 'answered') return;
-    http.formerOwner = undefined;
-    this.post(req, res, cors, principal, classified, body, era);
+  /** Replies for the other instance of the session; once it is gone (or none took it over), this instance's to drop. */
+  private async replyElsewhere(http: HttpSession, post: SessionPost): Promise<void> {
+    const { req, res } = post;
+    (req as { body?: unknown }).body ??= post.body;
+    // The instance that took the session over from this one asked later than the one this one took it
+    // over from: it is asked first. Each instance is asked once (the request lists those it came
+    // through); one that holds the session no more (404), or has nowhere else to send them (421), ended
+    // what it waited for.
+    const via = forwardedVia(req);
+    const self = this.host.selfUrl();
+    const current = http.handedOff ? await this.host.currentOwner(http.id).catch(() => undefined) : undefined;
+    const former = http.formerOwner;
+    for (const other of via.length < MAX_REPLY_HOPS ? [current, former] : []) {
+      if (other === undefined || other === self || via.includes(other)) continue;
+      const forwarded = await this.host.forward(req, res, other, { unlessGone: true, via: self });
+      if (forwarded === 'answered') return;
+      // A former owner that is gone waits for nothing more.
+      if (other === former && forwarded === 'unreachable' && http.formerOwner === former) http.formerOwner = undefined;
+    }
+    // Nowhere else: an instance that sent them here tries its other choices; otherwise they are this one's to drop.
+    if (via.length > 0) return void res.writeHead(421, { [NOT_AWAITED_HEADER]: '1' }).end();
+    this.serve(http, post);
   }
 
   /** The server drains: the sessions held here are handed off (another instance keeps their records from now). Their ids. */
@@ -216,6 +248,15 @@ export class SessionEndpoints {
       const outcome = await http.resume(res, lastEventId, headers);
       if (outcome === 'unknown') {
         return sendHttpError(res, 400, ErrorCode.TransportRefused, `Bad Request: Last-Event-ID ${lastEventId} names no stream of this session`, cors);
+      }
+      if (outcome === 'lost') {
+        return sendHttpError(
+          res,
+          400,
+          ErrorCode.TransportRefused,
+          `Bad Request: the stream of Last-Event-ID ${lastEventId} was on an instance that is gone, with its request; send the request again`,
+          cors,
+        );
       }
       if (outcome === 'busy')
         return sendHttpError(res, 409, ErrorCode.TransportRefused, 'Conflict: the standalone SSE stream of this session is already open', cors);

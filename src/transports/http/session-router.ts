@@ -22,7 +22,7 @@ export interface SessionRouter extends Partial<SessionRecords> {
    * The MCP endpoint of the instance holding `sessionId`, or undefined when none does; `~` and the
    * endpoint when that instance drains and handed the session off (another may take it over now).
    */
-  locate(sessionId: string): Promise<string | undefined>;
+  locate(sessionId: string, options?: { fresh?: boolean }): Promise<string | undefined>;
   /**
    * This instance (at `ownerUrl`) drains: another instance may take `sessionId` over at once, while what
    * is under way finishes here (replies to it are forwarded here by the new owner).
@@ -35,19 +35,31 @@ export interface SessionRouter extends Partial<SessionRecords> {
   onReconnect?(listener: () => void): () => void;
 }
 
-/** Marks a forwarded request: its owner answers it itself, and never forwards it again. */
+/**
+ * Marks a forwarded request, with the instances it came through: its owner answers it itself, and never
+ * forwards it again (replies for requests another instance sent go on, to instances not yet on the list).
+ */
 export const FORWARDED_HEADER = 'x-switchboard-forwarded';
+
+/** The instances a forwarded request came through (none for one straight from a client). */
+export function forwardedVia(req: IncomingMessage): string[] {
+  const value = req.headers[FORWARDED_HEADER];
+  if (typeof value !== 'string') return value === undefined ? [] : ['1'];
+  return value.split(',');
+}
 /** Marks an owner's 503 to a forwarded request because it drains: the instance that forwarded it takes the session over. */
 export const DRAINING_HEADER = 'x-switchboard-draining';
+/** Marks an instance's 421 to replies another instance sent on, which it does not await either. */
+export const NOT_AWAITED_HEADER = 'x-switchboard-not-awaited';
 /** How `locate` marks an owner that drains and handed its sessions off. */
 export const HANDED_OFF = '~';
 
 /**
  * What became of a forwarded request: answered by the owner, the owner unreachable, refused because it
- * drains, or (when the caller asked) refused because it holds the session no more (404). Nothing was
- * sent to the client but for 'answered'.
+ * drains, declined because nothing awaits the replies it carries (421), or (when the caller asked)
+ * declined because it holds the session no more (404). Nothing was sent to the client but for 'answered'.
  */
-export type Forwarded = 'answered' | 'unreachable' | 'draining' | 'not held';
+export type Forwarded = 'answered' | 'unreachable' | 'draining' | 'not held' | 'not awaited';
 
 /** Headers that belong to one connection, not to the message (RFC 9110 §7.6.1). */
 const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'upgrade', 'te', 'trailer']);
@@ -64,6 +76,13 @@ const CONNECT_TIMEOUT_MS = 2000;
 const MAX_IDLE_SOCKETS = 256;
 /** The longest an idle pooled connection stays open; shorter when the owner announces less (node:http's default: 5 s). */
 const IDLE_TIMEOUT_MS = 5000;
+
+export interface ForwardOptions {
+  /** Decline the owner's 404 ('not held'): a former owner that holds the session no more. */
+  unlessGone?: boolean;
+  /** This instance's URL, for the list of instances the request came through. */
+  via?: string | undefined;
+}
 
 /** One owner: where its requests go, and its own pool of kept-alive connections. */
 interface Owner {
@@ -89,14 +108,15 @@ export class SessionForwarder {
    * Resolves 'unreachable', having sent nothing, when the owner cannot be reached (it is gone), and
    * 'draining', having sent nothing, when it refused the request because it drains.
    */
-  forward(req: IncomingMessage, res: ServerResponse, ownerUrl: string, options: { unlessGone?: boolean } = {}): Promise<Forwarded> {
+  forward(req: IncomingMessage, res: ServerResponse, ownerUrl: string, options: ForwardOptions = {}): Promise<Forwarded> {
     const owner = this.owners.get(ownerUrl) ?? this.open(ownerUrl);
     // A framework may have read the body already (express.json()): send what it parsed.
     const parsed = (req as { body?: unknown }).body;
     const body = parsed === undefined ? undefined : typeof parsed === 'string' || Buffer.isBuffer(parsed) ? parsed : JSON.stringify(parsed);
     // Straight from rawHeaders to the wire: node:http writes an array of names and values as it is, duplicates kept.
     const headers = endToEnd(req.rawHeaders, body === undefined ? OURS : OURS_AND_LENGTH);
-    headers.push('host', owner.host, FORWARDED_HEADER, '1');
+    const via = [...forwardedVia(req), options.via ?? '1'].join(',');
+    headers.push('host', owner.host, FORWARDED_HEADER, via);
     if (body !== undefined) headers.push('content-length', String(Buffer.byteLength(body)));
     return new Promise((resolve) => {
       const upstream = owner.send({ agent: owner.agent, hostname: owner.hostname, port: owner.port, path: owner.path, method: req.method, headers });
@@ -113,9 +133,11 @@ export class SessionForwarder {
         const declined =
           answer.statusCode === 503 && answer.headers[DRAINING_HEADER] !== undefined
             ? 'draining'
-            : answer.statusCode === 404 && options.unlessGone
-              ? 'not held'
-              : undefined;
+            : answer.statusCode === 421 && answer.headers[NOT_AWAITED_HEADER] !== undefined
+              ? 'not awaited'
+              : answer.statusCode === 404 && options.unlessGone
+                ? 'not held'
+                : undefined;
         if (declined) {
           answer.resume();
           resolve(declined);

@@ -24,6 +24,9 @@ import { FORWARDED_HEADER, HANDED_OFF, routerUnavailable, SessionForwarder, type
 
 export type { StreamableHttpTransportOptions } from './options.js';
 
+/** How many owners, one after another, a request may find gone before it is answered 404. */
+const MAX_TAKEOVER_ATTEMPTS = 3;
+
 /** What `httpRequest` listeners get: set `handled` (or answer `res`) to stop Switchboard from handling it. */
 export interface HttpRequestControl {
   handled: boolean;
@@ -88,6 +91,12 @@ export class StreamableHttpTransport extends SafeEmitter<StreamableHttpTransport
       keepsRecords: this.options.router?.remember !== undefined && this.options.router.forget !== undefined,
       keep: (sessionId, kept) => this.keep(sessionId, kept),
       forward: (req, res, ownerUrl, options) => this.forwarder.forward(req, res, ownerUrl, options),
+      selfUrl: () => this.advertisedUrl,
+      currentOwner: async (sessionId) => {
+        // Asked afresh: this instance's own memory says it handed the session off, not who took it.
+        const owner = await this.options.router?.locate(sessionId, { fresh: true });
+        return owner === undefined || owner.startsWith(HANDED_OFF) || owner === this.advertisedUrl ? undefined : owner;
+      },
     });
     this.handler = (req, res) => void this.handle(req, res, false).catch((err) => this.failed(err, res));
     const unregister = this.port.register(this);
@@ -201,14 +210,10 @@ export class StreamableHttpTransport extends SafeEmitter<StreamableHttpTransport
     // An owner that drains still finishes what the session had under way: replies to that go to it.
     let draining = owner?.startsWith(HANDED_OFF) ? owner.slice(HANDED_OFF.length) : undefined;
     if (owner !== undefined && draining === undefined && owner !== this.advertisedUrl) {
-      // The body is read here, once: the owner gets it, or this instance serves it (or answers 404 with it).
-      if (req.method === 'POST' && (req as { body?: unknown }).body === undefined) {
-        const body = await readText(req, res, cors, this.options.maxMessageBytes);
-        if (body === NO_BODY) return true;
-        (req as { body?: unknown }).body = body;
-      }
-      const forwarded = await this.forwarder.forward(req, res, owner);
+      if (!(await this.bodyRead(req, res, cors))) return true;
+      const forwarded = await this.forwarder.forward(req, res, owner, { via: this.advertisedUrl });
       if (forwarded === 'answered') return true;
+      if (forwarded === 'not awaited') return this.moot(res, cors);
       if (forwarded === 'draining') draining = owner;
       // The owner is gone: no instance holds the session now.
       else void Promise.resolve(router.release(sessionId, owner)).catch((err) => this.port.reportError(err));
@@ -216,19 +221,48 @@ export class StreamableHttpTransport extends SafeEmitter<StreamableHttpTransport
     // No instance holds it (its owner stopped or drains, or was this instance before a restart): it goes
     // on here from its record when one is kept; otherwise 404 below, and the client initializes anew.
     if (!router.takeOver || this.advertisedUrl === undefined) return false;
-    let taken: Awaited<ReturnType<NonNullable<SessionRouter['takeOver']>>>;
-    try {
-      taken = await router.takeOver(sessionId, this.advertisedUrl, owner);
-    } catch (err) {
-      routerUnavailable(res, cors, err);
-      return true;
+    let former = owner;
+    for (let attempt = 1; ; attempt++) {
+      let taken: Awaited<ReturnType<NonNullable<SessionRouter['takeOver']>>>;
+      try {
+        taken = await router.takeOver(sessionId, this.advertisedUrl, former);
+      } catch (err) {
+        routerUnavailable(res, cors, err);
+        return true;
+      }
+      if (taken === undefined) return false;
+      if ('kept' in taken) {
+        if (taken.handedOffBy !== undefined) draining = taken.handedOffBy;
+        const formerOwner = draining === this.advertisedUrl ? undefined : draining;
+        return this.sessions.adopt(req, res, cors, principal, sessionId, taken.kept, formerOwner) === 'refused';
+      }
+      // Another instance took it over first: it answers, unless it is gone (or drains) by now too; then
+      // this instance takes it over from that one, a few times at most.
+      if (!(await this.bodyRead(req, res, cors))) return true;
+      const forwarded = await this.forwarder.forward(req, res, taken.owner, { via: this.advertisedUrl });
+      if (forwarded === 'answered') return true;
+      if (forwarded === 'not awaited') return this.moot(res, cors);
+      if (attempt === MAX_TAKEOVER_ATTEMPTS) return false;
+      if (forwarded === 'draining') draining = taken.owner;
+      else void Promise.resolve(router.release(sessionId, taken.owner)).catch((err) => this.port.reportError(err));
+      former = taken.owner;
     }
-    if (taken === undefined) return false;
-    // Another instance took it over first: it answers.
-    if ('owner' in taken) return (await this.forwarder.forward(req, res, taken.owner)) === 'answered';
-    if (taken.handedOffBy !== undefined) draining = taken.handedOffBy;
-    const formerOwner = draining === this.advertisedUrl ? undefined : draining;
-    return this.sessions.adopt(req, res, cors, principal, sessionId, taken.kept, formerOwner) === 'refused';
+  }
+
+  /** Replies the instances of the session await no more (they ended what asked): taken, as any reply is. */
+  private moot(res: ServerResponse, cors: Record<string, string>): true {
+    const status = this.options.replyStatus;
+    res.writeHead(typeof status === 'number' ? status : 204, cors).end();
+    return true;
+  }
+
+  /** A POST's body, read here once (into `req.body`), so that it may be forwarded more than once, or served here after. False when it could not be (answered). */
+  private async bodyRead(req: IncomingMessage, res: ServerResponse, cors: Record<string, string>): Promise<boolean> {
+    if (req.method !== 'POST' || (req as { body?: unknown }).body !== undefined) return true;
+    const body = await readText(req, res, cors, this.options.maxMessageBytes);
+    if (body === NO_BODY) return false;
+    (req as { body?: unknown }).body = body;
+    return true;
   }
 
   /** The server drains: another instance may take each session over at once; what is under way finishes here. */
