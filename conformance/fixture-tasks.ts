@@ -2,9 +2,10 @@
  * The fixture's task tools (SEP-2663), as the suite's tasks-* scenarios name them: a sync-only greet,
  * task-capable tools that sleep, fail as a tool, fail as a protocol error, ask for input in the task,
  * and one that asks before the task exists (MRTR on the call). With `store` (the Redis one, under
- * `--redis`), fixtures sharing it answer tasks/get and tasks/cancel for each other's tasks.
+ * `--redis`), fixtures sharing it answer tasks/get and tasks/cancel for each other's tasks; `options.leaseMs`
+ * is their runner's lease (`--task-lease-ms`).
  */
-import { ErrorCode, McpError, type McpServer, type TaskStore, useTasks } from '../src/index.js';
+import { ErrorCode, McpError, type McpServer, type TaskStore, type TasksOptions, useTasks } from '../src/index.js';
 
 function sleep(seconds: number, signal: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {
@@ -26,8 +27,8 @@ const ANSWER_SCHEMA = {
   properties: { name: { type: 'string', description: 'A name' }, confirm: { type: 'boolean', description: 'Go ahead?' } },
 } as const;
 
-export function registerFixtureTasks(server: McpServer, store?: TaskStore): void {
-  const tasks = useTasks(server, { pollIntervalMs: 500, ...(store ? { store } : {}) });
+export function registerFixtureTasks(server: McpServer, store?: TaskStore, options: Pick<TasksOptions, 'leaseMs'> = {}): void {
+  const tasks = useTasks(server, { pollIntervalMs: 500, ...options, ...(store ? { store } : {}) });
 
   server.registerTool(
     'greet',

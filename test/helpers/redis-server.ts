@@ -1,8 +1,12 @@
 /**
  * A real redis-server (Debian's package; `.ci/run` installs it) on 127.0.0.1 and a free port, for a test
- * file: started by the test, stopped after it, restartable on the same port to test recovery.
+ * file: started by the test, stopped after it, restartable on the same port to test recovery. It keeps
+ * nothing on disk unless told to persist, as a production Redis does (append-only file, fsync per write).
  */
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { freePort } from './ports.js';
 
 const REDIS = '/usr/bin/redis-server';
@@ -12,8 +16,18 @@ export interface RunningRedis {
   port: number;
   /** Stop the server (SIGTERM), and resolve once it has exited. */
   stop(): Promise<void>;
-  /** Start it again on the same port (empty: nothing is saved). */
+  /** Start it again on the same port: empty, or with every write it acknowledged when started with `persist`. */
   restart(): Promise<void>;
+  /** With `persist`: the directory of its append-only file, which `stop()` leaves for a `restart()`; remove it when done. */
+  dataDir?: string;
+}
+
+export interface StartRedisOptions {
+  /**
+   * Keep the data across `restart()`: `--appendonly yes --appendfsync always` in a temporary
+   * directory (`dataDir`). Default false: nothing is saved, a restarted server is empty.
+   */
+  persist?: boolean;
 }
 
 export function redisAvailable(): boolean {
@@ -25,8 +39,9 @@ export function redisAvailable(): boolean {
   }
 }
 
-function launch(port: number): Promise<ChildProcess> {
-  const child = spawn(REDIS, ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--protected-mode', 'no'], {
+function launch(port: number, dataDir: string | undefined): Promise<ChildProcess> {
+  const persistence = dataDir === undefined ? ['--appendonly', 'no'] : ['--appendonly', 'yes', '--appendfsync', 'always', '--dir', dataDir];
+  const child = spawn(REDIS, ['--port', String(port), '--bind', '127.0.0.1', '--save', '', ...persistence, '--protected-mode', 'no'], {
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   return new Promise((resolve, reject) => {
@@ -47,10 +62,17 @@ function launch(port: number): Promise<ChildProcess> {
 }
 
 /** Start redis-server; throws, saying `.ci/run` installs it, when it is not there. */
-export async function startRedis(): Promise<RunningRedis> {
+export async function startRedis(options: StartRedisOptions = {}): Promise<RunningRedis> {
   if (!redisAvailable()) throw new Error(`${REDIS} is missing: .ci/run installs Debian's redis-server (apt-get install redis-server)`);
   const port = await freePort();
-  let child: ChildProcess | undefined = await launch(port);
+  const dataDir = options.persist ? await mkdtemp(join(tmpdir(), 'switchboard-redis-')) : undefined;
+  let child: ChildProcess | undefined;
+  try {
+    child = await launch(port, dataDir);
+  } catch (err) {
+    if (dataDir !== undefined) await rm(dataDir, { recursive: true, force: true });
+    throw err;
+  }
   const stop = async () => {
     const running = child;
     child = undefined;
@@ -65,7 +87,8 @@ export async function startRedis(): Promise<RunningRedis> {
     stop,
     async restart() {
       await stop();
-      child = await launch(port);
+      child = await launch(port, dataDir);
     },
+    ...(dataDir === undefined ? {} : { dataDir }),
   };
 }
