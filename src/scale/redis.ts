@@ -45,7 +45,7 @@ export class RedisScale implements SharedState {
   ) {
     // After the first connection, each 'ready' is a reconnection.
     redis.on('ready', () => this.afterReconnect());
-    redis.defineCommand('switchboardConsumeState', { numberOfKeys: 1, lua: CONSUME_STATE });
+    for (const [name, definition] of Object.entries(COMMANDS)) redis.defineCommand(name, definition);
   }
 
   /**
@@ -62,6 +62,11 @@ export class RedisScale implements SharedState {
         // A listener's failure is its own to report; the others still run.
       }
     }
+  }
+
+  /** The scripts, on the connection they were defined on. */
+  private get commands(): Commands {
+    return this.redis as unknown as Commands;
   }
 
   /** Whether the connection to Redis is up (ioredis reconnects by itself; meanwhile commands fail fast). */
@@ -162,11 +167,7 @@ export class RedisScale implements SharedState {
     // finds its own mark, and is still the first use.
     const token = `${this.instanceId}:${++this.consumed}`;
     try {
-      const first = await (this.redis as unknown as ConsumeCommand).switchboardConsumeState(
-        `${this.prefix}:used:${id}`,
-        token,
-        Math.max(expiresAt, Date.now() + 1),
-      );
+      const first = await this.commands.switchboardConsumeState(`${this.prefix}:used:${id}`, token, Math.max(expiresAt, Date.now() + 1));
       return first === 1;
     } catch (err) {
       throw new McpError(
@@ -208,11 +209,7 @@ export class RedisScale implements SharedState {
     };
     const takingOver = new Map<string, Promise<TakenOver | { owner: string } | undefined>>();
     const takeOver = async (sessionId: string, ownerUrl: string, formerOwner: string | undefined) => {
-      const [outcome, value, previous] = (await this.redis.eval(TAKE_OVER, 2, key(sessionId), recordKey(sessionId), ownerUrl, formerOwner ?? '', ttlMs)) as [
-        number,
-        string | undefined,
-        string | undefined,
-      ];
+      const [outcome, value, previous] = await this.commands.switchboardTakeOver(key(sessionId), recordKey(sessionId), ownerUrl, formerOwner ?? '', ttlMs);
       if (outcome === 1) {
         known.set(sessionId, value!);
         return { owner: value! };
@@ -240,7 +237,7 @@ export class RedisScale implements SharedState {
         known.delete(sessionId);
         unheld.set(sessionId, true);
         // Only the owner's own entry: a session id is never reused, but an entry may have moved on.
-        await this.redis.eval(RELEASE_IF_OWNER, 1, key(sessionId), ownerUrl);
+        await this.commands.switchboardRelease(key(sessionId), ownerUrl);
       },
       remember: async (sessionId, kept) => {
         await this.redis.set(recordKey(sessionId), JSON.stringify(kept), 'PX', ttlMs);
@@ -260,7 +257,7 @@ export class RedisScale implements SharedState {
       },
       handOff: async (sessionId, ownerUrl) => {
         known.set(sessionId, HANDED_OFF + ownerUrl);
-        await this.redis.eval(HAND_OFF, 1, key(sessionId), ownerUrl);
+        await this.commands.switchboardHandOff(key(sessionId), ownerUrl);
       },
       onReconnect: (listener) => {
         this.reconnected.add(listener);
@@ -358,7 +355,21 @@ if redis.call('SET', KEYS[1], ARGV[1], 'PXAT', ARGV[2], 'NX') then return 1 end
 if redis.call('GET', KEYS[1]) == ARGV[1] then return 1 end
 return 0`;
 
-type ConsumeCommand = { switchboardConsumeState(key: string, token: string, expiresAt: number): Promise<number> };
+/** The scripts, as ioredis commands (sent by digest, and whole only when Redis does not have them). */
+const COMMANDS = {
+  switchboardConsumeState: { numberOfKeys: 1, lua: CONSUME_STATE },
+  switchboardTakeOver: { numberOfKeys: 2, lua: TAKE_OVER },
+  switchboardHandOff: { numberOfKeys: 1, lua: HAND_OFF },
+  switchboardRelease: { numberOfKeys: 1, lua: RELEASE_IF_OWNER },
+} as const;
+
+/** What the commands take (keys, then arguments) and answer. */
+interface Commands {
+  switchboardConsumeState(mark: string, token: string, expiresAt: number): Promise<number>;
+  switchboardTakeOver(owner: string, record: string, ownerUrl: string, formerOwner: string, ttlMs: number): Promise<[number, string?, string?]>;
+  switchboardHandOff(owner: string, ownerUrl: string): Promise<unknown>;
+  switchboardRelease(owner: string, ownerUrl: string): Promise<unknown>;
+}
 
 /** `connectRedisScale(url, options?)`: `RedisScale.connect`. */
 export const connectRedisScale = (url: string, options?: RedisScaleOptions) => RedisScale.connect(url, options);

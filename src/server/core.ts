@@ -18,7 +18,16 @@ import { settlesWithin } from '../rpc/settles-within.js';
 import type { McpServerEvents } from './events.js';
 import { type ConnectionHost, ServerConnection } from './connection.js';
 import type { ResolvedServerOptions } from './options.js';
-import type { CancellableRequest, Channel, Closable, Connection, HttpNeeds, ServerPort, SessionRecord } from './port.js';
+import {
+  type CancellableRequest,
+  type Channel,
+  type Closable,
+  type Connection,
+  type HttpNeeds,
+  SERVER_CLOSED,
+  type ServerPort,
+  type SessionRecord,
+} from './port.js';
 import { type ScopeNeed, scopeNeeds } from './scopes.js';
 import type { Session } from './session.js';
 import { LocalStateMarks, type SharedEvent } from './shared-state.js';
@@ -264,7 +273,7 @@ export class ServerCore implements ConnectionHost, ServerPort, HttpNeeds, Rounds
     await this.extensions.close(drainUntil);
     this.stopSharing?.();
     if (this.subscriptions.size > 0) await new Promise((resolve) => setImmediate(resolve));
-    for (const session of [...this.connections]) session.close('server closed');
+    for (const session of [...this.connections]) session.close(SERVER_CLOSED);
     await Promise.all([...this.transports].map((t) => t.close()));
     this.transports.clear();
   }

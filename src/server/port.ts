@@ -75,6 +75,12 @@ export interface SessionRecord {
   subscriptions: string[];
 }
 
+/**
+ * Why every session ends when its server (or transport) stops. A transport that shares sessions with
+ * other instances keeps their records and stored events then, for another instance to go on with them.
+ */
+export const SERVER_CLOSED = 'server closed';
+
 /** One session as its transport sees it (WebSocket, stdio, or a Streamable HTTP session). */
 export interface Connection {
   /** The session id (Streamable HTTP's `Mcp-Session-Id`). */

@@ -19,7 +19,7 @@ import {
 } from '../../src/index.js';
 import { EVENT_OVERHEAD_BYTES } from '../../src/transports/http/event-store.js';
 import { useCleanups } from '../helpers/cleanups.js';
-import { send } from '../helpers/http-client.js';
+import { HttpTestClient, send } from '../helpers/http-client.js';
 import { useRedis } from '../helpers/redis.js';
 import { until } from '../helpers/waits.js';
 
@@ -138,15 +138,9 @@ describe('a session taken over, with the event store in Redis', () => {
       return { server, url };
     };
     const [a, b] = [await instance(), await instance()];
-    const ACCEPT = { accept: 'application/json, text/event-stream', 'content-type': 'application/json', 'mcp-protocol-version': '2025-11-25' };
-    const init = await send(a.url, 'POST', ACCEPT, {
-      jsonrpc: '2.0',
-      id: 1,
-      method: 'initialize',
-      params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
-    });
-    await init.json();
-    const session = { ...ACCEPT, 'mcp-session-id': init.headers['mcp-session-id'] as string };
+    const client = new HttpTestClient(a.url);
+    await client.initialize();
+    const session = client.headers();
     const stream = await send(a.url, 'GET', { ...session, accept: 'text/event-stream' });
     const sent = ['one', 'two', 'three'].map((data) => ({ jsonrpc: '2.0', method: 'notifications/message', params: { level: 'info', data } }));
     for (const message of sent) started[0]!.notify(message.method, message.params);

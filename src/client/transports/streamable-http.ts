@@ -162,6 +162,13 @@ export class StreamableHttpClientTransport implements ClientTransport {
    */
   private postWithoutAnswer(body: string, headers: Record<string, string>, what: string, attempt = 1): Promise<void> {
     return new Promise((resolve, reject) => {
+      // Sent again after `wait` ms, unless the transport closed meanwhile (then it is dropped, quietly).
+      const again = (wait: number) =>
+        setTimeout(() => {
+          if (this.state !== 'open') return resolve();
+          this.postWithoutAnswer(body, headers, what, attempt + 1).then(resolve, reject);
+        }, wait);
+      const retries = attempt < UNAVAILABLE_ATTEMPTS && this.state === 'open';
       this.exchange('POST', headers, body, {
         response: (res) => {
           this.rememberSession(res);
@@ -173,13 +180,9 @@ export class StreamableHttpClientTransport implements ClientTransport {
           }
           // Unavailable for now (an instance draining, or cut off from what it shares): sent again after the
           // wait it asks for, a few times; a reply the server gets twice is taken once.
-          const wait = status === 503 && attempt < UNAVAILABLE_ATTEMPTS ? retryAfterMs(res.header('retry-after')) : undefined;
-          if (wait !== undefined && this.state === 'open') {
+          if (status === 503 && retries) {
             res.discard();
-            setTimeout(() => {
-              if (this.state !== 'open') return resolve();
-              this.postWithoutAnswer(body, headers, what, attempt + 1).then(resolve, reject);
-            }, wait);
+            again(retryAfterMs(res.header('retry-after')));
             return;
           }
           void readText(res, this.maxMessageBytes).then(({ text }) => {
@@ -190,11 +193,8 @@ export class StreamableHttpClientTransport implements ClientTransport {
         },
         failed: (err) => {
           // Not reached (an instance behind a balancer that went as it was asked): sent again, a few times.
-          if (attempt < UNAVAILABLE_ATTEMPTS && this.state === 'open') {
-            setTimeout(() => {
-              if (this.state !== 'open') return resolve();
-              this.postWithoutAnswer(body, headers, what, attempt + 1).then(resolve, reject);
-            }, UNREACHED_RETRY_MS * attempt);
+          if (retries) {
+            again(UNREACHED_RETRY_MS * attempt);
             return;
           }
           reject(new Error(`Could not POST to ${this.where()}: ${err.message}`, { cause: err }));

@@ -8,7 +8,7 @@ import { ErrorCode } from '../../protocol/errors.js';
 import type { Classified, JsonRpcRequest } from '../../protocol/jsonrpc.js';
 import type { RequestId } from '../../protocol/types.js';
 import { type Era, negotiateProtocolVersion } from '../../protocol/versions.js';
-import type { ServerPort } from '../../server/port.js';
+import { SERVER_CLOSED, type ServerPort } from '../../server/port.js';
 import { type GateRefusal, SHUTTING_DOWN, type TransportGate } from '../gate.js';
 import { NO_CORS } from './cors.js';
 import type { EventStore } from './event-store.js';
@@ -17,7 +17,7 @@ import type { ResolvedHttpOptions } from './options.js';
 import { accepts, header, sendHttpError } from './request.js';
 import { type KeptSession, keep, mayAdopt } from './session-records.js';
 import { DRAINING_HEADER, FORWARDED_HEADER, type ForwardOptions, type Forwarded, forwardedVia, NOT_AWAITED_HEADER } from './session-router.js';
-import { SERVER_CLOSED, SessionRegistry } from './session-registry.js';
+import { SessionRegistry } from './session-registry.js';
 
 /** What the endpoints need of their transport beyond the server's port. */
 export interface SessionEndpointsHost {

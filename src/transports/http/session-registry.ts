@@ -6,15 +6,12 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ErrorCode } from '../../protocol/errors.js';
 import { samePrincipal, UNKEYED_PRINCIPAL } from '../../protocol/principal.js';
 import { isLegacyProtocolVersion, LEGACY_PROTOCOL_VERSIONS } from '../../protocol/versions.js';
-import type { ServerPort } from '../../server/port.js';
+import { SERVER_CLOSED, type ServerPort } from '../../server/port.js';
 import type { EventStore } from './event-store.js';
 import type { HttpSession } from './http-session.js';
 import type { ResolvedHttpOptions } from './options.js';
 import { idleSweepIntervalMs } from '../idle-sweep.js';
 import { header, sendHttpError } from './request.js';
-
-/** Why sessions end when their server stops: their records and events stay, for another instance to go on with them. */
-export const SERVER_CLOSED = 'server closed';
 
 export class SessionRegistry {
   private readonly sessions = new Map<string, HttpSession>();

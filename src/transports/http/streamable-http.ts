@@ -24,8 +24,8 @@ import { FORWARDED_HEADER, HANDED_OFF, routerUnavailable, SessionForwarder, type
 
 export type { StreamableHttpTransportOptions } from './options.js';
 
-/** How many owners, one after another, a request may find gone before it is answered 404. */
-const MAX_TAKEOVER_ATTEMPTS = 3;
+/** How many instances a request for a session is forwarded to, one found gone after another, before it is answered 404. */
+const MAX_FORWARDS = 3;
 
 /** What `httpRequest` listeners get: set `handled` (or answer `res`) to stop Switchboard from handling it. */
 export interface HttpRequestControl {
@@ -209,20 +209,25 @@ export class StreamableHttpTransport extends SafeEmitter<StreamableHttpTransport
     }
     // An owner that drains still finishes what the session had under way: replies to that go to it.
     let draining = owner?.startsWith(HANDED_OFF) ? owner.slice(HANDED_OFF.length) : undefined;
-    if (owner !== undefined && draining === undefined && owner !== this.advertisedUrl) {
-      if (!(await this.bodyRead(req, res, cors))) return true;
-      const forwarded = await this.forwarder.forward(req, res, owner, { via: this.advertisedUrl });
-      if (forwarded === 'answered') return true;
-      if (forwarded === 'not awaited') return this.moot(res, cors);
-      if (forwarded === 'draining') draining = owner;
-      // The owner is gone: no instance holds the session now.
-      else void Promise.resolve(router.release(sessionId, owner)).catch((err) => this.port.reportError(err));
-    }
-    // No instance holds it (its owner stopped or drains, or was this instance before a restart): it goes
-    // on here from its record when one is kept; otherwise 404 below, and the client initializes anew.
-    if (!router.takeOver || this.advertisedUrl === undefined) return false;
+    // The instance to forward to: the owner, then (a few times at most) whichever took the session over
+    // first when this one tried; each found gone (or draining) is the former owner of the next takeover.
+    let holder = owner !== undefined && draining === undefined && owner !== this.advertisedUrl ? owner : undefined;
     let former = owner;
-    for (let attempt = 1; ; attempt++) {
+    for (let forwards = 0; ; ) {
+      if (holder !== undefined) {
+        if (!(await this.bodyRead(req, res, cors))) return true;
+        const forwarded = await this.forwarder.forward(req, res, holder, { via: this.advertisedUrl });
+        if (forwarded === 'answered') return true;
+        if (forwarded === 'not awaited') return this.moot(res, cors);
+        if (++forwards === MAX_FORWARDS) return false;
+        if (forwarded === 'draining') draining = holder;
+        // Gone: no instance holds the session now.
+        else this.tell(() => router.release(sessionId, holder!));
+        former = holder;
+      }
+      // No instance holds it (its owner stopped or drains, or was this instance before a restart): it goes
+      // on here from its record when one is kept; otherwise 404 below, and the client initializes anew.
+      if (!router.takeOver || this.advertisedUrl === undefined) return false;
       let taken: Awaited<ReturnType<NonNullable<SessionRouter['takeOver']>>>;
       try {
         taken = await router.takeOver(sessionId, this.advertisedUrl, former);
@@ -231,21 +236,13 @@ export class StreamableHttpTransport extends SafeEmitter<StreamableHttpTransport
         return true;
       }
       if (taken === undefined) return false;
-      if ('kept' in taken) {
-        if (taken.handedOffBy !== undefined) draining = taken.handedOffBy;
-        const formerOwner = draining === this.advertisedUrl ? undefined : draining;
-        return this.sessions.adopt(req, res, cors, principal, sessionId, taken.kept, formerOwner) === 'refused';
+      if ('owner' in taken) {
+        holder = taken.owner;
+        continue;
       }
-      // Another instance took it over first: it answers, unless it is gone (or drains) by now too; then
-      // this instance takes it over from that one, a few times at most.
-      if (!(await this.bodyRead(req, res, cors))) return true;
-      const forwarded = await this.forwarder.forward(req, res, taken.owner, { via: this.advertisedUrl });
-      if (forwarded === 'answered') return true;
-      if (forwarded === 'not awaited') return this.moot(res, cors);
-      if (attempt === MAX_TAKEOVER_ATTEMPTS) return false;
-      if (forwarded === 'draining') draining = taken.owner;
-      else void Promise.resolve(router.release(sessionId, taken.owner)).catch((err) => this.port.reportError(err));
-      former = taken.owner;
+      if (taken.handedOffBy !== undefined) draining = taken.handedOffBy;
+      const formerOwner = draining === this.advertisedUrl ? undefined : draining;
+      return this.sessions.adopt(req, res, cors, principal, sessionId, taken.kept, formerOwner) === 'refused';
     }
   }
 
@@ -268,25 +265,16 @@ export class StreamableHttpTransport extends SafeEmitter<StreamableHttpTransport
   /** The server drains: another instance may take each session over at once; what is under way finishes here. */
   drain(): void {
     const router = this.options.router;
-    if (!router?.handOff || this.advertisedUrl === undefined) return;
-    for (const sessionId of this.sessions.handOff()) {
-      try {
-        void Promise.resolve(router.handOff(sessionId, this.advertisedUrl)).catch((err) => this.port.reportError(err));
-      } catch (err) {
-        this.port.reportError(err);
-      }
-    }
+    const self = this.advertisedUrl;
+    if (!router?.handOff || self === undefined) return;
+    for (const sessionId of this.sessions.handOff()) this.tell(() => router.handOff!(sessionId, self));
   }
 
   /** Keep (or drop) a session's record where the router keeps it; a failure is reported, the session goes on. */
   private keep(sessionId: string, kept: KeptSession | undefined): void {
     const router = this.options.router;
     if (!router?.remember || !router.forget) return;
-    try {
-      void Promise.resolve(kept ? router.remember(sessionId, kept) : router.forget(sessionId)).catch((err) => this.port.reportError(err));
-    } catch (err) {
-      this.port.reportError(err);
-    }
+    this.tell(() => (kept ? router.remember!(sessionId, kept) : router.forget!(sessionId)));
   }
 
   /** A POST to its era: a 2026-07-28 request, or the 2025 session endpoints. */
@@ -345,11 +333,17 @@ export class StreamableHttpTransport extends SafeEmitter<StreamableHttpTransport
   private route(action: 'claim' | 'release', sessionId: string): void {
     const router = this.options.router;
     if (!router) return;
-    if (this.advertisedUrl === undefined) {
+    const self = this.advertisedUrl;
+    if (self === undefined) {
       return this.port.reportError(new Error('StreamableHttpTransport has a router but no advertisedUrl: set it when mounting the handler yourself'));
     }
+    this.tell(() => router[action](sessionId, self));
+  }
+
+  /** A router call nobody waits for: its failure, thrown or rejected, is reported; the session goes on here. */
+  private tell(call: () => void | Promise<void>): void {
     try {
-      void Promise.resolve(router[action](sessionId, this.advertisedUrl)).catch((err) => this.port.reportError(err));
+      void Promise.resolve(call()).catch((err) => this.port.reportError(err));
     } catch (err) {
       this.port.reportError(err);
     }
