@@ -5,7 +5,7 @@
  */
 import { ElicitationValidationError, type ElicitationViolation, ErrorCode, type JsonRpcErrorObject, McpError } from '../protocol/errors.js';
 import { isSafeElicitationUrl } from '../protocol/elicitation-url.js';
-import { isObject } from '../protocol/is-object.js';
+import { isObject } from '../protocol/jsonrpc.js';
 import { quote, tryJson } from '../protocol/quote.js';
 import type { ElicitParams, ElicitResult, ElicitValue } from '../protocol/types.js';
 import { type SchemaViolation, SchemaCompiler, type Validator } from '../schema/compiler.js';

@@ -3,7 +3,7 @@
  * enums) read once into the fields of a form. McpClient's SEP-1034 defaults, the terminal client and the
  * browser console all read a schema here; a tool's `inputSchema` reads the same way. Pure, no I/O.
  */
-import { isObject } from '../protocol/is-object.js';
+import { isObject } from '../protocol/jsonrpc.js';
 
 /** One property of a form, as a form shows and checks it. Bounds are present only when the schema gives a finite number. */
 export interface FormField {

@@ -4,7 +4,7 @@
  * an entry of `inputResponses` (2026-07-28).
  */
 import { ErrorCode, McpError } from '../protocol/errors.js';
-import { isObject } from '../protocol/is-object.js';
+import { isObject } from '../protocol/jsonrpc.js';
 import type { SafeEmitter } from '../protocol/safe-emitter.js';
 import type { ClientCapabilities, CreateMessageParams, ElicitParams, ElicitUrlParams } from '../protocol/types.js';
 import type { ElicitationHandler, HandlerContext, McpClientEvents, RootsHandler, SamplingHandler } from './api.js';

@@ -4,8 +4,7 @@
  * completes it, the client closes it, its signal fires, or the connection ends.
  */
 import { ErrorCode, McpError, RequestTimeoutError } from '../protocol/errors.js';
-import { isObject } from '../protocol/is-object.js';
-import type { JsonRpcNotification } from '../protocol/jsonrpc.js';
+import { type JsonRpcNotification, isObject } from '../protocol/jsonrpc.js';
 import { MAX_TIMER_MS } from '../protocol/option-checks.js';
 import type { RequestId } from '../protocol/types.js';
 import type { ListenNotifications, Subscription, SubscriptionOptions } from './api.js';

@@ -6,8 +6,7 @@
  */
 import type { Era } from '../protocol/versions.js';
 import { ErrorCode, McpError, RequestCancelledError } from '../protocol/errors.js';
-import { isObject } from '../protocol/is-object.js';
-import type { JsonRpcNotification } from '../protocol/jsonrpc.js';
+import { type JsonRpcNotification, isObject } from '../protocol/jsonrpc.js';
 import { quote } from '../protocol/quote.js';
 import { SafeEmitter } from '../protocol/safe-emitter.js';
 import { TASKS_EXTENSION } from '../protocol/tasks.js';

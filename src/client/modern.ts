@@ -5,7 +5,7 @@
  */
 import { mcpName } from '../protocol/mcp-name.js';
 import { McpError } from '../protocol/errors.js';
-import { isObject } from '../protocol/is-object.js';
+import { isObject } from '../protocol/jsonrpc.js';
 import { META } from '../protocol/meta.js';
 import { quote } from '../protocol/quote.js';
 import type { ClientCapabilities, Implementation, LoggingLevel } from '../protocol/types.js';

@@ -4,7 +4,7 @@
  * comes out is the wire every later request travels on, and what the server said of itself.
  */
 import { ErrorCode, McpError } from '../protocol/errors.js';
-import { isObject } from '../protocol/is-object.js';
+import { isObject } from '../protocol/jsonrpc.js';
 import type { ClientCapabilities, Implementation, ServerCapabilities } from '../protocol/types.js';
 import { isLegacyProtocolVersion, isModernProtocolVersion, LEGACY_PROTOCOL_VERSIONS } from '../protocol/versions.js';
 import { MODERN_VERSION } from './modern.js';

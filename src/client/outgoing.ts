@@ -3,7 +3,7 @@
  * for progress, and the server told when the client gives up on it. The rpc peer keeps it pending
  * until it ends exactly once.
  */
-import { isObject } from '../protocol/is-object.js';
+import { isObject } from '../protocol/jsonrpc.js';
 import type { ProgressParams, RequestId } from '../protocol/types.js';
 import type { RpcPeer } from '../rpc/peer.js';
 import type { ClientTransport, SendContext } from './transport.js';

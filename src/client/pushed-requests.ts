@@ -4,8 +4,7 @@
  * is still being answered. The rpc peer sends the answer, or none when the server cancelled it.
  */
 import type { JsonRpcErrorObject } from '../protocol/errors.js';
-import { isObject } from '../protocol/is-object.js';
-import type { JsonRpcNotification, JsonRpcRequest } from '../protocol/jsonrpc.js';
+import { type JsonRpcNotification, type JsonRpcRequest, isObject } from '../protocol/jsonrpc.js';
 import type { RequestId } from '../protocol/types.js';
 import type { HandlerContext } from './api.js';
 import type { ClientHandlers } from './handlers.js';

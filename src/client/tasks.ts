@@ -5,7 +5,7 @@
  * result, or fails with its error, as the call itself would have.
  */
 import { ErrorCode, McpError, RequestCancelledError } from '../protocol/errors.js';
-import { isObject } from '../protocol/is-object.js';
+import { isObject } from '../protocol/jsonrpc.js';
 import { type DetailedTask, isTerminalStatus, type TaskStatus } from '../protocol/tasks.js';
 import { abortReason } from '../rpc/abort-reason.js';
 

@@ -4,7 +4,7 @@
  * connect; the rest of the client never asks which era it is in.
  */
 import type { Era } from '../protocol/versions.js';
-import { isObject } from '../protocol/is-object.js';
+import { isObject } from '../protocol/jsonrpc.js';
 import type { ClientCapabilities, Implementation, LoggingLevel } from '../protocol/types.js';
 import { TASKS_EXTENSION } from '../protocol/tasks.js';
 import { headerParams, MODERN_VERSION, modernHeaders, resultKind, withEnvelope } from './modern.js';

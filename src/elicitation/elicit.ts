@@ -1,10 +1,9 @@
 /** `elicitation/create` in form and URL mode (client/elicitation.mdx): capability gating, schema checks, answer validation. */
 import { randomUUID } from 'node:crypto';
-import { supportsElicitationMode } from '../protocol/capabilities.js';
 import { ElicitationNotSupportedError, ElicitationValidationError, ErrorCode, McpError, UnexpectedElicitActionError } from '../protocol/errors.js';
-import { isObject } from '../protocol/is-object.js';
+import { isObject } from '../protocol/jsonrpc.js';
 import { checkElicitationUrl } from '../protocol/elicitation-url.js';
-import type { ElicitParams, ElicitResult, ElicitValue } from '../protocol/types.js';
+import type { ClientCapabilities, ElicitParams, ElicitResult, ElicitValue } from '../protocol/types.js';
 import type { SchemaCompiler, SchemaViolation, Validator } from '../schema/compiler.js';
 import type { CheckResult } from '../schema/schema-source.js';
 import { isStandardSchema } from '../schema/standard.js';
@@ -105,6 +104,11 @@ export function preparedSchemaJson(schemas: SchemaCompiler, prepared: object, sc
 }
 /** Standard form schemas whose wire form was found in the subset. */
 const checkedForms = new WeakSet<StandardForm>();
+
+/** Whether the client declared an elicitation mode (after normalisation). */
+export function supportsElicitationMode(capabilities: ClientCapabilities, mode: 'form' | 'url'): boolean {
+  return isObject(capabilities.elicitation?.[mode]);
+}
 
 /**
  * Throw (a TypeError naming the property) unless `schema` lies in the form subset. Returns the schema's

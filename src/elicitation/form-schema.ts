@@ -3,7 +3,7 @@
  * through `toStandardJsonSchema`): its wire form, made once per schema object, its own check of the
  * answers, and the types `elicit` resolves to.
  */
-import { isObject } from '../protocol/is-object.js';
+import { isObject } from '../protocol/jsonrpc.js';
 import type { ElicitAction, ElicitRequestedSchema, ElicitResult, ElicitValue } from '../protocol/types.js';
 import type { SchemaCompiler } from '../schema/compiler.js';
 import type { InferSchema } from '../schema/infer.js';

@@ -1,6 +1,6 @@
 /** `roots/list` (client/roots.mdx): gated on the client's `roots` capability. */
 import { ErrorCode, McpError, RootsNotSupportedError } from '../protocol/errors.js';
-import { isObject } from '../protocol/is-object.js';
+import { isObject } from '../protocol/jsonrpc.js';
 import type { ListRootsResult } from '../protocol/types.js';
 import type { ClientRequestKind } from './kind.js';
 

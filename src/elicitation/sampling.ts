@@ -1,6 +1,6 @@
 /** `sampling/createMessage` (client/sampling.mdx): gated on the client's `sampling` (and `sampling.tools`) capability. */
 import { ErrorCode, McpError, SamplingNotSupportedError } from '../protocol/errors.js';
-import { isObject } from '../protocol/is-object.js';
+import { isObject } from '../protocol/jsonrpc.js';
 import type { CreateMessageParams, CreateMessageResult } from '../protocol/types.js';
 import type { ClientRequestKind } from './kind.js';
 

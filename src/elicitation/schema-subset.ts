@@ -5,7 +5,7 @@
  */
 import type { SchemaCompiler } from '../schema/compiler.js';
 import { describeViolations } from '../schema/compiler.js';
-import { isObject } from '../protocol/is-object.js';
+import { isObject } from '../protocol/jsonrpc.js';
 
 const STRING_FORMATS = new Set(['email', 'uri', 'date', 'date-time']);
 const ANNOTATIONS = ['title', 'description', 'default'];

@@ -5,7 +5,7 @@
  * size, and `resources/directory/read` lists a directory's direct children. Lists come in pages.
  */
 import { createHash } from 'node:crypto';
-import { isObject } from '../protocol/is-object.js';
+import { isObject } from '../protocol/jsonrpc.js';
 import { positiveInteger } from '../protocol/option-checks.js';
 import { quote } from '../protocol/quote.js';
 import { invalidExtensionParams } from '../server/extensions.js';

@@ -8,7 +8,7 @@ import type { ClientOutcome, ClientRequestKind, KindContext } from '../elicitati
 import { rootsKind } from '../elicitation/roots.js';
 import { samplingKind } from '../elicitation/sampling.js';
 import { ErrorCode, McpError, RequestCancelledError, RequestTimeoutError } from '../protocol/errors.js';
-import { isObject } from '../protocol/is-object.js';
+import { isObject } from '../protocol/jsonrpc.js';
 import { abortReason } from '../rpc/abort-reason.js';
 import { unref } from '../rpc/unref.js';
 import type { ClientCapabilities } from '../protocol/types.js';

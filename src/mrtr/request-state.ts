@@ -6,8 +6,7 @@
 import * as crypto from 'node:crypto';
 import { createCipheriv, createDecipheriv, createHash, createHmac, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
 import { InvalidRequestStateError } from '../protocol/errors.js';
-import { isObject } from '../protocol/is-object.js';
-import { canonicalJson } from '../protocol/principal.js';
+import { isObject, canonicalJson } from '../protocol/jsonrpc.js';
 
 export interface RequestStateOptions {
   /** Secrets, at least 32 bytes each: the first signs, all verify (rotation). Default: one random key per process. */

@@ -6,9 +6,9 @@
  */
 import { type ClientOutcome, type ClientRequestKind, type KindContext, toClientResponse } from '../elicitation/kind.js';
 import { ErrorCode, McpError, UrlElicitationRequiredError } from '../protocol/errors.js';
-import { isObject } from '../protocol/is-object.js';
+import { isObject } from '../protocol/jsonrpc.js';
 import { quote } from '../protocol/quote.js';
-import { principalKey, UNKEYED_PRINCIPAL } from '../protocol/principal.js';
+import { NO_PRINCIPAL_KEY, principalKey, UNKEYED_PRINCIPAL } from '../protocol/principal.js';
 import { errorResult } from '../protocol/results.js';
 import type { ClientCapabilities, ElicitParams } from '../protocol/types.js';
 import {
@@ -133,7 +133,8 @@ function wireRequests(requests: Record<string, InputRequest>): Record<string, In
 
 /** What a request's state is bound to: the request and who sends it. */
 function binding(target: InputTarget, principal: unknown): StateBinding {
-  const key = principalKey(principal);
+  // Most requests come with no principal: their key is known without looking.
+  const key = principal === undefined ? NO_PRINCIPAL_KEY : principalKey(principal);
   // Fail closed: a principal that serialises to {} would make every user's state interchangeable.
   if (key === undefined) throw new McpError(ErrorCode.InternalError, `Cannot bind requestState: ${UNKEYED_PRINCIPAL}`);
   return bindingDigest({ method: target.method, target: target.target, arguments: target.arguments, principalKey: key });

@@ -1,5 +1,5 @@
 /** Capability normalisation: the shapes users read are the 2025-11-25 shapes, whatever the client sent. */
-import { isObject } from './is-object.js';
+import { isObject } from './jsonrpc.js';
 import type { ClientCapabilities } from './types.js';
 
 /**
@@ -31,9 +31,4 @@ export function normalizeClientCapabilities(raw: unknown): ClientCapabilities {
     out.elicitation = { ...elicitation, form: {} };
   }
   return out as ClientCapabilities;
-}
-
-/** Whether the client declared an elicitation mode (after normalisation). */
-export function supportsElicitationMode(capabilities: ClientCapabilities, mode: 'form' | 'url'): boolean {
-  return isObject(capabilities.elicitation?.[mode]);
 }

@@ -1,6 +1,26 @@
-/** JSON-RPC 2.0 framing: classify what arrives, build what leaves. Ids are a string or an integer, never null. */
+/**
+ * JSON-RPC 2.0 framing: classify what arrives, dispatch it by kind, build what leaves. Ids are a string
+ * or an integer, never null. With the two questions every layer asks of the JSON values it carries.
+ */
 import { ErrorCode, type JsonRpcErrorObject } from './errors.js';
 import type { RequestId } from './types.js';
+
+/** JSON's "object": not null, not an array. */
+export function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** JSON with object keys sorted, so the order a client or an auth hook used does not matter. */
+export function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  if (value && typeof value === 'object') {
+    const entries = Object.keys(value as object)
+      .sort()
+      .map((k) => `${JSON.stringify(k)}:${canonicalJson((value as Record<string, unknown>)[k])}`);
+    return `{${entries.join(',')}}`;
+  }
+  return JSON.stringify(value ?? null);
+}
 
 export interface JsonRpcRequest {
   jsonrpc: '2.0';
@@ -92,6 +112,33 @@ export function classify(value: unknown): Classified {
   // An error about an unreadable request may carry id null (JSON-RPC) or omit it (MCP 2025-11-25).
   if (hasId && msg.id !== null && id === null) return invalid(null, 'id must be a string or an integer');
   return { kind: 'response', message: { jsonrpc: '2.0', id, error: error as unknown as JsonRpcErrorObject } };
+}
+
+/**
+ * The one dispatch by kind, the same for either end: a reply goes to what settles this end's requests,
+ * a notification and a request to their handlers, and what is not JSON-RPC is refused. `Via` (where an
+ * answer goes) and `How` (how a request is admitted) are whatever the end needs, passed through as
+ * they are, so that nothing is allocated per message.
+ */
+export interface MessageReceiver<Via, How> {
+  onResponse(response: JsonRpcResponse, via: Via): void;
+  onNotification(notification: JsonRpcNotification, via: Via): void;
+  onRequest(request: JsonRpcRequest, via: Via, how: How): void;
+  /** A message that is not JSON-RPC: `id` is its id when it had a usable one. */
+  onInvalid(id: RequestId | null, error: JsonRpcErrorObject, via: Via): void;
+}
+
+export function dispatch<Via, How>(message: Classified, to: MessageReceiver<Via, How>, via: Via, how: How): void {
+  switch (message.kind) {
+    case 'response':
+      return to.onResponse(message.message, via);
+    case 'notification':
+      return to.onNotification(message.message, via);
+    case 'request':
+      return to.onRequest(message.message, via, how);
+    case 'invalid':
+      return to.onInvalid(message.id, message.error, via);
+  }
 }
 
 export function resultResponse(id: RequestId, result: Record<string, unknown>): JsonRpcResultResponse {

@@ -1,16 +1,8 @@
 /** Comparing and binding principals (what a transport's auth hook returned) without trusting how they serialise. */
+import { canonicalJson } from './jsonrpc.js';
 
-/** JSON with object keys sorted, so the order a client or an auth hook used does not matter. */
-export function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
-  if (value && typeof value === 'object') {
-    const entries = Object.keys(value as object)
-      .sort()
-      .map((k) => `${JSON.stringify(k)}:${canonicalJson((value as Record<string, unknown>)[k])}`);
-    return `{${entries.join(',')}}`;
-  }
-  return JSON.stringify(value ?? null);
-}
+/** The key of no principal: no auth hook, or one that let the request through without one. */
+export const NO_PRINCIPAL_KEY = 'none';
 
 /**
  * A key that is equal for the same principal and different for different ones: its `id` when it has a
@@ -18,7 +10,7 @@ export function canonicalJson(value: unknown): string {
  * Maps, Dates): those serialise to `{}`, so comparing them would let any two principals match.
  */
 export function principalKey(principal: unknown): string | undefined {
-  if (principal === undefined || principal === null) return 'none';
+  if (principal === undefined || principal === null) return NO_PRINCIPAL_KEY;
   if (typeof principal !== 'object') return `${typeof principal}:${String(principal)}`;
   const id = (principal as { id?: unknown }).id;
   if (typeof id === 'string' || typeof id === 'number') return `id:${typeof id}:${id}`;

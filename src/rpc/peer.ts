@@ -6,14 +6,18 @@
  * JSON-RPC cancellation (basic/utilities/cancellation), and no transport: messages leave through `send`.
  */
 import { ErrorCode, type JsonRpcErrorObject, McpError } from '../protocol/errors.js';
-import { classify, type JsonRpcMessage, type JsonRpcNotification, type JsonRpcRequest, type JsonRpcResponse } from '../protocol/jsonrpc.js';
+import {
+  classify,
+  type JsonRpcMessage,
+  type JsonRpcNotification,
+  type JsonRpcRequest,
+  type JsonRpcResponse,
+  dispatch,
+  type MessageReceiver,
+} from '../protocol/jsonrpc.js';
 import { quote } from '../protocol/quote.js';
 import type { RequestId } from '../protocol/types.js';
-import type { Deadlines } from './deadlines.js';
-import { dispatch, type MessageReceiver } from './dispatch.js';
-import { PendingRequests, RequestIds } from './pending-requests.js';
-import { type ReplyPolicy, receiveReply } from './replies.js';
-import { ServingRequests } from './serving-requests.js';
+import { type Deadlines, type ReplyPolicy, receiveReply, ServingRequests, PendingRequests, RequestIds } from './requests.js';
 import { settlesWithin } from './settles-within.js';
 
 /** What a peer needs of its owner, given once at construction. `Context` is how one message travels (a transport's send context). */

@@ -17,12 +17,13 @@ import {
   type JsonRpcNotification,
   type JsonRpcRequest,
   type JsonRpcResponse,
+  dispatch,
+  type MessageReceiver,
 } from '../protocol/jsonrpc.js';
 import { quote } from '../protocol/quote.js';
 import type { ProgressParams, RequestId } from '../protocol/types.js';
 import { classifyEra, type Era, MODERN_PROTOCOL_VERSIONS } from '../protocol/versions.js';
-import { dispatch, type MessageReceiver } from '../rpc/dispatch.js';
-import { type ReplyPolicy, receiveReply } from '../rpc/replies.js';
+import { type ReplyPolicy, receiveReply } from '../rpc/requests.js';
 import type { SessionState } from './api.js';
 import type { BackChannelFactory } from './back-channel.js';
 import { legacyDispatch } from './methods.js';

@@ -6,29 +6,19 @@ import type { KindContext } from '../elicitation/kind.js';
 import { RequestStateCodec, type RequestStateOptions } from '../mrtr/request-state.js';
 import type { RoundsContext } from '../mrtr/rounds.js';
 import type { ServedEras } from '../protocol/versions.js';
-import type { JsonRpcRequest } from '../protocol/jsonrpc.js';
 import type { SafeEmitter } from '../protocol/safe-emitter.js';
 import type { Implementation, ServerCapabilities } from '../protocol/types.js';
 import { SchemaCompiler } from '../schema/compiler.js';
 import type { McpSession } from './api.js';
 import { type BackChannelFactory, inputRequiredBackChannel, pushBackChannel } from './back-channel.js';
 import { Catalog, type ListKind } from './catalog.js';
-import { Deadlines } from '../rpc/deadlines.js';
+import { Deadlines } from '../rpc/requests.js';
 import { settlesWithin } from '../rpc/settles-within.js';
 import type { McpServerEvents } from './events.js';
 import { type ConnectionHost, ServerConnection } from './connection.js';
 import type { ResolvedServerOptions } from './options.js';
-import {
-  type CancellableRequest,
-  type Channel,
-  type Closable,
-  type Connection,
-  type HttpNeeds,
-  SERVER_CLOSED,
-  type ServerPort,
-  type SessionRecord,
-} from './port.js';
-import { type ScopeNeed, scopeNeeds } from './scopes.js';
+import { type Channel, type Closable, type Connection, type HttpNeeds, SERVER_CLOSED, type ServerPort, type SessionRecord } from './port.js';
+import { scopeNeeds } from './scopes.js';
 import type { Session } from './session.js';
 import { LocalStateMarks, type SharedEvent } from './shared-state.js';
 import { runDetached } from './detached.js';
@@ -41,7 +31,7 @@ import { Telemetry } from '../telemetry/telemetry.js';
 
 const LIST_FILTER = { tools: 'toolsListChanged', prompts: 'promptsListChanged', resources: 'resourcesListChanged' } as const;
 
-export class ServerCore implements ConnectionHost, ServerPort, HttpNeeds, RoundsContext, KindContext {
+export class ServerCore implements ConnectionHost, ServerPort, RoundsContext, KindContext {
   readonly stats = newStats();
   readonly schemas = new SchemaCompiler();
   readonly codec: RequestStateCodec;
@@ -81,6 +71,13 @@ export class ServerCore implements ConnectionHost, ServerPort, HttpNeeds, Rounds
 
   // Fields, not getters: read on every request, they cost no call.
   readonly kinds: KindContext = this;
+  /** The port's 2026-07-28 POST: stateless.ts serves it, with this server as its host. */
+  readonly serveStateless: ServerPort['serveStateless'] = serveStateless.bind(undefined, this);
+  /** What Streamable HTTP alone asks of a request before it runs. */
+  readonly httpNeeds: HttpNeeds = {
+    tools: this.catalog.tools,
+    requiredScopes: (method, params) => scopeNeeds(this.catalog, method, params),
+  };
   readonly maxRounds: number;
   readonly eras: ServedEras;
 
@@ -116,10 +113,6 @@ export class ServerCore implements ConnectionHost, ServerPort, HttpNeeds, Rounds
     return connection;
   }
 
-  serveStateless(channel: Channel, request: JsonRpcRequest, principal: unknown, onStart: (request: CancellableRequest) => void): void {
-    serveStateless(this, request, { channel, principal, onStart });
-  }
-
   sessionLimitReached(): number | undefined {
     const max = this.options.maxSessions;
     return this.connections.size >= max ? max : undefined;
@@ -127,14 +120,6 @@ export class ServerCore implements ConnectionHost, ServerPort, HttpNeeds, Rounds
 
   countInvalidMessage(): void {
     this.stats.invalidMessages++;
-  }
-
-  requiredScopes(method: string, params: Record<string, unknown> | undefined): ScopeNeed | undefined {
-    return scopeNeeds(this.catalog, method, params);
-  }
-
-  toolHeaderParams(name: string): readonly (readonly [string, string])[] | undefined {
-    return this.catalog.tools.get(name)?.headerParams;
   }
 
   register(transport: Closable): () => void {

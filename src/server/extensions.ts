@@ -4,7 +4,7 @@
  * declared the extension (-32021 naming it), and lets their results carry caching hints.
  */
 import { ClientCapabilityError, ErrorCode, McpError } from '../protocol/errors.js';
-import { isObject } from '../protocol/is-object.js';
+import { isObject } from '../protocol/jsonrpc.js';
 import type { CallToolResult } from '../protocol/types.js';
 import type { McpSession } from './api.js';
 import type { Context } from './context.js';

@@ -58,7 +58,7 @@ export class McpServer {
     this.core = new ServerCore(this.events, this.info, instructions, this.options);
     this.sessions = this.core.sessions;
     this.stats = this.core.stats;
-    registerPort(this, this.core, this.core);
+    registerPort(this, this.core, this.core.httpNeeds);
   }
 
   /**

@@ -3,7 +3,7 @@ import { InputRequired } from '../mrtr/input-required.js';
 import type { InputTarget } from '../mrtr/rounds.js';
 import { normalizeClientCapabilities } from '../protocol/capabilities.js';
 import { ErrorCode, McpError } from '../protocol/errors.js';
-import { isObject } from '../protocol/is-object.js';
+import { isObject } from '../protocol/jsonrpc.js';
 import { isLoggingLevel } from '../protocol/logging.js';
 import type { CallToolResult, CompleteParams, CompleteResult, GetPromptResult, Implementation, InitializeParams, InitializeResult } from '../protocol/types.js';
 import { isModernProtocolVersion, negotiateProtocolVersion } from '../protocol/versions.js';

@@ -11,10 +11,9 @@ import type { ProgressParams, ProgressToken, RequestId } from '../protocol/types
 import type { McpSession, OutgoingRequest, SessionRequestOptions } from './api.js';
 import type { Context } from './context.js';
 import { asMcpError } from '../mrtr/input-round.js';
-import type { Deadlines } from '../rpc/deadlines.js';
+import { type Deadlines, type PendingEntryOptions, PendingRequests, type ReplyMatch, RequestIds, type RequestOutcome } from '../rpc/requests.js';
 import type { McpServerEvents } from './events.js';
 import type { ResolvedServerOptions } from './options.js';
-import { type PendingEntryOptions, PendingRequests, type ReplyMatch, RequestIds, type RequestOutcome } from '../rpc/pending-requests.js';
 import { keepAliveMessage, ProgressKeepAlive } from './progress-keep-alive.js';
 import type { MutableStats } from './stats.js';
 import type { ClientSpan } from '../telemetry/client-span.js';

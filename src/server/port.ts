@@ -143,7 +143,7 @@ export interface ServerPort {
    * Serve one 2026-07-28 request whose responses go through `channel` alone. `onStart` gets the means to
    * cancel it before its handler runs; it is not called when the request was answered at once.
    */
-  serveStateless(channel: Channel, request: JsonRpcRequest, principal: unknown, onStart: (request: CancellableRequest) => void): void;
+  serveStateless(request: JsonRpcRequest, from: { channel: Channel; principal: unknown; onStart: (request: CancellableRequest) => void }): void;
   /**
    * Go on with a 2025 session another instance began (its owner is gone): a connection for session
    * `sessionId`, ready, as `record` left it. `sessionAdopted` fires.
@@ -168,8 +168,8 @@ export interface ServerPort {
  * scope step-up. Kept off `ServerPort`, which every transport holds; HTTP gets it with `httpNeedsOf`.
  */
 export interface HttpNeeds {
-  /** The arguments of tool `name` mirrored in Mcp-Param-* headers (SEP-2243), as [property, header name]. */
-  toolHeaderParams(name: string): readonly (readonly [string, string])[] | undefined;
+  /** The tools by name, with the arguments each mirrors in Mcp-Param-* headers (SEP-2243), as [property, header name]. */
+  readonly tools: { get(name: string): { readonly headerParams: readonly (readonly [string, string])[] | undefined } | undefined };
   /** The OAuth scopes a request needs (its tool's, prompt's or resource's `scopes`), with what needs them; undefined when none. */
   requiredScopes(method: string, params: Record<string, unknown> | undefined): { scopes: readonly string[]; what: string } | undefined;
 }

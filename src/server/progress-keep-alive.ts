@@ -3,7 +3,7 @@
  * sampling a person may have to approve): clients time a request out unless they hear progress
  * (the SDKs' `resetTimeoutOnProgress`), and a person may take longer than that.
  */
-import { Deadline, type Deadlines } from '../rpc/deadlines.js';
+import { Deadline, type Deadlines } from '../rpc/requests.js';
 
 /** Server-to-client requests that wait on a person. */
 const WAITS_ON_A_PERSON: ReadonlySet<string> = new Set(['elicitation/create', 'sampling/createMessage']);

@@ -1,7 +1,7 @@
 /** Prompt registrations and `prompts/get` semantics (server/prompts.mdx). */
 import { checkScopes } from './scopes.js';
 import { ErrorCode, McpError } from '../protocol/errors.js';
-import { isObject } from '../protocol/is-object.js';
+import { isObject } from '../protocol/jsonrpc.js';
 import type { GetPromptResult, Icon, Meta, Prompt, PromptArgument } from '../protocol/types.js';
 import { describeViolations, type SchemaCompiler } from '../schema/compiler.js';
 import type { InferSchema } from '../schema/infer.js';

@@ -5,7 +5,7 @@
  * backstop everywhere. It fails closed: a principal without scopes (or no auth at all) has none.
  */
 import { ErrorCode, McpError } from '../protocol/errors.js';
-import { isObject } from '../protocol/is-object.js';
+import { isObject } from '../protocol/jsonrpc.js';
 import { missingScopes, scopeShortfall } from '../protocol/principal.js';
 
 type Scoped = { readonly scopes: readonly string[] | undefined } | undefined;

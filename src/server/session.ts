@@ -29,7 +29,7 @@ import type { ClientRequestOptions } from '../elicitation/kind.js';
 import type { McpSession, SessionRequestOptions, SessionState } from './api.js';
 import type { BackChannel, BackChannelFactory, BackChannelSession } from './back-channel.js';
 import { type Context, type ContextSession, sent } from './context.js';
-import { ServingRequests } from '../rpc/serving-requests.js';
+import { ServingRequests } from '../rpc/requests.js';
 import type { IncomingRequests } from './incoming.js';
 import { Outgoing, type OutgoingSession } from './outgoing.js';
 import type { Channel, SessionRecord, TransportKind } from './port.js';

@@ -5,8 +5,7 @@
  */
 import { normalizeClientCapabilities } from '../protocol/capabilities.js';
 import { ErrorCode, McpError, UnsupportedProtocolVersionError, type JsonRpcErrorObject } from '../protocol/errors.js';
-import { isObject } from '../protocol/is-object.js';
-import { errorResponse, type JsonRpcRequest } from '../protocol/jsonrpc.js';
+import { errorResponse, type JsonRpcRequest, isObject } from '../protocol/jsonrpc.js';
 import { isLoggingLevel } from '../protocol/logging.js';
 import { META } from '../protocol/meta.js';
 import type { Implementation } from '../protocol/types.js';
@@ -77,7 +76,7 @@ export const statelessDispatch: Dispatch = {
   complete(session, method, params, result) {
     if (result.resultType === 'input_required') return result;
     const out: Record<string, unknown> = { resultType: 'complete', ...result };
-    if (CACHEABLE.has(method) || session.host.extensions.cacheable(method)) {
+    if (CACHEABLE.has(method) || (!(method in statelessDispatch.methods) && session.host.extensions.cacheable(method))) {
       const hint = cacheHint(session.host, method, params);
       if (out.ttlMs === undefined) out.ttlMs = hint.ttlMs;
       if (out.cacheScope === undefined) out.cacheScope = hint.scope;

@@ -3,7 +3,7 @@
  * The acknowledgement comes first, every notification names its subscription, and only what the
  * client asked for (and the server honours) is sent.
  */
-import { isObject } from '../protocol/is-object.js';
+import { isObject } from '../protocol/jsonrpc.js';
 import { META } from '../protocol/meta.js';
 import type { RequestContext } from './api.js';
 

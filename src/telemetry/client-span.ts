@@ -4,7 +4,7 @@
  * span, when a handler asks), carried to the client in `params._meta`, ended when the request ends.
  */
 import { ConnectionClosedError, McpError, RequestCancelledError, RequestTimeoutError } from '../protocol/errors.js';
-import { isObject } from '../protocol/is-object.js';
+import { isObject } from '../protocol/jsonrpc.js';
 import type { RequestId } from '../protocol/types.js';
 import { addTransport, type Instruments, META_SETTER, type TracedSession } from './instruments.js';
 import type { OtelAttributes, OtelContext, OtelSpan, OtelSpanOptions } from './otel-api.js';

@@ -1,5 +1,5 @@
 /** `McpServerOptions.telemetry`, checked once at construction with a message that says what to pass. */
-import { isObject } from '../protocol/is-object.js';
+import { isObject } from '../protocol/jsonrpc.js';
 
 const API_HINT = "import * as otel from '@opentelemetry/api', then { telemetry: { api: otel } }";
 

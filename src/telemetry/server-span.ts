@@ -2,8 +2,7 @@
  * The SERVER span of one client request, and its `mcp.server.operation.duration`: started when the
  * pipeline takes the request, current while its handler runs, ended once its answer has gone out.
  */
-import { isObject } from '../protocol/is-object.js';
-import { isErrorResponse, type JsonRpcRequest, type JsonRpcResponse } from '../protocol/jsonrpc.js';
+import { isErrorResponse, type JsonRpcRequest, type JsonRpcResponse, isObject } from '../protocol/jsonrpc.js';
 import { addTransport, type Instruments, META_GETTER, type TracedSession } from './instruments.js';
 import type { OtelAttributes, OtelContext, OtelSpan, OtelSpanOptions } from './otel-api.js';
 import { ATTR, CANCELLED, OTHER_METHOD, SPAN_KIND_SERVER, STATUS_ERROR, TOOL_ERROR } from './semconv.js';

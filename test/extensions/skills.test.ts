@@ -7,7 +7,7 @@ import { createHash } from 'node:crypto';
 import { describe, expect, it, vi } from 'vitest';
 import { type McpClient, McpServer, type McpServerOptions, SKILLS_EXTENSION, StreamableHttpTransport, useSkills } from '../../src/index.js';
 import { parseFrontmatter, type SkillsOptions } from '../../src/extensions/skills.js';
-import { isObject } from '../../src/protocol/is-object.js';
+import { isObject } from '../../src/protocol/jsonrpc.js';
 import { rpcError, useMcpClients } from '../helpers/mcp-clients.js';
 import { useCleanups } from '../helpers/cleanups.js';
 import { startHttp, startHttpAndWebSocket } from '../helpers/servers.js';

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { normalizeClientCapabilities, supportsElicitationMode } from '../../src/protocol/capabilities.js';
+import { supportsElicitationMode } from '../../src/elicitation/elicit.js';
+import { normalizeClientCapabilities } from '../../src/protocol/capabilities.js';
 import type { ClientCapabilities } from '../../src/protocol/types.js';
 
 describe('normalizeClientCapabilities', () => {

@@ -1,6 +1,6 @@
 /** Deadlines: many timeouts on one timer, on the monotonic clock, each coming due exactly once. */
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { Deadline, Deadlines } from '../../src/rpc/deadlines.js';
+import { Deadline, Deadlines } from '../../src/rpc/requests.js';
 
 class Probe extends Deadline {
   constructor(

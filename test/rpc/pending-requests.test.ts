@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { ConnectionClosedError, McpError, RequestCancelledError, RequestTimeoutError } from '../../src/protocol/errors.js';
 import type { RequestId } from '../../src/protocol/types.js';
-import { PendingRequests, type PendingEntryOptions, type RequestOutcome, RequestIds } from '../../src/rpc/pending-requests.js';
+import { PendingRequests, type PendingEntryOptions, type RequestOutcome, RequestIds } from '../../src/rpc/requests.js';
 
 const METHOD = 'elicitation/create';
 

@@ -2,8 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { McpError } from '../../src/protocol/errors.js';
 import type { JsonRpcResponse } from '../../src/protocol/jsonrpc.js';
 import type { RequestId } from '../../src/protocol/types.js';
-import { PendingRequests, type RequestOutcome } from '../../src/rpc/pending-requests.js';
-import { type ReplyPolicy, receiveReply } from '../../src/rpc/replies.js';
+import { type ReplyPolicy, receiveReply, PendingRequests, type RequestOutcome } from '../../src/rpc/requests.js';
 
 /** A table with request 0 pending, and a policy that records what it is told, on `owner`. */
 function setup(objectResults: boolean) {

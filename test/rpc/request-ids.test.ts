@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { RequestIds } from '../../src/rpc/pending-requests.js';
+import { RequestIds } from '../../src/rpc/requests.js';
 
 describe('RequestIds', () => {
   it('counts up from its first id, and knows which ids it gave out', () => {

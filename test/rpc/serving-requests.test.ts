@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ServingRequests } from '../../src/rpc/serving-requests.js';
+import { ServingRequests } from '../../src/rpc/requests.js';
 
 describe('ServingRequests: the requests from the other end being answered', () => {
   it('cancel takes the request out of the table before it aborts it, once, with the reason', () => {

@@ -6,9 +6,8 @@
  * it is the cancellation. HTTP itself comes from node:http under Node and from fetch elsewhere (a browser),
  * or from the `fetch` given; this file imports neither.
  */
-import { isObject } from '../../protocol/is-object.js';
 import { ErrorCode } from '../../protocol/errors.js';
-import { decode, errorResponse, isRequestId, type JsonRpcMessage } from '../../protocol/jsonrpc.js';
+import { decode, errorResponse, isRequestId, type JsonRpcMessage, isObject } from '../../protocol/jsonrpc.js';
 import { MAX_TIMER_MS, positiveInteger } from '../../protocol/option-checks.js';
 import { quote } from '../../protocol/quote.js';
 import type { RequestId } from '../../protocol/types.js';

@@ -1,5 +1,5 @@
 /** Checks of what a client transport is given (its URL, its headers), made once at construction with a message per wrong option. */
-import { isObject } from '../../protocol/is-object.js';
+import { isObject } from '../../protocol/jsonrpc.js';
 
 const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 const FIELD_VALUE = /^[\t\x20-\x7e\x80-\xff]*$/;

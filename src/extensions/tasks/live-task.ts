@@ -5,7 +5,7 @@
  * is saved in order and announced; an ended task withdraws every question still open.
  */
 import { ErrorCode, McpError } from '../../protocol/errors.js';
-import { isObject } from '../../protocol/is-object.js';
+import { isObject } from '../../protocol/jsonrpc.js';
 import { MAX_TIMER_MS } from '../../protocol/option-checks.js';
 import { isTerminalStatus, type TaskStatus } from '../../protocol/tasks.js';
 import type { ClientQuestion } from '../../server/extension-api.js';

@@ -5,7 +5,7 @@
 import { createHash } from 'node:crypto';
 import { addressKey } from '../../protocol/client-address.js';
 import { ClientCapabilityError, ErrorCode, McpError } from '../../protocol/errors.js';
-import { isObject } from '../../protocol/is-object.js';
+import { isObject } from '../../protocol/jsonrpc.js';
 import { principalKey, UNKEYED_PRINCIPAL } from '../../protocol/principal.js';
 import { type DetailedTask, TASKS_EXTENSION } from '../../protocol/tasks.js';
 import type { ClientCapabilities } from '../../protocol/types.js';

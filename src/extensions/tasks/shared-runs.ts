@@ -6,7 +6,7 @@
  * scale's broadcast, and the `tasks/update` is answered once the runner applied them.
  */
 import { randomUUID } from 'node:crypto';
-import { isObject } from '../../protocol/is-object.js';
+import { isObject } from '../../protocol/jsonrpc.js';
 import { isTerminalStatus } from '../../protocol/tasks.js';
 import type { LiveTask } from './live-task.js';
 import { RUNNER_STOPPED } from './shapes.js';

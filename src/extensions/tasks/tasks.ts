@@ -6,7 +6,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { ErrorCode, McpError } from '../../protocol/errors.js';
-import { isObject } from '../../protocol/is-object.js';
+import { isObject } from '../../protocol/jsonrpc.js';
 import { MAX_TIMER_MS, positiveInteger } from '../../protocol/option-checks.js';
 import { settlesWithin } from '../../rpc/settles-within.js';
 import { SafeEmitter } from '../../protocol/safe-emitter.js';

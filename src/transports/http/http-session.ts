@@ -9,8 +9,7 @@ import { isAtLeast } from '../../protocol/versions.js';
 import type { Channel, Connection } from '../../server/port.js';
 import { eventSeq, type EventStore, type StoredEvent } from './event-store.js';
 import { connectionGone, type JsonHeaders, jsonHeaders, sendJson, sendPreparedJson } from './request.js';
-import { endStream, hold, STANDALONE, Stream, type StreamOwner, watchResponse } from './session-stream.js';
-import { primingEvent, startEventStream, writeEventData, writeKeepAlive } from './sse.js';
+import { primingEvent, startEventStream, writeEventData, writeKeepAlive, endStream, hold, STANDALONE, Stream, type StreamOwner, watchResponse } from './sse.js';
 
 export type ResponseMode = 'auto' | 'json' | 'sse';
 

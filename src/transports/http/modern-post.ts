@@ -58,14 +58,18 @@ export function modernPost(
   // acknowledgement on, and a listen refused before that (a filter it may not have) is a plain JSON error.
   const mode = request.method === 'subscriptions/listen' ? 'auto' : host.responseMode;
   const channel = new RequestChannel(res, request.id, mode, cors, req.socket.remoteAddress);
-  host.port.serveStateless(channel, request, principal, (running) => {
-    // streamable-http.mdx (2026-07-28): closing the request's stream is its cancellation.
-    const onClose = () => {
-      if (!channel.finished) running.cancel('the client closed the stream');
-    };
-    // An await came before this (auth, the body): the client may be gone already.
-    if (connectionGone(res)) onClose();
-    else res.once('close', onClose);
+  host.port.serveStateless(request, {
+    channel,
+    principal,
+    onStart(running) {
+      // streamable-http.mdx (2026-07-28): closing the request's stream is its cancellation.
+      const onClose = () => {
+        if (!channel.finished) running.cancel('the client closed the stream');
+      };
+      // An await came before this (auth, the body): the client may be gone already.
+      if (connectionGone(res)) onClose();
+      else res.once('close', onClose);
+    },
   });
 }
 

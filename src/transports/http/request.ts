@@ -1,8 +1,7 @@
 /** A POST in and its plain answers out: headers checked, body read, JSON and HTTP errors written (transports.mdx); every POST passes through them. */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ErrorCode, HeaderMismatchError } from '../../protocol/errors.js';
-import { isObject } from '../../protocol/is-object.js';
-import type { JsonRpcRequest } from '../../protocol/jsonrpc.js';
+import { type JsonRpcRequest, isObject } from '../../protocol/jsonrpc.js';
 import { mcpName } from '../../protocol/mcp-name.js';
 import { tryJson } from '../../protocol/quote.js';
 import type { HttpNeeds } from '../../server/port.js';
@@ -119,7 +118,7 @@ export function checkModernHeaders(needs: HttpNeeds, req: IncomingMessage, reque
 }
 
 function checkParamHeaders(needs: HttpNeeds, req: IncomingMessage, tool: string, args: unknown): void {
-  const mirrored = needs.toolHeaderParams(tool);
+  const mirrored = needs.tools.get(tool)?.headerParams;
   if (!mirrored) return;
   const values = isObject(args) ? args : {};
   for (const [property, headerName] of mirrored) {

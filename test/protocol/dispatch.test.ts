@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { classify } from '../../src/protocol/jsonrpc.js';
-import { dispatch, type MessageReceiver } from '../../src/rpc/dispatch.js';
+import { classify, dispatch, type MessageReceiver } from '../../src/protocol/jsonrpc.js';
 
 describe('dispatch: each kind of message to its handler, for either end', () => {
   it('passes where the answer goes and how a request is admitted through as given', () => {
