@@ -105,11 +105,6 @@ export function preparedSchemaJson(schemas: SchemaCompiler, prepared: object, sc
 /** Standard form schemas whose wire form was found in the subset. */
 const checkedForms = new WeakSet<StandardForm>();
 
-/** Whether the client declared an elicitation mode (after normalisation). */
-export function supportsElicitationMode(capabilities: ClientCapabilities, mode: 'form' | 'url'): boolean {
-  return isObject(capabilities.elicitation?.[mode]);
-}
-
 /**
  * Throw (a TypeError naming the property) unless `schema` lies in the form subset. Returns the schema's
  * JSON: one serialisation per call keys both the subset-check and the validator caches.
@@ -125,6 +120,11 @@ export function checkFormSchema(schemas: SchemaCompiler, schema: unknown): strin
   }
   rememberJson(key);
   return key;
+}
+
+/** Whether the client declared an elicitation mode (after normalisation). */
+export function supportsElicitationMode(capabilities: ClientCapabilities, mode: 'form' | 'url'): boolean {
+  return isObject(capabilities.elicitation?.[mode]);
 }
 
 export const elicitationKind: ClientRequestKind<ElicitParams<FormSchema>, ElicitResult> = {

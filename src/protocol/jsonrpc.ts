@@ -1,6 +1,7 @@
 /**
  * JSON-RPC 2.0 framing: classify what arrives, dispatch it by kind, build what leaves. Ids are a string
- * or an integer, never null. With the two questions every layer asks of the JSON values it carries.
+ * or an integer, never null. Also what every layer asks of the JSON values it carries: whether one is
+ * an object, and its canonical form (keys sorted).
  */
 import { ErrorCode, type JsonRpcErrorObject } from './errors.js';
 import type { RequestId } from './types.js';

@@ -76,7 +76,8 @@ export const statelessDispatch: Dispatch = {
   complete(session, method, params, result) {
     if (result.resultType === 'input_required') return result;
     const out: Record<string, unknown> = { resultType: 'complete', ...result };
-    if (CACHEABLE.has(method) || (!(method in statelessDispatch.methods) && session.host.extensions.cacheable(method))) {
+    // The server's own methods are cacheable by the list above; an extension's, as it declared.
+    if (method in statelessDispatch.methods ? CACHEABLE.has(method) : session.host.extensions.cacheable(method)) {
       const hint = cacheHint(session.host, method, params);
       if (out.ttlMs === undefined) out.ttlMs = hint.ttlMs;
       if (out.cacheScope === undefined) out.cacheScope = hint.scope;
