@@ -93,11 +93,22 @@ async function statelessClient({ port }: Endpoint, op: (conn: HttpConnection, id
   return { op: () => op(conn, id++), close: async () => conn.close() };
 }
 
+/** How every server measured here begins a request it sends: then its id is read there, without parsing the rest. */
+const REQUEST_HEAD = '{"jsonrpc":"2.0","id":';
+
 /** Answer an `elicitation/create` event or message with ANSWER; returns the answer to send, or undefined for anything else. */
 function elicitationAnswer(data: string): string | undefined {
   if (!data.includes('"elicitation/create"')) return undefined;
-  const request = JSON.parse(data);
-  return `{"jsonrpc":"2.0","id":${JSON.stringify(request.id)},"result":${ANSWER}}`;
+  const id = data.startsWith(REQUEST_HEAD) ? leadingId(data) : undefined;
+  return `{"jsonrpc":"2.0","id":${id ?? JSON.stringify(JSON.parse(data).id)},"result":${ANSWER}}`;
+}
+
+/** The id right after REQUEST_HEAD, as its JSON text, when it is an integer or a string without escapes. */
+function leadingId(data: string): string | undefined {
+  const from = REQUEST_HEAD.length;
+  const end = data.charCodeAt(from) === 34 ? data.indexOf('"', from + 1) + 1 : data.indexOf(',', from);
+  const id = data.slice(from, end);
+  return end > from && data.charCodeAt(end) === 44 && /^(?:-?\d+|"[^"\\]*")$/.test(id) ? id : undefined;
 }
 
 /** A 2025-11-25 session over a WebSocket, one call in flight; server requests are answered with ANSWER. */

@@ -14,6 +14,8 @@ export interface Sample {
   p99Micros: number;
   /** Share of its core the load generator used: near 1, throughput and latency are the client's limit. */
   loadGenBusy: number;
+  /** CPUs' worth of time the server used (all its threads, on its one core when pinned): near 1, it set the pace. */
+  serverBusy: number;
   /** CPUs' worth of time used by everything but the server and the load generator (other processes, steal). */
   otherBusy: number;
   /**
@@ -69,6 +71,7 @@ export async function runLoad(clients: Client[], timing: Timing, serverCpu: () =
       p50Micros: percentile(sorted, 50) * 1000,
       p99Micros: percentile(sorted, 99) * 1000,
       loadGenBusy: self / micros,
+      serverBusy: server / micros,
       otherBusy: (after.machine - before.machine - server - self) / micros,
       serverCoreOther:
         serverCore === undefined ? Number.NaN : ((after.byCpu[serverCore] ?? Number.NaN) - (before.byCpu[serverCore] ?? Number.NaN) - server) / micros,

@@ -3,7 +3,7 @@
  * bare node:http / ws responders (the floor) and its peers (SDK v1, SDK v2 stateful and stateless,
  * fastmcp), over Streamable HTTP and WebSocket on 127.0.0.1. The load generator is this process, on raw
  * sockets, pinned to one core and the servers to the other; a cell where it passes GENERATOR_LIMIT of its
- * core is refused. Repetitions interleave the servers so that each ratio pairs measurements taken moments
+ * core while the server is short of SERVER_SATURATED of its own is refused. Repetitions interleave the servers so that each ratio pairs measurements taken moments
  * apart; the report gives medians over repetitions.
  *
  * Options: --quick, --reps N, --concurrency 16,64, --case ws-echo,ws-elicit (a variant case such as
@@ -22,7 +22,18 @@ import { CASES, type CaseId, type Client, type Endpoint } from './cases.js';
 import { runLoad, type Timing } from './load.js';
 import { describeMachine, machine } from './machine.js';
 import { ON_REQUEST, ROLES, type Role, type ServerSpec, serverSpecs } from './peers.js';
-import { CONTENDED, CORE_CONTENDED, GENERATOR_LIMIT, type Measured, printOtherLoad, printSummary, printTable, summarize, writeJson } from './report.js';
+import {
+  CONTENDED,
+  CORE_CONTENDED,
+  GENERATOR_LIMIT,
+  type Measured,
+  printOtherLoad,
+  printSummary,
+  printTable,
+  SERVER_SATURATED,
+  summarize,
+  writeJson,
+} from './report.js';
 import { switchboardEntry } from './servers/import-switchboard.mjs';
 import { pinCpus, type Running, startServer, stopServers } from './servers.js';
 
@@ -139,8 +150,9 @@ console.log(`\n${describeMachine(host)}; ${pinning.note}`);
 console.log(
   `medians over the reps in which other processes took at most ${CONTENDED * 100}% of a CPU and ${CORE_CONTENDED * 100}% of the server's core (all reps if none did);`,
 );
-console.log("±reps: half the range of CPU µs/op over those reps; gen: the load generator's share of its core (a cell over");
-console.log(`${GENERATOR_LIMIT * 100}% is invalid); other: CPU taken by other processes (100% = one CPU), core: of the server's core;`);
+console.log("±reps: half the range of CPU µs/op over those reps; gen: the load generator's share of its core, srv: the server's");
+console.log(`(a cell is invalid when gen passes ${GENERATOR_LIMIT * 100}% and srv is under ${SERVER_SATURATED * 100}%: then the generator set the pace);`);
+console.log("other: CPU taken by other processes (100% = one CPU), core: other work on the server's core;");
 console.log('ratio: median of per-rep CPU ratios');
 console.log('against bare (pairs counted), and for a variant case (", zod") each server against itself on the case it varies;');
 console.log('/SB: a peer or a telemetry variant against Switchboard, paired the same way');

@@ -128,7 +128,7 @@ describe('WsConnection', () => {
 });
 
 describe('the report', () => {
-  const sample = (role: Measured['role'], rep: number, cpuMicrosPerOp: number, loadGenBusy = 0.5): Measured => ({
+  const sample = (role: Measured['role'], rep: number, cpuMicrosPerOp: number, loadGenBusy = 0.5, serverBusy = 0.6): Measured => ({
     rep,
     caseId: 'http-echo',
     concurrency: 16,
@@ -140,6 +140,7 @@ describe('the report', () => {
     p50Micros: 1,
     p99Micros: 1,
     loadGenBusy,
+    serverBusy,
     otherBusy: 0,
     serverCoreOther: 0,
   });
@@ -149,12 +150,22 @@ describe('the report', () => {
     expect(rows.find((r) => r.role === 'switchboard')).toMatchObject({ valid: true, ratio: { against: 'bare', value: 1.75, pairs: 2 } });
   });
 
-  it('refuses a cell whose load generator passed 80% of its core, and gives no ratio against it', () => {
-    const rows = summarize([sample('bare', 1, 10, 0.9), sample('switchboard', 1, 15)], CASES);
-    expect(rows.find((r) => r.role === 'bare')).toMatchObject({ valid: false, problem: 'invalid: the load generator used 90% of its core' });
+  it('refuses a cell whose load generator passed 80% of its core while the server was not saturated, and gives no ratio against it', () => {
+    const rows = summarize([sample('bare', 1, 10, 0.9, 0.94), sample('switchboard', 1, 15)], CASES);
+    expect(rows.find((r) => r.role === 'bare')).toMatchObject({
+      valid: false,
+      problem: 'invalid: the load generator used 90% of its core, the server 94% of its own',
+    });
     const switchboard = rows.find((r) => r.role === 'switchboard')!;
     expect(switchboard.ratio).toBeUndefined();
     expect(switchboard.problem).toBe('no ratio: the bare cell is invalid');
+  });
+
+  it('keeps a cell whose server used 95% of its core or more, however busy the load generator was: the server set the pace', () => {
+    const rows = summarize([sample('bare', 1, 10, 0.9, 0.97), sample('switchboard', 1, 15, 0.85, 0.99)], CASES);
+    expect(rows.find((r) => r.role === 'bare')).toMatchObject({ valid: true, loadGenBusy: 0.9, serverBusy: 0.97 });
+    expect(rows.find((r) => r.role === 'switchboard')).toMatchObject({ valid: true, ratio: { against: 'bare', value: 1.5, pairs: 1 } });
+    expect(rows.every((r) => r.problem === undefined)).toBe(true);
   });
 
   it('flags a server measured below the bare floor as a measurement problem', () => {
