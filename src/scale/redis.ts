@@ -259,6 +259,7 @@ export class RedisScale implements SharedState {
         known.set(sessionId, HANDED_OFF + ownerUrl);
         await this.commands.switchboardHandOff(key(sessionId), ownerUrl);
       },
+      peerKeys: this.stateKeys,
       onReconnect: (listener) => {
         this.reconnected.add(listener);
         return () => void this.reconnected.delete(listener);

@@ -33,6 +33,13 @@ export interface SessionRouter extends Partial<SessionRecords> {
    * transport claims its sessions again and keeps their records again. Returns what stops that.
    */
   onReconnect?(listener: () => void): () => void;
+  /**
+   * Secrets every instance has (the first signs, all verify): with them, the requests an instance
+   * forwards to one owner go over one WebSocket to it (a peer link, opened on the origin of the owner's
+   * endpoint when the owner's transport listens itself), not over an HTTP request each. Without them,
+   * or to an owner that takes no link, each is an HTTP request. `scale.sessionRouter()` gives its key ring.
+   */
+  readonly peerKeys?: readonly string[];
 }
 
 /**
@@ -65,7 +72,7 @@ export type Forwarded = 'answered' | 'unreachable' | 'draining' | 'not held' | '
 const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'upgrade', 'te', 'trailer']);
 /** What the forwarder writes itself, not the client's: with the length of a body it sends as read. */
 const OURS = new Set(['host', FORWARDED_HEADER]);
-const OURS_AND_LENGTH = new Set([...OURS, 'content-length']);
+export const OURS_AND_LENGTH = new Set([...OURS, 'content-length']);
 /** How long the owner has to accept a forwarded connection. */
 const CONNECT_TIMEOUT_MS = 2000;
 /**
@@ -193,7 +200,7 @@ export class SessionForwarder {
 }
 
 /** The names and values of `raw` (an IncomingMessage's rawHeaders) but hop-by-hop headers and those in `ours`. */
-function endToEnd(raw: string[], ours?: Set<string>): string[] {
+export function endToEnd(raw: readonly string[], ours?: ReadonlySet<string>): string[] {
   const kept: string[] = [];
   for (let i = 0; i < raw.length; i += 2) {
     const name = raw[i]!.toLowerCase();

@@ -4,6 +4,7 @@
  * 2025 session endpoints, or a 2026-07-28 request). It works straight on node:http objects: no Web Streams on the hot path.
  */
 import type { IncomingMessage, Server as HttpServer, ServerResponse } from 'node:http';
+import type { Duplex } from 'node:stream';
 import { batchRefusal } from '../../protocol/batches.js';
 import { ErrorCode, type JsonRpcErrorObject, UnsupportedProtocolVersionError } from '../../protocol/errors.js';
 import { type Classified, classify } from '../../protocol/jsonrpc.js';
@@ -11,16 +12,37 @@ import { SafeEmitter } from '../../protocol/safe-emitter.js';
 import { classifyEra, MODERN_PROTOCOL_VERSIONS } from '../../protocol/versions.js';
 import { type Closable, httpNeedsOf, type PortOwner, portOf, type ServerPort } from '../../server/port.js';
 import { insufficientScope } from '../auth.js';
-import { type GateRefusal, TransportGate } from '../gate.js';
-import { closeHttpServer, createLimitedServer, type HealthPaths, healthPaths, type ListeningAddress, type ListenOptions, listenOn } from '../listen.js';
+import { connectionUpgraded, isRefusedConnection } from '../connection-budget.js';
+import { type GateRefusal, pathOf, TransportGate } from '../gate.js';
+import {
+  closeHttpServer,
+  createLimitedServer,
+  type HealthPaths,
+  healthPaths,
+  type ListeningAddress,
+  type ListenOptions,
+  listenOn,
+  rejectUpgrade,
+} from '../listen.js';
 import { ALLOW, ALLOW_WITHOUT_CORS, corsHeaders, NO_CORS, preflight } from './cors.js';
 import { type EventStore, InMemoryEventStore } from './event-store.js';
 import { type ModernPostHost, modernPost } from './modern-post.js';
 import { type ResolvedHttpOptions, resolveHttpOptions, type StreamableHttpTransportOptions } from './options.js';
 import { accepts, header, isJsonContentType, NO_BODY, readJson, readText, sendHttpError } from './request.js';
+import { PEER_PATH } from './peer-frames.js';
+import { PeerLinks } from './peer-link.js';
+import { PeerLinkServer } from './peer-link-server.js';
 import { SessionEndpoints } from './session-endpoints.js';
 import type { KeptSession } from './session-records.js';
-import { FORWARDED_HEADER, HANDED_OFF, routerUnavailable, SessionForwarder, type SessionRouter } from './session-router.js';
+import {
+  FORWARDED_HEADER,
+  type ForwardOptions,
+  type Forwarded,
+  HANDED_OFF,
+  routerUnavailable,
+  SessionForwarder,
+  type SessionRouter,
+} from './session-router.js';
 
 export type { StreamableHttpTransportOptions } from './options.js';
 
@@ -55,6 +77,9 @@ export class StreamableHttpTransport extends SafeEmitter<StreamableHttpTransport
   private readonly sessions: SessionEndpoints;
   /** Requests for sessions other instances hold go to their owners through it (with a router): its connections are pooled. */
   private readonly forwarder = new SessionForwarder();
+  /** With the router's peer keys: requests for an owner go over one link to it, and peers' links are taken here. */
+  private readonly links: PeerLinks | undefined;
+  private readonly linkServer: PeerLinkServer | undefined;
   private readonly unregister: () => void;
   private ownServer: HttpServer | undefined;
   /** What the gate screens on a port of the transport's own (`/healthz` and `/readyz` when `listen({ health })` asked): made once, not per request. */
@@ -90,7 +115,7 @@ export class StreamableHttpTransport extends SafeEmitter<StreamableHttpTransport
       route: (action, sessionId) => this.route(action, sessionId),
       keepsRecords: this.options.router?.remember !== undefined && this.options.router.forget !== undefined,
       keep: (sessionId, kept) => this.keep(sessionId, kept),
-      forward: (req, res, ownerUrl, options) => this.forwarder.forward(req, res, ownerUrl, options),
+      forward: (req, res, ownerUrl, options) => this.forward(req, res, ownerUrl, options),
       selfUrl: () => this.advertisedUrl,
       currentOwner: async (sessionId) => {
         // Asked afresh: this instance's own memory says it handed the session off, not who took it.
@@ -98,6 +123,12 @@ export class StreamableHttpTransport extends SafeEmitter<StreamableHttpTransport
         return owner === undefined || owner.startsWith(HANDED_OFF) || owner === this.advertisedUrl ? undefined : owner;
       },
     });
+    const peerKeys = this.options.router?.peerKeys;
+    if (peerKeys !== undefined && peerKeys.length > 0) {
+      this.links = new PeerLinks(peerKeys);
+      // A peer's request is served as any, its httpRequest listeners included (as for one forwarded over HTTP).
+      this.linkServer = new PeerLinkServer(peerKeys, (req, res) => void this.handle(req, res, false).catch((err) => this.failed(err, res)));
+    }
     this.handler = (req, res) => void this.handle(req, res, false).catch((err) => this.failed(err, res));
     const unregister = this.port.register(this);
     const stopReclaiming = this.options.router?.onReconnect?.(() => this.sessions.reclaim());
@@ -112,6 +143,19 @@ export class StreamableHttpTransport extends SafeEmitter<StreamableHttpTransport
     if (this.ownServer) throw new Error('StreamableHttpTransport is already listening; create another transport for another port');
     this.ownScreen = { health: healthPaths(options), endpointOnly: true };
     this.ownServer = createLimitedServer(options, (req, res) => void this.handle(req, res, true).catch((err) => this.failed(err, res)));
+    const linkServer = this.linkServer;
+    if (linkServer) {
+      const own = this.ownServer;
+      own.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
+        if (isRefusedConnection(socket)) return;
+        if (pathOf(req.url) === PEER_PATH) {
+          connectionUpgraded(socket);
+          return linkServer.accept(req, socket, head);
+        }
+        // Another upgrade is another listener's (a WebSocketTransport attached here); with none, it ends here.
+        if (own.listenerCount('upgrade') === 1) rejectUpgrade(socket, 404, `No WebSocket endpoint at ${pathOf(req.url)}`);
+      });
+    }
     const address = await listenOn(this.ownServer, options, 'http', this.path);
     this.advertisedUrl ??= address.url;
     return address;
@@ -125,8 +169,10 @@ export class StreamableHttpTransport extends SafeEmitter<StreamableHttpTransport
   close(): Promise<void> {
     this.closing ??= (async () => {
       this.sessions.close();
+      this.linkServer?.close();
       if (this.ownServer) await closeHttpServer(this.ownServer);
       this.forwarder.close();
+      this.links?.close();
       this.unregister();
     })();
     return this.closing;
@@ -216,7 +262,7 @@ export class StreamableHttpTransport extends SafeEmitter<StreamableHttpTransport
     for (let forwards = 0; ; ) {
       if (holder !== undefined) {
         if (!(await this.bodyRead(req, res, cors))) return true;
-        const forwarded = await this.forwarder.forward(req, res, holder, { via: this.advertisedUrl });
+        const forwarded = await this.forward(req, res, holder, { via: this.advertisedUrl });
         if (forwarded === 'answered') return true;
         if (forwarded === 'not awaited') return this.moot(res, cors);
         if (++forwards === MAX_FORWARDS) return false;
@@ -244,6 +290,11 @@ export class StreamableHttpTransport extends SafeEmitter<StreamableHttpTransport
       const formerOwner = draining === this.advertisedUrl ? undefined : draining;
       return this.sessions.adopt(req, res, cors, principal, sessionId, taken.kept, formerOwner) === 'refused';
     }
+  }
+
+  /** To the owner over its peer link, or over HTTP when there is none (or it takes none). */
+  private async forward(req: IncomingMessage, res: ServerResponse, ownerUrl: string, options: ForwardOptions): Promise<Forwarded> {
+    return (await this.links?.forward(req, res, ownerUrl, options)) ?? this.forwarder.forward(req, res, ownerUrl, options);
   }
 
   /** Replies the instances of the session await no more (they ended what asked): taken, as any reply is. */

@@ -1,0 +1,224 @@
+/**
+ * Requests for another instance's sessions over one WebSocket per peer, instead of an HTTP request each.
+ * The instance a request reached sends it as a frame (method, headers, body); the owner serves it on the
+ * same path as any request it gets (gate, auth, session endpoints), writing into a response that goes
+ * back as frames, and the first instance writes those to its client. What an HTTP forward costs both
+ * sides (a client request and its response parser on one, a server request on the other, a write each
+ * way per message) becomes a frame each way; the frames of one turn of the event loop go as one message.
+ *
+ * Only instances that share the peer key may open a link (an HMAC of the time, checked on the upgrade):
+ * a link carries many clients' requests over one connection, past the owner's per-connection budgets.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { WebSocket } from 'ws';
+import { type CancelFrame, FrameQueue, isStringList, PEER_PATH, PEER_SUBPROTOCOL, PROOF_HEADER, parseFrames, proof, type RequestFrame } from './peer-frames.js';
+import {
+  DRAINING_HEADER,
+  endToEnd,
+  FORWARDED_HEADER,
+  type ForwardOptions,
+  type Forwarded,
+  forwardedVia,
+  NOT_AWAITED_HEADER,
+  OURS_AND_LENGTH,
+} from './session-router.js';
+
+/** How long a peer has to accept a link; and, once open, to answer a ping. */
+const CONNECT_TIMEOUT_MS = 2000;
+const PING_INTERVAL_MS = 10_000;
+/** How long an owner that took no link (its handler is mounted on a server of the application's, or it was gone) gets HTTP forwards instead. */
+const NO_LINK_MS = 60_000;
+
+/** A request sent on a link, until its response has ended. */
+interface Sent {
+  res: ServerResponse;
+  options: ForwardOptions;
+  resolve: (outcome: Forwarded) => void;
+  /** Its head came and was the client's; otherwise a decline, whose rest is not. */
+  answered: boolean;
+  declined: boolean;
+}
+
+/** One open (or opening) link to one owner. */
+class Link {
+  private readonly sent = new Map<number, Sent>();
+  private next = 0;
+  private readonly queue: FrameQueue<RequestFrame | CancelFrame>;
+  private readonly ping: NodeJS.Timeout;
+  private alive = true;
+  /** Resolves true once open, false when it could not be. */
+  readonly opened: Promise<boolean>;
+  ended = false;
+
+  constructor(
+    url: string,
+    key: string,
+    private readonly ownerPath: string,
+    private readonly ownerHost: string,
+    private readonly onEnd: (link: Link) => void,
+  ) {
+    const ws = new WebSocket(url, PEER_SUBPROTOCOL, {
+      headers: { [PROOF_HEADER]: proof(key) },
+      handshakeTimeout: CONNECT_TIMEOUT_MS,
+      perMessageDeflate: false,
+    });
+    this.queue = new FrameQueue(ws);
+    this.opened = new Promise((resolve) => {
+      ws.once('open', () => resolve(true));
+      ws.once('unexpected-response', (_req, answer) => {
+        answer.resume();
+        ws.terminate();
+        resolve(false);
+      });
+      ws.once('close', () => resolve(false));
+    });
+    ws.on('error', () => {});
+    ws.on('message', (data) => {
+      for (const frame of parseFrames(data)) this.received(frame);
+    });
+    ws.on('pong', () => {
+      this.alive = true;
+    });
+    ws.once('close', () => this.end());
+    this.ping = setInterval(() => {
+      if (!this.alive) return ws.terminate();
+      this.alive = false;
+      if (ws.readyState === WebSocket.OPEN) ws.ping();
+    }, PING_INTERVAL_MS);
+    this.ping.unref();
+    this.ws = ws;
+  }
+
+  private readonly ws: WebSocket;
+
+  /** Send `req` (its body read into `req.body` already, for a POST) and stream the owner's answer into `res`. */
+  forward(req: IncomingMessage, res: ServerResponse, options: ForwardOptions): Promise<Forwarded> {
+    if (this.ended) return Promise.resolve('unreachable');
+    const parsed = (req as { body?: unknown }).body;
+    const body =
+      parsed === undefined ? undefined : typeof parsed === 'string' ? parsed : Buffer.isBuffer(parsed) ? parsed.toString('utf8') : JSON.stringify(parsed);
+    const headers = endToEnd(req.rawHeaders, OURS_AND_LENGTH);
+    headers.push('host', this.ownerHost, FORWARDED_HEADER, [...forwardedVia(req), options.via ?? '1'].join(','));
+    const q = ++this.next;
+    return new Promise((resolve) => {
+      this.sent.set(q, { res, options, resolve, answered: false, declined: false });
+      // The client went away: so does the request there. A response that went out whole cancels nothing.
+      res.once('close', () => {
+        const sent = this.sent.get(q);
+        if (res.writableFinished || !sent) return;
+        this.sent.delete(q);
+        this.queue.push({ x: q });
+        // Nobody is left to answer: the caller is done with it.
+        if (!sent.answered && !sent.declined) resolve('answered');
+      });
+      this.queue.push({ q, m: req.method ?? 'GET', u: this.ownerPath, h: headers, p: body });
+    });
+  }
+
+  close(): void {
+    this.ws.close(1001, 'closing');
+    this.end();
+  }
+
+  private received(frame: Record<string, unknown>): void {
+    if (typeof frame.r !== 'number') return;
+    const sent = this.sent.get(frame.r);
+    if (!sent) return;
+    const { res } = sent;
+    const end = frame.e;
+    if (typeof frame.s === 'number' && !sent.answered && !sent.declined) {
+      const head = isStringList(frame.h) ? frame.h : [];
+      const declined = this.declined(frame.s, head, sent.options);
+      if (declined) {
+        sent.declined = true;
+        sent.resolve(declined);
+      } else {
+        sent.answered = true;
+        res.writeHead(frame.s, typeof frame.t === 'string' ? frame.t : undefined, head);
+        sent.resolve('answered');
+      }
+    }
+    if (end !== undefined) this.sent.delete(frame.r);
+    if (!sent.answered) {
+      // Nothing came before the end: the owner's response was destroyed unanswered, as a reset connection.
+      if (!sent.declined && end !== undefined) sent.resolve('unreachable');
+      return;
+    }
+    if (res.writableEnded || res.destroyed) return;
+    const data = typeof frame.p === 'string' ? frame.p : undefined;
+    if (end === 2) res.destroy();
+    else if (end === 1) res.end(data);
+    else if (data !== undefined) res.write(data);
+    // The head alone (an event stream that has sent nothing yet): the client sees it open now.
+    else res.flushHeaders();
+  }
+
+  /** The owner's refusals the caller takes another way: it drains, it awaits no such replies, or (when asked) it holds the session no more. */
+  private declined(status: number, head: string[], options: ForwardOptions): Forwarded | undefined {
+    const has = (name: string) => {
+      for (let i = 0; i < head.length; i += 2) if (head[i]!.toLowerCase() === name) return true;
+      return false;
+    };
+    if (status === 503 && has(DRAINING_HEADER)) return 'draining';
+    if (status === 421 && has(NOT_AWAITED_HEADER)) return 'not awaited';
+    if (status === 404 && options.unlessGone) return 'not held';
+    return undefined;
+  }
+
+  /** The link is gone: a request the owner had not answered is 'unreachable' (nothing went to its client); one it had is cut off. */
+  private end(): void {
+    if (this.ended) return;
+    this.ended = true;
+    clearInterval(this.ping);
+    for (const sent of this.sent.values()) {
+      if (sent.answered) sent.res.destroy();
+      else if (!sent.declined) sent.resolve('unreachable');
+    }
+    this.sent.clear();
+    this.onEnd(this);
+  }
+}
+
+/**
+ * The links of one instance to its peers, one per owner, opened when first needed. `forward` resolves
+ * undefined, having sent nothing, when the owner takes no link (then the caller forwards over HTTP).
+ */
+export class PeerLinks {
+  private readonly links = new Map<string, Link>();
+  /** Owners that refused a link, until when: they are forwarded to over HTTP meanwhile. */
+  private readonly noLink = new Map<string, number>();
+
+  constructor(private readonly keys: readonly string[]) {}
+
+  async forward(req: IncomingMessage, res: ServerResponse, ownerUrl: string, options: ForwardOptions): Promise<Forwarded | undefined> {
+    const refusedUntil = this.noLink.get(ownerUrl);
+    if (refusedUntil !== undefined) {
+      if (refusedUntil > Date.now()) return undefined;
+      this.noLink.delete(ownerUrl);
+    }
+    const link = this.links.get(ownerUrl) ?? this.open(ownerUrl);
+    if (!link) return undefined;
+    if (!(await link.opened)) {
+      // Refused, or unreachable: HTTP says which, as it always did; and goes on until a link is worth trying again.
+      this.noLink.set(ownerUrl, Date.now() + NO_LINK_MS);
+      return undefined;
+    }
+    return link.forward(req, res, options);
+  }
+
+  close(): void {
+    for (const link of this.links.values()) link.close();
+    this.links.clear();
+  }
+
+  private open(ownerUrl: string): Link | undefined {
+    const target = new URL(ownerUrl);
+    if (target.protocol !== 'http:' && target.protocol !== 'https:') return undefined;
+    const url = `${target.protocol === 'https:' ? 'wss:' : 'ws:'}//${target.host}${PEER_PATH}`;
+    const link = new Link(url, this.keys[0]!, target.pathname + target.search, target.host, (ended) => {
+      if (this.links.get(ownerUrl) === ended) this.links.delete(ownerUrl);
+    });
+    this.links.set(ownerUrl, link);
+    return link;
+  }
+}

@@ -1,0 +1,147 @@
+/**
+ * Peer links between two instances sharing a real redis-server: requests for the other instance's
+ * session go over one WebSocket to it, not an HTTP request each; only an instance with the shared key may
+ * open one; an owner whose handler the application mounts takes no link, and gets HTTP forwards.
+ */
+import { createHmac } from 'node:crypto';
+import { createServer, type IncomingMessage } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { describe, expect, it } from 'vitest';
+import WebSocket from 'ws';
+import { connectRedisScale, McpServer, StreamableHttpTransport } from '../../src/index.js';
+import { useCleanups } from '../helpers/cleanups.js';
+import { HttpTestClient } from '../helpers/http-client.js';
+import { useRedis } from '../helpers/redis.js';
+
+const cleanups = useCleanups();
+const redis = useRedis();
+
+const FORM = { message: 'Who?', requestedSchema: { type: 'object' as const, properties: { name: { type: 'string' as const } }, required: ['name'] } };
+
+async function instance(name: string, prefix: string, mount: 'listen' | 'app' = 'listen') {
+  const scale = await connectRedisScale(redis.url, { prefix });
+  const server = new McpServer({ name, version: '1.0.0' });
+  server.on('error', () => {});
+  server.registerTool('echo', { inputSchema: { type: 'object', properties: { text: { type: 'string' } } } }, ({ text }) => `${name}: ${text}`);
+  server.registerTool('ask', {}, async (_args, ctx) => `${(await ctx.elicit(FORM)).content?.name} answered ${name}`);
+  cleanups.push(
+    () => scale.close(),
+    () => server.close(),
+  );
+  if (mount === 'listen') {
+    const transport = new StreamableHttpTransport(server, { router: scale.sessionRouter() });
+    const { url } = await transport.listen({ host: '127.0.0.1', port: 0 });
+    return { transport, url, http: transport.httpServer! };
+  }
+  // The application's own server, with the handler mounted on it: no upgrade reaches the transport.
+  const http = createServer();
+  await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
+  const url = `http://127.0.0.1:${(http.address() as AddressInfo).port}/mcp`;
+  const transport = new StreamableHttpTransport(server, { router: scale.sessionRouter(), advertisedUrl: url });
+  http.on('request', transport.handler);
+  cleanups.push(
+    () =>
+      new Promise((resolve) => {
+        http.close(resolve);
+        http.closeAllConnections();
+      }),
+  );
+  return { transport, url, http };
+}
+
+/**
+ * What reached the owner's node:http server: requests (as node:http parsed them) and, where the transport
+ * takes upgrades, upgrades, by path and forwarded-header. (On a server with no upgrade listener node:http
+ * makes an upgrade a request; one listener more would leave it unanswered.)
+ */
+function watch(http: import('node:http').Server, { upgrades = true } = {}) {
+  const seen = { requests: [] as string[], upgrades: [] as string[] };
+  const describe = (req: IncomingMessage) => `${req.method} ${req.url}${req.headers['x-switchboard-forwarded'] ? ' (forwarded)' : ''}`;
+  http.on('request', (req: IncomingMessage) => void seen.requests.push(describe(req)));
+  if (upgrades) http.on('upgrade', (req: IncomingMessage) => void seen.upgrades.push(describe(req)));
+  return seen;
+}
+
+/** A session initialized on `owner`, and the same session addressed to `via`. */
+async function sessionOn(owner: string, via: string) {
+  const direct = new HttpTestClient(owner);
+  await direct.initialize({ capabilities: { elicitation: {} } });
+  const other = new HttpTestClient(via);
+  other.sessionId = direct.sessionId;
+  other.protocolVersion = direct.protocolVersion;
+  return { direct, other };
+}
+
+const text = (message: unknown) => (message as { result: { content: { text: string }[] } }).result.content[0]!.text;
+
+describe('peer links', () => {
+  it("forwards another instance's session requests over one link to its owner, elicitation included, its httpRequest listeners heard", async () => {
+    const prefix = `link-${Math.random().toString(36).slice(2)}`;
+    const a = await instance('a', prefix);
+    const b = await instance('b', prefix);
+    const onA = watch(a.http);
+    const heard: string[] = [];
+    a.transport.on('httpRequest', (req, res) => {
+      heard.push(`${req.method} ${req.headers['x-switchboard-forwarded'] ? 'forwarded' : 'direct'}`);
+      res.setHeader('x-served-by', 'a');
+    });
+    const { other } = await sessionOn(a.url, b.url);
+
+    for (const word of ['one', 'two', 'three']) expect(text(await other.call('tools/call', { name: 'echo', arguments: { text: word } }))).toBe(`a: ${word}`);
+    const call = await other.request('tools/call', { name: 'ask', arguments: {} }, 'ask-1');
+    expect(call.status).toBe(200);
+    expect(call.headers['x-served-by']).toBe('a');
+    expect(call.headers['mcp-session-id']).toBe(other.sessionId);
+    const asked = await call.nextMessage({ method: 'elicitation/create' });
+    const replied = await other.reply((asked as { id: number }).id, { action: 'accept', content: { name: 'Ada' } });
+    expect(replied.status).toBe(204);
+    expect(replied.headers['x-served-by']).toBe('a');
+    expect(text(await call.nextMessage({ id: 'ask-1' }))).toBe('Ada answered a');
+    await call.ended;
+
+    // The owner's server parsed only what came to it directly; the rest came over one link, from b.
+    expect(onA.requests).toEqual(['POST /mcp', 'POST /mcp']);
+    expect(onA.upgrades).toEqual(['GET /.switchboard/peer']);
+    expect(heard).toEqual(['POST direct', 'POST direct', 'POST forwarded', 'POST forwarded', 'POST forwarded', 'POST forwarded', 'POST forwarded']);
+  });
+
+  it('refuses a link that does not prove the key the instances share: 403, and nothing served', async () => {
+    const a = await instance('a', `link-${Math.random().toString(36).slice(2)}`);
+    const onA = watch(a.http);
+    const peerUrl = new URL('/.switchboard/peer', a.url).href.replace('http:', 'ws:');
+    const at = Date.now();
+    const foreign = `${at}.${createHmac('sha256', 'a key of another deployment, 32+ chars').update(`switchboard-peer\0${at}`).digest('base64url')}`;
+    const attempts: [string, Record<string, string>][] = [
+      ['switchboard-peer.1', {}],
+      ['switchboard-peer.1', { 'x-switchboard-peer': 'not a proof' }],
+      ['switchboard-peer.1', { 'x-switchboard-peer': foreign }],
+    ];
+    for (const [protocol, headers] of attempts) {
+      const outcome = await new Promise<{ status: number; body: string }>((resolve, reject) => {
+        const ws = new WebSocket(peerUrl, protocol, { headers });
+        ws.on('open', () => reject(new Error('a link opened without the key')));
+        ws.on('error', () => {});
+        ws.on('unexpected-response', (_req, res) => {
+          let body = '';
+          res.setEncoding('utf8');
+          res.on('data', (chunk: string) => void (body += chunk));
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+        });
+      });
+      expect(outcome).toEqual({ status: 403, body: 'Forbidden: a peer link needs the key the instances share\n' });
+    }
+    expect(onA.requests).toEqual([]);
+  });
+
+  it('forwards over HTTP to an owner whose handler the application mounts (it takes no link)', async () => {
+    const prefix = `link-${Math.random().toString(36).slice(2)}`;
+    const a = await instance('a', prefix, 'app');
+    const b = await instance('b', prefix);
+    const onA = watch(a.http, { upgrades: false });
+    const { other } = await sessionOn(a.url, b.url);
+    expect(text(await other.call('tools/call', { name: 'echo', arguments: { text: 'one' } }))).toBe('a: one');
+    expect(text(await other.call('tools/call', { name: 'echo', arguments: { text: 'two' } }))).toBe('a: two');
+    // One try at a link (the application's handler answers it as a request, not with a link); then HTTP, and no more tries.
+    expect(onA.requests).toEqual(['POST /mcp', 'POST /mcp', 'GET /.switchboard/peer', 'POST /mcp (forwarded)', 'POST /mcp (forwarded)']);
+  });
+});
