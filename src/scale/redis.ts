@@ -186,6 +186,8 @@ export class RedisScale implements SharedState {
    * Each session's record (what `initialize` settled, the log level and subscriptions, a digest of the
    * principal) is kept too, for `ttlMs` from its last change: when its owner is gone (stopped, or
    * killed), the next request for it on another instance takes it over, and it goes on there.
+   *
+   * Its `peerKeys` are the key ring: the instances forward to each other over peer links with it.
    */
   sessionRouter(options: { ttlMs?: number } = {}): SessionRouter {
     const ttlMs = options.ttlMs ?? 24 * 3_600_000;
