@@ -105,6 +105,16 @@ describe('peer links', () => {
     expect(heard).toEqual(['POST direct', 'POST direct', 'POST forwarded', 'POST forwarded', 'POST forwarded', 'POST forwarded', 'POST forwarded']);
   });
 
+  it('carries large bodies and results, quotes and newlines in them, several at once, whole', async () => {
+    const prefix = `link-${Math.random().toString(36).slice(2)}`;
+    const a = await instance('a', prefix);
+    const b = await instance('b', prefix);
+    const { other } = await sessionOn(a.url, b.url);
+    const words = ['α', 'β', 'γ', 'δ', 'ε'].map((letter, i) => `${letter}"\n`.repeat(200_000 + i));
+    const answers = await Promise.all(words.map((word) => other.call('tools/call', { name: 'echo', arguments: { text: word } })));
+    expect(answers.map(text)).toEqual(words.map((word) => `a: ${word}`));
+  });
+
   it('refuses a link that does not prove the key the instances share: 403, and nothing served', async () => {
     const a = await instance('a', `link-${Math.random().toString(36).slice(2)}`);
     const onA = watch(a.http);

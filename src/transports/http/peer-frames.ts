@@ -79,7 +79,8 @@ export class FrameQueue<F extends Payload> {
 
   private readonly flushing = () => this.flush();
 
-  private flush(): void {
+  /** Send what is queued now (the link is closing: its last frames go before it does). */
+  flush(): void {
     this.scheduled = false;
     this.turn++;
     const frames = this.frames;
@@ -88,16 +89,32 @@ export class FrameQueue<F extends Payload> {
     let text = '';
     for (const frame of frames) {
       const payload = frame.p;
-      if (payload === undefined) {
-        text += `${JSON.stringify(frame)}\n`;
-        continue;
+      if (payload === undefined) text += `${JSON.stringify(frame)}\n`;
+      else {
+        frame.p = undefined;
+        frame.n = payload.length;
+        text += `${JSON.stringify(frame)}\n${payload}`;
       }
-      frame.p = undefined;
-      frame.n = payload.length;
-      text += `${JSON.stringify(frame)}\n${payload}`;
+      // A message stays small enough for the other side to take, however much one turn wrote: a frame
+      // larger than this goes alone.
+      if (text.length >= MESSAGE_CHARS) {
+        this.ws.send(text);
+        text = '';
+      }
     }
-    this.ws.send(text);
+    if (text.length > 0) this.ws.send(text);
   }
+}
+
+/** Where the frames of one turn are cut into several messages. */
+const MESSAGE_CHARS = 1 << 20;
+
+/**
+ * The largest message an owner takes on a link: the largest body its transport takes as one frame, with
+ * room for its head, and never under 64 MiB.
+ */
+export function maxLinkMessageBytes(maxMessageBytes: number): number {
+  return Math.max(64 * 1024 * 1024, 3 * maxMessageBytes + 1024 * 1024);
 }
 
 /** The frames of one message, each head with its payload as `p`; reading stops at the first that is not well formed. */

@@ -8,7 +8,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { type WebSocket, WebSocketServer } from 'ws';
 import { rejectUpgrade } from '../listen.js';
-import { FrameQueue, isStringList, PEER_SUBPROTOCOL, PROOF_HEADER, parseFrames, type ResponseFrame, verifyProof } from './peer-frames.js';
+import { FrameQueue, isStringList, maxLinkMessageBytes, PEER_SUBPROTOCOL, PROOF_HEADER, parseFrames, type ResponseFrame, verifyProof } from './peer-frames.js';
 import { endToEnd } from './session-router.js';
 
 /** What a link's request is served with: the transport's own handling of any request. */
@@ -19,13 +19,18 @@ export type ServeRequest = (req: IncomingMessage, res: ServerResponse) => void;
  * response goes back as frames. `accept` takes upgrades to PEER_PATH.
  */
 export class PeerLinkServer {
-  private readonly wss = new WebSocketServer({ noServer: true, perMessageDeflate: false, maxPayload: 64 * 1024 * 1024 });
-  private readonly open = new Set<WebSocket>();
+  private readonly wss: WebSocketServer;
+  /** Each open link, with the queue of what goes back on it. */
+  private readonly open = new Map<WebSocket, FrameQueue<ResponseFrame>>();
 
+  /** @param maxMessageBytes the transport's: a peer's request body is no larger (the peer's transport read it under its own). */
   constructor(
     private readonly keys: readonly string[],
     private readonly serve: ServeRequest,
-  ) {}
+    maxMessageBytes: number,
+  ) {
+    this.wss = new WebSocketServer({ noServer: true, perMessageDeflate: false, maxPayload: maxLinkMessageBytes(maxMessageBytes) });
+  }
 
   /** An upgrade to PEER_PATH: a link, if it proves the peer key; otherwise refused. */
   accept(req: IncomingMessage, socket: Duplex, head: Buffer): void {
@@ -35,13 +40,18 @@ export class PeerLinkServer {
     this.wss.handleUpgrade(req, socket, head, (ws) => this.linked(ws, req.socket));
   }
 
+  /** What the links have queued goes first (the ends of the streams the transport just closed), then the links. */
   close(): void {
-    for (const ws of this.open) ws.close(1001, 'closing');
+    for (const [ws, queue] of this.open) {
+      queue.flush();
+      ws.close(1001, 'closing');
+    }
     this.open.clear();
   }
 
   private linked(ws: WebSocket, socket: IncomingMessage['socket']): void {
-    this.open.add(ws);
+    const queue = new FrameQueue<ResponseFrame>(ws);
+    this.open.set(ws, queue);
     const view: SocketView = {
       get remoteAddress() {
         return socket.remoteAddress;
@@ -53,7 +63,6 @@ export class PeerLinkServer {
         return socket.destroyed;
       },
     };
-    const queue = new FrameQueue<ResponseFrame>(ws);
     const serving = new Map<number, LinkResponse>();
     ws.on('error', () => {});
     ws.on('message', (data) => {

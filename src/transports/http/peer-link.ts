@@ -57,10 +57,12 @@ class Link {
     private readonly ownerHost: string,
     private readonly onEnd: (link: Link) => void,
   ) {
+    // What the owner sends is as large as its answers are: an owner is trusted as far as the router is.
     const ws = new WebSocket(url, PEER_SUBPROTOCOL, {
       headers: { [PROOF_HEADER]: proof(key) },
       handshakeTimeout: CONNECT_TIMEOUT_MS,
       perMessageDeflate: false,
+      maxPayload: 0,
     });
     this.queue = new FrameQueue(ws);
     this.opened = new Promise((resolve) => {
@@ -116,6 +118,7 @@ class Link {
   }
 
   close(): void {
+    this.queue.flush();
     this.ws.close(1001, 'closing');
     this.end();
   }

@@ -127,7 +127,11 @@ export class StreamableHttpTransport extends SafeEmitter<StreamableHttpTransport
     if (peerKeys !== undefined && peerKeys.length > 0) {
       this.links = new PeerLinks(peerKeys);
       // A peer's request is served as any, its httpRequest listeners included (as for one forwarded over HTTP).
-      this.linkServer = new PeerLinkServer(peerKeys, (req, res) => void this.handle(req, res, false).catch((err) => this.failed(err, res)));
+      this.linkServer = new PeerLinkServer(
+        peerKeys,
+        (req, res) => void this.handle(req, res, false).catch((err) => this.failed(err, res)),
+        this.options.maxMessageBytes,
+      );
     }
     this.handler = (req, res) => void this.handle(req, res, false).catch((err) => this.failed(err, res));
     const unregister = this.port.register(this);
