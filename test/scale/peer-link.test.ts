@@ -18,7 +18,7 @@ const redis = useRedis();
 
 const FORM = { message: 'Who?', requestedSchema: { type: 'object' as const, properties: { name: { type: 'string' as const } }, required: ['name'] } };
 
-async function instance(name: string, prefix: string, mount: 'listen' | 'app' = 'listen') {
+async function instance(name: string, prefix: string, mount: 'listen' | 'app' | 'app with links' = 'listen') {
   const scale = await connectRedisScale(redis.url, { prefix });
   const server = new McpServer({ name, version: '1.0.0' });
   server.on('error', () => {});
@@ -39,6 +39,7 @@ async function instance(name: string, prefix: string, mount: 'listen' | 'app' = 
   const url = `http://127.0.0.1:${(http.address() as AddressInfo).port}/mcp`;
   const transport = new StreamableHttpTransport(server, { router: scale.sessionRouter(), advertisedUrl: url });
   http.on('request', transport.handler);
+  if (mount === 'app with links') transport.acceptPeerLinks(http);
   cleanups.push(
     () =>
       new Promise((resolve) => {
@@ -113,6 +114,30 @@ describe('peer links', () => {
     const words = ['α', 'β', 'γ', 'δ', 'ε'].map((letter, i) => `${letter}"\n`.repeat(200_000 + i));
     const answers = await Promise.all(words.map((word) => other.call('tools/call', { name: 'echo', arguments: { text: word } })));
     expect(answers.map(text)).toEqual(words.map((word) => `a: ${word}`));
+  });
+
+  it("takes links on the application's server when asked (acceptPeerLinks), and leaves its other upgrades alone", async () => {
+    const prefix = `link-${Math.random().toString(36).slice(2)}`;
+    const a = await instance('a', prefix, 'app with links');
+    const b = await instance('b', prefix);
+    const onA = watch(a.http);
+    const { other } = await sessionOn(a.url, b.url);
+    expect(text(await other.call('tools/call', { name: 'echo', arguments: { text: 'one' } }))).toBe('a: one');
+    expect(text(await other.call('tools/call', { name: 'echo', arguments: { text: 'two' } }))).toBe('a: two');
+    expect(onA.requests).toEqual(['POST /mcp', 'POST /mcp']);
+    expect(onA.upgrades).toEqual(['GET /.switchboard/peer']);
+    // An upgrade elsewhere is another listener's, which answers it: the transport writes nothing to it.
+    a.http.on('upgrade', (req: IncomingMessage, socket: import('node:stream').Duplex) => {
+      if (req.url === '/chat') socket.end("HTTP/1.1 418 I'm a teapot\r\nconnection: close\r\ncontent-length: 0\r\n\r\n");
+    });
+    const elsewhere = await new Promise<string>((resolve) => {
+      const ws = new WebSocket(a.url.replace('http:', 'ws:').replace('/mcp', '/chat'));
+      ws.on('open', () => resolve('opened'));
+      ws.on('unexpected-response', (_req, res) => resolve(`answered ${res.statusCode}`));
+      ws.on('error', (err) => resolve(err.message));
+    });
+    expect(elsewhere).toBe('answered 418');
+    expect(onA.upgrades).toEqual(['GET /.switchboard/peer', 'GET /chat']);
   });
 
   it('refuses a link that does not prove the key the instances share: 403, and nothing served', async () => {

@@ -147,23 +147,37 @@ export class StreamableHttpTransport extends SafeEmitter<StreamableHttpTransport
     if (this.ownServer) throw new Error('StreamableHttpTransport is already listening; create another transport for another port');
     this.ownScreen = { health: healthPaths(options), endpointOnly: true };
     this.ownServer = createLimitedServer(options, (req, res) => void this.handle(req, res, true).catch((err) => this.failed(err, res)));
-    const linkServer = this.linkServer;
-    if (linkServer) {
-      const own = this.ownServer;
-      own.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
-        if (isRefusedConnection(socket)) return;
-        if (pathOf(req.url) === PEER_PATH) {
-          connectionUpgraded(socket);
-          return linkServer.accept(req, socket, head);
-        }
-        // Another upgrade is another listener's (a WebSocketTransport attached here); with none, it ends here.
-        if (own.listenerCount('upgrade') === 1) rejectUpgrade(socket, 404, `No WebSocket endpoint at ${pathOf(req.url)}`);
-      });
-    }
+    this.acceptPeerLinks(this.ownServer);
     const address = await listenOn(this.ownServer, options, 'http', this.path);
     this.advertisedUrl ??= address.url;
     return address;
   }
+
+  /**
+   * Take the peer links other instances open to this one (at `/.switchboard/peer`) on `http`: the
+   * application's server, where it mounts `handler` (`listen()` does this on its own). Only with the
+   * router's `peerKeys`; without them, or without this, other instances forward to this one over HTTP.
+   * Upgrades to other paths are left to other listeners (and refused 404 when there are none).
+   */
+  acceptPeerLinks(http: HttpServer): this {
+    const linkServer = this.linkServer;
+    if (!linkServer || this.linkedServers.has(http)) return this;
+    const onUpgrade = (req: IncomingMessage, socket: Duplex, head: Buffer) => {
+      if (isRefusedConnection(socket)) return;
+      if (pathOf(req.url) === PEER_PATH) {
+        connectionUpgraded(socket);
+        return linkServer.accept(req, socket, head);
+      }
+      // Another upgrade is another listener's (a WebSocketTransport attached here); with none, it ends here.
+      if (http.listenerCount('upgrade') === 1) rejectUpgrade(socket, 404, `No WebSocket endpoint at ${pathOf(req.url)}`);
+    };
+    http.on('upgrade', onUpgrade);
+    this.linkedServers.set(http, onUpgrade);
+    return this;
+  }
+
+  /** The servers peer links are taken on, with their listeners (removed when the transport closes). */
+  private readonly linkedServers = new Map<HttpServer, (req: IncomingMessage, socket: Duplex, head: Buffer) => void>();
 
   /** The server this transport listens on, when it opened one (to attach a WebSocketTransport to the same port). */
   get httpServer(): HttpServer | undefined {
@@ -173,6 +187,8 @@ export class StreamableHttpTransport extends SafeEmitter<StreamableHttpTransport
   close(): Promise<void> {
     this.closing ??= (async () => {
       this.sessions.close();
+      for (const [http, onUpgrade] of this.linkedServers) http.off('upgrade', onUpgrade);
+      this.linkedServers.clear();
       this.linkServer?.close();
       if (this.ownServer) await closeHttpServer(this.ownServer);
       this.forwarder.close();
