@@ -5,7 +5,7 @@
  */
 import { createHmac } from 'node:crypto';
 import { createServer, type IncomingMessage } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { type AddressInfo, connect } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { connectRedisScale, McpServer, StreamableHttpTransport } from '../../src/index.js';
@@ -31,7 +31,7 @@ async function instance(name: string, prefix: string, mount: 'listen' | 'app' | 
   if (mount === 'listen') {
     const transport = new StreamableHttpTransport(server, { router: scale.sessionRouter() });
     const { url } = await transport.listen({ host: '127.0.0.1', port: 0 });
-    return { transport, url, http: transport.httpServer! };
+    return { transport, url, http: transport.httpServer!, scale, server };
   }
   // The application's own server, with the handler mounted on it: no upgrade reaches the transport.
   const http = createServer();
@@ -47,7 +47,7 @@ async function instance(name: string, prefix: string, mount: 'listen' | 'app' | 
         http.closeAllConnections();
       }),
   );
-  return { transport, url, http };
+  return { transport, url, http, scale, server };
 }
 
 /**
@@ -140,21 +140,19 @@ describe('peer links', () => {
     expect(onA.upgrades).toEqual(['GET /.switchboard/peer', 'GET /chat']);
   });
 
-  it('refuses a link that does not prove the key the instances share: 403, and nothing served', async () => {
+  it('refuses a link that does not prove the key the instances share, or proves it a second time: 403, nothing served, the connection closed', async () => {
     const a = await instance('a', `link-${Math.random().toString(36).slice(2)}`);
     const onA = watch(a.http);
     const peerUrl = new URL('/.switchboard/peer', a.url).href.replace('http:', 'ws:');
-    const at = Date.now();
-    const foreign = `${at}.${createHmac('sha256', 'a key of another deployment, 32+ chars').update(`switchboard-peer\0${at}`).digest('base64url')}`;
-    const attempts: [string, Record<string, string>][] = [
-      ['switchboard-peer.1', {}],
-      ['switchboard-peer.1', { 'x-switchboard-peer': 'not a proof' }],
-      ['switchboard-peer.1', { 'x-switchboard-peer': foreign }],
-    ];
-    for (const [protocol, headers] of attempts) {
-      const outcome = await new Promise<{ status: number; body: string }>((resolve, reject) => {
+    const signed = (key: string, at = Date.now(), nonce = 'a-nonce-of-sixteen-chars') =>
+      `${at}.${nonce}.${createHmac('sha256', key).update(`switchboard-peer\0${at}.${nonce}`).digest('base64url')}`;
+    const open = (protocol: string, headers: Record<string, string>) =>
+      new Promise<{ status: number; body: string }>((resolve) => {
         const ws = new WebSocket(peerUrl, protocol, { headers });
-        ws.on('open', () => reject(new Error('a link opened without the key')));
+        ws.on('open', () => {
+          ws.close();
+          resolve({ status: 101, body: '' });
+        });
         ws.on('error', () => {});
         ws.on('unexpected-response', (_req, res) => {
           let body = '';
@@ -163,9 +161,50 @@ describe('peer links', () => {
           res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
         });
       });
-      expect(outcome).toEqual({ status: 403, body: 'Forbidden: a peer link needs the key the instances share\n' });
-    }
+    const refused = { status: 403, body: 'Forbidden: a peer link needs the key the instances share\n' };
+    const key = a.scale.stateKeys[0]!;
+    expect(await open('switchboard-peer.1', {})).toEqual(refused);
+    expect(await open('switchboard-peer.1', { 'x-switchboard-peer': 'not a proof' })).toEqual(refused);
+    expect(await open('switchboard-peer.1', { 'x-switchboard-peer': signed('a key of another deployment, 32+ chars') })).toEqual(refused);
+    expect(await open('switchboard-peer.1', { 'x-switchboard-peer': signed(key, Date.now() - 61_000) })).toEqual(refused);
+    expect(await open('mcp', { 'x-switchboard-peer': signed(key) })).toEqual(refused);
+    // The key's own proof opens one link, once.
+    const proof = signed(key);
+    expect(await open('switchboard-peer.1', { 'x-switchboard-peer': proof })).toEqual({ status: 101, body: '' });
+    expect(await open('switchboard-peer.1', { 'x-switchboard-peer': proof })).toEqual(refused);
     expect(onA.requests).toEqual([]);
+
+    // A refused client that keeps its side open does not keep the connection: the owner closes it.
+    const closedThere = new Promise<void>((resolve) =>
+      a.http.once('upgrade', (_req: IncomingMessage, there: import('node:stream').Duplex) => there.once('close', () => resolve())),
+    );
+    const socket = connect({ port: Number(new URL(a.url).port), host: '127.0.0.1', allowHalfOpen: true });
+    let answer = '';
+    socket.setEncoding('utf8');
+    socket.on('data', (chunk: string) => void (answer += chunk));
+    socket.write(
+      `GET /.switchboard/peer HTTP/1.1\r\nhost: 127.0.0.1\r\nupgrade: websocket\r\nconnection: Upgrade\r\nsec-websocket-key: dGhlIHNhbXBsZSBub25jZQ==\r\nsec-websocket-version: 13\r\nsec-websocket-protocol: switchboard-peer.1\r\n\r\n`,
+    );
+    await closedThere;
+    expect(answer).toMatch(/^HTTP\/1\.1 403 Forbidden\r\n/);
+    socket.destroy();
+  });
+
+  it("keeps serving when the owner's listener sets a header that cannot go on the wire: the listener fails, the request goes on", async () => {
+    const prefix = `link-${Math.random().toString(36).slice(2)}`;
+    const a = await instance('a', prefix);
+    const b = await instance('b', prefix);
+    const failures: string[] = [];
+    a.server.on('error', (err) => void failures.push((err as Error).message));
+    a.transport.on('httpRequest', (req, res) => {
+      if (req.headers['x-switchboard-forwarded']) res.setHeader('x-note', 'two\nlines');
+    });
+    const { other } = await sessionOn(a.url, b.url);
+    const reply = await other.request('tools/call', { name: 'echo', arguments: { text: 'one' } });
+    expect(reply.status).toBe(200);
+    expect(reply.headers['x-note']).toBeUndefined();
+    expect(text(await reply.json())).toBe('a: one');
+    expect(failures).toEqual([expect.stringContaining('Invalid character in header content ["x-note"]')]);
   });
 
   it('forwards over HTTP to an owner whose handler the application mounts (it takes no link)', async () => {

@@ -2,7 +2,7 @@
  * The peer link's wire: frames (a head's JSON on a line, then its payload as it is), the queue that sends
  * one turn's frames as one WebSocket message, and the proof an instance opens a link with (peer-link.ts).
  */
-import { createHmac, timingSafeEqual } from 'node:crypto';
+import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { type RawData, WebSocket } from 'ws';
 import { isObject } from '../../protocol/jsonrpc.js';
 
@@ -44,21 +44,65 @@ export interface ResponseFrame extends Payload {
   e?: 1 | 2;
 }
 
-/** `keys[0]` signs, every key verifies (a ring being rotated). */
-export function proof(key: string, at = Date.now()): string {
-  return `${at}.${createHmac('sha256', key).update(`switchboard-peer\0${at}`).digest('base64url')}`;
+/** A link's proof: `<ms>.<nonce>.<HMAC-SHA256(key, "switchboard-peer\0<ms>.<nonce>")>`, signed with the ring's first key. */
+export function proof(key: string, at = Date.now(), nonce = randomBytes(12).toString('base64url')): string {
+  return `${at}.${nonce}.${mac(key, at, nonce)}`;
 }
 
-export function verifyProof(value: string | undefined, keys: readonly string[]): boolean {
-  const dot = value?.indexOf('.') ?? -1;
-  if (value === undefined || dot <= 0) return false;
-  const at = Number(value.slice(0, dot));
-  if (!Number.isSafeInteger(at) || Math.abs(Date.now() - at) > PROOF_WINDOW_MS) return false;
-  const given = Buffer.from(value);
-  return keys.some((key) => {
-    const expected = Buffer.from(proof(key, at));
-    return expected.length === given.length && timingSafeEqual(expected, given);
+function mac(key: string, at: number, nonce: string): string {
+  return createHmac('sha256', key).update(`switchboard-peer\0${at}.${nonce}`).digest('base64url');
+}
+
+/**
+ * Checks the proofs links are opened with: signed by a key of the ring, within PROOF_WINDOW_MS of this
+ * clock, and each used once (the nonces seen within the window are kept), so a proof read off the wire
+ * opens nothing.
+ */
+export class ProofCheck {
+  /** Nonces of the proofs taken, with when they stop being valid anyway. */
+  private readonly seen = new Map<string, number>();
+
+  constructor(private readonly keys: readonly string[]) {}
+
+  accept(value: string | undefined): boolean {
+    const parts = value?.split('.');
+    if (parts?.length !== 3) return false;
+    const [time, nonce, given] = parts as [string, string, string];
+    const at = Number(time);
+    const now = Date.now();
+    if (!/^\d{1,16}$/.test(time) || !Number.isSafeInteger(at) || Math.abs(now - at) > PROOF_WINDOW_MS) return false;
+    if (!/^[\w-]{16,64}$/.test(nonce) || this.seen.has(nonce)) return false;
+    const signature = Buffer.from(given);
+    const valid = this.keys.some((key) => {
+      const expected = Buffer.from(mac(key, at, nonce));
+      return expected.length === signature.length && timingSafeEqual(expected, signature);
+    });
+    if (!valid) return false;
+    for (const [old, until] of this.seen) {
+      if (until > now) break;
+      this.seen.delete(old);
+    }
+    this.seen.set(nonce, at + PROOF_WINDOW_MS);
+    return true;
+  }
+}
+
+/** How often each side of a link pings the other: a link that did not answer the previous ping is dropped. */
+const PING_INTERVAL_MS = 10_000;
+
+/** Ping `ws` every PING_INTERVAL_MS, dropping it when the previous ping went unanswered; returns what stops it. */
+export function heartbeat(ws: WebSocket): () => void {
+  let alive = true;
+  ws.on('pong', () => {
+    alive = true;
   });
+  const timer = setInterval(() => {
+    if (!alive) return ws.terminate();
+    alive = false;
+    if (ws.readyState === WebSocket.OPEN) ws.ping();
+  }, PING_INTERVAL_MS);
+  timer.unref();
+  return () => clearInterval(timer);
 }
 
 /** Frames queued in one turn of the event loop, sent together at its end as one WebSocket message: each head's JSON on a line, its payload after. */

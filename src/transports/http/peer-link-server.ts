@@ -4,11 +4,25 @@
  * what is written to the response goes back as frames.
  */
 import { EventEmitter } from 'node:events';
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import { type IncomingMessage, type ServerResponse, validateHeaderName, validateHeaderValue } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { type WebSocket, WebSocketServer } from 'ws';
 import { rejectUpgrade } from '../listen.js';
-import { FrameQueue, isStringList, maxLinkMessageBytes, PEER_SUBPROTOCOL, PROOF_HEADER, parseFrames, type ResponseFrame, verifyProof } from './peer-frames.js';
+import { connectionUpgraded } from '../connection-budget.js';
+import {
+  FrameQueue,
+  heartbeat,
+  isStringList,
+  maxLinkMessageBytes,
+  PEER_SUBPROTOCOL,
+  PROOF_HEADER,
+  ProofCheck,
+  parseFrames,
+  type ResponseFrame,
+} from './peer-frames.js';
+
+/** How long a refused link's connection may stay, for its 403 to go out. */
+const REFUSED_LINGER_MS = 2000;
 import { endToEnd } from './session-router.js';
 
 /** What a link's request is served with: the transport's own handling of any request. */
@@ -24,19 +38,27 @@ export class PeerLinkServer {
   private readonly open = new Map<WebSocket, FrameQueue<ResponseFrame>>();
 
   /** @param maxMessageBytes the transport's: a peer's request body is no larger (the peer's transport read it under its own). */
+  private readonly proofs: ProofCheck;
+
   constructor(
-    private readonly keys: readonly string[],
+    keys: readonly string[],
     private readonly serve: ServeRequest,
     maxMessageBytes: number,
   ) {
+    this.proofs = new ProofCheck(keys);
     this.wss = new WebSocketServer({ noServer: true, perMessageDeflate: false, maxPayload: maxLinkMessageBytes(maxMessageBytes) });
   }
 
-  /** An upgrade to PEER_PATH: a link, if it proves the peer key; otherwise refused. */
+  /** An upgrade to PEER_PATH: a link, if it proves the peer key; otherwise refused, and its connection closed. */
   accept(req: IncomingMessage, socket: Duplex, head: Buffer): void {
-    if (req.headers['sec-websocket-protocol'] !== PEER_SUBPROTOCOL || !verifyProof(req.headers[PROOF_HEADER] as string | undefined, this.keys)) {
-      return rejectUpgrade(socket, 403, 'Forbidden: a peer link needs the key the instances share');
+    if (req.headers['sec-websocket-protocol'] !== PEER_SUBPROTOCOL || !this.proofs.accept(req.headers[PROOF_HEADER] as string | undefined)) {
+      rejectUpgrade(socket, 403, 'Forbidden: a peer link needs the key the instances share');
+      // A client that never closes its side does not keep the connection.
+      setTimeout(() => socket.destroy(), REFUSED_LINGER_MS).unref();
+      return;
     }
+    // In use for as long as it is open, as a WebSocket session's connection is.
+    connectionUpgraded(socket);
     this.wss.handleUpgrade(req, socket, head, (ws) => this.linked(ws, req.socket));
   }
 
@@ -62,8 +84,12 @@ export class PeerLinkServer {
       get destroyed() {
         return socket.destroyed;
       },
+      get encrypted() {
+        return (socket as { encrypted?: boolean }).encrypted === true;
+      },
     };
     const serving = new Map<number, LinkResponse>();
+    const stopPinging = heartbeat(ws);
     ws.on('error', () => {});
     ws.on('message', (data) => {
       for (const frame of parseFrames(data)) {
@@ -72,14 +98,17 @@ export class PeerLinkServer {
           continue;
         }
         const { q, m, u, h, p } = frame;
-        if (typeof q !== 'number' || typeof m !== 'string' || typeof u !== 'string' || !isStringList(h)) continue;
-        const req = new LinkRequest(m, u, h, p as string | undefined, view);
+        if (typeof q !== 'number' || serving.has(q) || typeof m !== 'string' || typeof u !== 'string' || !isStringList(h)) continue;
+        // A POST's body is always read before it is sent: none is an empty one (answered as unparseable), never a wait.
+        const body = typeof p === 'string' ? p : m === 'POST' ? '' : undefined;
+        const req = new LinkRequest(m, u, h, body, view);
         const res = new LinkResponse(q, queue, () => serving.delete(q));
         serving.set(q, res);
         this.serve(req as unknown as IncomingMessage, res as unknown as ServerResponse);
       }
     });
     ws.once('close', () => {
+      stopPinging();
       this.open.delete(ws);
       for (const res of serving.values()) res.cut();
       serving.clear();
@@ -92,7 +121,31 @@ interface SocketView {
   readonly remoteAddress: string | undefined;
   readonly localAddress: string | undefined;
   readonly destroyed: boolean;
+  /** Whether the link came over TLS (the resource's URL is named https then). */
+  readonly encrypted: boolean;
 }
+
+/** Headers node:http keeps the first of when they come twice (the rest are discarded, not joined). */
+const FIRST_ONLY = new Set([
+  'age',
+  'authorization',
+  'content-length',
+  'content-type',
+  'etag',
+  'expires',
+  'from',
+  'host',
+  'if-modified-since',
+  'if-unmodified-since',
+  'last-modified',
+  'location',
+  'max-forwards',
+  'proxy-authorization',
+  'referer',
+  'retry-after',
+  'server',
+  'user-agent',
+]);
 
 /** A request a peer sent over a link, as much of an IncomingMessage as the transport reads: its body was read already (`body`). */
 class LinkRequest extends EventEmitter {
@@ -111,7 +164,9 @@ class LinkRequest extends EventEmitter {
     for (let i = 0; i + 1 < rawHeaders.length; i += 2) {
       const name = rawHeaders[i]!.toLowerCase();
       const value = rawHeaders[i + 1]!;
-      this.headers[name] = this.headers[name] === undefined ? value : `${this.headers[name]}, ${value}`;
+      const known = this.headers[name];
+      if (known === undefined) this.headers[name] = value;
+      else if (!FIRST_ONLY.has(name)) this.headers[name] = `${known}, ${value}`;
     }
   }
 
@@ -149,14 +204,20 @@ class LinkResponse extends EventEmitter {
 
   writeHead(status: number, reason?: string | HeaderInput, headers?: HeaderInput): this {
     if (this.headersSent) return this;
-    const [message, given] = typeof reason === 'string' ? [reason, headers] : [undefined, reason];
+    const [message, given] = typeof reason === 'string' ? [reason, headers] : [undefined, reason ?? headers];
+    // As node:http: headers set before are sent too, those given here winning.
+    const head = this.set.size > 0 ? flatHeaders({ ...Object.fromEntries(this.set), ...headerObject(given) }) : flatHeaders(given);
+    // As node:http, a name or value that cannot go on the wire throws here, where it was written (nothing is sent), not on the peer.
+    for (let i = 0; i < head.length; i += 2) {
+      validateHeaderName(head[i]!);
+      validateHeaderValue(head[i]!, head[i + 1]!);
+    }
     this.statusCode = status;
     this.headersSent = true;
     const frame = this.current();
     frame.s = status;
     if (message !== undefined) frame.t = message;
-    // As node:http: headers set before are sent too, those given here winning.
-    frame.h = this.set.size > 0 ? flatHeaders({ ...Object.fromEntries(this.set), ...headerObject(given) }) : flatHeaders(given);
+    frame.h = head;
     return this;
   }
 
@@ -168,6 +229,8 @@ class LinkResponse extends EventEmitter {
   private readonly set = new Map<string, string | number | readonly string[]>();
 
   setHeader(name: string, value: string | number | readonly string[]): this {
+    validateHeaderName(name);
+    for (const v of Array.isArray(value) ? value : [value]) validateHeaderValue(name, v);
     if (!this.headersSent) this.set.set(name.toLowerCase(), value);
     return this;
   }
@@ -210,7 +273,7 @@ class LinkResponse extends EventEmitter {
   }
 
   destroy(): this {
-    if (this.destroyed) return this;
+    if (this.destroyed || this.writableFinished) return this;
     this.destroyed = true;
     if (!this.writableEnded) this.current().e = 2;
     this.finish(true);
@@ -248,9 +311,19 @@ type HeaderInput = Record<string, string | number | readonly string[] | undefine
 
 /** Headers given as names and values in turn, as an object (lower-case names); an object as it is. */
 function headerObject(headers: HeaderInput): Record<string, string | number | readonly string[] | undefined> {
-  if (!Array.isArray(headers)) return (headers ?? {}) as Record<string, string | number | readonly string[] | undefined>;
-  const object: Record<string, string> = {};
-  for (let i = 0; i + 1 < headers.length; i += 2) object[String(headers[i]).toLowerCase()] = String(headers[i + 1]);
+  const object: Record<string, string | number | readonly string[] | undefined> = {};
+  if (headers === undefined) return object;
+  if (!Array.isArray(headers)) {
+    for (const [name, value] of Object.entries(headers)) object[name.toLowerCase()] = value;
+    return object;
+  }
+  for (let i = 0; i + 1 < headers.length; i += 2) {
+    const name = String(headers[i]).toLowerCase();
+    const known = object[name];
+    const value = String(headers[i + 1]);
+    // Repeated (set-cookie): every value is kept.
+    object[name] = known === undefined ? value : [...(Array.isArray(known) ? known : [String(known)]), value];
+  }
   return object;
 }
 

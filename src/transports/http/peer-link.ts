@@ -11,7 +11,19 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { WebSocket } from 'ws';
-import { type CancelFrame, FrameQueue, isStringList, PEER_PATH, PEER_SUBPROTOCOL, PROOF_HEADER, parseFrames, proof, type RequestFrame } from './peer-frames.js';
+import {
+  type CancelFrame,
+  FrameQueue,
+  heartbeat,
+  isStringList,
+  PEER_PATH,
+  PEER_SUBPROTOCOL,
+  PROOF_HEADER,
+  parseFrames,
+  proof,
+  type RequestFrame,
+} from './peer-frames.js';
+import { connectionGone } from './request.js';
 import {
   DRAINING_HEADER,
   endToEnd,
@@ -23,9 +35,8 @@ import {
   OURS_AND_LENGTH,
 } from './session-router.js';
 
-/** How long a peer has to accept a link; and, once open, to answer a ping. */
+/** How long a peer has to accept a link. */
 const CONNECT_TIMEOUT_MS = 2000;
-const PING_INTERVAL_MS = 10_000;
 /** How long an owner that took no link (its handler is mounted on a server of the application's, or it was gone) gets HTTP forwards instead. */
 const NO_LINK_MS = 60_000;
 
@@ -44,8 +55,7 @@ class Link {
   private readonly sent = new Map<number, Sent>();
   private next = 0;
   private readonly queue: FrameQueue<RequestFrame | CancelFrame>;
-  private readonly ping: NodeJS.Timeout;
-  private alive = true;
+  private readonly stopPinging: () => void;
   /** Resolves true once open, false when it could not be. */
   readonly opened: Promise<boolean>;
   ended = false;
@@ -78,16 +88,8 @@ class Link {
     ws.on('message', (data) => {
       for (const frame of parseFrames(data)) this.received(frame);
     });
-    ws.on('pong', () => {
-      this.alive = true;
-    });
-    ws.once('close', () => this.end());
-    this.ping = setInterval(() => {
-      if (!this.alive) return ws.terminate();
-      this.alive = false;
-      if (ws.readyState === WebSocket.OPEN) ws.ping();
-    }, PING_INTERVAL_MS);
-    this.ping.unref();
+    ws.once('close', () => this.end(false));
+    this.stopPinging = heartbeat(ws);
     this.ws = ws;
   }
 
@@ -96,6 +98,8 @@ class Link {
   /** Send `req` (its body read into `req.body` already, for a POST) and stream the owner's answer into `res`. */
   forward(req: IncomingMessage, res: ServerResponse, options: ForwardOptions): Promise<Forwarded> {
     if (this.ended) return Promise.resolve('unreachable');
+    // The client went away while this waited (for the link, the body, the router): nothing to send it for.
+    if (connectionGone(res)) return Promise.resolve('answered');
     const parsed = (req as { body?: unknown }).body;
     const body =
       parsed === undefined ? undefined : typeof parsed === 'string' ? parsed : Buffer.isBuffer(parsed) ? parsed.toString('utf8') : JSON.stringify(parsed);
@@ -120,13 +124,24 @@ class Link {
   close(): void {
     this.queue.flush();
     this.ws.close(1001, 'closing');
-    this.end();
+    this.end(true);
   }
 
   private received(frame: Record<string, unknown>): void {
     if (typeof frame.r !== 'number') return;
     const sent = this.sent.get(frame.r);
     if (!sent) return;
+    try {
+      this.apply(frame.r, frame, sent);
+    } catch {
+      // What the owner sent cannot go to the client (a head node:http refuses): this response ends, the rest go on.
+      this.sent.delete(frame.r);
+      if (!sent.answered && !sent.declined) sent.resolve('answered');
+      sent.res.destroy();
+    }
+  }
+
+  private apply(id: number, frame: Record<string, unknown>, sent: Sent): void {
     const { res } = sent;
     const end = frame.e;
     if (typeof frame.s === 'number' && !sent.answered && !sent.declined) {
@@ -136,12 +151,12 @@ class Link {
         sent.declined = true;
         sent.resolve(declined);
       } else {
-        sent.answered = true;
         res.writeHead(frame.s, typeof frame.t === 'string' ? frame.t : undefined, head);
+        sent.answered = true;
         sent.resolve('answered');
       }
     }
-    if (end !== undefined) this.sent.delete(frame.r);
+    if (end !== undefined) this.sent.delete(id);
     if (!sent.answered) {
       // Nothing came before the end: the owner's response was destroyed unanswered, as a reset connection.
       if (!sent.declined && end !== undefined) sent.resolve('unreachable');
@@ -168,14 +183,22 @@ class Link {
     return undefined;
   }
 
-  /** The link is gone: a request the owner had not answered is 'unreachable' (nothing went to its client); one it had is cut off. */
-  private end(): void {
+  /**
+   * The link is gone: a request the owner had not answered is 'unreachable' (nothing went to its client);
+   * one it had is cut off. When this instance closed it (`ours`), the owner is not gone: what it had not
+   * answered is cut off too.
+   */
+  private end(ours: boolean): void {
     if (this.ended) return;
     this.ended = true;
-    clearInterval(this.ping);
+    this.stopPinging();
     for (const sent of this.sent.values()) {
       if (sent.answered) sent.res.destroy();
-      else if (!sent.declined) sent.resolve('unreachable');
+      else if (sent.declined) continue;
+      else if (ours) {
+        sent.res.destroy();
+        sent.resolve('answered');
+      } else sent.resolve('unreachable');
     }
     this.sent.clear();
     this.onEnd(this);
@@ -194,6 +217,7 @@ export class PeerLinks {
   constructor(private readonly keys: readonly string[]) {}
 
   async forward(req: IncomingMessage, res: ServerResponse, ownerUrl: string, options: ForwardOptions): Promise<Forwarded | undefined> {
+    if (this.closed) return undefined;
     const refusedUntil = this.noLink.get(ownerUrl);
     if (refusedUntil !== undefined) {
       if (refusedUntil > Date.now()) return undefined;
@@ -210,9 +234,12 @@ export class PeerLinks {
   }
 
   close(): void {
+    this.closed = true;
     for (const link of this.links.values()) link.close();
     this.links.clear();
   }
+
+  private closed = false;
 
   private open(ownerUrl: string): Link | undefined {
     const target = new URL(ownerUrl);

@@ -12,7 +12,7 @@ import { SafeEmitter } from '../../protocol/safe-emitter.js';
 import { classifyEra, MODERN_PROTOCOL_VERSIONS } from '../../protocol/versions.js';
 import { type Closable, httpNeedsOf, type PortOwner, portOf, type ServerPort } from '../../server/port.js';
 import { insufficientScope } from '../auth.js';
-import { connectionUpgraded, isRefusedConnection } from '../connection-budget.js';
+import { isRefusedConnection } from '../connection-budget.js';
 import { type GateRefusal, pathOf, TransportGate } from '../gate.js';
 import {
   closeHttpServer,
@@ -164,10 +164,7 @@ export class StreamableHttpTransport extends SafeEmitter<StreamableHttpTransport
     if (!linkServer || this.linkedServers.has(http)) return this;
     const onUpgrade = (req: IncomingMessage, socket: Duplex, head: Buffer) => {
       if (isRefusedConnection(socket)) return;
-      if (pathOf(req.url) === PEER_PATH) {
-        connectionUpgraded(socket);
-        return linkServer.accept(req, socket, head);
-      }
+      if (pathOf(req.url) === PEER_PATH) return linkServer.accept(req, socket, head);
       // Another upgrade is another listener's (a WebSocketTransport attached here); with none, it ends here.
       if (http.listenerCount('upgrade') === 1) rejectUpgrade(socket, 404, `No WebSocket endpoint at ${pathOf(req.url)}`);
     };
