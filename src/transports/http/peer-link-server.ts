@@ -20,10 +20,10 @@ import {
   parseFrames,
   type ResponseFrame,
 } from './peer-frames.js';
+import { endToEnd } from './session-router.js';
 
 /** How long a refused link's connection may stay, for its 403 to go out. */
 const REFUSED_LINGER_MS = 2000;
-import { endToEnd } from './session-router.js';
 
 /** What a link's request is served with: the transport's own handling of any request. */
 export type ServeRequest = (req: IncomingMessage, res: ServerResponse) => void;
@@ -37,9 +37,9 @@ export class PeerLinkServer {
   /** Each open link, with the queue of what goes back on it. */
   private readonly open = new Map<WebSocket, FrameQueue<ResponseFrame>>();
 
-  /** @param maxMessageBytes the transport's: a peer's request body is no larger (the peer's transport read it under its own). */
   private readonly proofs: ProofCheck;
 
+  /** @param maxMessageBytes the transport's: a peer's request body is no larger (the peer's transport read it under its own). */
   constructor(
     keys: readonly string[],
     private readonly serve: ServeRequest,

@@ -24,16 +24,7 @@ import {
   type RequestFrame,
 } from './peer-frames.js';
 import { connectionGone } from './request.js';
-import {
-  DRAINING_HEADER,
-  endToEnd,
-  FORWARDED_HEADER,
-  type ForwardOptions,
-  type Forwarded,
-  forwardedVia,
-  NOT_AWAITED_HEADER,
-  OURS_AND_LENGTH,
-} from './session-router.js';
+import { declineOf, type ForwardOptions, type Forwarded, forwardedBody, forwardedHeaders } from './session-router.js';
 
 /** How long a peer has to accept a link. */
 const CONNECT_TIMEOUT_MS = 2000;
@@ -100,11 +91,10 @@ class Link {
     if (this.ended) return Promise.resolve('unreachable');
     // The client went away while this waited (for the link, the body, the router): nothing to send it for.
     if (connectionGone(res)) return Promise.resolve('answered');
-    const parsed = (req as { body?: unknown }).body;
-    const body =
-      parsed === undefined ? undefined : typeof parsed === 'string' ? parsed : Buffer.isBuffer(parsed) ? parsed.toString('utf8') : JSON.stringify(parsed);
-    const headers = endToEnd(req.rawHeaders, OURS_AND_LENGTH);
-    headers.push('host', this.ownerHost, FORWARDED_HEADER, [...forwardedVia(req), options.via ?? '1'].join(','));
+    const read = forwardedBody(req);
+    const body = Buffer.isBuffer(read) ? read.toString('utf8') : read;
+    // The body goes whole in its frame: the owner is told no length of it.
+    const headers = forwardedHeaders(req, this.ownerHost, options, true);
     const q = ++this.next;
     return new Promise((resolve) => {
       this.sent.set(q, { res, options, resolve, answered: false, declined: false });
@@ -146,7 +136,7 @@ class Link {
     const end = frame.e;
     if (typeof frame.s === 'number' && !sent.answered && !sent.declined) {
       const head = isStringList(frame.h) ? frame.h : [];
-      const declined = this.declined(frame.s, head, sent.options);
+      const declined = declineOf(frame.s, (name) => hasHeader(head, name), sent.options);
       if (declined) {
         sent.declined = true;
         sent.resolve(declined);
@@ -171,18 +161,6 @@ class Link {
     else res.flushHeaders();
   }
 
-  /** The owner's refusals the caller takes another way: it drains, it awaits no such replies, or (when asked) it holds the session no more. */
-  private declined(status: number, head: string[], options: ForwardOptions): Forwarded | undefined {
-    const has = (name: string) => {
-      for (let i = 0; i < head.length; i += 2) if (head[i]!.toLowerCase() === name) return true;
-      return false;
-    };
-    if (status === 503 && has(DRAINING_HEADER)) return 'draining';
-    if (status === 421 && has(NOT_AWAITED_HEADER)) return 'not awaited';
-    if (status === 404 && options.unlessGone) return 'not held';
-    return undefined;
-  }
-
   /**
    * The link is gone: a request the owner had not answered is 'unreachable' (nothing went to its client);
    * one it had is cut off. When this instance closed it (`ours`), the owner is not gone: what it had not
@@ -203,6 +181,12 @@ class Link {
     this.sent.clear();
     this.onEnd(this);
   }
+}
+
+/** Whether names and values in turn have `name` (lower case). */
+function hasHeader(head: readonly string[], name: string): boolean {
+  for (let i = 0; i < head.length; i += 2) if (head[i]!.toLowerCase() === name) return true;
+  return false;
 }
 
 /**

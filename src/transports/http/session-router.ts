@@ -72,7 +72,7 @@ export type Forwarded = 'answered' | 'unreachable' | 'draining' | 'not held' | '
 const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'upgrade', 'te', 'trailer']);
 /** What the forwarder writes itself, not the client's: with the length of a body it sends as read. */
 const OURS = new Set(['host', FORWARDED_HEADER]);
-export const OURS_AND_LENGTH = new Set([...OURS, 'content-length']);
+const OURS_AND_LENGTH = new Set([...OURS, 'content-length']);
 /** How long the owner has to accept a forwarded connection. */
 const CONNECT_TIMEOUT_MS = 2000;
 /**
@@ -117,13 +117,8 @@ export class SessionForwarder {
    */
   forward(req: IncomingMessage, res: ServerResponse, ownerUrl: string, options: ForwardOptions = {}): Promise<Forwarded> {
     const owner = this.owners.get(ownerUrl) ?? this.open(ownerUrl);
-    // A framework may have read the body already (express.json()): send what it parsed.
-    const parsed = (req as { body?: unknown }).body;
-    const body = parsed === undefined ? undefined : typeof parsed === 'string' || Buffer.isBuffer(parsed) ? parsed : JSON.stringify(parsed);
-    // Straight from rawHeaders to the wire: node:http writes an array of names and values as it is, duplicates kept.
-    const headers = endToEnd(req.rawHeaders, body === undefined ? OURS : OURS_AND_LENGTH);
-    const via = [...forwardedVia(req), options.via ?? '1'].join(',');
-    headers.push('host', owner.host, FORWARDED_HEADER, via);
+    const body = forwardedBody(req);
+    const headers = forwardedHeaders(req, owner.host, options, body !== undefined);
     if (body !== undefined) headers.push('content-length', String(Buffer.byteLength(body)));
     return new Promise((resolve) => {
       const upstream = owner.send({ agent: owner.agent, hostname: owner.hostname, port: owner.port, path: owner.path, method: req.method, headers });
@@ -137,14 +132,7 @@ export class SessionForwarder {
       });
       upstream.once('response', (answer) => {
         clearTimeout(timer);
-        const declined =
-          answer.statusCode === 503 && answer.headers[DRAINING_HEADER] !== undefined
-            ? 'draining'
-            : answer.statusCode === 421 && answer.headers[NOT_AWAITED_HEADER] !== undefined
-              ? 'not awaited'
-              : answer.statusCode === 404 && options.unlessGone
-                ? 'not held'
-                : undefined;
+        const declined = declineOf(answer.statusCode ?? 0, (name) => answer.headers[name] !== undefined, options);
         if (declined) {
           answer.resume();
           resolve(declined);
@@ -197,6 +185,31 @@ export class SessionForwarder {
     this.owners.set(ownerUrl, owner);
     return owner;
   }
+}
+
+/** The body a forward sends: what the transport read into `req.body` (or a framework parsed, as express.json() does), as text; undefined to stream it as it comes. */
+export function forwardedBody(req: IncomingMessage): string | Buffer | undefined {
+  const parsed = (req as { body?: unknown }).body;
+  return parsed === undefined ? undefined : typeof parsed === 'string' || Buffer.isBuffer(parsed) ? parsed : JSON.stringify(parsed);
+}
+
+/**
+ * A forward's headers, straight from rawHeaders (node:http writes an array of names and values as it is,
+ * duplicates kept): the client's end-to-end ones, the owner's Host and the instances it came through. The
+ * length of a body sent as read is the sender's to add (`withBody`).
+ */
+export function forwardedHeaders(req: IncomingMessage, host: string, options: ForwardOptions, withBody: boolean): string[] {
+  const headers = endToEnd(req.rawHeaders, withBody ? OURS_AND_LENGTH : OURS);
+  headers.push('host', host, FORWARDED_HEADER, [...forwardedVia(req), options.via ?? '1'].join(','));
+  return headers;
+}
+
+/** The owner's answers a forward takes another way: it drains, it awaits no such replies, or (when asked) it holds the session no more. */
+export function declineOf(status: number, has: (name: string) => boolean, options: ForwardOptions): Forwarded | undefined {
+  if (status === 503 && has(DRAINING_HEADER)) return 'draining';
+  if (status === 421 && has(NOT_AWAITED_HEADER)) return 'not awaited';
+  if (status === 404 && options.unlessGone) return 'not held';
+  return undefined;
 }
 
 /** The names and values of `raw` (an IncomingMessage's rawHeaders) but hop-by-hop headers and those in `ours`. */
