@@ -14,6 +14,8 @@
  * - `--drain-ms N`: on SIGTERM or SIGINT, `server.close({ drainMs: N })` (requests and tasks under way
  *   may finish for up to N ms), then exit 0. Default 0: close at once.
  * - `--task-lease-ms N`: with `--redis`, the Tasks extension's `leaseMs` (default its own, 20 000).
+ * - `--serve-where-they-land`: with `--redis`, the transport's `serveWhereTheyLand` (a request that only
+ *   reads a session another fixture holds is served here, from the session's record).
  * - `--report-events`: one line on stdout per event the test counts: `session-new <session id>` and
  *   `session-adopted <session id>` (a legacy-era session made or taken over here), and
  *   `response-event <session id> <request id> <action> <message as JSON>` per `responseElicitationCreate`
@@ -47,6 +49,7 @@ const { values } = parseArgs({
     'auth-jwks': { type: 'string' },
     health: { type: 'boolean', default: false },
     'drain-ms': { type: 'string', default: '0' },
+    'serve-where-they-land': { type: 'boolean', default: false },
     'task-lease-ms': { type: 'string' },
     'report-events': { type: 'boolean', default: false },
   },
@@ -118,7 +121,10 @@ if (values['report-events']) {
   );
 }
 
-const http = new StreamableHttpTransport(server, { ...(router ? { router, eventStore } : {}), ...(auth ? { auth } : {}) });
+const http = new StreamableHttpTransport(server, {
+  ...(router ? { router, eventStore, serveWhereTheyLand: values['serve-where-they-land'] } : {}),
+  ...(auth ? { auth } : {}),
+});
 const { url } = await http.listen({ host: values.host, port, health: values.health });
 new WebSocketTransport(server, auth ? { auth } : {}).attach(http.httpServer!);
 console.log(`Switchboard conformance fixture on ${url} (WebSocket at ${url.replace(/^http/, 'ws')})`);

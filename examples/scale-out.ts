@@ -11,6 +11,7 @@ server.registerTool('order', {}, async (_args, ctx) => {
 });
 
 // A legacy-era session's requests that reach another instance are forwarded to the one holding it.
-const http = new StreamableHttpTransport(server, { router: scale.sessionRouter() });
+// With serveWhereTheyLand, one that only reads it (a tool call, a prompt) is served where it lands.
+const http = new StreamableHttpTransport(server, { router: scale.sessionRouter(), serveWhereTheyLand: true });
 const { url } = await http.listen({ host: '127.0.0.1', port: Number(process.env.PORT ?? 3000) });
 console.log(`listening on ${url}`);

@@ -131,7 +131,8 @@ describe('the layout of src/', () => {
       'transports/gate.ts',
       // The CORS headers an allowed Origin gets (the gate refused the others already).
       'transports/http/cors.ts',
-      // The retry hint of a stream a draining server ends: no refusal.
+      // The retry hint of a stream a draining server ends: no refusal (a guest's streams, a held session's).
+      'transports/http/guest-sessions.ts',
       'transports/http/session-endpoints.ts',
       // HTTP's own maxSessions and its eviction, which the gate asks through `admit(…, makeRoom)`.
       'transports/http/session-registry.ts',

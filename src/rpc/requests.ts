@@ -135,7 +135,7 @@ export class RequestIds {
     this.last = first - 1;
   }
 
-  next(): number {
+  next(): RequestId {
     return ++this.last;
   }
 
@@ -223,7 +223,7 @@ export class PendingRequests {
   }
 
   /** The next outgoing id: integers counted up (a session's from 0), never reused on this table. */
-  nextId(): number {
+  nextId(): RequestId {
     return this.ids.next();
   }
 

@@ -11,8 +11,9 @@ import type { Redis as RedisClient } from 'ioredis';
 import { ErrorCode, McpError } from '../protocol/errors.js';
 import type { SharedEvent, SharedState } from '../server/shared-state.js';
 import { isKeptSession, type TakenOver } from '../transports/http/session-records.js';
-import { HANDED_OFF, type SessionRouter } from '../transports/http/session-router.js';
+import { type GuestNews, HANDED_OFF, type SessionRouter } from '../transports/http/session-router.js';
 import { ExpiringMap } from './expiring-map.js';
+import { hearGuestNews, redisGuestSupport, SESSION_ID } from './redis-guests.js';
 import { RedisEventStore, type RedisEventStoreOptions } from './redis-event-store.js';
 import { RedisTaskStore, type RedisTaskStoreOptions } from './redis-task-store.js';
 
@@ -96,15 +97,23 @@ export class RedisScale implements SharedState {
     // Subscriptions are made again by ioredis after a reconnection; what was broadcast meanwhile is lost.
     const subscriber = this.redis.duplicate({ enableOfflineQueue: true });
     subscriber.on('error', () => {});
-    subscriber.on('message', (_channel: string, text: string) => this.heard(text));
+    subscriber.on('message', (channel: string, text: string) => (channel === this.guestChannel ? hearGuestNews(text, this.guestListeners) : this.heard(text)));
     this.subscriber = subscriber;
     try {
-      await subscriber.subscribe(this.channel);
+      await subscriber.subscribe(this.channel, this.guestChannel);
     } catch (err) {
       subscriber.disconnect();
       throw err;
     }
   }
+
+  /** Where instances tell each other about the sessions they serve as guests. */
+  private get guestChannel(): string {
+    return `${this.prefix}:guests`;
+  }
+
+  /** Listeners of the guests' news. */
+  private readonly guestListeners = new Set<(news: GuestNews) => void>();
 
   private heard(text: string): void {
     let message: { from?: unknown; event?: SharedEvent };
@@ -262,6 +271,7 @@ export class RedisScale implements SharedState {
         await this.commands.switchboardHandOff(key(sessionId), ownerUrl);
       },
       peerKeys: this.stateKeys,
+      guests: redisGuestSupport({ redis: this.redis, prefix: this.prefix, channel: this.guestChannel, listeners: this.guestListeners, recordKey, ttlMs }),
       onReconnect: (listener) => {
         this.reconnected.add(listener);
         return () => void this.reconnected.delete(listener);
@@ -326,8 +336,6 @@ const LOCATE_CACHE_MS = 30_000;
 /** How many ids no one holds, and for how long, a router remembers: short, as a new session may be claimed meanwhile. */
 const MISS_CACHE_SIZE = 10_000;
 const MISS_CACHE_MS = 2000;
-/** What randomUUID() makes. */
-const SESSION_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 const RELEASE_IF_OWNER = "if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) else return 0 end";
 

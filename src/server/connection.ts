@@ -23,7 +23,7 @@ import {
 import { quote } from '../protocol/quote.js';
 import type { ProgressParams, RequestId } from '../protocol/types.js';
 import { classifyEra, type Era, MODERN_PROTOCOL_VERSIONS } from '../protocol/versions.js';
-import { type ReplyPolicy, receiveReply } from '../rpc/requests.js';
+import { type ReplyPolicy, receiveReply, type RequestIds } from '../rpc/requests.js';
 import type { SessionState } from './api.js';
 import type { BackChannelFactory } from './back-channel.js';
 import { legacyDispatch } from './methods.js';
@@ -101,7 +101,7 @@ export class ServerConnection implements Connection, MessageReceiver<Answers, Re
     private readonly host: ConnectionHost,
     channel: Channel,
     principal: unknown,
-    adopted?: { id: string; record: SessionRecord },
+    adopted?: { id: string; record: SessionRecord; guest?: RequestIds },
   ) {
     const init: SessionInit = { era: 'legacy', backChannel: host.push, principal, defaultLogLevel: host.options.defaultLogLevel };
     if (adopted) {
@@ -111,6 +111,7 @@ export class ServerConnection implements Connection, MessageReceiver<Answers, Re
       init.clientCapabilities = record.clientCapabilities;
       init.logLevel = record.logLevel;
       init.adopted = { id: adopted.id, subscriptions: record.subscriptions };
+      init.guest = adopted.guest;
     }
     this.session = new Session(host, channel, init);
   }
@@ -223,6 +224,10 @@ export class ServerConnection implements Connection, MessageReceiver<Answers, Re
 
   renewPrincipal(principal: unknown): void {
     this.session.principal = principal;
+  }
+
+  renewRecord(record: SessionRecord): void {
+    this.session.logLevel = record.logLevel;
   }
 
   closed(reason: string): void {

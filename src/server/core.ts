@@ -12,6 +12,7 @@ import { SchemaCompiler } from '../schema/compiler.js';
 import type { McpSession } from './api.js';
 import { type BackChannelFactory, inputRequiredBackChannel, pushBackChannel } from './back-channel.js';
 import { Catalog, type ListKind } from './catalog.js';
+import { TaggedRequestIds } from '../rpc/tagged-request-ids.js';
 import { Deadlines } from '../rpc/requests.js';
 import { settlesWithin } from '../rpc/settles-within.js';
 import type { McpServerEvents } from './events.js';
@@ -112,6 +113,15 @@ export class ServerCore implements ConnectionHost, ServerPort, RoundsContext, Ki
     this.events.emit('sessionAdopted', session);
     return connection;
   }
+
+  guest(channel: Channel, principal: unknown, sessionId: string, record: SessionRecord, idPrefix: string): Connection {
+    let ids = this.guestIds.get(idPrefix);
+    if (ids === undefined) this.guestIds.set(idPrefix, (ids = new TaggedRequestIds(idPrefix)));
+    return new ServerConnection(this, channel, principal, { id: sessionId, record, guest: ids });
+  }
+
+  /** The ids of guest sessions' requests to their clients, by prefix (one per transport that serves guests). */
+  private readonly guestIds = new Map<string, TaggedRequestIds>();
 
   sessionLimitReached(): number | undefined {
     const max = this.options.maxSessions;

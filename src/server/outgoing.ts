@@ -40,6 +40,8 @@ export interface OutgoingSession extends McpSession {
   send(message: JsonRpcMessage, relatedRequestId?: RequestId): boolean;
   /** The first id its requests take (0; from the epoch ms for a session taken over, past the old owner's). */
   readonly firstRequestId: number;
+  /** A guest session's ids, which name the instance that asked (they replace `firstRequestId`'s count). */
+  readonly guestIds: RequestIds | undefined;
 }
 
 export type OnDone<Result> = (outcome: ClientOutcome<Result>, request: OutgoingRequest) => void;
@@ -100,7 +102,11 @@ export class Outgoing {
 
   constructor(private readonly session: OutgoingSession) {
     this.kinds = session.host.kinds;
-    this.table = new PendingRequests((id, reason, entry) => this.abandoned(id, reason, entry), session.host.deadlines, new RequestIds(session.firstRequestId));
+    this.table = new PendingRequests(
+      (id, reason, entry) => this.abandoned(id, reason, entry),
+      session.host.deadlines,
+      session.guestIds ?? new RequestIds(session.firstRequestId),
+    );
   }
 
   /** Whether a request with this id waits for the client's reply here. */

@@ -115,6 +115,8 @@ export interface Connection {
    * session keeps it, so scopes granted since (step-up) count, and handlers see the latest.
    */
   renewPrincipal(principal: unknown): void;
+  /** A guest's session changed on its owner (`logging/setLevel`): it goes on as `record` says now. */
+  renewRecord(record: SessionRecord): void;
   /** The transport lost the connection. */
   closed(reason: string): void;
   /** End the session and close the connection (DELETE, idle timeout, eviction). */
@@ -149,6 +151,13 @@ export interface ServerPort {
    * `sessionId`, ready, as `record` left it. `sessionAdopted` fires.
    */
   adopt(channel: Channel, principal: unknown, sessionId: string, record: SessionRecord): Connection;
+  /**
+   * Serve requests for a 2025 session another instance holds, as `record` left it, without taking it
+   * over: a connection the server does not count among its sessions, which fires no session event, and
+   * whose requests to the client take string ids `<idPrefix><n>`, counted over every guest with that
+   * prefix (the prefix names this instance, so that a reply is found wherever it lands).
+   */
+  guest(channel: Channel, principal: unknown, sessionId: string, record: SessionRecord, idPrefix: string): Connection;
   /** The server's `maxSessions` when it holds that many sessions over every transport; otherwise undefined. */
   sessionLimitReached(): number | undefined;
   /** A message the transport answered with -32700 or -32600 itself (a binary frame, an unparseable body). */

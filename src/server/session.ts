@@ -29,7 +29,7 @@ import type { ClientRequestOptions } from '../elicitation/kind.js';
 import type { McpSession, SessionRequestOptions, SessionState } from './api.js';
 import type { BackChannel, BackChannelFactory, BackChannelSession } from './back-channel.js';
 import { type Context, type ContextSession, sent } from './context.js';
-import { ServingRequests } from '../rpc/requests.js';
+import { type RequestIds, ServingRequests } from '../rpc/requests.js';
 import type { IncomingRequests } from './incoming.js';
 import { Outgoing, type OutgoingSession } from './outgoing.js';
 import type { Channel, SessionRecord, TransportKind } from './port.js';
@@ -49,6 +49,11 @@ export interface SessionInit {
   logLevel?: LoggingLevel | undefined;
   /** A 2025 session another instance began, gone on with here: its id and subscriptions (the rest is above). */
   adopted?: { id: string; subscriptions: readonly string[] };
+  /**
+   * Serves requests for a session another instance holds, not the server's own: no session events, and
+   * its requests to the client take their ids from this allocator (they name the instance that asked).
+   */
+  guest?: RequestIds;
 }
 
 export class Session implements McpSession, ContextSession, OutgoingSession, BackChannelSession {
@@ -77,6 +82,8 @@ export class Session implements McpSession, ContextSession, OutgoingSession, Bac
   private sessionId: string | undefined;
   /** The first id of its requests to the client: a session taken over counts from the epoch ms, past the old owner's. */
   readonly firstRequestId: number = 0;
+  /** A guest's: where its requests to the client take their ids (shared by every guest of this instance). */
+  readonly guestIds: RequestIds | undefined;
 
   constructor(
     readonly host: SessionHost,
@@ -90,6 +97,7 @@ export class Session implements McpSession, ContextSession, OutgoingSession, Bac
     this.defaultLogLevel = init.defaultLogLevel;
     this.createdMs = this.lastActivityMs = Date.now();
     this.handshake = init.protocolVersion === undefined || init.adopted !== undefined;
+    this.guestIds = init.guest;
     if (init.adopted) {
       this.sessionId = init.adopted.id;
       this.firstRequestId = Date.now();
@@ -311,6 +319,7 @@ export class Session implements McpSession, ContextSession, OutgoingSession, Bac
     this.outgoingRequests?.closeAll(reason);
     // An McpError costs its stack trace (~11 µs, 9% of a short session): made only when a request is in flight to end with it.
     this.incomingRequests?.cancelAll(() => new McpError(ErrorCode.ConnectionClosed, `session ended: ${reason}`));
-    this.host.sessionEnded(this, reason, wasInitialized);
+    // A guest was never the server's: its owner's session goes on.
+    if (this.guestIds === undefined) this.host.sessionEnded(this, reason, wasInitialized);
   }
 }

@@ -22,7 +22,7 @@ const root = fileURLToPath(new URL('../..', import.meta.url));
 const DRAIN_MS = 2000;
 /** Short enough that a killed runner's tasks fail within the test (1.25 leases), long enough that a Redis restart (well under a second) does not lapse a live one. */
 const LEASE_MS = 3000;
-const FIXTURE_ARGS = ['--drain-ms', String(DRAIN_MS), '--task-lease-ms', String(LEASE_MS), '--report-events', '--health'];
+const FIXTURE_ARGS = ['--drain-ms', String(DRAIN_MS), '--task-lease-ms', String(LEASE_MS), '--report-events', '--health', '--serve-where-they-land'];
 const SESSIONS = ['s1', 's2', 's3', 's4'];
 const MRTR_LOOPS = ['m1', 'm2'];
 /** Task durations in turn: some end within a drain, some outlast it. */
@@ -401,6 +401,11 @@ function legacyEvents() {
   return run.fixtures.flatMap((fixture) => fixture.responseEvents).filter((event) => event.message.startsWith('chaos-'));
 }
 
+/** The 2025 response events fired by a fixture that never held their session: its guest asked (`--serve-where-they-land`). */
+function guestEvents() {
+  return legacyEvents().filter((event) => !run.fixtures.some((f) => f.name === event.process && f.sessions.some((s) => s.sessionId === event.sessionId)));
+}
+
 function summary(): string {
   const calls = run.calls.filter((call) => call.kind !== 'task-poll');
   const polls = run.calls.filter((call) => call.kind === 'task-poll');
@@ -420,7 +425,7 @@ function summary(): string {
     `calls ok ${calls.filter((call) => call.ok).length} / failed ${calls.filter((call) => !call.ok).length}${reasons ? ` (${reasons})` : ''}; ` +
     `task polls ok ${polls.filter((call) => call.ok).length} / failed ${polls.filter((call) => !call.ok).length}; ` +
     `tasks ${run.tasks.length}: completed ${completed} / failed-stopped ${shutDown + lapsed} (shut down ${shutDown}, lease lapsed ${lapsed}) / other ${run.tasks.length - completed - shutDown - lapsed}; ` +
-    `2025 elicitation answers ${answers} vs response events ${legacyEvents().length}; ` +
+    `2025 elicitation answers ${answers} vs response events ${legacyEvents().length} (${guestEvents().length} where the call landed, by a guest); ` +
     `MRTR answers ${run.mrtr.reduce((sum, loop) => sum + loop.answers, 0)} vs response events ${mrtrEvents}; ` +
     `duration ${((run.finished - run.started) / 1000).toFixed(1)} s`
   );
@@ -472,6 +477,10 @@ describe('chaos: three instances and one Redis, drained, killed and restarted un
     for (const event of events)
       if (event.action === 'accept' && !answered.has(event.message)) problems.push(`an event for an elicitation never answered: ${JSON.stringify(event)}`);
     expect({ count: problems.length, first: problems.slice(0, 10) }).toEqual({ count: 0, first: [] });
+  });
+
+  it('serves 2025 reads where they land: guests on instances that do not hold the session asked some elicitations', () => {
+    expect(guestEvents().length).toBeGreaterThan(0);
   });
 
   it('fires one response event per MRTR answer at most, and one per answer of each call that succeeded at least', () => {

@@ -23,6 +23,8 @@ export interface HttpSessionHost {
   reportError(error: unknown, connection?: Connection): void;
   /** The server is stopping: streams that end say when to come back (`retry`), to whichever instance then serves. */
   stopping(): boolean;
+  /** Serves guests (`serveWhereTheyLand`): their streams carry no event ids, as none can be resumed elsewhere. */
+  readonly guests?: boolean;
 }
 
 /** The reconnection delay a stream ended by a stopping server suggests, in ms. */
@@ -72,6 +74,11 @@ export class HttpSession implements Channel, StreamOwner {
     if (adopted) this.lastStream = this.standaloneSeq = this.adoptedAt = Date.now();
   }
 
+  /** Gone on with here from another instance's record (taken over, or a guest). */
+  get adopted(): boolean {
+    return this.adoptedAt !== undefined;
+  }
+
   sessionChanged(): void {
     if (!this.handedOff) this.host.sessionChanged(this);
   }
@@ -96,11 +103,11 @@ export class HttpSession implements Channel, StreamOwner {
 
   /** Event ids and replay exist since 2025-03-26; priming events and polling since 2025-11-25. */
   private get resumable(): boolean {
-    return isAtLeast(this.connection.protocolVersion, '2025-03-26');
+    return !this.host.guests && isAtLeast(this.connection.protocolVersion, '2025-03-26');
   }
 
   private primes(stream?: Stream): boolean {
-    return isAtLeast(stream?.version ?? this.connection.protocolVersion, '2025-11-25');
+    return !this.host.guests && isAtLeast(stream?.version ?? this.connection.protocolVersion, '2025-11-25');
   }
 
   /**
@@ -256,6 +263,11 @@ export class HttpSession implements Channel, StreamOwner {
       this.standaloneSeq = stream.seq; // it may have sent events while held: their ids stay taken
       this.standalone = undefined;
     }
+  }
+
+  /** Whether a POST stream here waits for the response to client request `requestId`. */
+  carries(requestId: RequestId): boolean {
+    return this.byRequest.has(requestId);
   }
 
   /** A request ended without a response (it was cancelled): its stream must not wait for one. */

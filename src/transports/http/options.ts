@@ -58,6 +58,15 @@ export interface StreamableHttpTransportOptions {
   router?: SessionRouter;
   /** Where the other instances reach this one's MCP endpoint, for `router`. Default: the URL `listen()` listens on. */
   advertisedUrl?: string;
+  /**
+   * With `router`: a request that only reads a 2025 session (`tools/call`, `prompts/get`,
+   * `resources/read`, the lists, `completion/complete`, `ping`; one per POST) is served on the instance it
+   * lands on, from the session's record, instead of being forwarded to the session's owner. Its handler's
+   * `ctx.session` is then a guest: the same id, client and log level, but its own empty `data`, and no
+   * session event fires for it; its stream cannot be resumed. Whatever changes the session still goes to
+   * the owner. Needs a router with `guests` (`scale.sessionRouter()` has them). Default false.
+   */
+  serveWhereTheyLand?: boolean;
 }
 
 export type ReplyStatus = 202 | 204;
@@ -103,6 +112,13 @@ function validateHttpOptions(options: ResolvedHttpOptions): void {
   const { router, advertisedUrl } = options;
   if (router !== undefined && (typeof router !== 'object' || router === null || typeof router.locate !== 'function' || typeof router.claim !== 'function')) {
     throw new TypeError('Option router must be a session router such as scale.sessionRouter() gives: { claim, release, locate }');
+  }
+  const serveWhereTheyLand = options.serveWhereTheyLand;
+  if (serveWhereTheyLand !== undefined && typeof serveWhereTheyLand !== 'boolean') {
+    throw new TypeError(`Option serveWhereTheyLand must be true or false; got ${JSON.stringify(serveWhereTheyLand)}`);
+  }
+  if (serveWhereTheyLand && router?.guests === undefined) {
+    throw new TypeError('Option serveWhereTheyLand needs a router with guests, such as scale.sessionRouter() gives');
   }
   if (advertisedUrl !== undefined && !URL.canParse(advertisedUrl)) {
     throw new TypeError(`Option advertisedUrl must be an absolute URL (this instance's MCP endpoint); got ${JSON.stringify(advertisedUrl)}`);

@@ -12,6 +12,7 @@ import { SERVER_CLOSED, type ServerPort } from '../../server/port.js';
 import { type GateRefusal, SHUTTING_DOWN, type TransportGate } from '../gate.js';
 import { NO_CORS } from './cors.js';
 import type { EventStore } from './event-store.js';
+import type { GuestSessions } from './guest-sessions.js';
 import { HttpSession, type HttpSessionHost } from './http-session.js';
 import type { ResolvedHttpOptions } from './options.js';
 import { accepts, header, sendHttpError } from './request.js';
@@ -39,6 +40,10 @@ export interface SessionEndpointsHost {
   forward(req: IncomingMessage, res: ServerResponse, ownerUrl: string, options: ForwardOptions): Promise<Forwarded>;
   /** Where the other instances reach this one, once known. */
   selfUrl(): string | undefined;
+  /** With `serveWhereTheyLand`: the guests of sessions other instances hold. */
+  readonly guests: GuestSessions | undefined;
+  /** When a session was last used on another instance as a guest (its idle timeout counts that). */
+  readonly lastUseElsewhere: ((sessionId: string) => Promise<number | undefined>) | undefined;
 }
 
 /** One POST for a session, its body read and checked. */
@@ -59,24 +64,33 @@ export class SessionEndpoints {
   private readonly sessionHost: HttpSessionHost;
   private readonly port: ServerPort;
   private readonly options: ResolvedHttpOptions;
+  /** Sessions whose record was kept once already: a change after that is news for their guests. */
+  private readonly recorded = new WeakSet<HttpSession>();
 
   constructor(private readonly host: SessionEndpointsHost) {
     this.port = host.port;
     this.options = host.options;
-    this.sessions = new SessionRegistry(this.port, this.options, host.eventStore);
+    this.sessions = new SessionRegistry(this.port, this.options, host.eventStore, host.lastUseElsewhere);
     this.sessionHost = {
       eventStore: host.eventStore,
       retryMs: this.options.retryMs,
       sessionClosed: (http) => {
         this.sessions.remove(http);
         host.route('release', http.id);
-        if (http.connection.session.closeReason !== SERVER_CLOSED) host.keep(http.id, undefined);
+        if (http.connection.session.closeReason === SERVER_CLOSED) return;
+        host.keep(http.id, undefined);
+        // Its guests on other instances end what they serve of it.
+        host.guests?.announce({ type: 'ended', sessionId: http.id });
       },
       sessionChanged: (http) => {
         // Without a router that keeps records, nothing is made (an initialize costs no record).
         if (!host.keepsRecords) return;
         const record = http.connection.record;
-        if (record) host.keep(http.id, keep(record, http.principal, this.options.auth !== undefined));
+        if (!record) return;
+        host.keep(http.id, keep(record, http.principal, this.options.auth !== undefined));
+        // Its guests on other instances read it again (none can have read it before initialize was answered).
+        if (this.recorded.has(http) || http.adopted) host.guests?.announce({ type: 'changed', sessionId: http.id });
+        else this.recorded.add(http);
       },
       reportError: (error, connection) => this.port.reportError(error, connection),
       stopping: () => this.port.draining,
@@ -149,8 +163,17 @@ export class SessionEndpoints {
         return sendHttpError(res, 400, INITIALIZE_IN_BATCH.code, INITIALIZE_IN_BATCH.message, cors);
       }
     }
+    const guests = this.host.guests;
+    if (guests) {
+      const guest = guests.placedGuest(req);
+      if (guest) return this.serveGuest(guest, { req, res, cors, classified, body, era });
+      const tag = guests.replyTag(classified);
+      if (tag !== undefined) return this.guestReplies(guests, tag, { req, res, cors, classified, body, era }, principal);
+    }
     const http = this.sessionFor(req, res, principal, cors);
     if (!http) return;
+    // A cancellation may be for a request a guest on another instance serves: each instance hears of it.
+    if (guests) this.announceCancellations(guests, http.id, classified);
     // Replies to requests another instance sent for this session (it took the session over from this one
     // as it drains, or this one took it over from it) go to that instance.
     const post: SessionPost = { req, res, cors, classified, body, era };
@@ -159,6 +182,46 @@ export class SessionEndpoints {
       return;
     }
     this.serve(http, post);
+  }
+
+  /** A request served here by a guest of the session (after the version check a held session's gets), which ends once it has nothing under way. */
+  private serveGuest(guest: HttpSession, post: SessionPost): void {
+    if (!this.sessions.versionAccepted(post.req, post.res, post.cors)) return;
+    this.serve(guest, post);
+  }
+
+  /** Replies to a guest's requests: to this instance's guest, or on to the instance whose guest asked; moot when none awaits them. */
+  private guestReplies(guests: GuestSessions, tag: string, post: SessionPost, principal: unknown): void {
+    const sessionId = header(post.req, 'mcp-session-id');
+    if (sessionId !== undefined && tag === guests.tag) {
+      const guest = guests.awaiting(sessionId, principal);
+      if (guest) return this.serveGuest(guest, post);
+    }
+    if (sessionId === undefined || tag === guests.tag) return this.moot(post);
+    void guests.replyElsewhere(post.req, post.res, post.body, tag).then(
+      (answered) => answered || this.moot(post),
+      (err) => {
+        this.port.reportError(err);
+        this.moot(post);
+      },
+    );
+  }
+
+  /** Replies no one awaits any more (what asked ended): taken, as any reply is. */
+  private moot({ res, cors }: SessionPost): void {
+    if (res.headersSent || res.destroyed) return;
+    const status = this.options.replyStatus;
+    res.writeHead(typeof status === 'number' ? status : 204, cors).end();
+  }
+
+  private announceCancellations(guests: GuestSessions, sessionId: string, classified: readonly Classified[]): void {
+    for (const message of classified) {
+      if (message.kind !== 'notification' || message.message.method !== 'notifications/cancelled') continue;
+      const params = message.message.params as { requestId?: unknown; reason?: unknown } | undefined;
+      const requestId = params?.requestId;
+      if (typeof requestId !== 'string' && typeof requestId !== 'number') continue;
+      guests.announce({ type: 'cancelled', sessionId, requestId, ...(typeof params?.reason === 'string' ? { reason: params.reason } : {}) });
+    }
   }
 
   /** A POST's messages for a session held here. */

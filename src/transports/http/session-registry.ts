@@ -21,6 +21,8 @@ export class SessionRegistry {
     private readonly port: ServerPort,
     private readonly options: ResolvedHttpOptions,
     private readonly eventStore: EventStore,
+    /** When a session was last used as a guest on another instance (`serveWhereTheyLand`): its idle timeout counts that. */
+    private readonly lastUseElsewhere?: (sessionId: string) => Promise<number | undefined>,
   ) {
     this.timers.push(setInterval(() => this.sweepIdle(), idleSweepIntervalMs(options.sessionIdleTimeoutMs)));
     const keepAliveMs = options.keepAliveIntervalMs;
@@ -80,6 +82,11 @@ export class SessionRegistry {
       );
       return undefined;
     }
+    return this.versionAccepted(req, res, cors) ? http : undefined;
+  }
+
+  /** Whether the request's MCP-Protocol-Version is one a session speaks; otherwise the 400 is sent. */
+  versionAccepted(req: IncomingMessage, res: ServerResponse, cors: Record<string, string>): boolean {
     const version = header(req, 'mcp-protocol-version');
     // Absent means 2025-03-26; present must be a version we speak.
     if (version !== undefined && !isLegacyProtocolVersion(version)) {
@@ -90,9 +97,9 @@ export class SessionRegistry {
         `Bad Request: unsupported MCP-Protocol-Version ${version}; supported: ${LEGACY_PROTOCOL_VERSIONS.join(', ')}`,
         cors,
       );
-      return undefined;
+      return false;
     }
-    return http;
+    return true;
   }
 
   /**
@@ -132,7 +139,19 @@ export class SessionRegistry {
   private sweepIdle(): void {
     const cutoff = Date.now() - this.options.sessionIdleTimeoutMs;
     for (const http of [...this.sessions.values()]) {
-      if (http.idle && http.connection.lastActivityMs < cutoff) http.connection.close('idle timeout');
+      if (!http.idle || http.connection.lastActivityMs >= cutoff) continue;
+      if (!this.lastUseElsewhere) {
+        http.connection.close('idle timeout');
+        continue;
+      }
+      // Served as a guest elsewhere since: not idle. Unknown (the store is unreachable): asked again next sweep.
+      this.lastUseElsewhere(http.id).then(
+        (used) => {
+          if (used !== undefined && used >= cutoff) http.connection.touch();
+          else if (http.idle && http.connection.lastActivityMs < cutoff) http.connection.close('idle timeout');
+        },
+        (err) => this.port.reportError(err),
+      );
     }
   }
 

@@ -7,7 +7,7 @@ import { Agent, type ClientRequest, request as httpRequest, type IncomingMessage
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { ErrorCode } from '../../protocol/errors.js';
 import { sendHttpError } from './request.js';
-import type { SessionRecords } from './session-records.js';
+import type { KeptSession, SessionRecords } from './session-records.js';
 
 /**
  * Who holds which session, shared by the instances serving one endpoint; optionally, the sessions'
@@ -40,6 +40,39 @@ export interface SessionRouter extends Partial<SessionRecords> {
    * or to an owner that takes no link, each is an HTTP request. `scale.sessionRouter()` gives its key ring.
    */
   readonly peerKeys?: readonly string[];
+  /** What serving a session's requests where they land takes (`serveWhereTheyLand`); `scale.sessionRouter()` gives it. */
+  readonly guests?: GuestSupport;
+}
+
+/** What an instance tells the others about the sessions it serves as a guest (`serveWhereTheyLand`). */
+export type GuestNews =
+  /** The client cancelled one of its requests: whichever instance runs it stops it. */
+  | { type: 'cancelled'; sessionId: string; requestId: string | number; reason?: string }
+  /** The session ended on its owner: guests end what they serve of it. */
+  | { type: 'ended'; sessionId: string }
+  /** Its record changed on its owner (`logging/setLevel`): guests read it again. */
+  | { type: 'changed'; sessionId: string };
+
+/**
+ * What serving a session's requests on the instance they land on (not its owner) takes: its record,
+ * a registry of the instances by the tag their requests' ids carry, when the session was last used
+ * elsewhere (its owner's idle timeout counts it), and news for every instance.
+ */
+export interface GuestSupport {
+  /** Session `sessionId`'s record as its owner keeps it; undefined when none is (the session ended, or keeps none). */
+  recall(sessionId: string): Promise<KeptSession | undefined>;
+  /** This instance, whose requests' ids carry `tag`, is at `url` (called again now and then, to keep it). */
+  register(tag: string, url: string): Promise<void>;
+  /** The instance whose requests' ids carry `tag`; undefined when none registered it. */
+  instance(tag: string): Promise<string | undefined>;
+  /** Session `sessionId` was used on this instance, as a guest, now. */
+  used(sessionId: string): Promise<void>;
+  /** When session `sessionId` was last used as a guest (epoch ms), if it was. */
+  lastUse(sessionId: string): Promise<number | undefined>;
+  /** Tell every instance (this one included). */
+  announce(news: GuestNews): Promise<void>;
+  /** Call `listener` with what any instance announces. Returns what stops that. */
+  onNews(listener: (news: GuestNews) => void): () => void;
 }
 
 /**

@@ -26,6 +26,7 @@ import {
 } from '../listen.js';
 import { ALLOW, ALLOW_WITHOUT_CORS, corsHeaders, NO_CORS, preflight } from './cors.js';
 import { type EventStore, InMemoryEventStore } from './event-store.js';
+import { GuestSessions } from './guest-sessions.js';
 import { type ModernPostHost, modernPost } from './modern-post.js';
 import { type ResolvedHttpOptions, resolveHttpOptions, type StreamableHttpTransportOptions } from './options.js';
 import { accepts, header, isJsonContentType, NO_BODY, readJson, readText, sendHttpError } from './request.js';
@@ -80,6 +81,8 @@ export class StreamableHttpTransport extends SafeEmitter<StreamableHttpTransport
   /** With the router's peer keys: requests for an owner go over one link to it, and peers' links are taken here. */
   private readonly links: PeerLinks | undefined;
   private readonly linkServer: PeerLinkServer | undefined;
+  /** With `serveWhereTheyLand`: requests that only read a session another instance holds are served here. */
+  private readonly guests: GuestSessions | undefined;
   private readonly unregister: () => void;
   private ownServer: HttpServer | undefined;
   /** What the gate screens on a port of the transport's own (`/healthz` and `/readyz` when `listen({ health })` asked): made once, not per request. */
@@ -105,6 +108,17 @@ export class StreamableHttpTransport extends SafeEmitter<StreamableHttpTransport
       authChallenge: this.options.authChallenge,
     });
     const refuse = (res: ServerResponse, refusal: GateRefusal, cors: Record<string, string>) => this.refuse(res, refusal, cors);
+    const guestSupport = this.options.serveWhereTheyLand ? this.options.router?.guests : undefined;
+    this.guests =
+      guestSupport &&
+      new GuestSessions({
+        port: this.port,
+        options: this.options,
+        support: guestSupport,
+        eventStore: this.eventStore,
+        forward: (req, res, url, options) => this.forward(req, res, url, options),
+        selfUrl: () => this.advertisedUrl,
+      });
     this.modern = { port: this.port, needs: httpNeedsOf(server), gate: this.gate, responseMode: this.options.responseMode, refuse };
     this.sessions = new SessionEndpoints({
       port: this.port,
@@ -117,6 +131,8 @@ export class StreamableHttpTransport extends SafeEmitter<StreamableHttpTransport
       keep: (sessionId, kept) => this.keep(sessionId, kept),
       forward: (req, res, ownerUrl, options) => this.forward(req, res, ownerUrl, options),
       selfUrl: () => this.advertisedUrl,
+      guests: this.guests,
+      lastUseElsewhere: guestSupport && ((sessionId) => guestSupport.lastUse(sessionId)),
       currentOwner: async (sessionId) => {
         // Asked afresh: this instance's own memory says it handed the session off, not who took it.
         const owner = await this.options.router?.locate(sessionId, { fresh: true });
@@ -184,6 +200,7 @@ export class StreamableHttpTransport extends SafeEmitter<StreamableHttpTransport
   close(): Promise<void> {
     this.closing ??= (async () => {
       this.sessions.close();
+      this.guests?.close();
       for (const [http, onUpgrade] of this.linkedServers) http.off('upgrade', onUpgrade);
       this.linkedServers.clear();
       this.linkServer?.close();
@@ -279,6 +296,8 @@ export class StreamableHttpTransport extends SafeEmitter<StreamableHttpTransport
     for (let forwards = 0; ; ) {
       if (holder !== undefined) {
         if (!(await this.bodyRead(req, res, cors))) return true;
+        // Served here when it only reads the session (its owner is not asked at all).
+        if (forwards === 0 && this.guests && req.method === 'POST' && (await this.guests.place(req, sessionId, principal)) === 'here') return false;
         const forwarded = await this.forward(req, res, holder, { via: this.advertisedUrl });
         if (forwarded === 'answered') return true;
         if (forwarded === 'not awaited') return this.moot(res, cors);
