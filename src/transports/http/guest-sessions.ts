@@ -34,7 +34,8 @@ const READS = new Set([
 const GUEST_ID = /^sb\.([0-9A-Za-z_-]{12})\.[1-9][0-9]*$/;
 /**
  * How often, at most, a session served here is noted as used (its owner's idle timeout counts that): a
- * quarter of the idle timeout (this transport's, as instances serving one endpoint share their options).
+ * quarter of the idle timeout (this transport's, as instances serving one endpoint share their options),
+ * and at least once a minute.
  */
 const NOTE_USE_MS = 60_000;
 /** How often this instance registers its tag again (it stays registered a day). */
@@ -119,7 +120,8 @@ export class GuestSessions {
     }
     const request = body as { method?: unknown; id?: unknown };
     if (typeof body !== 'object' || body === null || Array.isArray(body) || typeof request.method !== 'string' || !READS.has(request.method)) return 'owner';
-    if (typeof request.id !== 'string' && typeof request.id !== 'number') return 'owner';
+    // A draining instance serves nothing new: its owner does.
+    if ((typeof request.id !== 'string' && typeof request.id !== 'number') || this.host.port.draining) return 'owner';
     const guest = await this.guestFor(req, sessionId, principal);
     if (!guest) return 'owner';
     this.placed.set(req, guest);
@@ -185,10 +187,18 @@ export class GuestSessions {
     for (const { http } of this.live.values()) http.keepAlive();
   }
 
-  /** Guests unused for a while, with nothing under way, end. */
+  /** Redis is back after a break (it may have restarted empty): the tag is registered again by the next request. */
+  reregister(): void {
+    this.registered = undefined;
+  }
+
+  /** Guests unused for a while, with nothing under way, end; a busy one counts as a use (its owner must not time the session out under it). */
   private sweepIdle(): void {
     const cutoff = Date.now() - GUEST_IDLE_MS;
-    for (const { http, usedAt } of [...this.live.values()]) if (usedAt < cutoff && http.idle) http.connection.close('guest unused');
+    for (const { http, usedAt } of [...this.live.values()]) {
+      if (!http.idle) this.noteUse(http.id);
+      else if (usedAt < cutoff) http.connection.close('guest unused');
+    }
   }
 
   /**
@@ -277,14 +287,17 @@ export class GuestSessions {
   }
 }
 
-/** Whether `body` holds only replies, each to a guest's request (a batch, or one). */
+/** Whether `body` holds only replies, each to a request of one instance's guests (a batch, or one): as `replyTag` will find them. */
 function guestReplies(body: unknown): boolean {
   const messages = Array.isArray(body) ? body : [body];
   if (messages.length === 0) return false;
+  let tag: string | undefined;
   for (const message of messages) {
     if (typeof message !== 'object' || message === null || 'method' in message) return false;
     const id = (message as { id?: unknown }).id;
-    if (typeof id !== 'string' || !GUEST_ID.test(id)) return false;
+    const match = typeof id === 'string' ? GUEST_ID.exec(id) : null;
+    if (!match || (tag !== undefined && match[1] !== tag)) return false;
+    tag = match[1];
   }
   return true;
 }

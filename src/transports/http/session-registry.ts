@@ -145,13 +145,12 @@ export class SessionRegistry {
         continue;
       }
       // Served as a guest elsewhere since: not idle. Unknown (the store is unreachable): asked again next sweep.
-      this.lastUseElsewhere(http.id).then(
-        (used) => {
+      this.lastUseElsewhere(http.id)
+        .then((used) => {
           if (used !== undefined && used >= cutoff) http.connection.touch();
           else if (http.idle && http.connection.lastActivityMs < cutoff) http.connection.close('idle timeout');
-        },
-        (err) => this.port.reportError(err),
-      );
+        })
+        .catch((err) => this.port.reportError(err));
     }
   }
 

@@ -151,7 +151,10 @@ export class StreamableHttpTransport extends SafeEmitter<StreamableHttpTransport
     }
     this.handler = (req, res) => void this.handle(req, res, false).catch((err) => this.failed(err, res));
     const unregister = this.port.register(this);
-    const stopReclaiming = this.options.router?.onReconnect?.(() => this.sessions.reclaim());
+    const stopReclaiming = this.options.router?.onReconnect?.(() => {
+      this.sessions.reclaim();
+      this.guests?.reregister();
+    });
     this.unregister = () => {
       stopReclaiming?.();
       unregister();
