@@ -11,6 +11,9 @@ import { ExpiringMap } from './expiring-map.js';
 /** What randomUUID() makes: a session id. */
 export const SESSION_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
+/** What an instance's tag is: 12 base64url characters. */
+const TAG = /^[0-9A-Za-z_-]{12}$/;
+
 /** How long an instance's tag stays registered without being registered again. */
 const INSTANCE_TTL_MS = 24 * 3_600_000;
 /** How many tags, and for how long, an instance remembers without asking Redis again. */
@@ -50,8 +53,11 @@ export function redisGuestSupport({ redis, prefix, channel, listeners, recordKey
     instance: async (tag) => {
       const known = instances.get(tag);
       if (known !== undefined) return known;
+      if (!TAG.test(tag)) return undefined;
       const url = (await redis.get(tagKey(tag))) ?? undefined;
-      if (url !== undefined) instances.set(tag, url);
+      // Anything with access to the Redis can write there: only an http(s) URL is an instance's.
+      if (url === undefined || !isHttpUrl(url)) return undefined;
+      instances.set(tag, url);
       return url;
     },
     used: async (sessionId) => {
@@ -70,6 +76,15 @@ export function redisGuestSupport({ redis, prefix, channel, listeners, recordKey
       return () => void listeners.delete(listener);
     },
   };
+}
+
+function isHttpUrl(text: string): boolean {
+  try {
+    const { protocol } = new URL(text);
+    return protocol === 'http:' || protocol === 'https:';
+  } catch {
+    return false;
+  }
 }
 
 /** A message on the news channel, checked (anything with access to the Redis can publish on it), to each listener. */
@@ -92,8 +107,13 @@ export function hearGuestNews(text: string, listeners: Set<(news: GuestNews) => 
 
 function isGuestNews(news: unknown): news is GuestNews {
   if (typeof news !== 'object' || news === null) return false;
-  const { type, sessionId, requestId, reason } = news as Record<string, unknown>;
+  const { type, sessionId, requestId, reason, tag, messages } = news as Record<string, unknown>;
   if (typeof sessionId !== 'string' || !SESSION_ID.test(sessionId)) return false;
   if (type === 'ended' || type === 'changed') return true;
+  if (type === 'replies') {
+    return (
+      typeof tag === 'string' && TAG.test(tag) && Array.isArray(messages) && messages.length > 0 && messages.every((m) => typeof m === 'object' && m !== null)
+    );
+  }
   return type === 'cancelled' && (typeof requestId === 'string' || typeof requestId === 'number') && (reason === undefined || typeof reason === 'string');
 }

@@ -5,12 +5,16 @@
  * it through any instance; what changes the session still goes to the owner; the owner's idle timeout
  * counts the use elsewhere.
  */
-import type { IncomingMessage } from 'node:http';
+import { rm } from 'node:fs/promises';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { type AddressInfo, createServer as createNetServer } from 'node:net';
+import { Redis } from 'ioredis';
 import { describe, expect, it } from 'vitest';
-import { connectRedisScale, McpServer, type McpSession, StreamableHttpTransport } from '../../src/index.js';
+import { connectRedisScale, McpServer, type McpSession, type SessionRouter, StreamableHttpTransport } from '../../src/index.js';
+import type { GuestNews } from '../../src/transports/http/session-router.js';
 import { useCleanups } from '../helpers/cleanups.js';
 import { HttpTestClient } from '../helpers/http-client.js';
-import { useRedis } from '../helpers/redis.js';
+import { startRedis, useRedis } from '../helpers/redis.js';
 import { until } from '../helpers/waits.js';
 
 const cleanups = useCleanups();
@@ -18,8 +22,34 @@ const redis = useRedis();
 
 const FORM = { message: 'Who?', requestedSchema: { type: 'object' as const, properties: { name: { type: 'string' as const } }, required: ['name'] } };
 
-async function instance(name: string, prefix: string, options: { guests?: boolean; sessionIdleTimeoutMs?: number } = {}) {
-  const scale = await connectRedisScale(redis.url, { prefix });
+interface InstanceOptions {
+  guests?: boolean;
+  sessionIdleTimeoutMs?: number;
+  /** Another redis-server than the file's. */
+  redisUrl?: string;
+  /** The router as the transport gets it: the scale's, or one changed from it. */
+  router?: (router: SessionRouter) => SessionRouter;
+  /** Mount the handler on a server of the test's, which parses each body into `req.body` first (as express.json() does). */
+  parsed?: boolean;
+}
+
+/** A node:http server that parses each body into `req.body`, then hands the request to `handler()`. */
+async function parsingServer(handler: () => (req: IncomingMessage, res: ServerResponse) => void): Promise<string> {
+  const http = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => {
+      if (chunks.length > 0) (req as { body?: unknown }).body = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+      handler()(req, res);
+    });
+  });
+  await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
+  cleanups.push(() => new Promise((resolve) => http.close(resolve)));
+  return `http://127.0.0.1:${(http.address() as AddressInfo).port}/mcp`;
+}
+
+async function instance(name: string, prefix: string, options: InstanceOptions = {}) {
+  const scale = await connectRedisScale(options.redisUrl ?? redis.url, { prefix });
   const server = new McpServer({ name, version: '1.0.0' });
   const errors: string[] = [];
   server.on('error', (err) => void errors.push((err as Error).message));
@@ -41,12 +71,15 @@ async function instance(name: string, prefix: string, options: { guests?: boolea
     seen.cancelled.push(String(ctx.signal.reason?.message ?? ctx.signal.reason));
     return 'stopped';
   });
-  const transport = new StreamableHttpTransport(server, {
-    router: scale.sessionRouter(),
+  let transport: StreamableHttpTransport | undefined;
+  const mounted = options.parsed ? await parsingServer(() => transport!.handler) : undefined;
+  transport = new StreamableHttpTransport(server, {
+    ...(mounted ? { advertisedUrl: mounted } : {}),
+    router: (options.router ?? ((router) => router))(scale.sessionRouter()),
     serveWhereTheyLand: options.guests ?? true,
     ...(options.sessionIdleTimeoutMs ? { sessionIdleTimeoutMs: options.sessionIdleTimeoutMs } : {}),
   });
-  const { url } = await transport.listen({ host: '127.0.0.1', port: 0 });
+  const url = mounted ?? (await transport.listen({ host: '127.0.0.1', port: 0 })).url;
   // What the transport saw, by how it came: straight from a client, or forwarded by another instance.
   const heard: string[] = [];
   transport.on('httpRequest', (req: IncomingMessage) => void heard.push(`${req.method} ${req.headers['x-switchboard-forwarded'] ? 'forwarded' : 'direct'}`));
@@ -57,10 +90,14 @@ async function instance(name: string, prefix: string, options: { guests?: boolea
   return { transport, url, scale, server, errors, seen, heard };
 }
 
-/** A session initialized on `owner`, and clients for it at each of `others`. */
+/** A session initialized on `owner` (at `protocolVersion`, by default the latest), and clients for it at each of `others`. */
 async function sessionOn(owner: string, ...others: string[]) {
+  return sessionAt(undefined, owner, ...others);
+}
+
+async function sessionAt(protocolVersion: string | undefined, owner: string, ...others: string[]) {
   const direct = new HttpTestClient(owner);
-  await direct.initialize({ capabilities: { elicitation: {} } });
+  await direct.initialize({ capabilities: { elicitation: {} }, ...(protocolVersion ? { protocolVersion } : {}) });
   const at = others.map((url) => {
     const client = new HttpTestClient(url);
     client.sessionId = direct.sessionId;
@@ -179,6 +216,141 @@ describe('serveWhereTheyLand', () => {
     }
     expect(a.server.sessions.get(direct.sessionId!)).toBe(session);
     expect(session.lastActivity.getTime()).toBeGreaterThan(Date.now() - 2500);
+  });
+
+  it('forgets a session that ended while Redis was away once it is back: no guest serves it then', async () => {
+    // Kept across its restart, as a Redis that comes back after a break keeps what it had.
+    const persistent = await startRedis({ persist: true });
+    cleanups.push(async () => {
+      await persistent.stop();
+      await rm(persistent.dataDir!, { recursive: true, force: true });
+    });
+    const prefix = prefixed();
+    const a = await instance('a', prefix, { redisUrl: persistent.url });
+    const b = await instance('b', prefix, { redisUrl: persistent.url });
+    const { direct, at } = await sessionOn(a.url, b.url);
+    const [viaB] = at;
+    expect(text(await viaB.call('tools/call', { name: 'echo', arguments: { text: 'one' } }))).toBe('b: one (log level unset)');
+
+    await persistent.stop();
+    // The session ends on its owner while it cannot tell Redis (nor b) of it.
+    expect((await direct.delete()).status).toBe(200);
+    await persistent.restart();
+
+    const probe = new Redis(persistent.url, { lazyConnect: true });
+    cleanups.push(() => probe.quit());
+    await until(
+      async () => await probe.exists(`${prefix}:session-record:${direct.sessionId}`),
+      'the record forgotten once Redis is back',
+      (n) => n === 0,
+      10_000,
+    );
+    await until(
+      async () => (await viaB.request('tools/call', { name: 'echo', arguments: { text: 'two' } })).status,
+      'a 404 on b',
+      (status) => status === 404,
+      10_000,
+    );
+  });
+
+  it('makes no guest from a record read just before the session ended', async () => {
+    const prefix = prefixed();
+    const a = await instance('a', prefix);
+    // b's reads of records wait while `held` is set, and what it hears is listed (after it heard it).
+    let held: Promise<void> | undefined;
+    let recalled = 0;
+    const heard: GuestNews['type'][] = [];
+    const b = await instance('b', prefix, {
+      router: (router) => {
+        const guests = router.guests!;
+        return {
+          ...router,
+          guests: {
+            ...guests,
+            recall: async (sessionId) => {
+              const kept = await guests.recall(sessionId);
+              recalled++;
+              await held;
+              return kept;
+            },
+            onNews: (listener) =>
+              guests.onNews((news) => {
+                listener(news);
+                heard.push(news.type);
+              }),
+          },
+        };
+      },
+    });
+    const { direct, at } = await sessionOn(a.url, b.url);
+    let release!: () => void;
+    held = new Promise((resolve) => (release = resolve));
+    const call = at[0]!.request('tools/call', { name: 'echo', arguments: { text: 'late' } });
+    await until(
+      () => recalled,
+      "b's read of the record",
+      (n) => n === 1,
+    );
+    expect((await direct.delete()).status).toBe(200);
+    await until(
+      () => heard,
+      'the news of the end on b',
+      (types) => types.includes('ended'),
+    );
+    release();
+    // The record b read is stale: the request goes to the owner, which holds the session no more.
+    expect((await call).status).toBe(404);
+    expect(b.seen.sessionEvents).toEqual([]);
+  });
+
+  it("sends a batch's replies to a guest's requests on to it when the batch holds other messages too", async () => {
+    const prefix = prefixed();
+    const a = await instance('a', prefix);
+    const b = await instance('b', prefix);
+    // Batches are 2025-03-26's.
+    const { direct, at } = await sessionAt('2025-03-26', a.url, b.url);
+    const call = await at[0]!.request('tools/call', { name: 'ask', arguments: {} }, 'ask-1');
+    const asked = (await call.nextMessage({ method: 'elicitation/create' })) as { id: string };
+    expect(asked.id).toMatch(/^sb\./);
+    const batch = await direct.post([
+      { jsonrpc: '2.0', id: asked.id, result: { action: 'accept', content: { name: 'Ada' } } },
+      { jsonrpc: '2.0', method: 'notifications/roots/list_changed' },
+    ]);
+    expect(batch.status).toBe(202);
+    expect(text(await call.nextMessage({ id: 'ask-1' }))).toBe('Ada answered b');
+    expect(b.seen.answers).toEqual(['Ada']);
+    expect([...a.errors, ...b.errors]).toEqual([]);
+  });
+
+  it('serves a read where it lands when a framework parsed the body already', async () => {
+    const prefix = prefixed();
+    const a = await instance('a', prefix);
+    const b = await instance('b', prefix, { parsed: true });
+    const { at } = await sessionOn(a.url, b.url);
+    a.heard.length = 0;
+    expect(text(await at[0]!.call('tools/call', { name: 'echo', arguments: { text: 'one' } }))).toBe('b: one (log level unset)');
+    expect(a.heard).toEqual([]);
+    expect([...a.errors, ...b.errors]).toEqual([]);
+  });
+
+  it('sends a reply on only to an http(s) URL registered for its tag', async () => {
+    const prefix = prefixed();
+    const a = await instance('a', prefix);
+    const { direct } = await sessionOn(a.url);
+    const writer = new Redis(redis.url);
+    cleanups.push(() => writer.quit());
+    // What listens where the registered URL points: nothing may connect to it.
+    let connections = 0;
+    const listener = createNetServer((socket) => {
+      connections++;
+      socket.destroy();
+    });
+    await new Promise<void>((resolve) => listener.listen(0, '127.0.0.1', resolve));
+    cleanups.push(() => new Promise((resolve) => listener.close(resolve)));
+    await writer.set(`${prefix}:instance:AAAAAAAAAAAA`, `ftp://127.0.0.1:${(listener.address() as AddressInfo).port}/mcp`);
+    expect((await direct.reply('sb.AAAAAAAAAAAA.1', { action: 'decline' })).status).toBe(204);
+    expect(connections).toBe(0);
+    expect(a.errors).toEqual([]);
   });
 
   it('without the option, forwards every request to the owner as before', async () => {

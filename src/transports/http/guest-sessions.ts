@@ -9,7 +9,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Classified } from '../../protocol/jsonrpc.js';
+import { type Classified, classify } from '../../protocol/jsonrpc.js';
 import type { ServerPort } from '../../server/port.js';
 import type { EventStore } from './event-store.js';
 import { HttpSession, type HttpSessionHost } from './http-session.js';
@@ -45,6 +45,8 @@ const RECORD_FRESH_MS = 30_000;
 /** A guest with nothing under way ends after this long unused; the sweep looks this often. */
 const GUEST_IDLE_MS = 30_000;
 const SWEEP_MS = 10_000;
+/** How many ended sessions, at most, are remembered (each for RECORD_FRESH_MS). */
+const MAX_ENDED = 10_000;
 
 /** What the guests need of their transport. */
 export interface GuestHost {
@@ -74,6 +76,8 @@ export class GuestSessions {
   private readonly live = new Map<string, Guest>();
   /** POSTs placed here, with their guest. */
   private readonly placed = new WeakMap<IncomingMessage, HttpSession>();
+  /** Sessions the owner said ended lately, with when (epoch ms), the oldest first. */
+  private readonly ended = new Map<string, number>();
   /** When each session served here was last noted as used. */
   private readonly noted = new Map<string, number>();
   private registered: { at: number; done: Promise<void> } | undefined;
@@ -93,7 +97,13 @@ export class GuestSessions {
       reportError: (error, connection) => host.port.reportError(error, connection),
       stopping: () => host.port.draining,
     };
-    this.stopNews = host.support.onNews((news) => this.heard(news));
+    this.stopNews = host.support.onNews((news) => {
+      try {
+        this.heard(news);
+      } catch (err) {
+        host.port.reportError(err);
+      }
+    });
     this.timers.push(setInterval(() => this.sweepIdle(), SWEEP_MS));
     // SSE comments keep idle proxies from closing a guest's open streams, as a held session's.
     const keepAliveMs = host.options.keepAliveIntervalMs;
@@ -107,13 +117,15 @@ export class GuestSessions {
    * requests; its parsed body is in `req.body`), 'owner' when it goes to the owner as before.
    */
   async place(req: IncomingMessage, sessionId: string, principal: unknown): Promise<'here' | 'owner'> {
-    const text = (req as { body?: unknown }).body;
+    const read = (req as { body?: unknown }).body;
     let body: unknown;
-    try {
-      body = JSON.parse(typeof text === 'string' ? text : String(text));
-    } catch {
-      return 'owner'; // The owner answers what cannot be parsed, as for any forwarded body.
-    }
+    if (typeof read === 'string' || Buffer.isBuffer(read)) {
+      try {
+        body = JSON.parse(read.toString());
+      } catch {
+        return 'owner'; // The owner answers what cannot be parsed, as for any forwarded body.
+      }
+    } else body = read; // What a framework parsed already (express.json()).
     if (guestReplies(body)) {
       (req as { body?: unknown }).body = body;
       return 'here';
@@ -145,13 +157,36 @@ export class GuestSessions {
   replyTag(classified: readonly Classified[]): string | undefined {
     let tag: string | undefined;
     for (const message of classified) {
-      if (message.kind !== 'response') return undefined;
-      const id = message.message.id;
-      const match = typeof id === 'string' ? GUEST_ID.exec(id) : null;
-      if (!match || (tag !== undefined && match[1] !== tag)) return undefined;
-      tag = match[1];
+      const own = message.kind === 'response' ? tagOf(message.message.id) : undefined;
+      if (own === undefined || (tag !== undefined && own !== tag)) return undefined;
+      tag = own;
     }
     return tag;
+  }
+
+  /**
+   * A batch for session `sessionId` held here that mixes replies to guests' requests with other
+   * messages: those replies are sent on to the instances whose guests asked (as news), and the rest is
+   * returned, to be served here. Undefined when the batch holds no such reply.
+   */
+  passOnReplies(sessionId: string, classified: Classified[]): Classified[] | undefined {
+    let byTag: Map<string, unknown[]> | undefined;
+    let rest: Classified[] | undefined;
+    for (const [i, message] of classified.entries()) {
+      const tag = message.kind === 'response' ? tagOf(message.message.id) : undefined;
+      if (tag === undefined || message.kind !== 'response') {
+        rest?.push(message);
+        continue;
+      }
+      rest ??= classified.slice(0, i);
+      byTag ??= new Map();
+      const replies = byTag.get(tag);
+      if (replies) replies.push(message.message);
+      else byTag.set(tag, [message.message]);
+    }
+    if (!byTag || !rest) return undefined;
+    for (const [tag, messages] of byTag) this.announce({ type: 'replies', sessionId, tag, messages });
+    return rest;
   }
 
   /**
@@ -172,9 +207,15 @@ export class GuestSessions {
     return (await this.host.forward(req, res, url, { unlessGone: true, via: self })) === 'answered';
   }
 
-  /** Tell every instance (a cancellation, a session's end); a failure is reported. */
-  announce(news: GuestNews): void {
-    this.host.support.announce(news).catch((err) => this.host.port.reportError(err));
+  /** Tell every instance (a cancellation, a session's end): whether that was done (a failure is reported). */
+  announce(news: GuestNews): Promise<boolean> {
+    return this.host.support.announce(news).then(
+      () => true,
+      (err) => {
+        this.host.port.reportError(err);
+        return false;
+      },
+    );
   }
 
   close(): void {
@@ -187,9 +228,15 @@ export class GuestSessions {
     for (const { http } of this.live.values()) http.keepAlive();
   }
 
-  /** Redis is back after a break (it may have restarted empty): the tag is registered again by the next request. */
-  reregister(): void {
+  /**
+   * The router's store is back after a break (it may have restarted empty, and news sent meanwhile was
+   * lost): the tag is registered again, uses are noted again, and each guest reads its record again, by
+   * the next request.
+   */
+  reconnected(): void {
     this.registered = undefined;
+    this.noted.clear();
+    for (const guest of this.live.values()) guest.readAt = 0;
   }
 
   /** Guests unused for a while, with nothing under way, end; a busy one counts as a use (its owner must not time the session out under it). */
@@ -207,6 +254,7 @@ export class GuestSessions {
    */
   private async guestFor(req: IncomingMessage, sessionId: string, principal: unknown): Promise<HttpSession | undefined> {
     const now = Date.now();
+    if (this.endedLately(sessionId)) return undefined;
     const live = this.live.get(sessionId);
     if (live && now - live.readAt < RECORD_FRESH_MS) {
       live.usedAt = now;
@@ -219,9 +267,9 @@ export class GuestSessions {
       this.host.port.reportError(err);
       return undefined;
     }
-    // Another request for it may have made one, or renewed it, meanwhile.
+    // Another request for it may have made one, or renewed it, meanwhile; or the owner said it ended, after the record was read.
     const guest = this.live.get(sessionId);
-    if (kept === undefined) {
+    if (kept === undefined || this.endedLately(sessionId)) {
       // Ended on its owner, or keeps no record: what the guest serves of it ends too.
       guest?.http.connection.close('the session ended');
       return undefined;
@@ -272,10 +320,30 @@ export class GuestSessions {
     this.host.support.used(sessionId).catch((err) => this.host.port.reportError(err));
   }
 
+  /** Whether the owner said lately that session `sessionId` ended (a record read before that is stale). */
+  private endedLately(sessionId: string): boolean {
+    const at = this.ended.get(sessionId);
+    if (at === undefined) return false;
+    if (Date.now() - at < RECORD_FRESH_MS) return true;
+    this.ended.delete(sessionId);
+    return false;
+  }
+
   private heard(news: GuestNews): void {
+    if (news.type === 'ended') {
+      // Remembered a while, for a guest being made from a record read before it.
+      if (this.ended.size >= MAX_ENDED) this.ended.delete(this.ended.keys().next().value as string);
+      this.ended.set(news.sessionId, Date.now());
+    }
+    if (news.type === 'replies' && news.tag !== this.tag) return;
     const guest = this.live.get(news.sessionId);
     if (!guest) return;
     if (news.type === 'ended') return guest.http.connection.close('the session ended');
+    if (news.type === 'replies') {
+      // The owner took them with the POST that carried them (the client was answered there).
+      for (const message of news.messages) deliver(guest.http, message);
+      return;
+    }
     if (news.type === 'changed') {
       guest.readAt = 0;
       return;
@@ -283,7 +351,7 @@ export class GuestSessions {
     if (!guest.http.carries(news.requestId)) return;
     const params: Record<string, unknown> = { requestId: news.requestId };
     if (news.reason !== undefined) params.reason = news.reason;
-    guest.http.connection.receive(JSON.stringify({ jsonrpc: '2.0', method: 'notifications/cancelled', params }));
+    deliver(guest.http, { jsonrpc: '2.0', method: 'notifications/cancelled', params });
   }
 }
 
@@ -294,10 +362,19 @@ function guestReplies(body: unknown): boolean {
   let tag: string | undefined;
   for (const message of messages) {
     if (typeof message !== 'object' || message === null || 'method' in message) return false;
-    const id = (message as { id?: unknown }).id;
-    const match = typeof id === 'string' ? GUEST_ID.exec(id) : null;
-    if (!match || (tag !== undefined && match[1] !== tag)) return false;
-    tag = match[1];
+    const own = tagOf((message as { id?: unknown }).id);
+    if (own === undefined || (tag !== undefined && own !== tag)) return false;
+    tag = own;
   }
   return true;
+}
+
+/** A message heard for a guest, handled as if its client had sent it (it has no POST of its own to answer). */
+function deliver(guest: HttpSession, message: unknown): void {
+  guest.connection.admit([classify(message)], false).deliver(message);
+}
+
+/** The tag of the instance whose guest sent the request with this id; undefined when no guest sent it. */
+function tagOf(id: unknown): string | undefined {
+  return typeof id === 'string' ? GUEST_ID.exec(id)?.[1] : undefined;
 }

@@ -32,8 +32,10 @@ export interface SessionEndpointsHost {
   route(action: 'claim' | 'release', sessionId: string): void;
   /** Whether `keep` keeps anything (a router with records). */
   readonly keepsRecords: boolean;
-  /** Keep what another instance needs to go on with a session (undefined: it ended, drop it). */
-  keep(sessionId: string, kept: KeptSession | undefined): void;
+  /** Keep what another instance needs to go on with a session. */
+  keep(sessionId: string, kept: KeptSession): void;
+  /** A session ended here: its record dropped and its guests on other instances told (again once the store is back, if it was away). */
+  ended(sessionId: string): void;
   /** The instance that holds `sessionId` now, if another does (a session this instance handed off as it drains). */
   currentOwner(sessionId: string): Promise<string | undefined>;
   /** Forward a request to another instance (the one a session was taken over from, which drains). */
@@ -44,6 +46,13 @@ export interface SessionEndpointsHost {
   readonly guests: GuestSessions | undefined;
   /** When a session was last used on another instance as a guest (its idle timeout counts that). */
   readonly lastUseElsewhere: ((sessionId: string) => Promise<number | undefined>) | undefined;
+}
+
+/** Replies no one awaits any more (what asked ended): taken, as any reply is (with no session to ask, a status chosen per session is 204). */
+export function answerMoot(res: ServerResponse, cors: Record<string, string>, options: ResolvedHttpOptions): void {
+  if (res.headersSent || res.destroyed) return;
+  const status = options.replyStatus;
+  res.writeHead(typeof status === 'number' ? status : 204, cors).end();
 }
 
 /** One POST for a session, its body read and checked. */
@@ -78,9 +87,7 @@ export class SessionEndpoints {
         this.sessions.remove(http);
         host.route('release', http.id);
         if (http.connection.session.closeReason === SERVER_CLOSED) return;
-        host.keep(http.id, undefined);
-        // Its guests on other instances end what they serve of it.
-        host.guests?.announce({ type: 'ended', sessionId: http.id });
+        host.ended(http.id);
       },
       sessionChanged: (http) => {
         // Without a router that keeps records, nothing is made (an initialize costs no record).
@@ -174,9 +181,12 @@ export class SessionEndpoints {
     if (!http) return;
     // A cancellation may be for a request a guest on another instance serves: each instance hears of it.
     if (guests) this.announceCancellations(guests, http.id, classified);
+    // A batch's replies to requests guests on other instances sent go to them; the rest is served here.
+    const kept = guests && batch ? guests.passOnReplies(http.id, classified) : undefined;
+    if (kept?.length === 0) return void res.writeHead(this.replyStatus(http), cors).end();
     // Replies to requests another instance sent for this session (it took the session over from this one
     // as it drains, or this one took it over from it) go to that instance.
-    const post: SessionPost = { req, res, cors, classified, body, era };
+    const post: SessionPost = { req, res, cors, classified: kept ?? classified, body, era };
     if ((http.formerOwner !== undefined || http.handedOff) && this.repliesElsewhere(http, classified)) {
       void this.replyElsewhere(http, post);
       return;
@@ -207,11 +217,8 @@ export class SessionEndpoints {
     );
   }
 
-  /** Replies no one awaits any more (what asked ended): taken, as any reply is. */
   private moot({ res, cors }: SessionPost): void {
-    if (res.headersSent || res.destroyed) return;
-    const status = this.options.replyStatus;
-    res.writeHead(typeof status === 'number' ? status : 204, cors).end();
+    answerMoot(res, cors, this.options);
   }
 
   private announceCancellations(guests: GuestSessions, sessionId: string, classified: readonly Classified[]): void {

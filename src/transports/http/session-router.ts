@@ -51,7 +51,9 @@ export type GuestNews =
   /** The session ended on its owner: guests end what they serve of it. */
   | { type: 'ended'; sessionId: string }
   /** Its record changed on its owner (`logging/setLevel`): guests read it again. */
-  | { type: 'changed'; sessionId: string };
+  | { type: 'changed'; sessionId: string }
+  /** Replies to requests the guest on the instance with `tag` sent, which reached the owner in a batch with other messages. */
+  | { type: 'replies'; sessionId: string; tag: string; messages: unknown[] };
 
 /**
  * What serving a session's requests on the instance they land on (not its owner) takes: its record,

@@ -33,7 +33,7 @@ import { accepts, header, isJsonContentType, NO_BODY, readJson, readText, sendHt
 import { PEER_PATH } from './peer-frames.js';
 import { PeerLinks } from './peer-link.js';
 import { PeerLinkServer } from './peer-link-server.js';
-import { SessionEndpoints } from './session-endpoints.js';
+import { answerMoot, SessionEndpoints } from './session-endpoints.js';
 import type { KeptSession } from './session-records.js';
 import {
   FORWARDED_HEADER,
@@ -49,6 +49,8 @@ export type { StreamableHttpTransportOptions } from './options.js';
 
 /** How many instances a request for a session is forwarded to, one found gone after another, before it is answered 404. */
 const MAX_FORWARDS = 3;
+/** How many ended sessions, at most, wait for the router's store to come back to be told of. */
+const MAX_UNTOLD_ENDS = 10_000;
 
 /** What `httpRequest` listeners get: set `handled` (or answer `res`) to stop Switchboard from handling it. */
 export interface HttpRequestControl {
@@ -129,6 +131,7 @@ export class StreamableHttpTransport extends SafeEmitter<StreamableHttpTransport
       route: (action, sessionId) => this.route(action, sessionId),
       keepsRecords: this.options.router?.remember !== undefined && this.options.router.forget !== undefined,
       keep: (sessionId, kept) => this.keep(sessionId, kept),
+      ended: (sessionId) => this.ended(sessionId),
       forward: (req, res, ownerUrl, options) => this.forward(req, res, ownerUrl, options),
       selfUrl: () => this.advertisedUrl,
       guests: this.guests,
@@ -151,10 +154,7 @@ export class StreamableHttpTransport extends SafeEmitter<StreamableHttpTransport
     }
     this.handler = (req, res) => void this.handle(req, res, false).catch((err) => this.failed(err, res));
     const unregister = this.port.register(this);
-    const stopReclaiming = this.options.router?.onReconnect?.(() => {
-      this.sessions.reclaim();
-      this.guests?.reregister();
-    });
+    const stopReclaiming = this.options.router?.onReconnect?.(() => this.reconnected());
     this.unregister = () => {
       stopReclaiming?.();
       unregister();
@@ -299,8 +299,8 @@ export class StreamableHttpTransport extends SafeEmitter<StreamableHttpTransport
     for (let forwards = 0; ; ) {
       if (holder !== undefined) {
         if (!(await this.bodyRead(req, res, cors))) return true;
-        // Served here when it only reads the session (its owner is not asked at all).
-        if (forwards === 0 && this.guests && req.method === 'POST' && (await this.guests.place(req, sessionId, principal)) === 'here') return false;
+        // Served here when it only reads the session (its owner is not asked at all); what the POST checks refuse, the owner refuses.
+        if (forwards === 0 && this.guests && this.servable(req) && (await this.guests.place(req, sessionId, principal)) === 'here') return false;
         const forwarded = await this.forward(req, res, holder, { via: this.advertisedUrl });
         if (forwarded === 'answered') return true;
         if (forwarded === 'not awaited') return this.moot(res, cors);
@@ -338,8 +338,7 @@ export class StreamableHttpTransport extends SafeEmitter<StreamableHttpTransport
 
   /** Replies the instances of the session await no more (they ended what asked): taken, as any reply is. */
   private moot(res: ServerResponse, cors: Record<string, string>): true {
-    const status = this.options.replyStatus;
-    res.writeHead(typeof status === 'number' ? status : 204, cors).end();
+    answerMoot(res, cors, this.options);
     return true;
   }
 
@@ -360,11 +359,54 @@ export class StreamableHttpTransport extends SafeEmitter<StreamableHttpTransport
     for (const sessionId of this.sessions.handOff()) this.tell(() => router.handOff!(sessionId, self));
   }
 
-  /** Keep (or drop) a session's record where the router keeps it; a failure is reported, the session goes on. */
-  private keep(sessionId: string, kept: KeptSession | undefined): void {
+  /** Keep a session's record where the router keeps it; a failure is reported, the session goes on. */
+  private keep(sessionId: string, kept: KeptSession): void {
     const router = this.options.router;
     if (!router?.remember || !router.forget) return;
-    this.tell(() => (kept ? router.remember!(sessionId, kept) : router.forget!(sessionId)));
+    this.tell(() => router.remember!(sessionId, kept));
+  }
+
+  /**
+   * A session ended here: its record is dropped, and its guests on other instances are told. What the
+   * router's store could not take (it was away) is sent again once it is back: a record left behind
+   * would let guests serve the session for as long as it is kept.
+   */
+  private ended(sessionId: string): void {
+    const router = this.options.router;
+    const forget = router?.remember && router.forget ? router.forget.bind(router) : undefined;
+    if (!forget && !this.guests) return;
+    const forgotten = forget
+      ? Promise.resolve()
+          .then(() => forget(sessionId))
+          .then(
+            () => true,
+            (err) => {
+              this.port.reportError(err);
+              return false;
+            },
+          )
+      : true;
+    const told = this.guests?.announce({ type: 'ended', sessionId }) ?? true;
+    void Promise.all([forgotten, told]).then(([a, b]) => {
+      if (!(a && b) && this.untoldEnds.size < MAX_UNTOLD_ENDS) this.untoldEnds.add(sessionId);
+    });
+  }
+
+  /** Sessions that ended while the router's store was away: told again once it is back. */
+  private readonly untoldEnds = new Set<string>();
+
+  /** The router's store is back after a break. */
+  private reconnected(): void {
+    this.sessions.reclaim();
+    this.guests?.reconnected();
+    const untold = [...this.untoldEnds];
+    this.untoldEnds.clear();
+    for (const sessionId of untold) this.ended(sessionId);
+  }
+
+  /** A POST that `post` would take (its Accept and Content-Type are right). */
+  private servable(req: IncomingMessage): boolean {
+    return req.method === 'POST' && accepts(req, 'json+sse') && isJsonContentType(req);
   }
 
   /** A POST to its era: a 2026-07-28 request, or the 2025 session endpoints. */
