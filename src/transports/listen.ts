@@ -6,6 +6,10 @@ import { MAX_TIMER_MS, positiveInteger } from '../protocol/option-checks.js';
 import { ConnectionBudget } from './connection-budget.js';
 import { writeRawResponse } from './raw-response.js';
 
+const DEFAULT_MAX_CONNECTIONS = 1024;
+/** Node's own listen backlog. */
+const DEFAULT_BACKLOG = 511;
+
 export interface ListenOptions {
   /** Default `127.0.0.1`: local servers SHOULD bind to loopback (transports.mdx). */
   host?: string;
@@ -13,7 +17,8 @@ export interface ListenOptions {
   port?: number;
   /**
    * Most connections open at once (WebSocket ones included). At the limit a newcomer displaces the
-   * oldest connection that has sent nothing; with none, it gets 503 and is closed. Default 1024.
+   * oldest connection that has sent nothing; with none, it gets 503 and is closed. Default 1024. The
+   * accept queue holds as many (at least Node's 511, at most the kernel's `somaxconn`).
    */
   maxConnections?: number;
   /**
@@ -68,7 +73,7 @@ export function createLimitedServer(options: ListenOptions, handler: RequestList
   checkListenKeys(options);
   const httpHeadersTimeoutMs = options.httpHeadersTimeoutMs ?? 10_000;
   const limits = {
-    maxConnections: options.maxConnections ?? 1024,
+    maxConnections: options.maxConnections ?? DEFAULT_MAX_CONNECTIONS,
     maxConnectionsPerClient: options.maxConnectionsPerClient ?? 128,
     firstByteTimeoutMs: options.firstByteTimeoutMs ?? Math.min(5_000, httpHeadersTimeoutMs),
     httpHeadersTimeoutMs,
@@ -138,11 +143,15 @@ export interface ListeningAddress {
   url: string;
 }
 
-export function listenOn(http: HttpServer, { host = '127.0.0.1', port = 0 }: ListenOptions, scheme: 'ws' | 'http', path = '/mcp'): Promise<ListeningAddress> {
+export function listenOn(http: HttpServer, options: ListenOptions, scheme: 'ws' | 'http', path = '/mcp'): Promise<ListeningAddress> {
+  const { host = '127.0.0.1', port = 0 } = options;
+  // Room in the accept queue for every connection the server may hold, so that one client's pending
+  // connections cannot fill it and leave others' to SYN retries (Node's default is 511; the kernel caps it at somaxconn).
+  const backlog = Math.max(DEFAULT_BACKLOG, options.maxConnections ?? DEFAULT_MAX_CONNECTIONS);
   return new Promise((resolve, reject) => {
     const onError = (err: Error) => reject(err);
     http.once('error', onError);
-    http.listen(port, host, () => {
+    http.listen({ port, host, backlog }, () => {
       http.off('error', onError);
       const address = http.address() as AddressInfo;
       const hostForUrl = address.family === 'IPv6' ? `[${address.address}]` : address.address;

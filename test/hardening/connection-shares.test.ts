@@ -7,6 +7,7 @@
 import { spawn } from 'node:child_process';
 import { Agent, request } from 'node:http';
 import { connect, type Socket } from 'node:net';
+import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
@@ -141,6 +142,36 @@ describe('connection shares, with default options', () => {
     // The hostile address got its share, 128, and the rest were told why.
     expect({ ok: hostile.filter((o) => o === 'ok').length, refused: hostile.filter((o) => o === 'HTTP 503').length }).toEqual({ ok: 128, refused: 896 });
   }, 30_000);
+
+  it('queue 900 connections that arrive while the server is busy, so none waits on a SYN retry', async () => {
+    const transport = new StreamableHttpTransport(newServer());
+    const { port } = await transport.listen({ host: '127.0.0.1', port: 0 });
+    // Another process opens 900 connections at once when told, and says how many connected within 700 ms:
+    // a SYN the full accept queue dropped is sent again only after 1 s.
+    const opener = `
+      const { connect } = require('node:net');
+      const sockets = [];
+      let connected = 0;
+      process.stdin.once('data', () => {
+        for (let n = 0; n < 900; n++) {
+          const socket = connect({ port: ${port}, host: '127.0.0.1', localAddress: '${HOSTILE}' });
+          socket.on('error', () => {});
+          socket.once('connect', () => connected++);
+          sockets.push(socket);
+        }
+        setTimeout(() => console.log('connected ' + connected), 700);
+      });
+      console.log('ready');`;
+    const child = spawn(process.execPath, ['-e', opener], { stdio: ['pipe', 'pipe', 'inherit'] });
+    cleanups.push(() => void child.kill('SIGKILL'));
+    const lines = createInterface({ input: child.stdout })[Symbol.asyncIterator]();
+    expect((await lines.next()).value).toBe('ready');
+    child.stdin.write('go\n');
+    // The server accepts nothing while its event loop is held: every connection waits in the accept queue.
+    const until = Date.now() + 1000;
+    while (Date.now() < until) {}
+    expect((await lines.next()).value).toBe('connected 900');
+  });
 
   it('close a connection that sends nothing after 5 s, before the 10 s header timeout', async () => {
     const transport = new StreamableHttpTransport(newServer());

@@ -26,31 +26,15 @@ import {
 } from '../listen.js';
 import { ALLOW, ALLOW_WITHOUT_CORS, corsHeaders, NO_CORS, preflight } from './cors.js';
 import { type EventStore, InMemoryEventStore } from './event-store.js';
-import { GuestSessions } from './guest-sessions.js';
 import { type ModernPostHost, modernPost } from './modern-post.js';
 import { type ResolvedHttpOptions, resolveHttpOptions, type StreamableHttpTransportOptions } from './options.js';
-import { accepts, header, isJsonContentType, NO_BODY, readJson, readText, sendHttpError } from './request.js';
+import { accepts, header, isJsonContentType, readJson, sendHttpError } from './request.js';
 import { PEER_PATH } from './peer-frames.js';
-import { PeerLinks } from './peer-link.js';
 import { PeerLinkServer } from './peer-link-server.js';
-import { answerMoot, SessionEndpoints } from './session-endpoints.js';
-import type { KeptSession } from './session-records.js';
-import {
-  FORWARDED_HEADER,
-  type ForwardOptions,
-  type Forwarded,
-  HANDED_OFF,
-  routerUnavailable,
-  SessionForwarder,
-  type SessionRouter,
-} from './session-router.js';
+import { SessionEndpoints } from './session-endpoints.js';
+import { SessionRouting } from './session-routing.js';
 
 export type { StreamableHttpTransportOptions } from './options.js';
-
-/** How many instances a request for a session is forwarded to, one found gone after another, before it is answered 404. */
-const MAX_FORWARDS = 3;
-/** How many ended sessions, at most, wait for the router's store to come back to be told of. */
-const MAX_UNTOLD_ENDS = 10_000;
 
 /** What `httpRequest` listeners get: set `handled` (or answer `res`) to stop Switchboard from handling it. */
 export interface HttpRequestControl {
@@ -78,13 +62,10 @@ export class StreamableHttpTransport extends SafeEmitter<StreamableHttpTransport
   /** What a 2026-07-28 POST needs: made once, not per request. */
   private readonly modern: ModernPostHost;
   private readonly sessions: SessionEndpoints;
-  /** Requests for sessions other instances hold go to their owners through it (with a router): its connections are pooled. */
-  private readonly forwarder = new SessionForwarder();
-  /** With the router's peer keys: requests for an owner go over one link to it, and peers' links are taken here. */
-  private readonly links: PeerLinks | undefined;
+  /** With a router: requests for sessions other instances hold, and what this instance tells the router. */
+  private readonly routing: SessionRouting | undefined;
+  /** With the router's peer keys: peers' links are taken here. */
   private readonly linkServer: PeerLinkServer | undefined;
-  /** With `serveWhereTheyLand`: requests that only read a session another instance holds are served here. */
-  private readonly guests: GuestSessions | undefined;
   private readonly unregister: () => void;
   private ownServer: HttpServer | undefined;
   /** What the gate screens on a port of the transport's own (`/healthz` and `/readyz` when `listen({ health })` asked): made once, not per request. */
@@ -110,17 +91,11 @@ export class StreamableHttpTransport extends SafeEmitter<StreamableHttpTransport
       authChallenge: this.options.authChallenge,
     });
     const refuse = (res: ServerResponse, refusal: GateRefusal, cors: Record<string, string>) => this.refuse(res, refusal, cors);
-    const guestSupport = this.options.serveWhereTheyLand ? this.options.router?.guests : undefined;
-    this.guests =
-      guestSupport &&
-      new GuestSessions({
-        port: this.port,
-        options: this.options,
-        support: guestSupport,
-        eventStore: this.eventStore,
-        forward: (req, res, url, options) => this.forward(req, res, url, options),
-        selfUrl: () => this.advertisedUrl,
-      });
+    const router = this.options.router;
+    const selfUrl = () => this.advertisedUrl;
+    const routing =
+      router && new SessionRouting(router, { port: this.port, options: this.options, eventStore: this.eventStore, sessions: () => this.sessions, selfUrl });
+    this.routing = routing;
     this.modern = { port: this.port, needs: httpNeedsOf(server), gate: this.gate, responseMode: this.options.responseMode, refuse };
     this.sessions = new SessionEndpoints({
       port: this.port,
@@ -128,23 +103,18 @@ export class StreamableHttpTransport extends SafeEmitter<StreamableHttpTransport
       options: this.options,
       eventStore: this.eventStore,
       refuse,
-      route: (action, sessionId) => this.route(action, sessionId),
-      keepsRecords: this.options.router?.remember !== undefined && this.options.router.forget !== undefined,
-      keep: (sessionId, kept) => this.keep(sessionId, kept),
-      ended: (sessionId) => this.ended(sessionId),
-      forward: (req, res, ownerUrl, options) => this.forward(req, res, ownerUrl, options),
-      selfUrl: () => this.advertisedUrl,
-      guests: this.guests,
-      lastUseElsewhere: guestSupport && ((sessionId) => guestSupport.lastUse(sessionId)),
-      currentOwner: async (sessionId) => {
-        // Asked afresh: this instance's own memory says it handed the session off, not who took it.
-        const owner = await this.options.router?.locate(sessionId, { fresh: true });
-        return owner === undefined || owner.startsWith(HANDED_OFF) || owner === this.advertisedUrl ? undefined : owner;
-      },
+      route: (action, sessionId) => routing?.route(action, sessionId),
+      keepsRecords: routing?.keepsRecords ?? false,
+      keep: (sessionId, kept) => routing?.keep(sessionId, kept),
+      ended: (sessionId) => routing?.ended(sessionId),
+      forward: (req, res, ownerUrl, options) => (routing ? routing.forward(req, res, ownerUrl, options) : Promise.resolve('unreachable')),
+      selfUrl,
+      guests: routing?.guests,
+      lastUseElsewhere: routing?.lastUseElsewhere,
+      currentOwner: async (sessionId) => routing?.currentOwner(sessionId),
     });
-    const peerKeys = this.options.router?.peerKeys;
+    const peerKeys = router?.peerKeys;
     if (peerKeys !== undefined && peerKeys.length > 0) {
-      this.links = new PeerLinks(peerKeys);
       // A peer's request is served as any, its httpRequest listeners included (as for one forwarded over HTTP).
       this.linkServer = new PeerLinkServer(
         peerKeys,
@@ -153,12 +123,7 @@ export class StreamableHttpTransport extends SafeEmitter<StreamableHttpTransport
       );
     }
     this.handler = (req, res) => void this.handle(req, res, false).catch((err) => this.failed(err, res));
-    const unregister = this.port.register(this);
-    const stopReclaiming = this.options.router?.onReconnect?.(() => this.reconnected());
-    this.unregister = () => {
-      stopReclaiming?.();
-      unregister();
-    };
+    this.unregister = this.port.register(this);
   }
 
   /** Listen on a port of its own; requests to other paths get 404 (after `httpRequest` listeners had their say). */
@@ -203,13 +168,11 @@ export class StreamableHttpTransport extends SafeEmitter<StreamableHttpTransport
   close(): Promise<void> {
     this.closing ??= (async () => {
       this.sessions.close();
-      this.guests?.close();
+      this.routing?.close();
       for (const [http, onUpgrade] of this.linkedServers) http.off('upgrade', onUpgrade);
       this.linkedServers.clear();
       this.linkServer?.close();
       if (this.ownServer) await closeHttpServer(this.ownServer);
-      this.forwarder.close();
-      this.links?.close();
       this.unregister();
     })();
     return this.closing;
@@ -259,7 +222,7 @@ export class StreamableHttpTransport extends SafeEmitter<StreamableHttpTransport
         { ...cors, allow: 'POST' },
       );
     }
-    if (this.options.router && (await this.forwarded(req, res, cors, principal))) return;
+    if (this.routing && (await this.routing.forwarded(req, res, cors, principal))) return;
     switch (req.method) {
       case 'POST':
         return this.post(req, res, cors, principal);
@@ -275,138 +238,9 @@ export class StreamableHttpTransport extends SafeEmitter<StreamableHttpTransport
     }
   }
 
-  /**
-   * A session this instance does not hold: its owner answers (a forwarded request is never forwarded
-   * again), or, when no instance holds it any more, it goes on here from its record. True when answered.
-   */
-  private async forwarded(req: IncomingMessage, res: ServerResponse, cors: Record<string, string>, principal: unknown): Promise<boolean> {
-    const router = this.options.router!;
-    const sessionId = header(req, 'mcp-session-id');
-    if (sessionId === undefined || this.sessions.has(sessionId) || header(req, FORWARDED_HEADER) !== undefined) return false;
-    let owner: string | undefined;
-    try {
-      owner = await router.locate(sessionId);
-    } catch (err) {
-      routerUnavailable(res, cors, err);
-      return true;
-    }
-    // An owner that drains still finishes what the session had under way: replies to that go to it.
-    let draining = owner?.startsWith(HANDED_OFF) ? owner.slice(HANDED_OFF.length) : undefined;
-    // The instance to forward to: the owner, then (a few times at most) whichever took the session over
-    // first when this one tried; each found gone (or draining) is the former owner of the next takeover.
-    let holder = owner !== undefined && draining === undefined && owner !== this.advertisedUrl ? owner : undefined;
-    let former = owner;
-    for (let forwards = 0; ; ) {
-      if (holder !== undefined) {
-        if (!(await this.bodyRead(req, res, cors))) return true;
-        // Served here when it only reads the session (its owner is not asked at all); what the POST checks refuse, the owner refuses.
-        if (forwards === 0 && this.guests && this.servable(req) && (await this.guests.place(req, sessionId, principal)) === 'here') return false;
-        const forwarded = await this.forward(req, res, holder, { via: this.advertisedUrl });
-        if (forwarded === 'answered') return true;
-        if (forwarded === 'not awaited') return this.moot(res, cors);
-        if (++forwards === MAX_FORWARDS) return false;
-        if (forwarded === 'draining') draining = holder;
-        // Gone: no instance holds the session now.
-        else this.tell(() => router.release(sessionId, holder!));
-        former = holder;
-      }
-      // No instance holds it (its owner stopped or drains, or was this instance before a restart): it goes
-      // on here from its record when one is kept; otherwise 404 below, and the client initializes anew.
-      if (!router.takeOver || this.advertisedUrl === undefined) return false;
-      let taken: Awaited<ReturnType<NonNullable<SessionRouter['takeOver']>>>;
-      try {
-        taken = await router.takeOver(sessionId, this.advertisedUrl, former);
-      } catch (err) {
-        routerUnavailable(res, cors, err);
-        return true;
-      }
-      if (taken === undefined) return false;
-      if ('owner' in taken) {
-        holder = taken.owner;
-        continue;
-      }
-      if (taken.handedOffBy !== undefined) draining = taken.handedOffBy;
-      const formerOwner = draining === this.advertisedUrl ? undefined : draining;
-      return this.sessions.adopt(req, res, cors, principal, sessionId, taken.kept, formerOwner) === 'refused';
-    }
-  }
-
-  /** To the owner over its peer link, or over HTTP when there is none (or it takes none). */
-  private async forward(req: IncomingMessage, res: ServerResponse, ownerUrl: string, options: ForwardOptions): Promise<Forwarded> {
-    return (await this.links?.forward(req, res, ownerUrl, options)) ?? this.forwarder.forward(req, res, ownerUrl, options);
-  }
-
-  /** Replies the instances of the session await no more (they ended what asked): taken, as any reply is. */
-  private moot(res: ServerResponse, cors: Record<string, string>): true {
-    answerMoot(res, cors, this.options);
-    return true;
-  }
-
-  /** A POST's body, read here once (into `req.body`), so that it may be forwarded more than once, or served here after. False when it could not be (answered). */
-  private async bodyRead(req: IncomingMessage, res: ServerResponse, cors: Record<string, string>): Promise<boolean> {
-    if (req.method !== 'POST' || (req as { body?: unknown }).body !== undefined) return true;
-    const body = await readText(req, res, cors, this.options.maxMessageBytes);
-    if (body === NO_BODY) return false;
-    (req as { body?: unknown }).body = body;
-    return true;
-  }
-
   /** The server drains: another instance may take each session over at once; what is under way finishes here. */
   drain(): void {
-    const router = this.options.router;
-    const self = this.advertisedUrl;
-    if (!router?.handOff || self === undefined) return;
-    for (const sessionId of this.sessions.handOff()) this.tell(() => router.handOff!(sessionId, self));
-  }
-
-  /** Keep a session's record where the router keeps it; a failure is reported, the session goes on. */
-  private keep(sessionId: string, kept: KeptSession): void {
-    const router = this.options.router;
-    if (!router?.remember || !router.forget) return;
-    this.tell(() => router.remember!(sessionId, kept));
-  }
-
-  /**
-   * A session ended here: its record is dropped, and its guests on other instances are told. What the
-   * router's store could not take (it was away) is sent again once it is back: a record left behind
-   * would let guests serve the session for as long as it is kept.
-   */
-  private ended(sessionId: string): void {
-    const router = this.options.router;
-    const forget = router?.remember && router.forget ? router.forget.bind(router) : undefined;
-    if (!forget && !this.guests) return;
-    const forgotten = forget
-      ? Promise.resolve()
-          .then(() => forget(sessionId))
-          .then(
-            () => true,
-            (err) => {
-              this.port.reportError(err);
-              return false;
-            },
-          )
-      : true;
-    const told = this.guests?.announce({ type: 'ended', sessionId }) ?? true;
-    void Promise.all([forgotten, told]).then(([a, b]) => {
-      if (!(a && b) && this.untoldEnds.size < MAX_UNTOLD_ENDS) this.untoldEnds.add(sessionId);
-    });
-  }
-
-  /** Sessions that ended while the router's store was away: told again once it is back. */
-  private readonly untoldEnds = new Set<string>();
-
-  /** The router's store is back after a break. */
-  private reconnected(): void {
-    this.sessions.reclaim();
-    this.guests?.reconnected();
-    const untold = [...this.untoldEnds];
-    this.untoldEnds.clear();
-    for (const sessionId of untold) this.ended(sessionId);
-  }
-
-  /** A POST that `post` would take (its Accept and Content-Type are right). */
-  private servable(req: IncomingMessage): boolean {
-    return req.method === 'POST' && accepts(req, 'json+sse') && isJsonContentType(req);
+    this.routing?.drain();
   }
 
   /** A POST to its era: a 2026-07-28 request, or the 2025 session endpoints. */
@@ -459,25 +293,5 @@ export class StreamableHttpTransport extends SafeEmitter<StreamableHttpTransport
   private invalid(res: ServerResponse, error: JsonRpcErrorObject, cors: Record<string, string>): void {
     this.port.countInvalidMessage();
     sendHttpError(res, 400, error.code, error.message, cors);
-  }
-
-  /** Tell the router this instance holds (or no longer holds) a session; a failure is reported, the session goes on here. */
-  private route(action: 'claim' | 'release', sessionId: string): void {
-    const router = this.options.router;
-    if (!router) return;
-    const self = this.advertisedUrl;
-    if (self === undefined) {
-      return this.port.reportError(new Error('StreamableHttpTransport has a router but no advertisedUrl: set it when mounting the handler yourself'));
-    }
-    this.tell(() => router[action](sessionId, self));
-  }
-
-  /** A router call nobody waits for: its failure, thrown or rejected, is reported; the session goes on here. */
-  private tell(call: () => void | Promise<void>): void {
-    try {
-      void Promise.resolve(call()).catch((err) => this.port.reportError(err));
-    } catch (err) {
-      this.port.reportError(err);
-    }
   }
 }
