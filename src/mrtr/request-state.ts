@@ -231,8 +231,22 @@ export function bindingDigest(parts: BindingParts): StateBinding {
   const args = parts.arguments;
   // Most calls have no arguments: skip sorting keys that are not there. Object keys sorted, so the client's key order does not matter.
   const argsJson = args === undefined || args === null || (isObject(args) && isEmpty(args)) ? '{}' : canonicalJson(args);
-  return sha256(`${quotedMethod(parts.method)},${JSON.stringify(parts.target)},${quotedPrincipal(parts.principalKey)},${argsJson}`).slice(0, 22);
+  const bound = `${quotedMethod(parts.method)},${JSON.stringify(parts.target)},${quotedPrincipal(parts.principalKey)},${argsJson}`;
+  // A round is bound twice (when its state is minted, and when the retry opens it): the second time is a lookup.
+  if (bound.length > BOUND_MAX_CHARS) return sha256(bound).slice(0, 22);
+  let digest = boundLately.get(bound);
+  if (digest === undefined) {
+    digest = sha256(bound).slice(0, 22);
+    if (boundLately.size >= BOUND_LIMIT) boundLately.delete(boundLately.keys().next().value as string);
+    boundLately.set(bound, digest);
+  }
+  return digest;
 }
+
+/** The digests of requests bound lately, by what was hashed (the oldest leaves first): at most a few hundred kB. */
+const boundLately = new Map<string, string>();
+const BOUND_LIMIT = 1024;
+const BOUND_MAX_CHARS = 256;
 
 /** The methods that take input, quoted once: one of them is bound on every round. */
 const QUOTED_METHODS = new Map(['tools/call', 'prompts/get', 'resources/read'].map((method) => [method, JSON.stringify(method)]));
