@@ -35,6 +35,8 @@ export class SessionRouting {
   readonly guests: GuestSessions | undefined;
   /** Whether `keep` keeps anything (a router with records). */
   readonly keepsRecords: boolean;
+  /** When a session was last used on another instance as a guest (its idle timeout counts that). */
+  readonly lastUseElsewhere: ((sessionId: string) => Promise<number | undefined>) | undefined;
   /** Requests for sessions other instances hold go to their owners through it: its connections are pooled. */
   private readonly forwarder = new SessionForwarder();
   /** With the router's peer keys: requests for an owner go over one link to it. */
@@ -59,15 +61,10 @@ export class SessionRouting {
         forward: (req, res, url, options) => this.forward(req, res, url, options),
         selfUrl: host.selfUrl,
       });
+    this.lastUseElsewhere = support && ((sessionId) => support.lastUse(sessionId));
     const peerKeys = router.peerKeys;
     if (peerKeys !== undefined && peerKeys.length > 0) this.links = new PeerLinks(peerKeys);
     this.stopReclaiming = router.onReconnect?.(() => this.reconnected());
-  }
-
-  /** When a session was last used on another instance as a guest (its idle timeout counts that). */
-  get lastUseElsewhere(): ((sessionId: string) => Promise<number | undefined>) | undefined {
-    const support = this.host.options.serveWhereTheyLand ? this.router.guests : undefined;
-    return support && ((sessionId) => support.lastUse(sessionId));
   }
 
   /**
