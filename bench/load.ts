@@ -33,9 +33,29 @@ export interface Timing {
    * server that takes a second per operation is measured over some operations, not none.
    */
   maxMeasureMs?: number;
+  /** How many operations the window waits for, up to maxMeasureMs (default: one per client; fewer when earlier windows of the cell saw them). */
+  minOps?: number;
 }
 
-export async function runLoad(clients: Client[], timing: Timing, serverCpu: () => Promise<number>, serverCore?: number): Promise<Sample> {
+/** What one measured window saw, as raw totals: windows of one cell are added up before they are rates. */
+export interface Window {
+  ops: number;
+  /** The window's length, and the CPU time (µs) of the server, the load generator, the whole machine and the server's core in it. */
+  micros: number;
+  server: number;
+  self: number;
+  machine: number;
+  /** Time on the server's core that was not the server's (NaN when it is not pinned). */
+  coreOther: number;
+  /** The latency (ms) of each operation that ended in the window. */
+  latencies: number[];
+}
+
+/**
+ * Load `clients` through a warm-up and one measured window, then stop them (they stay connected, and
+ * may run again: a cell's windows alternate between the servers measured together).
+ */
+export async function runWindow(clients: Client[], timing: Timing, serverCpu: () => Promise<number>, serverCore?: number): Promise<Window> {
   let measuring = false;
   let stopped = false;
   const latencies: number[] = [];
@@ -56,27 +76,46 @@ export async function runLoad(clients: Client[], timing: Timing, serverCpu: () =
     const start = performance.now();
     measuring = true;
     await Promise.race([sleep(timing.measureMs), loops]);
-    while (latencies.length < clients.length && performance.now() - start < (timing.maxMeasureMs ?? 0)) await Promise.race([sleep(50), loops]);
+    while (latencies.length < (timing.minOps ?? clients.length) && performance.now() - start < (timing.maxMeasureMs ?? 0))
+      await Promise.race([sleep(50), loops]);
     stopped = true;
     const micros = (performance.now() - start) * 1000;
     const after = await cpuTimes(serverCpu);
     await loops;
     const server = after.server - before.server;
-    const self = after.self - before.self;
-    const sorted = Float64Array.from(latencies).sort();
     return {
       ops: latencies.length,
-      opsPerSecond: (latencies.length * 1e6) / micros,
-      cpuMicrosPerOp: latencies.length ? server / latencies.length : Number.NaN,
-      p50Micros: percentile(sorted, 50) * 1000,
-      p99Micros: percentile(sorted, 99) * 1000,
-      loadGenBusy: self / micros,
-      serverBusy: server / micros,
-      otherBusy: (after.machine - before.machine - server - self) / micros,
-      serverCoreOther:
-        serverCore === undefined ? Number.NaN : ((after.byCpu[serverCore] ?? Number.NaN) - (before.byCpu[serverCore] ?? Number.NaN) - server) / micros,
+      micros,
+      server,
+      self: after.self - before.self,
+      machine: after.machine - before.machine,
+      coreOther: serverCore === undefined ? Number.NaN : (after.byCpu[serverCore] ?? Number.NaN) - (before.byCpu[serverCore] ?? Number.NaN) - server,
+      latencies,
     };
   } finally {
     stopped = true;
   }
+}
+
+/** The windows of one server in one cell, added up: CPU per operation is their CPU over their operations. */
+export function sampleOf(windows: readonly Window[]): Sample {
+  const sum = (f: (w: Window) => number) => windows.reduce((total, w) => total + f(w), 0);
+  const [ops, micros, server, self] = [sum((w) => w.ops), sum((w) => w.micros), sum((w) => w.server), sum((w) => w.self)];
+  const sorted = Float64Array.from(windows.flatMap((w) => w.latencies)).sort();
+  return {
+    ops,
+    opsPerSecond: (ops * 1e6) / micros,
+    cpuMicrosPerOp: ops ? server / ops : Number.NaN,
+    p50Micros: percentile(sorted, 50) * 1000,
+    p99Micros: percentile(sorted, 99) * 1000,
+    loadGenBusy: self / micros,
+    serverBusy: server / micros,
+    otherBusy: (sum((w) => w.machine) - server - self) / micros,
+    serverCoreOther: sum((w) => w.coreOther) / micros,
+  };
+}
+
+/** One warm-up and one window: a Sample. */
+export async function runLoad(clients: Client[], timing: Timing, serverCpu: () => Promise<number>, serverCore?: number): Promise<Sample> {
+  return sampleOf([await runWindow(clients, timing, serverCpu, serverCore)]);
 }

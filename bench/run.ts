@@ -3,10 +3,11 @@
  * bare node:http / ws responders (the floor) and its peers (SDK v1, SDK v2 stateful and stateless,
  * fastmcp), over Streamable HTTP and WebSocket on 127.0.0.1. The load generator is this process, on raw
  * sockets, pinned to one core and the servers to the other; a cell where it passes GENERATOR_LIMIT of its
- * core while the server is short of SERVER_SATURATED of its own is refused. Repetitions interleave the servers so that each ratio pairs measurements taken moments
- * apart; the report gives medians over repetitions.
+ * core while the server is short of SERVER_SATURATED of its own is refused. Within a cell the servers take
+ * turns in short windows (--windows, 5 by default), and repetitions interleave them too, so that each ratio
+ * pairs measurements taken moments apart; the report gives medians over repetitions.
  *
- * Options: --quick, --reps N, --concurrency 16,64, --case ws-echo,ws-elicit (a variant case such as
+ * Options: --quick, --reps N, --windows N, --concurrency 16,64, --case ws-echo,ws-elicit (a variant case such as
  * ws-echo-zod brings the case it varies along), --server bare,switchboard,sdk-v2, --switchboard DIR (the
  * package under test: a build directory or a package root; default dist/), --before DIR (another build,
  * measured beside it as `before`), --profile DIR (a V8 CPU profile of each server process, written when it
@@ -19,7 +20,7 @@ import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { CASES, type CaseId, type Client, type Endpoint } from './cases.js';
-import { runLoad, type Timing } from './load.js';
+import { runWindow, sampleOf, type Timing, type Window } from './load.js';
 import { describeMachine, machine } from './machine.js';
 import { ON_REQUEST, ROLES, type Role, type ServerSpec, serverSpecs } from './peers.js';
 import {
@@ -41,6 +42,7 @@ const { values: args } = parseArgs({
   options: {
     quick: { type: 'boolean', default: false },
     reps: { type: 'string' },
+    windows: { type: 'string' },
     concurrency: { type: 'string' },
     case: { type: 'string' },
     server: { type: 'string' },
@@ -50,12 +52,16 @@ const { values: args } = parseArgs({
     scale: { type: 'boolean', default: false },
   },
 });
+/** How long a server's clients run again, unmeasured, before each of its windows after the first. */
+const REWARM_MS = 100;
 const list = (value: string | undefined) => value?.split(',').map((s) => s.trim());
 const settings = {
   reps: Number(args.reps ?? (args.quick ? 3 : 6)),
   concurrency: (list(args.concurrency) ?? (args.quick ? ['16'] : ['16', '64'])).map(Number),
   cases: (list(args.case) ?? Object.keys(CASES)) as CaseId[],
   timing: args.quick ? { warmupMs: 200, measureMs: 500, maxMeasureMs: 1500 } : { warmupMs: 500, measureMs: 1500, maxMeasureMs: 5000 },
+  // Each server's window in a cell is cut into this many, taken in turn with the other servers'.
+  windows: Number(args.windows ?? (args.quick ? 2 : 5)),
   // Before the first repetition, every server runs every case once unmeasured, so no repetition pays for compiling.
   primeMs: args.quick ? 250 : 1000,
   deadlineSeconds: args.quick ? 115 : 1500,
@@ -81,7 +87,8 @@ for (const id of settings.cases) {
   if (group) group.push(id);
   else groups.push([id]);
 }
-for (const n of [settings.reps, ...settings.concurrency]) if (!Number.isInteger(n) || n < 1) throw new Error('--reps and --concurrency take positive integers');
+for (const n of [settings.reps, settings.windows, ...settings.concurrency])
+  if (!Number.isInteger(n) || n < 1) throw new Error('--reps, --windows and --concurrency take positive integers');
 const named = list(args.server);
 for (const role of named ?? []) if (!ROLES.includes(role as Role)) throw new Error(`unknown server ${role}; servers: ${ROLES.join(', ')}`);
 // `before` comes with Switchboard: it exists only when --before names a build.
@@ -101,19 +108,52 @@ console.log(`Switchboard from ${settings.switchboard}${settings.before ? `, befo
 const started = new Map<ServerSpec, Running>();
 for (const spec of servers) started.set(spec, await startServer(spec.entry, pinning.serverCpu, args.profile, spec.env));
 const cpuSource = [...started.values()][0].cpu.source;
-console.log(`server CPU: ${cpuSource}; ${settings.reps} reps, warm-up ${settings.timing.warmupMs} ms + window ${settings.timing.measureMs} ms per measurement`);
+console.log(
+  `server CPU: ${cpuSource}; ${settings.reps} reps; per measurement, warm-up ${settings.timing.warmupMs} ms, then ${settings.windows} windows of ${settings.timing.measureMs / settings.windows} ms taken in turn with the other servers' (${REWARM_MS} ms warm-up before each after the first)`,
+);
 
 /** Open the clients, load the server through warm-up and window, close the clients. */
 async function measure(spec: ServerSpec, caseId: CaseId, concurrency: number, timing: Timing = settings.timing) {
-  const server = started.get(spec)!;
-  const endpoint: Endpoint = { port: server.port, path: '/mcp', ...spec.cases[caseId] };
-  const clients: Client[] = await Promise.all(Array.from({ length: concurrency }, () => CASES[caseId].connect(endpoint)));
+  return (await measureTogether([spec], caseId, concurrency, timing, 1))[0]!;
+}
+
+/**
+ * Open the clients of every server in `order`, then measure them in turn, `windows` times, each
+ * server's share of `timing.measureMs` cut into that many windows (a warm-up first, a short one after
+ * that): the servers of a pair are measured moments apart, many times over, so a machine whose speed
+ * drifts from one second to the next changes both alike. Each server's windows add up to one Sample.
+ */
+async function measureTogether(order: ServerSpec[], caseId: CaseId, concurrency: number, timing: Timing, windows: number) {
+  const clients = new Map<ServerSpec, Client[]>();
+  const seen = new Map<ServerSpec, Window[]>(order.map((spec) => [spec, []]));
   try {
-    return await runLoad(clients, timing, server.cpu.read, pinning.serverCpu);
-  } catch (err) {
-    throw new Error(`${spec.name}, ${caseId}, ${concurrency} clients: ${(err as Error).message}`);
+    for (const spec of order) {
+      const endpoint: Endpoint = { port: started.get(spec)!.port, path: '/mcp', ...spec.cases[caseId] };
+      clients.set(spec, await Promise.all(Array.from({ length: concurrency }, () => CASES[caseId].connect(endpoint))));
+    }
+    for (let w = 0; w < windows; w++) {
+      const turn = order.map((_, i) => order[(i + w) % order.length]!);
+      for (const spec of turn) {
+        // A slow server's cell is extended, as one window would be, until it has seen an operation per client.
+        const before = seen.get(spec)!;
+        const ops = before.reduce((n, each) => n + each.ops, 0);
+        const spentMs = before.reduce((ms, each) => ms + each.micros / 1000, 0);
+        const window = {
+          warmupMs: w === 0 ? timing.warmupMs : REWARM_MS,
+          measureMs: timing.measureMs / windows,
+          maxMeasureMs: Math.max((timing.maxMeasureMs ?? 0) - spentMs, 0),
+          minOps: Math.max(concurrency - ops, 0),
+        };
+        try {
+          before.push(await runWindow(clients.get(spec)!, window, started.get(spec)!.cpu.read, pinning.serverCpu));
+        } catch (err) {
+          throw new Error(`${spec.name}, ${caseId}, ${concurrency} clients: ${(err as Error).message}`);
+        }
+      }
+    }
+    return order.map((spec) => sampleOf(seen.get(spec)!));
   } finally {
-    await Promise.all(clients.map((c) => c.close()));
+    await Promise.all([...clients.values()].flat().map((c) => c.close()));
   }
 }
 
@@ -133,10 +173,8 @@ for (let rep = 1; rep <= settings.reps; rep++) {
         const serving = servers.filter((s) => s.cases[caseId]);
         // Each repetition starts with another server, so no server always runs first or last.
         const order = serving.map((_, i) => serving[(i + rep - 1) % serving.length]);
-        for (const spec of order) {
-          const sample = await measure(spec, caseId, concurrency);
-          samples.push({ rep, caseId, concurrency, role: spec.role, server: spec.name, ...sample });
-        }
+        const measured = await measureTogether(order, caseId, concurrency, settings.timing, settings.windows);
+        for (const [i, spec] of order.entries()) samples.push({ rep, caseId, concurrency, role: spec.role, server: spec.name, ...measured[i]! });
       }
     }
   }

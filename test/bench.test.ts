@@ -6,6 +6,7 @@ import { createServer, type Server, type Socket } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { CASES } from '../bench/cases.js';
+import { sampleOf } from '../bench/load.js';
 import { HttpConnection } from '../bench/raw-http.js';
 import { WsConnection } from '../bench/raw-ws.js';
 import { type Measured, summarize } from '../bench/report.js';
@@ -174,5 +175,29 @@ describe('the report', () => {
       ratio: { value: 0.75 },
       problem: 'measurement problem: the bare floor cost more than this server',
     });
+  });
+});
+
+describe('the windows of a cell', () => {
+  it('add up to one sample: CPU over operations, busy shares over time, percentiles over every latency', () => {
+    const sample = sampleOf([
+      { ops: 100, micros: 200_000, server: 10_000, self: 100_000, machine: 120_000, coreOther: 2_000, latencies: [1, 2, 3] },
+      { ops: 300, micros: 200_000, server: 50_000, self: 60_000, machine: 120_000, coreOther: 0, latencies: [4, 5, 6, 7] },
+    ]);
+    expect(sample).toEqual({
+      ops: 400,
+      opsPerSecond: 1000,
+      cpuMicrosPerOp: 150,
+      p50Micros: 4000,
+      p99Micros: 7000,
+      loadGenBusy: 0.4,
+      serverBusy: 0.15,
+      otherBusy: 0.05,
+      serverCoreOther: 0.005,
+    });
+  });
+
+  it('give no CPU per operation when no operation ended in them', () => {
+    expect(sampleOf([{ ops: 0, micros: 1000, server: 10, self: 0, machine: 10, coreOther: Number.NaN, latencies: [] }]).cpuMicrosPerOp).toBeNaN();
   });
 });
