@@ -59,7 +59,7 @@ const settings = {
   reps: Number(args.reps ?? (args.quick ? 3 : 6)),
   concurrency: (list(args.concurrency) ?? (args.quick ? ['16'] : ['16', '64'])).map(Number),
   cases: (list(args.case) ?? Object.keys(CASES)) as CaseId[],
-  timing: args.quick ? { warmupMs: 200, measureMs: 500, maxMeasureMs: 1500 } : { warmupMs: 500, measureMs: 1500, maxMeasureMs: 5000 },
+  timing: args.quick ? { warmupMs: 150, measureMs: 500, maxMeasureMs: 1500 } : { warmupMs: 500, measureMs: 1500, maxMeasureMs: 5000 },
   // Each server's window in a cell is cut into this many, taken in turn with the other servers'.
   windows: Number(args.windows ?? (args.quick ? 2 : 5)),
   // Before the first repetition, every server runs every case once unmeasured, so no repetition pays for compiling.

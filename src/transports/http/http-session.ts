@@ -9,7 +9,19 @@ import { isAtLeast } from '../../protocol/versions.js';
 import type { Channel, Connection } from '../../server/port.js';
 import { eventSeq, type EventStore, type StoredEvent } from './event-store.js';
 import { connectionGone, type JsonHeaders, jsonHeaders, sendJson, sendPreparedJson } from './request.js';
-import { primingEvent, startEventStream, writeEventData, writeKeepAlive, endStream, hold, STANDALONE, Stream, type StreamOwner, watchResponse } from './sse.js';
+import {
+  eventStreamHeaders,
+  primingEvent,
+  startEventStream,
+  writeEventData,
+  writeKeepAlive,
+  endStream,
+  hold,
+  STANDALONE,
+  Stream,
+  type StreamOwner,
+  watchResponse,
+} from './sse.js';
 
 export type ResponseMode = 'auto' | 'json' | 'sse';
 
@@ -95,6 +107,8 @@ export class HttpSession implements Channel, StreamOwner {
   private ownIdHeaders: Record<string, string> | undefined;
   /** idHeaders with a JSON answer's own: made for the first such answer, reused by the rest. */
   private jsonIdHeaders: JsonHeaders | undefined;
+  /** The same, for an event stream. */
+  private sseIdHeaders: Record<string, string> | undefined;
 
   /** Whether the session has no open connection and nothing in flight: what counts as idle. */
   get idle(): boolean {
@@ -140,7 +154,7 @@ export class HttpSession implements Channel, StreamOwner {
     this.watch(stream, res);
     // A re-opened stream's priming id takes a number of its own, so ids stay unique across GET connections.
     const primingSeq = this.standaloneOpens++ === 0 ? stream.seq : ++stream.seq;
-    startEventStream(res, headers, this.primes() ? primingEvent(`${STANDALONE}_${primingSeq}`, this.host.retryMs) : undefined);
+    startEventStream(res, eventStreamHeaders(headers), this.primes() ? primingEvent(`${STANDALONE}_${primingSeq}`, this.host.retryMs) : undefined);
     this.connection.backChannelOpened();
     return true;
   }
@@ -223,7 +237,7 @@ export class HttpSession implements Channel, StreamOwner {
     // A POST stream of the owner this session was taken over from, with nothing after the client's last
     // event: its request was under way there, and nothing can come of it here.
     if (!stream && replayed.length === 0 && this.adoptedAt !== undefined && parseInt(streamId, 36) <= this.adoptedAt) return 'lost';
-    startEventStream(res, headers);
+    startEventStream(res, eventStreamHeaders(headers));
     let seen = lastSeq;
     for (const event of replayed) {
       writeEventData(res, event.eventId, event.data);
@@ -386,7 +400,9 @@ export class HttpSession implements Channel, StreamOwner {
     stream.mode = 'sse';
     if (stream !== this.standalone) this.list(stream);
     if (stream.res && !stream.res.headersSent) {
-      startEventStream(stream.res, stream.headers, this.primes(stream) ? primingEvent(`${stream.id}_0`, this.host.retryMs) : undefined);
+      // Most streams carry just the session's id: their event-stream headers are made once.
+      const headers = stream.headers === this.ownIdHeaders ? (this.sseIdHeaders ??= eventStreamHeaders(stream.headers)) : eventStreamHeaders(stream.headers);
+      startEventStream(stream.res, headers, this.primes(stream) ? primingEvent(`${stream.id}_0`, this.host.retryMs) : undefined);
     }
     const buffered = stream.buffered;
     stream.buffered = undefined;

@@ -9,7 +9,7 @@ import type { Channel, HttpNeeds, ServerPort } from '../../server/port.js';
 import type { GateRefusal, TransportGate } from '../gate.js';
 import type { ResponseMode } from './http-session.js';
 import { checkModernHeaders, connectionGone, sendHttpError, sendJson } from './request.js';
-import { startEventStream, writeEventData } from './sse.js';
+import { eventStreamHeaders, startEventStream, writeEventData } from './sse.js';
 import { modernErrorStatus } from './status.js';
 
 /** What a 2026-07-28 POST needs of its transport. */
@@ -124,6 +124,6 @@ export class RequestChannel implements Channel {
   private stream(): void {
     if (this.streaming) return;
     this.streaming = true;
-    startEventStream(this.res, this.headers);
+    startEventStream(this.res, eventStreamHeaders(this.headers));
   }
 }

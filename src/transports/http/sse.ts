@@ -7,9 +7,14 @@ import type { ServerResponse } from 'node:http';
 import type { JsonRpcResponse } from '../../protocol/jsonrpc.js';
 import { eventCost, type StoredEvent } from './event-store.js';
 
-/** Answer with an event stream; `first` (a priming event) goes out in the same write as the headers. */
+/** An event stream's whole header object: made once per set of headers where they are reused (a session's), for writeHead copies them out at once. */
+export function eventStreamHeaders(headers: Record<string, string>): Record<string, string> {
+  return { ...headers, 'content-type': 'text/event-stream', 'cache-control': 'no-cache, no-transform', connection: 'keep-alive' };
+}
+
+/** Answer with an event stream (`headers` from eventStreamHeaders); `first` (a priming event) goes out in the same write as the headers. */
 export function startEventStream(res: ServerResponse, headers: Record<string, string>, first?: string): void {
-  res.writeHead(200, { ...headers, 'content-type': 'text/event-stream', 'cache-control': 'no-cache, no-transform', connection: 'keep-alive' });
+  res.writeHead(200, headers);
   if (first === undefined) res.flushHeaders();
   else res.write(first);
 }
