@@ -40,35 +40,50 @@ export class HttpConnection {
   private reading: Reading | undefined;
   private pending: Pending | undefined;
   private closed: Error | undefined;
+  /** The server closed the connection while no request was on it (its keep-alive timeout): the next request opens another. */
+  private idleClosed = false;
+  private socket!: Socket;
   /** What every request starts with: the request line's tail and the headers every case sends. */
   private readonly common: string;
 
-  private constructor(
-    private readonly socket: Socket,
-    port: number,
-  ) {
+  private constructor(private readonly port: number) {
     this.common = ` HTTP/1.1\r\nhost: 127.0.0.1:${port}\r\ncontent-type: application/json\r\naccept: application/json, text/event-stream\r\n`;
-    socket.setNoDelay(true);
-    const fail = (err: Error) => {
-      this.closed ??= err;
-      const pending = this.pending;
-      this.pending = undefined;
-      pending?.reject(err);
-    };
-    socket.on('error', fail);
-    socket.on('close', () => fail(new Error('connection closed by the server')));
   }
 
-  static open(port: number): Promise<HttpConnection> {
+  static async open(port: number): Promise<HttpConnection> {
+    const conn = new HttpConnection(port);
+    await conn.connect();
+    return conn;
+  }
+
+  private connect(): Promise<void> {
+    this.buffer = '';
+    this.reading = undefined;
+    this.idleClosed = false;
     return new Promise((resolve, reject) => {
-      let conn: HttpConnection | undefined;
-      const socket = connect({
-        port,
+      const socket: Socket = connect({
+        port: this.port,
         host: '127.0.0.1',
-        onread: { buffer: READ_BUFFER, callback: (bytes) => (conn?.receive(READ_BUFFER.toString('latin1', 0, bytes)), true) },
+        onread: { buffer: READ_BUFFER, callback: (bytes): boolean => (this.socket === socket && this.receive(READ_BUFFER.toString('latin1', 0, bytes)), true) },
       });
-      socket.once('connect', () => resolve((conn = new HttpConnection(socket, port))));
+      this.socket = socket;
       socket.once('error', reject);
+      socket.once('connect', () => {
+        socket.off('error', reject);
+        socket.setNoDelay(true);
+        const fail = (err: Error) => {
+          if (this.socket !== socket) return;
+          const pending = this.pending;
+          this.pending = undefined;
+          // Idle, and closed by the server: what any keep-alive client meets now and then, not a failure.
+          if (!pending && !this.closed && err.message === CLOSED_BY_SERVER) this.idleClosed = true;
+          else this.closed ??= err;
+          pending?.reject(err);
+        };
+        socket.on('error', fail);
+        socket.on('close', () => fail(new Error(CLOSED_BY_SERVER)));
+        resolve();
+      });
     });
   }
 
@@ -80,6 +95,7 @@ export class HttpConnection {
   request(method: string, path: string, headers: string, body = '', onEvent?: (data: string) => void, onHead?: () => void): Promise<RawReply> {
     if (this.closed) return Promise.reject(this.closed);
     if (this.pending) return Promise.reject(new Error('one request at a time per connection'));
+    if (this.idleClosed) return this.connect().then(() => this.request(method, path, headers, body, onEvent, onHead));
     return new Promise((resolve, reject) => {
       this.pending = { resolve, reject, onEvent, onHead };
       this.socket.write(`${method} ${path}${this.common}${headers}content-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`);
@@ -87,6 +103,7 @@ export class HttpConnection {
   }
 
   close(): void {
+    this.closed ??= new Error('connection closed by the client');
     this.socket.destroy();
   }
 
@@ -163,6 +180,8 @@ export class HttpConnection {
     return this.buffer.length > 0;
   }
 }
+
+const CLOSED_BY_SERVER = 'connection closed by the server';
 
 /** Shared by every connection: each read is copied out of it into a string at once. */
 const READ_BUFFER = Buffer.allocUnsafe(1 << 16);

@@ -59,6 +59,30 @@ describe('HttpConnection', () => {
     conn.close();
   });
 
+  it('opens another connection for the next request when the server closed an idle one (its keep-alive timeout)', async () => {
+    let connections = 0;
+    server = createServer((socket) => {
+      sockets.add(socket);
+      connections++;
+      // Answer one request, then close, as node:http does to a connection idle past keepAliveTimeout.
+      socket.once('data', () => socket.end('HTTP/1.1 202 Accepted\r\ncontent-length: 0\r\n\r\n'));
+    });
+    await new Promise<void>((resolve) => server!.listen(0, '127.0.0.1', resolve));
+    const conn = await HttpConnection.open((server.address() as AddressInfo).port);
+    expect((await conn.request('POST', '/mcp', '', '{}')).status).toBe(202);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect((await conn.request('POST', '/mcp', '', '{}')).status).toBe(202);
+    expect(connections).toBe(2);
+    conn.close();
+  });
+
+  it('fails the request under way when the server closes its connection', async () => {
+    const port = await byteByByte('HTTP/1.1 200 OK\r\ncontent-length: 10\r\n\r\n{"a"', (socket) => setTimeout(() => socket.destroy(), 20));
+    const conn = await HttpConnection.open(port);
+    await expect(conn.request('POST', '/mcp', '', '{}')).rejects.toThrow('connection closed by the server');
+    await expect(conn.request('POST', '/mcp', '', '{}')).rejects.toThrow('connection closed by the server');
+  });
+
   it('writes the request line, the common headers, the given ones and the body length', async () => {
     let request = '';
     const port = await byteByByte('HTTP/1.1 202 Accepted\r\ncontent-length: 0\r\n\r\n', (_socket, data) => void (request = data.toString()));
