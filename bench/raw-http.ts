@@ -73,15 +73,17 @@ export class HttpConnection {
         socket.setNoDelay(true);
         const fail = (err: Error) => {
           if (this.socket !== socket) return;
+          this.closed ??= err;
           const pending = this.pending;
           this.pending = undefined;
-          // Idle, and closed by the server: what any keep-alive client meets now and then, not a failure.
-          if (!pending && !this.closed && err.message === CLOSED_BY_SERVER) this.idleClosed = true;
-          else this.closed ??= err;
           pending?.reject(err);
         };
         socket.on('error', fail);
-        socket.on('close', () => fail(new Error(CLOSED_BY_SERVER)));
+        socket.on('close', () => {
+          // Idle, and closed by the server: what any keep-alive client meets now and then, not a failure.
+          if (this.socket === socket && !this.pending && !this.closed) this.idleClosed = true;
+          else fail(new Error('connection closed by the server'));
+        });
         resolve();
       });
     });
@@ -180,8 +182,6 @@ export class HttpConnection {
     return this.buffer.length > 0;
   }
 }
-
-const CLOSED_BY_SERVER = 'connection closed by the server';
 
 /** Shared by every connection: each read is copied out of it into a string at once. */
 const READ_BUFFER = Buffer.allocUnsafe(1 << 16);

@@ -135,9 +135,9 @@ async function measureTogether(order: ServerSpec[], caseId: CaseId, concurrency:
       const turn = order.map((_, i) => order[(i + w) % order.length]!);
       for (const spec of turn) {
         // A slow server's cell is extended, as one window would be, until it has seen an operation per client.
-        const before = seen.get(spec)!;
-        const ops = before.reduce((n, each) => n + each.ops, 0);
-        const spentMs = before.reduce((ms, each) => ms + each.micros / 1000, 0);
+        const taken = seen.get(spec)!;
+        const ops = taken.reduce((n, each) => n + each.ops, 0);
+        const spentMs = taken.reduce((ms, each) => ms + each.micros / 1000, 0);
         const window = {
           warmupMs: w === 0 ? timing.warmupMs : REWARM_MS,
           measureMs: timing.measureMs / windows,
@@ -145,7 +145,7 @@ async function measureTogether(order: ServerSpec[], caseId: CaseId, concurrency:
           minOps: Math.max(concurrency - ops, 0),
         };
         try {
-          before.push(await runWindow(clients.get(spec)!, window, started.get(spec)!.cpu.read, pinning.serverCpu));
+          taken.push(await runWindow(clients.get(spec)!, window, started.get(spec)!.cpu.read, pinning.serverCpu));
         } catch (err) {
           throw new Error(`${spec.name}, ${caseId}, ${concurrency} clients: ${(err as Error).message}`);
         }
