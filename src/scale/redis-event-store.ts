@@ -2,9 +2,9 @@
  * Streamable HTTP's event store kept in Redis, on the connection `connectRedisScale` makes, so that a GET
  * with `Last-Event-ID` replays what a session's earlier owner sent before it went (the session taken over
  * by another instance). Each SSE stream of a session is a Redis stream; a sorted set lists the session's
- * streams in the order they began, and a hash counts their bytes. The in-memory store's budgets hold per
- * session (events per stream, streams per session, bytes per session: the oldest go first, an event
- * that alone costs more is not kept), each write one Lua script; a session's keys expire `ttlMs` after
+ * streams in the order they began, a list those that ended, and a hash counts their bytes. The in-memory
+ * store's budgets hold per session (events per stream, streams per session, ended streams, bytes per
+ * session: the oldest go first, an event that alone costs more is not kept), each write one Lua script; a session's keys expire `ttlMs` after
  * its last event, and go when it ends.
  */
 import type { Redis as RedisClient } from 'ioredis';
@@ -17,6 +17,8 @@ export interface RedisEventStoreOptions {
   maxEventsPerStream?: number;
   /** Streams kept per session; the oldest is dropped first. Default 100. */
   maxStreamsPerSession?: number;
+  /** Of those, streams whose final event was sent, kept for a client that lost the tail of one; past it the one that ended first goes. Default 8. */
+  maxEndedStreamsPerSession?: number;
   /** Bytes one session's events may cost, counted as the in-memory store counts them (id + data + 160). Default 4 MiB. */
   maxBytesPerSession?: number;
   /** How long a session's events are kept after its last one, in ms (a session that ends drops them at once). Default one hour. */
@@ -24,22 +26,36 @@ export interface RedisEventStoreOptions {
 }
 
 /**
- * KEYS: the session's streams (zset), its bytes (hash), this stream. ARGV: stream id, event id, data,
- * cost, max events per stream, max streams per session, max bytes per session, ttl ms, the prefix of
- * the session's stream keys. 0 when the event costs more than a session may hold (not kept), else 1.
+ * KEYS: the session's streams (zset), its bytes (hash), this stream, the session's ended streams (list).
+ * ARGV: stream id, event id, data, cost, max events per stream, max streams per session, max bytes per
+ * session, ttl ms, the prefix of the session's stream keys, '1' when the event is its stream's last, max
+ * ended streams per session. 0 when the event costs more than a session may hold (not kept), else 1.
  */
 const APPEND = `
-local streams, bytes, stream = KEYS[1], KEYS[2], KEYS[3]
+local streams, bytes, stream, ended = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
 local id, cost, prefix = ARGV[1], tonumber(ARGV[4]), ARGV[9]
 local maxEvents, maxStreams, maxBytes, ttl = tonumber(ARGV[5]), tonumber(ARGV[6]), tonumber(ARGV[7]), ARGV[8]
-if cost > maxBytes then return 0 end
+local last, maxEnded = ARGV[10] == '1', tonumber(ARGV[11])
 local function dropStream(other)
   redis.call('DEL', prefix .. other)
+  redis.call('LREM', ended, 0, other)
   local spent = tonumber(redis.call('HGET', bytes, other) or '0')
   -- (-0 is no integer to Redis.)
   if spent ~= 0 then redis.call('HINCRBY', bytes, '#total', -spent) end
   redis.call('HDEL', bytes, other)
   redis.call('ZREM', streams, other)
+end
+-- The stream ended: it joins the ended ones, and the one that ended first goes past their limit.
+local function streamEnded()
+  if not redis.call('ZSCORE', streams, id) then return end
+  redis.call('LREM', ended, 0, id)
+  redis.call('RPUSH', ended, id)
+  while redis.call('LLEN', ended) > maxEnded do dropStream(redis.call('LPOP', ended)) end
+  redis.call('PEXPIRE', ended, ttl)
+end
+if cost > maxBytes then
+  if last then streamEnded() end
+  return 0
 end
 -- The oldest entry of a stream: its Redis id and its cost.
 local function dropOldest(key, name)
@@ -80,17 +96,18 @@ end
 redis.call('PEXPIRE', streams, ttl)
 redis.call('PEXPIRE', bytes, ttl)
 redis.call('PEXPIRE', stream, ttl)
+if last then streamEnded() end
 return 1`;
 
-/** KEYS: the session's streams, its bytes. ARGV: the prefix of its stream keys. */
+/** KEYS: the session's streams, its bytes, its ended streams. ARGV: the prefix of its stream keys. */
 const DROP_SESSION = `
 for _, name in ipairs(redis.call('ZRANGE', KEYS[1], 0, -1)) do redis.call('DEL', ARGV[1] .. name) end
-redis.call('DEL', KEYS[1], KEYS[2])
+redis.call('DEL', KEYS[1], KEYS[2], KEYS[3])
 return 1`;
 
 const COMMANDS = {
-  switchboardEventAppend: { numberOfKeys: 3, lua: APPEND },
-  switchboardEventsDropSession: { numberOfKeys: 2, lua: DROP_SESSION },
+  switchboardEventAppend: { numberOfKeys: 4, lua: APPEND },
+  switchboardEventsDropSession: { numberOfKeys: 3, lua: DROP_SESSION },
 } as const;
 
 type Commands = Record<keyof typeof COMMANDS, (...keysThenArgs: (string | number)[]) => Promise<unknown>>;
@@ -107,6 +124,7 @@ export class RedisEventStore implements EventStore {
     this.limits = {
       maxEventsPerStream: options.maxEventsPerStream ?? 1000,
       maxStreamsPerSession: options.maxStreamsPerSession ?? 100,
+      maxEndedStreamsPerSession: options.maxEndedStreamsPerSession ?? 8,
       maxBytesPerSession: options.maxBytesPerSession ?? 4 * 1024 * 1024,
       ttlMs: options.ttlMs ?? 3_600_000,
     };
@@ -122,17 +140,18 @@ export class RedisEventStore implements EventStore {
     return new RedisEventStore(redis, prefix, options);
   }
 
-  async append(sessionId: string, streamId: string, event: StoredEvent): Promise<void> {
+  async append(sessionId: string, streamId: string, event: StoredEvent, last = false): Promise<void> {
     if (typeof event?.eventId !== 'string' || typeof event.data !== 'string') {
       throw new TypeError("RedisEventStore.append takes { eventId, data } with both strings (data is the message's JSON)");
     }
-    const { maxEventsPerStream, maxStreamsPerSession, maxBytesPerSession, ttlMs } = this.limits;
+    const { maxEventsPerStream, maxStreamsPerSession, maxEndedStreamsPerSession, maxBytesPerSession, ttlMs } = this.limits;
     const keys = this.keysOf(sessionId);
     await this.call(() =>
       (this.redis as unknown as Commands).switchboardEventAppend(
         keys.streams,
         keys.bytes,
         keys.stream + streamId,
+        keys.ended,
         streamId,
         event.eventId,
         event.data,
@@ -142,6 +161,8 @@ export class RedisEventStore implements EventStore {
         maxBytesPerSession,
         ttlMs,
         keys.stream,
+        last ? '1' : '0',
+        maxEndedStreamsPerSession,
       ),
     );
   }
@@ -165,12 +186,12 @@ export class RedisEventStore implements EventStore {
 
   async dropSession(sessionId: string): Promise<void> {
     const keys = this.keysOf(sessionId);
-    await this.call(() => (this.redis as unknown as Commands).switchboardEventsDropSession(keys.streams, keys.bytes, keys.stream));
+    await this.call(() => (this.redis as unknown as Commands).switchboardEventsDropSession(keys.streams, keys.bytes, keys.ended, keys.stream));
   }
 
-  private keysOf(sessionId: string): { streams: string; bytes: string; stream: string } {
+  private keysOf(sessionId: string): { streams: string; bytes: string; ended: string; stream: string } {
     const base = `${this.prefix}:events:${sessionId}`;
-    return { streams: `${base}:streams`, bytes: `${base}:bytes`, stream: `${base}:stream:` };
+    return { streams: `${base}:streams`, bytes: `${base}:bytes`, ended: `${base}:ended`, stream: `${base}:stream:` };
   }
 
   /** A command whose failure says the event store is unreachable. */

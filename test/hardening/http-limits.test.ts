@@ -610,9 +610,9 @@ describe('the SSE event store behind a transport', () => {
     return client;
   }
 
-  /** Call echo with TEXT; resolves with the response's event (id and data as sent). */
-  async function echo(client: HttpTestClient, id: number): Promise<SseEvent> {
-    const res = await client.request('tools/call', { name: 'echo', arguments: { text: TEXT } }, id);
+  /** Call echo with `text` (TEXT by default); resolves with the response's event (id and data as sent). */
+  async function echo(client: HttpTestClient, id: number, text = TEXT): Promise<SseEvent> {
+    const res = await client.request('tools/call', { name: 'echo', arguments: { text } }, id);
     await within(res.ended, BOUND_MS, `the answer to call ${id}`);
     const events = res.events.filter((e) => e.message !== undefined);
     if (events.length !== 1 || events[0].message?.id !== id) throw new Error(`call ${id} answered ${res.body.slice(0, 200)}`);
@@ -659,9 +659,28 @@ describe('the SSE event store behind a transport', () => {
     expect(transport.eventStore).toBeInstanceOf(InMemoryEventStore);
     const store = transport.eventStore as InMemoryEventStore;
     const client = await initializedOverSse(url);
+    // Answers of 640 KiB: fewer of them fit 4 MiB than the 8 answered streams a session keeps.
     const sizes: number[] = [];
-    for (let id = 1; id <= 20; id++) sizes.push(answerCost(await echo(client, id)));
-    expect({ count: newestThatFit(sizes, 4 * MiB).count, keptSize: store.keptSize }).toEqual({ count: 15, keptSize: newestThatFit(sizes, 4 * MiB).size });
+    for (let id = 1; id <= 10; id++) sizes.push(answerCost(await echo(client, id, 'z'.repeat(640 * 1024))));
+    expect({ count: newestThatFit(sizes, 4 * MiB).count, keptSize: store.keptSize }).toEqual({ count: 6, keptSize: newestThatFit(sizes, 4 * MiB).size });
+  });
+
+  it('keeps the 8 streams of a session answered last by default, and replays none of the older ones', async () => {
+    const { transport, url } = await echoServer({});
+    const store = transport.eventStore as InMemoryEventStore;
+    const client = await initializedOverSse(url);
+    const answers: SseEvent[] = [];
+    for (let id = 1; id <= 20; id++) answers.push(await echo(client, id));
+    const sizes = answers.map(answerCost);
+    // An answer's event id names its stream: `<stream>_<n>`.
+    const kept = (answer: SseEvent) => {
+      const stream = answer.id!.slice(0, answer.id!.lastIndexOf('_'));
+      return store.replayAfter(client.sessionId!, stream, `${stream}_0`).length;
+    };
+    expect({ keptSize: store.keptSize, kept: answers.map(kept) }).toEqual({
+      keptSize: sizes.slice(12).reduce((sum, size) => sum + size, 0),
+      kept: [...Array(12).fill(0), ...Array(8).fill(1)],
+    });
   });
 });
 

@@ -149,13 +149,16 @@ export function stored(eventId: string, message: Json): StoredEvent {
 /** An EventStore that records every call and keeps the events in an InMemoryEventStore. */
 export class RecordingEventStore implements EventStore {
   readonly appended: { sessionId: string; streamId: string; event: StoredEvent }[] = [];
+  /** The streams whose final event was appended (`last`), as [sessionId, streamId, eventId]. */
+  readonly ended: [sessionId: string, streamId: string, eventId: string][] = [];
   readonly replays: [sessionId: string, streamId: string, lastEventId: string][] = [];
   readonly dropped: string[] = [];
   private readonly inner = new InMemoryEventStore();
 
-  append(sessionId: string, streamId: string, event: StoredEvent): void {
+  append(sessionId: string, streamId: string, event: StoredEvent, last?: boolean): void {
     this.appended.push({ sessionId, streamId, event });
-    this.inner.append(sessionId, streamId, event);
+    if (last) this.ended.push([sessionId, streamId, event.eventId]);
+    this.inner.append(sessionId, streamId, event, last);
   }
 
   replayAfter(sessionId: string, streamId: string, lastEventId: string): StoredEvent[] {
@@ -188,8 +191,8 @@ export class SlowEventStore implements EventStore {
   /** Resolves once a replay has been asked for (its events are read by then). */
   readonly asked = this.askedFor.promise;
 
-  append(sessionId: string, streamId: string, event: StoredEvent): void {
-    this.inner.append(sessionId, streamId, event);
+  append(sessionId: string, streamId: string, event: StoredEvent, last?: boolean): void {
+    this.inner.append(sessionId, streamId, event, last);
   }
 
   replayAfter(sessionId: string, streamId: string, lastEventId: string): Promise<StoredEvent[]> {

@@ -1,6 +1,6 @@
 /**
  * RedisEventStore on a real redis-server: the per-session budgets of the in-memory store (events per
- * stream, streams per session, bytes per session, an event too large kept nowhere), checked against
+ * stream, streams per session, ended streams per session, bytes per session, an event too large kept nowhere), checked against
  * InMemoryEventStore as the reference over generated sequences; dropSession; expiry. Then across
  * instances: a session's standalone stream, resumed with Last-Event-ID on the instance that took the
  * session over, replays what the old owner sent.
@@ -61,8 +61,9 @@ describe('RedisEventStore', () => {
   it('drops a session whole, leaving no key; the others keep theirs', async () => {
     const { store, keys, prefix } = await opened();
     await store.append('s', '1', event('1_1', 500));
-    await store.append('s', '2', event('2_1', 500));
+    await store.append('s', '2', event('2_1', 500), true);
     await store.append('t', '1', event('1_1', 500));
+    expect(await keys()).toContain(`${prefix}:events:s:ended`);
     await store.dropSession('s');
     expect(await store.replayAfter('s', '1', '1_0')).toEqual([]);
     expect(await keys()).toEqual([`${prefix}:events:t:bytes`, `${prefix}:events:t:stream:1`, `${prefix}:events:t:streams`]);
@@ -70,8 +71,8 @@ describe('RedisEventStore', () => {
 
   it("expires a session's events ttlMs after its last one", async () => {
     const { store, keys } = await opened({ ttlMs: 200 });
-    await store.append('s', '1', event('1_1', 500));
-    expect(await keys()).toHaveLength(3);
+    await store.append('s', '1', event('1_1', 500), true);
+    expect(await keys()).toHaveLength(4);
     await until(keys, 'the events to expire', (left) => left.length === 0, 5000);
   });
 
@@ -83,11 +84,16 @@ describe('RedisEventStore', () => {
   });
 
   it('keeps exactly what InMemoryEventStore keeps under the same per-session budgets, over generated appends and drops', async () => {
-    const limits = { maxEventsPerStream: 4, maxStreamsPerSession: 3, maxBytesPerSession: 3000 };
+    const limits = { maxEventsPerStream: 4, maxStreamsPerSession: 3, maxEndedStreamsPerSession: 2, maxBytesPerSession: 3000 };
     const op = fc.oneof(
       {
         weight: 8,
-        arbitrary: fc.record({ session: fc.constantFrom('s', 't'), stream: fc.constantFrom('1', '2', '3', '4'), cost: fc.integer({ min: 300, max: 3200 }) }),
+        arbitrary: fc.record({
+          session: fc.constantFrom('s', 't'),
+          stream: fc.constantFrom('1', '2', '3', '4'),
+          cost: fc.integer({ min: 300, max: 3200 }),
+          last: fc.boolean(),
+        }),
       },
       { weight: 1, arbitrary: fc.record({ drop: fc.constantFrom('s', 't') }) },
     );
@@ -106,8 +112,8 @@ describe('RedisEventStore', () => {
           const n = (seq.get(key) ?? 0) + 1;
           seq.set(key, n);
           const appended = event(`${step.stream}_${n}`, step.cost);
-          await store.append(step.session, step.stream, appended);
-          model.append(step.session, step.stream, appended);
+          await store.append(step.session, step.stream, appended, step.last);
+          model.append(step.session, step.stream, appended, step.last);
         }
         for (const session of ['s', 't']) {
           for (const stream of ['1', '2', '3', '4']) {

@@ -11,7 +11,12 @@ export interface StoredEvent {
 }
 
 export interface EventStore {
-  append(sessionId: string, streamId: string, event: StoredEvent): void | Promise<void>;
+  /**
+   * Keep `event` of `streamId`. `last` says it is the stream's final event (its request answered): a client
+   * comes back for such a stream only when it lost the tail, within its `retry`, so a store may keep fewer
+   * streams that ended than live ones.
+   */
+  append(sessionId: string, streamId: string, event: StoredEvent, last?: boolean): void | Promise<void>;
   /** The events of `streamId` whose n is above `lastEventId`'s, oldest first (the id itself may not be stored: priming ids are not). */
   replayAfter(sessionId: string, streamId: string, lastEventId: string): StoredEvent[] | Promise<StoredEvent[]>;
   /** The session ended: forget its events. */
@@ -23,6 +28,11 @@ export interface InMemoryEventStoreOptions {
   maxEventsPerStream?: number;
   /** Streams kept per session; the oldest is dropped first. Default 100. */
   maxStreamsPerSession?: number;
+  /**
+   * Of those, streams whose final event was sent (their request answered), kept for a client that lost its
+   * tail and comes back for it; past it the one that ended first is dropped. A live stream never counts. Default 8.
+   */
+  maxEndedStreamsPerSession?: number;
   /**
    * Bytes one session's events may cost, each counted as the UTF-8 bytes of its id and its data plus 160 (its
    * record): about what it takes of the heap. Its oldest go first; an event that alone costs more than this
@@ -100,6 +110,8 @@ class EventList {
 interface SessionEvents {
   readonly streams: Map<string, EventList>;
   readonly arrivals: EventList;
+  /** The streams kept that ended, in the order they did. */
+  readonly ended: Set<string>;
   size: number;
 }
 
@@ -119,6 +131,7 @@ export class InMemoryEventStore implements EventStore {
     this.limits = {
       maxEventsPerStream: options.maxEventsPerStream ?? 1000,
       maxStreamsPerSession: options.maxStreamsPerSession ?? 100,
+      maxEndedStreamsPerSession: options.maxEndedStreamsPerSession ?? 8,
       maxBytesPerSession: options.maxBytesPerSession ?? 4 * 1024 * 1024,
       maxBytes: options.maxBytes ?? 64 * 1024 * 1024,
     };
@@ -134,13 +147,21 @@ export class InMemoryEventStore implements EventStore {
     return this.size;
   }
 
-  append(sessionId: string, streamId: string, event: StoredEvent): void {
+  append(sessionId: string, streamId: string, event: StoredEvent, last = false): void {
     if (typeof event?.eventId !== 'string' || typeof event.data !== 'string')
       throw new TypeError(`InMemoryEventStore.append takes { eventId, data } with both strings (data is the message's JSON); got ${shapeOf(event)}`);
     const size = eventCost(event);
-    if (size > this.largest) return;
+    if (size > this.largest) {
+      // Not kept, but the stream ended all the same.
+      const known = this.sessions.get(sessionId);
+      if (last && known?.streams.has(streamId)) this.streamEnded(known, streamId);
+      return;
+    }
     let session = this.sessions.get(sessionId);
-    if (!session) this.sessions.set(sessionId, (session = { streams: new Map(), arrivals: new EventList('olderInSession', 'newerInSession'), size: 0 }));
+    if (!session) {
+      session = { streams: new Map(), arrivals: new EventList('olderInSession', 'newerInSession'), ended: new Set(), size: 0 };
+      this.sessions.set(sessionId, session);
+    }
     let stream = session.streams.get(streamId);
     if (!stream) {
       session.streams.set(streamId, (stream = new EventList('olderInStream', 'newerInStream')));
@@ -155,6 +176,13 @@ export class InMemoryEventStore implements EventStore {
     if (stream.length > this.limits.maxEventsPerStream) this.drop(stream.oldest!);
     while (session.size > this.limits.maxBytesPerSession) this.drop(session.arrivals.oldest!);
     while (this.size > this.limits.maxBytes) this.drop(this.arrivals.oldest!);
+    if (last) this.streamEnded(session, streamId);
+  }
+
+  /** A stream's final event was sent: it joins the ended streams, and the one that ended first may go. */
+  private streamEnded(session: SessionEvents, streamId: string): void {
+    session.ended.add(streamId);
+    if (session.ended.size > this.limits.maxEndedStreamsPerSession) this.dropStream(session, session.ended.values().next().value as string);
   }
 
   replayAfter(sessionId: string, streamId: string, lastEventId: string): StoredEvent[] {
@@ -176,6 +204,7 @@ export class InMemoryEventStore implements EventStore {
   private dropStream(session: SessionEvents, streamId: string): void {
     const stream = session.streams.get(streamId);
     session.streams.delete(streamId);
+    session.ended.delete(streamId);
     while (stream?.oldest) this.drop(stream.oldest);
   }
 

@@ -366,7 +366,7 @@ export class HttpSession implements Channel, StreamOwner {
   private deliver(stream: Stream, data: string, last = false): void {
     if (stream.mode === 'pending') this.upgrade(stream);
     const event = this.resumable ? { eventId: `${stream.id}_${++stream.seq}`, data } : undefined;
-    if (event) this.store(stream.id, event);
+    if (event) this.store(stream.id, event, last);
     if (stream.held && event) hold(stream.held, event);
     else if (stream.res) writeEventData(stream.res, event?.eventId, data, last);
   }
@@ -409,9 +409,9 @@ export class HttpSession implements Channel, StreamOwner {
     for (const response of buffered ?? []) this.deliver(stream, JSON.stringify(response));
   }
 
-  private store(streamId: string, event: StoredEvent): void {
+  private store(streamId: string, event: StoredEvent, last: boolean): void {
     try {
-      const stored = this.host.eventStore.append(this.id, streamId, event);
+      const stored = this.host.eventStore.append(this.id, streamId, event, last);
       if (stored instanceof Promise) stored.catch((err) => this.host.reportError(err, this.connection));
     } catch (err) {
       this.host.reportError(err, this.connection);

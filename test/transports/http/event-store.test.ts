@@ -1,6 +1,6 @@
 /**
  * InMemoryEventStore on its own: what an event costs, what each limit drops (per stream count, streams per
- * session, bytes per session, bytes in all, dropSession), an event too large for a limit kept nowhere and
+ * session, ended streams per session, bytes per session, bytes in all, dropSession), an event too large for a limit kept nowhere and
  * dropping nothing, as exact keptSize and exact replays, one copy of each event, and the store against a
  * plain reference model over generated sequences of appends and session drops.
  */
@@ -143,6 +143,49 @@ describe('InMemoryEventStore drops by each of its limits', () => {
     expect(store.keptSize).toBe(1600);
   });
 
+  it('maxEndedStreamsPerSession: past it the stream that ended first goes whole; live streams, older or not, and other sessions stay', () => {
+    const store = new InMemoryEventStore({ maxEndedStreamsPerSession: 2 });
+    store.append('s', 'live', event('live_1', 200));
+    for (const id of ['1', '2', '3']) {
+      store.append('s', id, event(`${id}_1`, 200));
+      store.append('s', id, event(`${id}_2`, 200), true);
+    }
+    store.append('other', '1', event('1_1', 200), true);
+    expect({
+      kept: store.keptSize,
+      live: replayAll(store, 's', 'live'),
+      one: replayAll(store, 's', '1'),
+      two: replayAll(store, 's', '2'),
+      three: replayAll(store, 's', '3'),
+      other: replayAll(store, 'other', '1'),
+    }).toEqual({
+      kept: 6 * 200,
+      live: [event('live_1', 200)],
+      one: [],
+      two: [event('2_1', 200), event('2_2', 200)],
+      three: [event('3_1', 200), event('3_2', 200)],
+      other: [event('1_1', 200)],
+    });
+  });
+
+  it('maxEndedStreamsPerSession: an ended stream dropped by maxStreamsPerSession leaves the ended ones, and a last event not kept still ends its stream', () => {
+    const store = new InMemoryEventStore({ maxStreamsPerSession: 3, maxEndedStreamsPerSession: 2, maxBytesPerSession: 1000 });
+    store.append('s', '1', event('1_1', 200), true);
+    store.append('s', '2', event('2_1', 200), true);
+    store.append('s', '3', event('3_1', 200));
+    // A fourth stream drops stream 1, which had ended: only stream 2 is left of the ended ones...
+    store.append('s', '4', event('4_1', 200));
+    // ...so one more ending drops nothing.
+    store.append('s', '3', event('3_2', 200), true);
+    expect([1, 2, 3, 4].map((n) => replayAll(store, 's', String(n)).length)).toEqual([0, 1, 2, 1]);
+    // Too large to keep, the last event of stream 4 still ends it: stream 2, the first to end, goes.
+    store.append('s', '4', event('4_2', 5000), true);
+    expect({ kept: store.keptSize, streams: [2, 3, 4].map((n) => replayAll(store, 's', String(n))) }).toEqual({
+      kept: 600,
+      streams: [[], [event('3_1', 200), event('3_2', 200)], [event('4_1', 200)]],
+    });
+  });
+
   it('dropSession: the session keeps nothing, the others keep all, and the same id starts again with its full budget', () => {
     const store = new InMemoryEventStore({ maxBytesPerSession: 2000, maxStreamsPerSession: 2 });
     store.append('gone', '1', event('1_1', 1200));
@@ -200,12 +243,14 @@ describe('InMemoryEventStore keeps one copy of each event', () => {
 // ---------------------------------------------------------------------------------------------------------
 // Against a reference model
 
-type Operation = { append: [session: string, stream: string, cost: number] } | { dropSession: string };
+type Operation = { append: [session: string, stream: string, cost: number, last: boolean] } | { dropSession: string };
 
 /** The store's rules written as plainly as they can be: arrays filtered at every step. */
 class ModelStore {
   private events: { session: string; stream: string; event: StoredEvent; size: number }[] = [];
   private readonly streams = new Map<string, string[]>();
+  /** Each session's streams that ended, in the order they did. */
+  private readonly ended = new Map<string, string[]>();
 
   constructor(private readonly limits: Required<InMemoryEventStoreOptions>) {}
 
@@ -213,17 +258,17 @@ class ModelStore {
     return this.events.reduce((sum, e) => sum + e.size, 0);
   }
 
-  append(session: string, stream: string, event: StoredEvent): void {
+  append(session: string, stream: string, event: StoredEvent, last = false): void {
     const size = Buffer.byteLength(event.eventId) + Buffer.byteLength(event.data) + 160;
-    if (size > this.limits.maxBytesPerSession || size > this.limits.maxBytes) return;
+    if (size > this.limits.maxBytesPerSession || size > this.limits.maxBytes) {
+      if (last && this.streams.get(session)?.includes(stream)) this.end(session, stream);
+      return;
+    }
     const streams = this.streams.get(session) ?? [];
     this.streams.set(session, streams);
     if (!streams.includes(stream)) {
       streams.push(stream);
-      if (streams.length > this.limits.maxStreamsPerSession) {
-        const oldest = streams.shift();
-        this.events = this.events.filter((e) => !(e.session === session && e.stream === oldest));
-      }
+      if (streams.length > this.limits.maxStreamsPerSession) this.dropStream(session, streams[0]!);
     }
     this.events.push({ session, stream, event, size });
     const ofStream = this.events.filter((e) => e.session === session && e.stream === stream);
@@ -231,6 +276,26 @@ class ModelStore {
     const sessionSize = () => this.events.filter((e) => e.session === session).reduce((sum, e) => sum + e.size, 0);
     while (sessionSize() > this.limits.maxBytesPerSession) this.remove(this.events.find((e) => e.session === session)!);
     while (this.keptSize > this.limits.maxBytes) this.remove(this.events[0]);
+    if (last) this.end(session, stream);
+  }
+
+  private end(session: string, stream: string): void {
+    const ended = this.ended.get(session) ?? [];
+    this.ended.set(session, ended);
+    if (!ended.includes(stream)) ended.push(stream);
+    if (ended.length > this.limits.maxEndedStreamsPerSession) this.dropStream(session, ended[0]!);
+  }
+
+  private dropStream(session: string, stream: string): void {
+    this.streams.set(
+      session,
+      (this.streams.get(session) ?? []).filter((s) => s !== stream),
+    );
+    this.ended.set(
+      session,
+      (this.ended.get(session) ?? []).filter((s) => s !== stream),
+    );
+    this.events = this.events.filter((e) => !(e.session === session && e.stream === stream));
   }
 
   replayAfter(session: string, stream: string, lastEventId: string): StoredEvent[] {
@@ -240,6 +305,7 @@ class ModelStore {
   dropSession(session: string): void {
     this.events = this.events.filter((e) => e.session !== session);
     this.streams.delete(session);
+    this.ended.delete(session);
   }
 
   private remove(kept: (typeof this.events)[number]): void {
@@ -253,7 +319,9 @@ const STREAMS = ['0', '1', '2', '3'];
 const operationArb: fc.Arbitrary<Operation> = fc.oneof(
   {
     weight: 12,
-    arbitrary: fc.tuple(fc.constantFrom(...SESSIONS), fc.constantFrom(...STREAMS), fc.integer({ min: 180, max: 800 })).map((append) => ({ append })),
+    arbitrary: fc
+      .tuple(fc.constantFrom(...SESSIONS), fc.constantFrom(...STREAMS), fc.integer({ min: 180, max: 800 }), fc.boolean())
+      .map((append) => ({ append })),
   },
   { weight: 1, arbitrary: fc.constantFrom(...SESSIONS).map((dropSession) => ({ dropSession })) },
 );
@@ -261,6 +329,7 @@ const operationArb: fc.Arbitrary<Operation> = fc.oneof(
 const limitsArb = fc.record({
   maxEventsPerStream: fc.integer({ min: 1, max: 6 }),
   maxStreamsPerSession: fc.integer({ min: 1, max: 4 }),
+  maxEndedStreamsPerSession: fc.integer({ min: 1, max: 3 }),
   maxBytesPerSession: fc.integer({ min: 400, max: 3000 }),
   maxBytes: fc.integer({ min: 600, max: 6000 }),
 });
@@ -275,12 +344,12 @@ describe('InMemoryEventStore against a reference model', () => {
         const seq = new Map<string, number>();
         for (const [step, operation] of operations.entries()) {
           if ('append' in operation) {
-            const [session, stream, cost] = operation.append;
+            const [session, stream, cost, last] = operation.append;
             const n = (seq.get(`${session} ${stream}`) ?? 0) + 1;
             seq.set(`${session} ${stream}`, n);
             const appended = event(`${stream}_${n}`, cost);
-            store.append(session, stream, appended);
-            model.append(session, stream, appended);
+            store.append(session, stream, appended, last);
+            model.append(session, stream, appended, last);
           } else {
             store.dropSession(operation.dropSession);
             model.dropSession(operation.dropSession);

@@ -699,7 +699,7 @@ describe('resumability', () => {
     expect(await client.request('tools/call', { name: 'poll' }, 2)).toEqual(textResult(2, 'false'));
   });
 
-  it('a custom eventStore stores each event under its session and stream, is asked for the replay, and is told when the session ends', async () => {
+  it('a custom eventStore stores each event under its session and stream, is asked for the replay, is told which event ends its stream and when the session ends', async () => {
     const store = new RecordingEventStore();
     const running = await startHttp(cleanups, askTool, { transport: { eventStore: store } });
     expect(running.transport.eventStore).toBe(store);
@@ -720,6 +720,8 @@ describe('resumability', () => {
       { sessionId: session.id, streamId: '2', event: stored('2_1', elicitRequest(0)) },
       { sessionId: session.id, streamId: '2', event: stored('2_2', textResult(2, 'decline')) },
     ]);
+    // Only the response ends its stream; the elicitation before it does not.
+    expect(store.ended).toEqual([[session.id, '2', '2_2']]);
     expect(store.replays).toEqual([[session.id, '2', '2_1']]);
     expect(store.dropped).toEqual([]);
 
