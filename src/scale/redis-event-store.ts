@@ -4,8 +4,8 @@
  * by another instance). Each SSE stream of a session is a Redis stream; a sorted set lists the session's
  * streams in the order they began, a list those that ended, and a hash counts their bytes. The in-memory
  * store's budgets hold per session (events per stream, streams per session, ended streams, bytes per
- * session: the oldest go first, an event that alone costs more is not kept), each write one Lua script; a session's keys expire `ttlMs` after
- * its last event, and go when it ends.
+ * session: the oldest go first, an event that alone costs more is not kept), each write one Lua script;
+ * a session's keys expire `ttlMs` after its last event, and go when it ends.
  */
 import type { Redis as RedisClient } from 'ioredis';
 import { ErrorCode, McpError } from '../protocol/errors.js';

@@ -151,13 +151,12 @@ export class InMemoryEventStore implements EventStore {
     if (typeof event?.eventId !== 'string' || typeof event.data !== 'string')
       throw new TypeError(`InMemoryEventStore.append takes { eventId, data } with both strings (data is the message's JSON); got ${shapeOf(event)}`);
     const size = eventCost(event);
+    let session = this.sessions.get(sessionId);
     if (size > this.largest) {
       // Not kept, but the stream ended all the same.
-      const known = this.sessions.get(sessionId);
-      if (last && known?.streams.has(streamId)) this.streamEnded(known, streamId);
+      if (last && session?.streams.has(streamId)) this.streamEnded(session, streamId);
       return;
     }
-    let session = this.sessions.get(sessionId);
     if (!session) {
       session = { streams: new Map(), arrivals: new EventList('olderInSession', 'newerInSession'), ended: new Set(), size: 0 };
       this.sessions.set(sessionId, session);
