@@ -17,13 +17,36 @@ export interface RedisEventStoreOptions {
   maxEventsPerStream?: number;
   /** Streams kept per session; the oldest is dropped first. Default 100. */
   maxStreamsPerSession?: number;
-  /** Of those, streams whose final event was sent, kept for a client that lost the tail of one; past it the one that ended first goes. Default 8. */
+  /** Of those, streams that ended (answered, or cancelled), kept for a client that lost the tail of one; past it the one that ended first goes. Default 8. */
   maxEndedStreamsPerSession?: number;
   /** Bytes one session's events may cost, counted as the in-memory store counts them (id + data + 160). Default 4 MiB. */
   maxBytesPerSession?: number;
   /** How long a session's events are kept after its last one, in ms (a session that ends drops them at once). Default one hour. */
   ttlMs?: number;
 }
+
+/** Lua that drops a session's stream, and marks stream `id` ended: both scripts below define the locals it reads first. */
+const STREAM_FUNCTIONS = `
+local function dropStream(other)
+  redis.call('DEL', prefix .. other)
+  redis.call('LREM', ended, 0, other)
+  local spent = tonumber(redis.call('HGET', bytes, other) or '0')
+  -- (-0 is no integer to Redis.)
+  if spent ~= 0 then redis.call('HINCRBY', bytes, '#total', -spent) end
+  redis.call('HDEL', bytes, other)
+  redis.call('ZREM', streams, other)
+end
+-- The stream ended: it joins the ended ones (once: its first end counts, as in memory), and the one that
+-- ended first goes past their limit.
+local function streamEnded()
+  if not redis.call('ZSCORE', streams, id) then return end
+  local known = false
+  for _, other in ipairs(redis.call('LRANGE', ended, 0, -1)) do if other == id then known = true end end
+  if not known then redis.call('RPUSH', ended, id) end
+  while redis.call('LLEN', ended) > maxEnded do dropStream(redis.call('LPOP', ended)) end
+  redis.call('PEXPIRE', ended, ttl)
+end
+`;
 
 /**
  * KEYS: the session's streams (zset), its bytes (hash), this stream, the session's ended streams (list).
@@ -36,23 +59,7 @@ local streams, bytes, stream, ended = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
 local id, cost, prefix = ARGV[1], tonumber(ARGV[4]), ARGV[9]
 local maxEvents, maxStreams, maxBytes, ttl = tonumber(ARGV[5]), tonumber(ARGV[6]), tonumber(ARGV[7]), ARGV[8]
 local last, maxEnded = ARGV[10] == '1', tonumber(ARGV[11])
-local function dropStream(other)
-  redis.call('DEL', prefix .. other)
-  redis.call('LREM', ended, 0, other)
-  local spent = tonumber(redis.call('HGET', bytes, other) or '0')
-  -- (-0 is no integer to Redis.)
-  if spent ~= 0 then redis.call('HINCRBY', bytes, '#total', -spent) end
-  redis.call('HDEL', bytes, other)
-  redis.call('ZREM', streams, other)
-end
--- The stream ended: it joins the ended ones, and the one that ended first goes past their limit.
-local function streamEnded()
-  if not redis.call('ZSCORE', streams, id) then return end
-  redis.call('LREM', ended, 0, id)
-  redis.call('RPUSH', ended, id)
-  while redis.call('LLEN', ended) > maxEnded do dropStream(redis.call('LPOP', ended)) end
-  redis.call('PEXPIRE', ended, ttl)
-end
+${STREAM_FUNCTIONS}
 if cost > maxBytes then
   if last then streamEnded() end
   return 0
@@ -99,6 +106,17 @@ redis.call('PEXPIRE', stream, ttl)
 if last then streamEnded() end
 return 1`;
 
+/**
+ * KEYS: the session's streams, its bytes, its ended streams. ARGV: the stream id, the prefix of the
+ * session's stream keys, max ended streams per session, ttl ms. A stream ended with no last event.
+ */
+const END_STREAM = `
+local streams, bytes, ended = KEYS[1], KEYS[2], KEYS[3]
+local id, prefix, maxEnded, ttl = ARGV[1], ARGV[2], tonumber(ARGV[3]), ARGV[4]
+${STREAM_FUNCTIONS}
+streamEnded()
+return 1`;
+
 /** KEYS: the session's streams, its bytes, its ended streams. ARGV: the prefix of its stream keys. */
 const DROP_SESSION = `
 for _, name in ipairs(redis.call('ZRANGE', KEYS[1], 0, -1)) do redis.call('DEL', ARGV[1] .. name) end
@@ -107,6 +125,7 @@ return 1`;
 
 const COMMANDS = {
   switchboardEventAppend: { numberOfKeys: 4, lua: APPEND },
+  switchboardEventEndStream: { numberOfKeys: 3, lua: END_STREAM },
   switchboardEventsDropSession: { numberOfKeys: 3, lua: DROP_SESSION },
 } as const;
 
@@ -163,6 +182,22 @@ export class RedisEventStore implements EventStore {
         keys.stream,
         last ? '1' : '0',
         maxEndedStreamsPerSession,
+      ),
+    );
+  }
+
+  async endStream(sessionId: string, streamId: string): Promise<void> {
+    const { maxEndedStreamsPerSession, ttlMs } = this.limits;
+    const keys = this.keysOf(sessionId);
+    await this.call(() =>
+      (this.redis as unknown as Commands).switchboardEventEndStream(
+        keys.streams,
+        keys.bytes,
+        keys.ended,
+        streamId,
+        keys.stream,
+        maxEndedStreamsPerSession,
+        ttlMs,
       ),
     );
   }

@@ -8,6 +8,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import {
   InMemoryEventStore,
+  type InMemoryEventStoreOptions,
   type EventStore,
   type JsonRpcMessage,
   type McpServer,
@@ -153,12 +154,23 @@ export class RecordingEventStore implements EventStore {
   readonly ended: [sessionId: string, streamId: string, eventId: string][] = [];
   readonly replays: [sessionId: string, streamId: string, lastEventId: string][] = [];
   readonly dropped: string[] = [];
-  private readonly inner = new InMemoryEventStore();
+  /** The streams said to have ended with no last event (`endStream`), as [sessionId, streamId]. */
+  readonly endedUnmarked: [sessionId: string, streamId: string][] = [];
+  private readonly inner: InMemoryEventStore;
+
+  constructor(options?: InMemoryEventStoreOptions) {
+    this.inner = new InMemoryEventStore(options);
+  }
 
   append(sessionId: string, streamId: string, event: StoredEvent, last?: boolean): void {
     this.appended.push({ sessionId, streamId, event });
     if (last) this.ended.push([sessionId, streamId, event.eventId]);
     this.inner.append(sessionId, streamId, event, last);
+  }
+
+  endStream(sessionId: string, streamId: string): void {
+    this.endedUnmarked.push([sessionId, streamId]);
+    this.inner.endStream(sessionId, streamId);
   }
 
   replayAfter(sessionId: string, streamId: string, lastEventId: string): StoredEvent[] {

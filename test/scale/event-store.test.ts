@@ -69,6 +69,40 @@ describe('RedisEventStore', () => {
     expect(await keys()).toEqual([`${prefix}:events:t:bytes`, `${prefix}:events:t:stream:1`, `${prefix}:events:t:streams`]);
   });
 
+  it('endStream: a stream ended with no last event counts among the ended ones, in the ended list under the TTL; an unknown stream makes no key', async () => {
+    const { store, keys, prefix, raw } = await opened({ maxEndedStreamsPerSession: 1 });
+    await store.endStream('u', '1');
+    expect(await keys()).toEqual([]);
+    await store.append('s', '1', event('1_1', 500));
+    await store.append('s', '2', event('2_1', 500));
+    await store.endStream('s', '1');
+    expect(await raw.lrange(`${prefix}:events:s:ended`, 0, -1)).toEqual(['1']);
+    expect(await raw.pttl(`${prefix}:events:s:ended`)).toBeGreaterThan(0);
+    await store.endStream('s', '2');
+    expect({
+      ended: await raw.lrange(`${prefix}:events:s:ended`, 0, -1),
+      one: await store.replayAfter('s', '1', '1_0'),
+      two: await store.replayAfter('s', '2', '2_0'),
+    }).toEqual({ ended: ['2'], one: [], two: [event('2_1', 500)] });
+  });
+
+  it('a stream ended twice keeps its first end: past maxEndedStreamsPerSession the stream that ended first goes, as in memory', async () => {
+    const limits = { maxEndedStreamsPerSession: 2 };
+    const { store } = await opened(limits);
+    const model = new InMemoryEventStore(limits);
+    for (const target of [store, model]) {
+      await target.append('s', '1', event('1_1', 500));
+      await target.append('s', '2', event('2_1', 500));
+      await target.endStream('s', '1');
+      await target.endStream('s', '2');
+      await target.append('s', '1', event('1_2', 500), true);
+      await target.append('s', '3', event('3_1', 500), true);
+    }
+    const replays = async (target: typeof store | typeof model) => Promise.all(['1', '2', '3'].map((n) => target.replayAfter('s', n, `${n}_0`)));
+    expect(await replays(store)).toEqual([[], [event('2_1', 500)], [event('3_1', 500)]]);
+    expect(await replays(store)).toEqual(await replays(model));
+  });
+
   it("expires a session's events ttlMs after its last one", async () => {
     const { store, keys } = await opened({ ttlMs: 200 });
     await store.append('s', '1', event('1_1', 500), true);
@@ -83,7 +117,7 @@ describe('RedisEventStore', () => {
     expect(() => scale.eventStore({ maxBytesPerSession: 0 })).toThrow('Option maxBytesPerSession must be a positive integer; got 0');
   });
 
-  it('keeps exactly what InMemoryEventStore keeps under the same per-session budgets, over generated appends and drops', async () => {
+  it('keeps exactly what InMemoryEventStore keeps under the same per-session budgets, over generated appends, unmarked ends and drops', async () => {
     const limits = { maxEventsPerStream: 4, maxStreamsPerSession: 3, maxEndedStreamsPerSession: 2, maxBytesPerSession: 3000 };
     const op = fc.oneof(
       {
@@ -95,6 +129,7 @@ describe('RedisEventStore', () => {
           last: fc.boolean(),
         }),
       },
+      { weight: 2, arbitrary: fc.record({ end: fc.constantFrom('s', 't'), stream: fc.constantFrom('1', '2', '3', '4') }) },
       { weight: 1, arbitrary: fc.record({ drop: fc.constantFrom('s', 't') }) },
     );
     await fc.assert(
@@ -106,6 +141,11 @@ describe('RedisEventStore', () => {
           if ('drop' in step) {
             await store.dropSession(step.drop);
             model.dropSession(step.drop);
+            continue;
+          }
+          if ('end' in step) {
+            await store.endStream(step.end, step.stream);
+            model.endStream(step.end, step.stream);
             continue;
           }
           const key = `${step.session}/${step.stream}`;

@@ -17,6 +17,12 @@ export interface EventStore {
    * streams that ended than live ones.
    */
   append(sessionId: string, streamId: string, event: StoredEvent, last?: boolean): void | Promise<void>;
+  /**
+   * `streamId` ended with no final event to mark it (its requests were cancelled): from now on it counts
+   * among the streams that ended, as if its last event had been appended with `last`. Optional: a store
+   * without it keeps such a stream among the live ones until its own limits drop it.
+   */
+  endStream?(sessionId: string, streamId: string): void | Promise<void>;
   /** The events of `streamId` whose n is above `lastEventId`'s, oldest first (the id itself may not be stored: priming ids are not). */
   replayAfter(sessionId: string, streamId: string, lastEventId: string): StoredEvent[] | Promise<StoredEvent[]>;
   /** The session ended: forget its events. */
@@ -29,8 +35,8 @@ export interface InMemoryEventStoreOptions {
   /** Streams kept per session; the oldest is dropped first. Default 100. */
   maxStreamsPerSession?: number;
   /**
-   * Of those, streams whose final event was sent (their request answered), kept for a client that lost its
-   * tail and comes back for it; past it the one that ended first is dropped. A live stream never counts. Default 8.
+   * Of those, streams that ended (their request answered, or cancelled: `endStream`), kept for a client that
+   * lost its tail and comes back for it; past it the one that ended first is dropped. A live stream never counts. Default 8.
    */
   maxEndedStreamsPerSession?: number;
   /**
@@ -176,6 +182,11 @@ export class InMemoryEventStore implements EventStore {
     while (session.size > this.limits.maxBytesPerSession) this.drop(session.arrivals.oldest!);
     while (this.size > this.limits.maxBytes) this.drop(this.arrivals.oldest!);
     if (last) this.streamEnded(session, streamId);
+  }
+
+  endStream(sessionId: string, streamId: string): void {
+    const session = this.sessions.get(sessionId);
+    if (session?.streams.has(streamId)) this.streamEnded(session, streamId);
   }
 
   /** A stream's final event was sent: it joins the ended streams, and the one that ended first may go. */

@@ -292,6 +292,8 @@ export class HttpSession implements Channel, StreamOwner {
     if (--stream.awaiting > 0) return;
     this.finished(stream);
     this.connection.touch();
+    // Its events were kept with none marked last: the store learns it ended, so it counts among the ended streams.
+    if (stream.seq > 0) this.endStored(stream.id);
     const res = stream.res;
     if (!res) return;
     if (stream.mode !== 'sse' && stream.buffered !== undefined && stream.buffered.length > 0) this.writeJson(stream, JSON.stringify(stream.buffered));
@@ -407,6 +409,17 @@ export class HttpSession implements Channel, StreamOwner {
     const buffered = stream.buffered;
     stream.buffered = undefined;
     for (const response of buffered ?? []) this.deliver(stream, JSON.stringify(response));
+  }
+
+  private endStored(streamId: string): void {
+    const store = this.host.eventStore;
+    if (typeof store.endStream !== 'function') return;
+    try {
+      const ended = store.endStream(this.id, streamId);
+      if (ended instanceof Promise) ended.catch((err) => this.host.reportError(err, this.connection));
+    } catch (err) {
+      this.host.reportError(err, this.connection);
+    }
   }
 
   private store(streamId: string, event: StoredEvent, last: boolean): void {

@@ -2,13 +2,14 @@
  * notifications/cancelled on Streamable HTTP (legacy era): the cancelled request gets no response, so
  * its POST must end without one (204 when nothing went out on it yet, the end of its event stream when
  * something did), its handler's signal aborts, and the session no longer counts the request's stream as
- * open: it can go idle (swept, or evicted at maxSessions). A batch answers with the other responses only.
+ * open: it can go idle (swept, or evicted at maxSessions), and the event store counts its stream among the
+ * ended ones. A batch answers with the other responses only.
  */
 import { describe, expect, it } from 'vitest';
 import type { McpServer, McpSession } from '../../../src/index.js';
 import { textResult } from '../../helpers/client-requests.js';
 import type { HttpTestClient } from '../../helpers/http-client.js';
-import { priming, sseMessage, wire, useHttpSessions } from '../../helpers/http-streams.js';
+import { priming, RecordingEventStore, sseMessage, stored, wire, useHttpSessions } from '../../helpers/http-streams.js';
 import { nextEvent, recordEvents } from '../../helpers/server-events.js';
 import { deferred, type Deferred } from '../../helpers/deferred.js';
 import { startHttp, type RunningHttp } from '../../helpers/servers.js';
@@ -122,6 +123,54 @@ describe('a cancelled request ends its POST', () => {
     expect((await call).status).toBe(204);
     const next = await client.request('tools/call', { name: 'quick' }, 2);
     expect({ status: next.status, body: await next.json() }).toEqual({ status: 200, body: textResult(2, 'quick') });
+  });
+});
+
+describe("a cancelled request's stream, in the event store", () => {
+  it('is told to the store as ended when events of it were kept, so the store keeps it only among the streams that ended', async () => {
+    const probe = newProbe();
+    const store = new RecordingEventStore({ maxEndedStreamsPerSession: 1 });
+    const running = await startWith(probe, { transport: { eventStore: store } });
+    const { client, session } = await h.client(running);
+    const progress = (token: string) => ({
+      jsonrpc: '2.0',
+      method: 'notifications/progress',
+      params: { progressToken: token, progress: 1, total: 2, message: 'half way' },
+    });
+    const streamed: string[] = [];
+    for (const [id, token] of [
+      [2, 'p2'],
+      [3, 'p3'],
+    ] as const) {
+      probe.started = deferred();
+      const res = await client.request('tools/call', { name: 'progress-then-wait', _meta: { progressToken: token } }, id);
+      await probe.started.promise;
+      await res.nextMessage({ method: 'notifications/progress' });
+      expect(await cancel(client, id)).toBe(202);
+      await res.ended;
+      streamed.push(store.streamOf((m) => (m.params as { progressToken?: string } | undefined)?.progressToken === token)!);
+    }
+    // A call cancelled before it streamed anything kept no event: the store is told nothing of it.
+    probe.started = deferred();
+    const quiet = client.request('tools/call', { name: 'wait' }, 4);
+    await probe.started.promise;
+    await cancel(client, 4);
+    expect((await quiet).status).toBe(204);
+
+    const [first, second] = streamed as [string, string];
+    expect({ ended: store.ended, endedUnmarked: store.endedUnmarked }).toEqual({
+      ended: [],
+      endedUnmarked: [
+        [session.id, first],
+        [session.id, second],
+      ],
+    });
+    // One ended stream is kept: the second call's end dropped the first's events.
+    expect({ first: store.replayAfter(session.id, first, `${first}_0`), second: store.replayAfter(session.id, second, `${second}_0`) }).toEqual({
+      first: [],
+      second: [stored(`${second}_1`, progress('p3'))],
+    });
+    expect(running.errors).toEqual([]);
   });
 });
 

@@ -186,6 +186,28 @@ describe('InMemoryEventStore drops by each of its limits', () => {
     });
   });
 
+  it('endStream: a stream that ended with no last event counts among the ended ones; an unknown stream or session changes nothing', () => {
+    const store = new InMemoryEventStore({ maxEndedStreamsPerSession: 1 });
+    store.append('s', '1', event('1_1', 200));
+    store.append('s', '2', event('2_1', 200));
+    store.endStream('s', '9');
+    store.endStream('t', '1');
+    expect([1, 2].map((n) => replayAll(store, 's', String(n)).length)).toEqual([1, 1]);
+    // Stream 1 ends unmarked, then stream 2: one ended stream is kept, so the first to end goes.
+    store.endStream('s', '1');
+    store.endStream('s', '2');
+    expect({ kept: store.keptSize, one: replayAll(store, 's', '1'), two: replayAll(store, 's', '2') }).toEqual({
+      kept: 200,
+      one: [],
+      two: [event('2_1', 200)],
+    });
+    // Ending it again (or with a last event) does not make it the latest to end.
+    store.append('s', '3', event('3_1', 200));
+    store.endStream('s', '2');
+    store.append('s', '3', event('3_2', 200), true);
+    expect({ two: replayAll(store, 's', '2'), three: replayAll(store, 's', '3') }).toEqual({ two: [], three: [event('3_1', 200), event('3_2', 200)] });
+  });
+
   it('dropSession: the session keeps nothing, the others keep all, and the same id starts again with its full budget', () => {
     const store = new InMemoryEventStore({ maxBytesPerSession: 2000, maxStreamsPerSession: 2 });
     store.append('gone', '1', event('1_1', 1200));
@@ -243,7 +265,10 @@ describe('InMemoryEventStore keeps one copy of each event', () => {
 // ---------------------------------------------------------------------------------------------------------
 // Against a reference model
 
-type Operation = { append: [session: string, stream: string, cost: number, last: boolean] } | { dropSession: string };
+type Operation =
+  | { append: [session: string, stream: string, cost: number, last: boolean] }
+  | { endStream: [session: string, stream: string] }
+  | { dropSession: string };
 
 /** The store's rules written as plainly as they can be: arrays filtered at every step. */
 class ModelStore {
@@ -277,6 +302,10 @@ class ModelStore {
     while (sessionSize() > this.limits.maxBytesPerSession) this.remove(this.events.find((e) => e.session === session)!);
     while (this.keptSize > this.limits.maxBytes) this.remove(this.events[0]);
     if (last) this.end(session, stream);
+  }
+
+  endStream(session: string, stream: string): void {
+    if (this.streams.get(session)?.includes(stream)) this.end(session, stream);
   }
 
   private end(session: string, stream: string): void {
@@ -323,6 +352,7 @@ const operationArb: fc.Arbitrary<Operation> = fc.oneof(
       .tuple(fc.constantFrom(...SESSIONS), fc.constantFrom(...STREAMS), fc.integer({ min: 180, max: 800 }), fc.boolean())
       .map((append) => ({ append })),
   },
+  { weight: 2, arbitrary: fc.tuple(fc.constantFrom(...SESSIONS), fc.constantFrom(...STREAMS)).map((endStream) => ({ endStream })) },
   { weight: 1, arbitrary: fc.constantFrom(...SESSIONS).map((dropSession) => ({ dropSession })) },
 );
 
@@ -350,6 +380,9 @@ describe('InMemoryEventStore against a reference model', () => {
             const appended = event(`${stream}_${n}`, cost);
             store.append(session, stream, appended, last);
             model.append(session, stream, appended, last);
+          } else if ('endStream' in operation) {
+            store.endStream(...operation.endStream);
+            model.endStream(...operation.endStream);
           } else {
             store.dropSession(operation.dropSession);
             model.dropSession(operation.dropSession);
