@@ -13,7 +13,7 @@
  * measured beside it as `before`), --profile DIR (a V8 CPU profile of each server process, written when it
  * exits). `--server` may also name `otel` (Switchboard with the telemetry option on the bare OpenTelemetry
  * API) and `otel-sdk` (recording with the SDK), which run only when named. --scale runs the scale-out
- * benchmark instead (bench/scale.ts: two processes sharing a redis-server).
+ * benchmark instead (bench/scale.ts: three processes sharing a redis-server; --case names its cases there).
  */
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
@@ -75,7 +75,7 @@ if (args.scale) {
   // The scale servers inherit it: they are Switchboard from the same package directory.
   process.env.SWITCHBOARD_DIR = settings.switchboard;
   const { runScale } = await import('./scale.js');
-  await runScale({ reps: settings.reps, timing: settings.timing, profileDir: args.profile });
+  await runScale({ reps: settings.reps, timing: settings.timing, windows: settings.windows, profileDir: args.profile, cases: list(args.case) });
   process.exit(0);
 }
 for (const id of settings.cases) if (!CASES[id]) throw new Error(`unknown case ${id}; cases: ${Object.keys(CASES).join(', ')}`);

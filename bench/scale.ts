@@ -8,16 +8,23 @@
 import { startRedis } from '../test/helpers/redis-server.js';
 import type { Client } from './cases.js';
 import { agent, type HttpEndpoint, type Json, openSession, post, send } from './http-client.js';
-import { runLoad, type Sample } from './load.js';
+import { runLoad, runWindow, type Sample, sampleOf, type Timing } from './load.js';
 import { writeJson } from './report.js';
 import { type Running, startServer, stopServers } from './servers.js';
 
 interface Settings {
   reps: number;
   timing: { warmupMs: number; measureMs: number };
+  /** Each case's measurement is cut into this many windows, taken in turn with the other cases'. */
+  windows: number;
   /** A V8 CPU profile of each server process, written there when it exits. */
   profileDir?: string;
+  /** The cases to run, by id (all when undefined). */
+  cases?: string[] | undefined;
 }
+
+/** How long a case's clients run again, unmeasured, before each of its windows after the first. */
+const REWARM_MS = 100;
 
 const ANSWER = { action: 'accept', content: { name: 'Ada', age: 36, plan: 'pro' } };
 const endpoint = (server: Running): HttpEndpoint => ({ port: server.port, path: '/mcp' });
@@ -97,6 +104,9 @@ interface Row {
 }
 
 export async function runScale(settings: Settings): Promise<void> {
+  const unknown = settings.cases?.filter((id) => !CASES.some((c) => c.id === id));
+  if (unknown?.length) throw new Error(`unknown scale case ${unknown.join(', ')}; cases: ${CASES.map((c) => c.id).join(', ')}`);
+  const cases = settings.cases ? CASES.filter((c) => settings.cases!.includes(c.id)) : CASES;
   const redis = await startRedis();
   process.env.REDIS_URL = redis.url;
   const guests = { SERVE_WHERE_THEY_LAND: '1' };
@@ -112,26 +122,42 @@ export async function runScale(settings: Settings): Promise<void> {
     reads.push(each);
     return each[0]! + each[1]! + each[2]!;
   };
-  /** Load `clients` with `timing`; the sample says what each process (a: the owner, b, c: the others) spent per operation. */
-  const measure = async (clients: Client[], timing: Settings['timing']) => {
+  /** One window of `clients`; it says what each process (a: the owner, b, c: the others) spent in it. */
+  const window = async (clients: Client[], timing: Timing) => {
     reads = [];
-    const sample = await runLoad(clients, timing, cpu);
+    const seen = await runWindow(clients, timing, cpu);
     const [before, after] = [reads[0]!, reads[reads.length - 1]!];
-    const per = (i: number) => (after[i]! - before[i]!) / sample.ops;
-    return { ...sample, cpuMicrosPerOpA: per(0), cpuMicrosPerOpB: per(1), cpuMicrosPerOpC: per(2) };
+    return { ...seen, each: [0, 1, 2].map((i) => after[i]! - before[i]!) };
   };
   const samples: (Sample & { rep: number; caseId: string; cpuMicrosPerOpA: number; cpuMicrosPerOpB: number; cpuMicrosPerOpC: number })[] = [];
   try {
-    for (const kase of CASES) {
+    for (const kase of cases) {
       const clients = await Promise.all(kase.clients(endpoint(a!), endpoint(b!), endpoint(c!)));
       await runLoad(clients, { warmupMs: settings.timing.warmupMs, measureMs: 100 }, cpu);
       await Promise.all(clients.map((client) => client.close()));
     }
     for (let rep = 1; rep <= settings.reps; rep++) {
-      for (const kase of CASES) {
-        const clients = await Promise.all(kase.clients(endpoint(a!), endpoint(b!), endpoint(c!)));
-        samples.push({ rep, caseId: kase.id, ...(await measure(clients, settings.timing)) });
-        await Promise.all(clients.map((client) => client.close()));
+      // Every case's clients are connected at once, and the cases take turns in short windows (a different
+      // one first each time), so that a ratio pairs measurements taken moments apart, as the load bench does.
+      const order = cases.map((_, i) => cases[(i + rep - 1) % cases.length]!);
+      const clients = new Map<Case, Client[]>();
+      const seen = new Map<Case, Awaited<ReturnType<typeof window>>[]>(order.map((kase) => [kase, []]));
+      try {
+        for (const kase of order) clients.set(kase, await Promise.all(kase.clients(endpoint(a!), endpoint(b!), endpoint(c!))));
+        for (let w = 0; w < settings.windows; w++) {
+          for (const kase of order.map((_, i) => order[(i + w) % order.length]!)) {
+            const timing = { warmupMs: w === 0 ? settings.timing.warmupMs : REWARM_MS, measureMs: settings.timing.measureMs / settings.windows };
+            seen.get(kase)!.push(await window(clients.get(kase)!, timing));
+          }
+        }
+      } finally {
+        await Promise.all([...clients.values()].flat().map((client) => client.close()));
+      }
+      for (const kase of order) {
+        const windows = seen.get(kase)!;
+        const sample = sampleOf(windows);
+        const per = (i: number) => windows.reduce((sum, w) => sum + w.each[i]!, 0) / sample.ops;
+        samples.push({ rep, caseId: kase.id, ...sample, cpuMicrosPerOpA: per(0), cpuMicrosPerOpB: per(1), cpuMicrosPerOpC: per(2) });
       }
       console.log(`rep ${rep}/${settings.reps} done`);
     }
@@ -141,7 +167,7 @@ export async function runScale(settings: Settings): Promise<void> {
     await redis.stop();
   }
   const median = (values: number[]) => values.sort((x, y) => x - y)[Math.floor(values.length / 2)]!;
-  const rows = CASES.map((c): Row => {
+  const rows = cases.map((c): Row => {
     const mine = samples.filter((s) => s.caseId === c.id);
     return {
       case: c.title,
@@ -155,7 +181,9 @@ export async function runScale(settings: Settings): Promise<void> {
       cpuSpread: (Math.max(...mine.map((s) => s.cpuMicrosPerOp)) - Math.min(...mine.map((s) => s.cpuMicrosPerOp))) / 2,
     };
   });
-  console.log(`\nmedians over ${settings.reps} reps; CPU µs/op is the servers' together (Redis and the load generator not counted),`);
+  console.log(
+    `\nmedians over ${settings.reps} reps, each case measured in ${settings.windows} windows taken in turn with the others'; CPU µs/op is the servers' together (Redis and the load generator not counted),`,
+  );
   console.log('±: half its range over the reps; A: the instance holding the sessions, B: one serving where requests land, C: one forwarding them');
   console.log(
     `${'case'.padEnd(48)}${'ops/s'.padStart(9)}${'p50 µs'.padStart(10)}${'p99 µs'.padStart(10)}${'CPU µs/op'.padStart(11)}${'±'.padStart(7)}${'A'.padStart(8)}${'B'.padStart(8)}${'C'.padStart(8)}`,
@@ -165,11 +193,22 @@ export async function runScale(settings: Settings): Promise<void> {
       `${row.case.padEnd(48)}${row.opsPerSecond.toFixed(0).padStart(9)}${row.p50Micros.toFixed(0).padStart(10)}${row.p99Micros.toFixed(0).padStart(10)}${row.cpuMicrosPerOp.toFixed(1).padStart(11)}${row.cpuSpread.toFixed(1).padStart(7)}${row.cpuMicrosPerOpA.toFixed(1).padStart(8)}${row.cpuMicrosPerOpB.toFixed(1).padStart(8)}${row.cpuMicrosPerOpC.toFixed(1).padStart(8)}`,
     );
   }
-  const [same, served, forwarded, one, two] = rows as [Row, Row, Row, Row, Row];
-  const against = (row: Row) =>
-    `${(row.p50Micros / same.p50Micros).toFixed(2)}× p50 latency, ${(row.cpuMicrosPerOp / same.cpuMicrosPerOp).toFixed(2)}× server CPU`;
-  console.log(`\nserved where it lands / on the owner: ${against(served)}`);
-  console.log(`forwarded / on the owner: ${against(forwarded)}`);
-  console.log(`2 processes / 1: ${(two.opsPerSecond / one.opsPerSecond).toFixed(2)}× echo throughput`);
+  // The comparisons of the cases that ran: the median of the per-rep ratios, each pairing windows taken in turn.
+  const ran = (id: string) => cases.some((c) => c.id === id);
+  const paired = (of: string, to: string, field: 'p50Micros' | 'cpuMicrosPerOp' | 'opsPerSecond') => {
+    const ratios = [];
+    for (let rep = 1; rep <= settings.reps; rep++) {
+      const [x, y] = [of, to].map((id) => samples.find((s) => s.rep === rep && s.caseId === id)![field]);
+      ratios.push(x! / y!);
+    }
+    const sorted = [...ratios].sort((x, y) => x - y);
+    return { median: median(ratios), low: sorted[0]!, high: sorted[sorted.length - 1]! };
+  };
+  const shown = (r: ReturnType<typeof paired>) => `${r.median.toFixed(2)}× (reps ${r.low.toFixed(2)}–${r.high.toFixed(2)})`;
+  const against = (id: string) =>
+    `${shown(paired(id, 'elicit-same', 'p50Micros'))} p50 latency, ${shown(paired(id, 'elicit-same', 'cpuMicrosPerOp'))} server CPU`;
+  if (ran('elicit-same') && ran('elicit-served')) console.log(`\nserved where it lands / on the owner: ${against('elicit-served')}`);
+  if (ran('elicit-same') && ran('elicit-forwarded')) console.log(`forwarded / on the owner: ${against('elicit-forwarded')}`);
+  if (ran('echo-one') && ran('echo-two')) console.log(`2 processes / 1: ${shown(paired('echo-two', 'echo-one', 'opsPerSecond'))} echo throughput`);
   console.log(`\nwrote ${writeJson({ node: process.version, kind: 'scale', settings, rows, samples })}`);
 }
