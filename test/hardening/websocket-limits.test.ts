@@ -288,9 +288,18 @@ describe('sessions over every transport (maxSessions)', () => {
   });
 
   it('checks the limit again after an async auth: of three upgrades authenticated at once with maxSessions 1, one is accepted', async () => {
+    // Each auth ends only once all three are under way: they finish together, however slow the machine.
+    const allAsked = deferred();
+    let asked = 0;
     const running = await startWebSocket(cleanups, undefined, {
       server: { maxSessions: 1 },
-      transport: { auth: async () => (await sleep(20), { id: 'x' }) },
+      transport: {
+        auth: async () => {
+          if (++asked === 3) allAsked.resolve();
+          await allAsked.promise;
+          return { id: 'x' };
+        },
+      },
     });
     const connects = recordEvents(running.server, 'connect');
     const upgrades = await Promise.all([1, 2, 3].map(() => httpUpgrade(running.port, '/mcp', { 'sec-websocket-protocol': 'mcp' })));
