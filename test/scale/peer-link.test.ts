@@ -8,28 +8,42 @@ import { createServer, type IncomingMessage } from 'node:http';
 import { type AddressInfo, connect } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
-import { connectRedisScale, McpServer, StreamableHttpTransport } from '../../src/index.js';
+import { connectRedisScale, McpServer, StreamableHttpTransport, type StreamableHttpTransportOptions } from '../../src/index.js';
+import { QUEUE_STALL_MS } from '../../src/transports/http/sse.js';
 import { useCleanups } from '../helpers/cleanups.js';
 import { HttpTestClient } from '../helpers/http-client.js';
+import { eventIds, silentPost } from '../helpers/silent-post.js';
+import { within } from '../helpers/waits.js';
 import { useRedis } from '../helpers/redis.js';
 
 const cleanups = useCleanups();
 const redis = useRedis();
 
+/** What `flood` logs, 256 KiB at a time: more than the sockets between the instances and the client hold. */
+const FLOOD_CHUNKS = 64;
+
 const FORM = { message: 'Who?', requestedSchema: { type: 'object' as const, properties: { name: { type: 'string' as const } }, required: ['name'] } };
 
-async function instance(name: string, prefix: string, mount: 'listen' | 'app' | 'app with links' = 'listen') {
+async function instance(name: string, prefix: string, mount: 'listen' | 'app' | 'app with links' = 'listen', options: StreamableHttpTransportOptions = {}) {
   const scale = await connectRedisScale(redis.url, { prefix });
   const server = new McpServer({ name, version: '1.0.0' });
   server.on('error', () => {});
   server.registerTool('echo', { inputSchema: { type: 'object', properties: { text: { type: 'string' } } } }, ({ text }) => `${name}: ${text}`);
   server.registerTool('ask', {}, async (_args, ctx) => `${(await ctx.elicit(FORM)).content?.name} answered ${name}`);
+  server.registerTool('flood', {}, async (_args, ctx) => {
+    // One message a turn: each goes over the link as it is written, not with the answer.
+    for (let i = 0; i < FLOOD_CHUNKS; i++) {
+      ctx.log('info', 'x'.repeat(256 * 1024));
+      await new Promise((next) => setImmediate(next));
+    }
+    return `flooded ${name}`;
+  });
   cleanups.push(
     () => scale.close(),
     () => server.close(),
   );
   if (mount === 'listen') {
-    const transport = new StreamableHttpTransport(server, { router: scale.sessionRouter() });
+    const transport = new StreamableHttpTransport(server, { router: scale.sessionRouter(), ...options });
     const { url } = await transport.listen({ host: '127.0.0.1', port: 0 });
     return { transport, url, http: transport.httpServer!, scale, server };
   }
@@ -104,6 +118,36 @@ describe('peer links', () => {
     expect(onA.requests).toEqual(['POST /mcp', 'POST /mcp']);
     expect(onA.upgrades).toEqual(['GET /.switchboard/peer']);
     expect(heard).toEqual(['POST direct', 'POST direct', 'POST forwarded', 'POST forwarded', 'POST forwarded', 'POST forwarded', 'POST forwarded']);
+  });
+
+  it("closes a forwarded stream whose client does not read it past maxBufferedBytes; the owner's stream goes on, and Last-Event-ID replays its answer", async () => {
+    const prefix = `link-${Math.random().toString(36).slice(2)}`;
+    const limit = { maxBufferedBytes: 1024 * 1024 };
+    const a = await instance('a', prefix, 'listen', limit);
+    const b = await instance('b', prefix, 'listen', limit);
+    const { direct, other } = await sessionOn(a.url, b.url);
+    // The flood's POST on b, and the same request as the owner serves it from the link.
+    const closedOnB = new Promise<void>((done) => b.http.once('request', (_req, res) => res.once('close', () => done())));
+    const closedOnA = new Promise<void>((done) => a.transport.on('httpRequest', (_req, res) => res.once('close', () => done())));
+    const post = await silentPost(cleanups, Number(new URL(b.url).port), other.headers(), {
+      jsonrpc: '2.0',
+      id: 'flood-1',
+      method: 'tools/call',
+      params: { name: 'flood' },
+    });
+    await within(closedOnB, QUEUE_STALL_MS + 5000, 'b closing the stream its client does not read');
+    await within(closedOnA, 5000, 'the owner hearing of it');
+    const ids = eventIds(await within(post.read(), 5000, 'what came before the close'));
+    expect(ids.length).toBeGreaterThan(0);
+    expect(ids.length).toBeLessThan(FLOOD_CHUNKS);
+
+    const resumed = await direct.get({ 'last-event-id': ids.at(-1)! });
+    await within(resumed.ended, 5000, 'the replay');
+    const last = resumed.events.filter((e) => e.data !== '').at(-1)!;
+    expect({ id: last.id, message: last.message }).toEqual({
+      id: `${ids.at(-1)!.split('_')[0]}_${FLOOD_CHUNKS + 1}`,
+      message: { jsonrpc: '2.0', id: 'flood-1', result: { content: [{ type: 'text', text: 'flooded a' }] } },
+    });
   });
 
   it('carries large bodies and results, quotes and newlines in them, several at once, whole', async () => {

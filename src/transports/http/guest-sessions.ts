@@ -89,6 +89,7 @@ export class GuestSessions {
     this.sessionHost = {
       eventStore: host.eventStore,
       retryMs: host.options.retryMs,
+      maxBufferedBytes: host.options.maxBufferedBytes,
       guests: true,
       sessionClosed: (http) => {
         if (this.live.get(http.id)?.http === http) this.live.delete(http.id);

@@ -15,6 +15,7 @@ import {
   startEventStream,
   writeEventData,
   writeKeepAlive,
+  boundQueue,
   endStream,
   hold,
   STANDALONE,
@@ -29,6 +30,8 @@ export type ResponseMode = 'auto' | 'json' | 'sse';
 export interface HttpSessionHost {
   readonly eventStore: EventStore;
   readonly retryMs: number;
+  /** Bytes queued to a stream's connection that its client has not read, past which the connection is closed (the stream goes on). */
+  readonly maxBufferedBytes: number;
   sessionClosed(session: HttpSession): void;
   /** What another instance would need to go on with the session changed (its `connection.record`). */
   sessionChanged(session: HttpSession): void;
@@ -370,7 +373,7 @@ export class HttpSession implements Channel, StreamOwner {
     const event = this.resumable ? { eventId: `${stream.id}_${++stream.seq}`, data } : undefined;
     if (event) this.store(stream.id, event, last);
     if (stream.held && event) hold(stream.held, event);
-    else if (stream.res) writeEventData(stream.res, event?.eventId, data, last);
+    else if (stream.res && writeEventData(stream.res, event?.eventId, data, last) && !last) boundQueue(stream.res, this.host.maxBufferedBytes);
   }
 
   private deliverResponse(stream: Stream, response: JsonRpcResponse, data: string): void {

@@ -9,7 +9,7 @@ import type { Channel, HttpNeeds, ServerPort } from '../../server/port.js';
 import type { GateRefusal, TransportGate } from '../gate.js';
 import type { ResponseMode } from './http-session.js';
 import { checkModernHeaders, connectionGone, sendHttpError, sendJson } from './request.js';
-import { eventStreamHeaders, startEventStream, writeEventData } from './sse.js';
+import { boundQueue, eventStreamHeaders, notReading, startEventStream, writeEventData } from './sse.js';
 import { modernErrorStatus } from './status.js';
 
 /** What a 2026-07-28 POST needs of its transport. */
@@ -18,6 +18,8 @@ export interface ModernPostHost {
   readonly needs: HttpNeeds;
   readonly gate: TransportGate;
   readonly responseMode: ResponseMode;
+  /** Bytes queued to a POST's event stream that its client has not read, past which it is closed (and the request cancelled). */
+  readonly maxBufferedBytes: number;
   refuse(res: ServerResponse, refusal: GateRefusal, cors: Record<string, string>): void;
 }
 
@@ -57,14 +59,14 @@ export function modernPost(
   // A listen stream is nothing but notifications, whatever responseMode says: it streams from its
   // acknowledgement on, and a listen refused before that (a filter it may not have) is a plain JSON error.
   const mode = request.method === 'subscriptions/listen' ? 'auto' : host.responseMode;
-  const channel = new RequestChannel(res, request.id, mode, cors, req.socket.remoteAddress);
+  const channel = new RequestChannel(res, request.id, mode, cors, req.socket.remoteAddress, host.maxBufferedBytes);
   host.port.serveStateless(request, {
     channel,
     principal,
     onStart(running) {
       // streamable-http.mdx (2026-07-28): closing the request's stream is its cancellation.
       const onClose = () => {
-        if (!channel.finished) running.cancel('the client closed the stream');
+        if (!channel.finished) running.cancel(channel.closedFor ?? 'the client closed the stream');
       };
       // An await came before this (auth, the body): the client may be gone already.
       if (connectionGone(res)) onClose();
@@ -82,6 +84,8 @@ export class RequestChannel implements Channel {
   readonly kind = 'http';
   /** Whether the response has gone out (a close after that is no cancellation). */
   finished = false;
+  /** Why this side closed the stream, when it did: its client did not read what it was sent. */
+  closedFor: string | undefined = undefined;
   private streaming = false;
 
   constructor(
@@ -90,6 +94,7 @@ export class RequestChannel implements Channel {
     private readonly mode: ResponseMode,
     private readonly headers: Record<string, string>,
     readonly remoteAddress: string | undefined,
+    private readonly maxQueued = Number.POSITIVE_INFINITY,
   ) {
     if (mode === 'sse') this.stream();
   }
@@ -110,8 +115,15 @@ export class RequestChannel implements Channel {
     // A JSON answer cannot carry anything before the response.
     if (this.mode === 'json') return false;
     this.stream();
-    return writeEventData(res, undefined, data);
+    if (!writeEventData(res, undefined, data)) return false;
+    boundQueue(res, this.maxQueued, this.closing);
+    return true;
   }
+
+  /** Its client does not read what it is sent: the close that follows cancels the request, saying so. */
+  private readonly closing = () => {
+    this.closedFor = notReading(this.maxQueued);
+  };
 
   canPush(): boolean {
     return false;

@@ -47,6 +47,12 @@ export interface StreamableHttpTransportOptions {
   samePrincipal?: (requestPrincipal: unknown, sessionPrincipal: unknown) => boolean;
   /** Where SSE events wait for resumption. Default: a bounded in-memory store. */
   eventStore?: EventStore;
+  /**
+   * Bytes queued to one event stream's connection that its client has not read: past it the connection is
+   * closed. A 2025-11-25 stream goes on into the event store, for the client to resume with
+   * `Last-Event-ID`; on 2026-07-28 closing the stream cancels its request. Default 16 MiB.
+   */
+  maxBufferedBytes?: number;
   /** The `retry` (ms) sent to 2025-11-25 clients in priming events. Default 1000. */
   retryMs?: number;
   /** SSE keep-alive comment interval on open streams; 0 turns it off. Default 15 000. */
@@ -79,6 +85,7 @@ const HTTP_DEFAULTS = {
   maxMessageBytes: 4 * 1024 * 1024,
   sessionIdleTimeoutMs: 30 * 60_000,
   onSessionLimit: 'evict-idle',
+  maxBufferedBytes: 16 * 1024 * 1024,
   retryMs: 1000,
   keepAliveIntervalMs: 15_000,
   authChallenge: 'Bearer realm="mcp"',
@@ -106,6 +113,7 @@ function validateHttpOptions(options: ResolvedHttpOptions): void {
   positiveInteger('maxMessageBytes', options.maxMessageBytes);
   positiveInteger('sessionIdleTimeoutMs', options.sessionIdleTimeoutMs, MAX_TIMER_MS);
   if (options.maxSessions !== undefined) positiveInteger('maxSessions', options.maxSessions);
+  positiveInteger('maxBufferedBytes', options.maxBufferedBytes);
   positiveInteger('retryMs', options.retryMs, MAX_TIMER_MS);
   if (options.keepAliveIntervalMs !== 0) positiveInteger('keepAliveIntervalMs', options.keepAliveIntervalMs, MAX_TIMER_MS);
   checkAuthOption(options.auth);

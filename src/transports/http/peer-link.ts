@@ -24,6 +24,7 @@ import {
   type RequestFrame,
 } from './peer-frames.js';
 import { connectionGone } from './request.js';
+import { boundQueue } from './sse.js';
 import { declineOf, type ForwardOptions, type Forwarded, forwardedBody, forwardedHeaders } from './session-router.js';
 
 /** How long a peer has to accept a link. */
@@ -56,6 +57,7 @@ class Link {
     key: string,
     private readonly ownerPath: string,
     private readonly ownerHost: string,
+    private readonly maxQueued: number,
     private readonly onEnd: (link: Link) => void,
   ) {
     // What the owner sends is as large as its answers are: an owner is trusted as far as the router is.
@@ -156,7 +158,12 @@ class Link {
     const data = typeof frame.p === 'string' ? frame.p : undefined;
     if (end === 2) res.destroy();
     else if (end === 1) res.end(data);
-    else if (data !== undefined) res.write(data);
+    else if (data !== undefined) {
+      res.write(data);
+      // A client that does not read what the owner sends loses its connection, and the owner is told (a
+      // 2025-11-25 stream goes on there, into its store).
+      boundQueue(res, this.maxQueued);
+    }
     // The head alone (an event stream that has sent nothing yet): the client sees it open now.
     else res.flushHeaders();
   }
@@ -198,7 +205,11 @@ export class PeerLinks {
   /** Owners that refused a link, until when: they are forwarded to over HTTP meanwhile. */
   private readonly noLink = new Map<string, number>();
 
-  constructor(private readonly keys: readonly string[]) {}
+  constructor(
+    private readonly keys: readonly string[],
+    /** Bytes queued to a client that has not read them, past which its connection is closed (as the owner closes its own). */
+    private readonly maxQueued = Number.POSITIVE_INFINITY,
+  ) {}
 
   async forward(req: IncomingMessage, res: ServerResponse, ownerUrl: string, options: ForwardOptions): Promise<Forwarded | undefined> {
     if (this.closed) return undefined;
@@ -229,7 +240,7 @@ export class PeerLinks {
     const target = new URL(ownerUrl);
     if (target.protocol !== 'http:' && target.protocol !== 'https:') return undefined;
     const url = `${target.protocol === 'https:' ? 'wss:' : 'ws:'}//${target.host}${PEER_PATH}`;
-    const link = new Link(url, this.keys[0]!, target.pathname + target.search, target.host, (ended) => {
+    const link = new Link(url, this.keys[0]!, target.pathname + target.search, target.host, this.maxQueued, (ended) => {
       if (this.links.get(ownerUrl) === ended) this.links.delete(ownerUrl);
     });
     this.links.set(ownerUrl, link);

@@ -83,6 +83,7 @@ export class SessionEndpoints {
     this.sessionHost = {
       eventStore: host.eventStore,
       retryMs: this.options.retryMs,
+      maxBufferedBytes: this.options.maxBufferedBytes,
       sessionClosed: (http) => {
         this.sessions.remove(http);
         host.route('release', http.id);

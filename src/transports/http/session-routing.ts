@@ -63,7 +63,7 @@ export class SessionRouting {
       });
     this.lastUseElsewhere = support && ((sessionId) => support.lastUse(sessionId));
     const peerKeys = router.peerKeys;
-    if (peerKeys !== undefined && peerKeys.length > 0) this.links = new PeerLinks(peerKeys);
+    if (peerKeys !== undefined && peerKeys.length > 0) this.links = new PeerLinks(peerKeys, host.options.maxBufferedBytes);
     this.stopReclaiming = router.onReconnect?.(() => this.reconnected());
   }
 

@@ -96,7 +96,14 @@ export class StreamableHttpTransport extends SafeEmitter<StreamableHttpTransport
     const routing =
       router && new SessionRouting(router, { port: this.port, options: this.options, eventStore: this.eventStore, sessions: () => this.sessions, selfUrl });
     this.routing = routing;
-    this.modern = { port: this.port, needs: httpNeedsOf(server), gate: this.gate, responseMode: this.options.responseMode, refuse };
+    this.modern = {
+      port: this.port,
+      needs: httpNeedsOf(server),
+      gate: this.gate,
+      responseMode: this.options.responseMode,
+      maxBufferedBytes: this.options.maxBufferedBytes,
+      refuse,
+    };
     this.sessions = new SessionEndpoints({
       port: this.port,
       gate: this.gate,

@@ -1052,6 +1052,8 @@ describe('options', () => {
     ['maxSessions 0', { maxSessions: 0 }],
     ["onSessionLimit 'drop'", { onSessionLimit: 'drop' }],
     ['retryMs 0', { retryMs: 0 }],
+    ['maxBufferedBytes 0', { maxBufferedBytes: 0 }],
+    ['maxBufferedBytes 1.5', { maxBufferedBytes: 1.5 }],
     ['keepAliveIntervalMs -5', { keepAliveIntervalMs: -5 }],
     ['auth that is not a function', { auth: 'secret' }],
     ['allowedOrigins a string other than *', { allowedOrigins: 'https://app.example.com' }],
@@ -1063,6 +1065,13 @@ describe('options', () => {
   it.each(invalid)('throws TypeError at construction for %s', (_name, options) => {
     const { server } = newServer();
     expect(() => new StreamableHttpTransport(server, options as StreamableHttpTransportOptions)).toThrow(TypeError);
+  });
+
+  it('names maxBufferedBytes when it is not a positive integer', () => {
+    const { server } = newServer();
+    expect(() => new StreamableHttpTransport(server, { maxBufferedBytes: 0 })).toThrow(
+      new TypeError('Option maxBufferedBytes must be a positive integer; got 0'),
+    );
   });
 
   it('constructs with valid non-default options', () => {
