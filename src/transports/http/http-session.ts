@@ -30,7 +30,7 @@ export type ResponseMode = 'auto' | 'json' | 'sse';
 export interface HttpSessionHost {
   readonly eventStore: EventStore;
   readonly retryMs: number;
-  /** Bytes queued to a stream's connection that its client has not read, past which the connection is closed (the stream goes on). */
+  /** Bytes queued to a stream's connection that its client has not read, past which (undrained for 2 s) the connection is closed; the stream goes on. */
   readonly maxBufferedBytes: number;
   sessionClosed(session: HttpSession): void;
   /** What another instance would need to go on with the session changed (its `connection.record`). */

@@ -18,7 +18,7 @@ export interface ModernPostHost {
   readonly needs: HttpNeeds;
   readonly gate: TransportGate;
   readonly responseMode: ResponseMode;
-  /** Bytes queued to a POST's event stream that its client has not read, past which it is closed (and the request cancelled). */
+  /** Bytes queued to a POST's event stream that its client has not read, past which (undrained for 2 s) it is closed and the request cancelled. */
   readonly maxBufferedBytes: number;
   refuse(res: ServerResponse, refusal: GateRefusal, cors: Record<string, string>): void;
 }

@@ -48,9 +48,10 @@ export interface StreamableHttpTransportOptions {
   /** Where SSE events wait for resumption. Default: a bounded in-memory store. */
   eventStore?: EventStore;
   /**
-   * Bytes queued to one event stream's connection that its client has not read: past it the connection is
-   * closed. A 2025-11-25 stream goes on into the event store, for the client to resume with
-   * `Last-Event-ID`; on 2026-07-28 closing the stream cancels its request. Default 16 MiB.
+   * Bytes queued to one event stream's connection that its client has not read: once more than this
+   * waits and does not drain within 2 s, the connection is closed. A 2025-11-25 stream goes on into the
+   * event store, for the client to resume with `Last-Event-ID`; on 2026-07-28 closing the stream cancels
+   * its request. Default 16 MiB.
    */
   maxBufferedBytes?: number;
   /** The `retry` (ms) sent to 2025-11-25 clients in priming events. Default 1000. */
