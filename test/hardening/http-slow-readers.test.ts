@@ -2,18 +2,19 @@
  * A Streamable HTTP client that opens an event stream and stops reading it: what the server queues for
  * it is bounded by `maxBufferedBytes` (as a WebSocket peer's is). Past it the connection is closed; a
  * 2025-11-25 stream goes on into the event store, and the client resumes it with Last-Event-ID; a
- * 2026-07-28 request, whose stream is the request, is cancelled, saying why. Raw sockets on loopback,
+ * 2026-07-28 request, whose stream is the request, is cancelled, saying why; a resumption's replay is
+ * bounded as what it sends after it is. Raw sockets on loopback,
  * paused the way a client that does not read leaves them.
  */
 import { describe, expect, it } from 'vitest';
-import { McpError, type McpServer } from '../../src/index.js';
+import { InMemoryEventStore, McpError, type McpServer, type StoredEvent } from '../../src/index.js';
 import { QUEUE_STALL_MS } from '../../src/transports/http/sse.js';
 import { textResult } from '../helpers/client-requests.js';
 import { deferred } from '../helpers/deferred.js';
 import { HttpTestClient } from '../helpers/http-client.js';
 import { META_KEYS, modernHeaders, modernRequest } from '../helpers/modern.js';
 import { useCleanups } from '../helpers/cleanups.js';
-import { eventIds, messagesIn, silentPost } from '../helpers/silent-post.js';
+import { eventIds, messagesIn, silentPost, silentRequest } from '../helpers/silent-post.js';
 import { startHttp } from '../helpers/servers.js';
 import { within } from '../helpers/waits.js';
 
@@ -76,6 +77,32 @@ describe('a 2025-11-25 event stream whose client does not read it', () => {
     const raw = await within(post.read('0\r\n\r\n'), 5000, 'the whole answer');
     expect(messagesIn(raw)).toBe(CHUNKS + 1);
     expect(raw).toContain(JSON.stringify(textResult(7, 'flooded')));
+  });
+});
+
+describe('a resumption whose client does not read the replay', () => {
+  it("is closed once more than maxBufferedBytes of a custom store's replay waits for it; the session goes on", async () => {
+    // A store that keeps more than the default one would: its replay of the standalone stream is 16 MiB.
+    class LargeReplays extends InMemoryEventStore {
+      override replayAfter(): StoredEvent[] {
+        return Array.from({ length: CHUNKS }, (_, i) => ({ eventId: `0_${i + 1}`, data: JSON.stringify('x'.repeat(CHUNK)) }));
+      }
+    }
+    const running = await startHttp(cleanups, undefined, { transport: { maxBufferedBytes: LIMIT, eventStore: new LargeReplays() } });
+    const client = new HttpTestClient(running.url);
+    await client.initialize();
+    const closed = new Promise<void>((done) => running.transport.httpServer!.once('request', (_req, res) => res.once('close', () => done())));
+    const { 'content-type': _none, ...headers } = client.headers({ accept: 'text/event-stream', 'last-event-id': '0_0' });
+    const get = await silentRequest(cleanups, running.port, 'GET', headers);
+    await within(closed, QUEUE_STALL_MS + 3000, 'the server closing the resumed stream');
+    const raw = await within(get.read(), 5000, 'what came before the close');
+    expect(messagesIn(raw)).toBeLessThan(CHUNKS);
+    // The standalone stream is free again (not 409), and the session serves.
+    const again = await client.get();
+    expect(again.status).toBe(200);
+    again.abort();
+    expect((await client.call('ping', undefined, 'after')).result).toEqual({});
+    expect(running.errors).toEqual([]);
   });
 });
 

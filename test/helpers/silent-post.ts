@@ -1,11 +1,11 @@
 /**
- * A client that sends one POST on a raw socket and then reads nothing, the way a client that does not
+ * A client that sends one request (a POST, or a GET) on a raw socket and then reads nothing, the way a client that does not
  * read its event stream leaves it, and what it finds in the raw answer once it reads.
  */
 import { connect, type Socket } from 'node:net';
 import type { Cleanups } from './cleanups.js';
 
-/** A POST sent on a raw socket that reads nothing until `read()`: everything received, and when the server closed it. */
+/** A request sent on a raw socket that reads nothing until `read()`: everything received, and when the server closed it. */
 export interface SilentPost {
   readonly socket: Socket;
   /** Start reading; resolves with all that came once the server has closed the connection, or once it ends with `tail`. */
@@ -13,16 +13,20 @@ export interface SilentPost {
 }
 
 export function silentPost(cleanups: Cleanups, port: number, headers: Record<string, string>, body: unknown): Promise<SilentPost> {
+  return silentRequest(cleanups, port, 'POST', headers, JSON.stringify(body));
+}
+
+/** The same for any request: `body` as it is sent, if any. */
+export function silentRequest(cleanups: Cleanups, port: number, method: string, headers: Record<string, string>, body = ''): Promise<SilentPost> {
   return new Promise((resolve, reject) => {
     const socket = connect({ port, host: '127.0.0.1' });
     cleanups.push(() => socket.destroy());
-    const text = JSON.stringify(body);
     socket.once('error', reject);
     socket.once('connect', () => {
-      const head = Object.entries({ ...headers, host: `127.0.0.1:${port}`, 'content-length': String(Buffer.byteLength(text)) })
+      const head = Object.entries({ ...headers, host: `127.0.0.1:${port}`, 'content-length': String(Buffer.byteLength(body)) })
         .map(([name, value]) => `${name}: ${value}\r\n`)
         .join('');
-      socket.write(`POST /mcp HTTP/1.1\r\n${head}\r\n${text}`);
+      socket.write(`${method} /mcp HTTP/1.1\r\n${head}\r\n${body}`);
       // Nothing is read: what the server sends fills the socket's buffers, then its own queue.
       socket.pause();
       socket.on('error', () => {});

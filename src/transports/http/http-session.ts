@@ -249,6 +249,8 @@ export class HttpSession implements Channel, StreamOwner {
     const held = stream?.held;
     if (stream) stream.held = undefined;
     for (const event of held?.events ?? []) if (eventSeq(event.eventId) > seen) writeEventData(res, event.eventId, event.data);
+    // A replay as large as a custom store keeps waits for a client that reads it, as live events do.
+    boundQueue(res, this.host.maxBufferedBytes);
     if (stream && held?.full && !this.closed) {
       this.release(stream);
       // transports.mdx: the server may close a connection without ending its stream; the client resumes from the last event it got.
