@@ -9,7 +9,8 @@ import type { Channel, HttpNeeds, ServerPort } from '../../server/port.js';
 import type { GateRefusal, TransportGate } from '../gate.js';
 import type { ResponseMode } from './http-session.js';
 import { checkModernHeaders, connectionGone, sendHttpError, sendJson } from './request.js';
-import { boundQueue, eventStreamHeaders, notReading, startEventStream, writeEventData } from './sse.js';
+import { notReading } from '../not-reading.js';
+import { boundQueue, eventStreamHeaders, startEventStream, wasCutOff, writeEventData } from './sse.js';
 import { modernErrorStatus } from './status.js';
 
 /** What a 2026-07-28 POST needs of its transport. */
@@ -66,7 +67,7 @@ export function modernPost(
     onStart(running) {
       // streamable-http.mdx (2026-07-28): closing the request's stream is its cancellation.
       const onClose = () => {
-        if (!channel.finished) running.cancel(channel.closedFor ?? 'the client closed the stream');
+        if (!channel.finished) running.cancel(wasCutOff(res) ? notReading(host.maxBufferedBytes) : 'the client closed the stream');
       };
       // An await came before this (auth, the body): the client may be gone already.
       if (connectionGone(res)) onClose();
@@ -84,8 +85,6 @@ export class RequestChannel implements Channel {
   readonly kind = 'http';
   /** Whether the response has gone out (a close after that is no cancellation). */
   finished = false;
-  /** Why this side closed the stream, when it did: its client did not read what it was sent. */
-  closedFor: string | undefined = undefined;
   private streaming = false;
 
   constructor(
@@ -116,14 +115,9 @@ export class RequestChannel implements Channel {
     if (this.mode === 'json') return false;
     this.stream();
     if (!writeEventData(res, undefined, data)) return false;
-    boundQueue(res, this.maxQueued, this.closing);
+    boundQueue(res, this.maxQueued);
     return true;
   }
-
-  /** Its client does not read what it is sent: the close that follows cancels the request, saying so. */
-  private readonly closing = () => {
-    this.closedFor = notReading(this.maxQueued);
-  };
 
   canPush(): boolean {
     return false;

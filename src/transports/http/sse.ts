@@ -31,18 +31,19 @@ export function writeEventData(res: ServerResponse, eventId: string | undefined,
 /** How long a response may stay over `boundQueue`'s limit without draining before its connection is closed. */
 export const QUEUE_STALL_MS = 2000;
 
-/** A response `boundQueue` is watching (it was over the limit, and has not drained since). */
+/** A response `boundQueue` is watching (it was over the limit, and has not drained since), or has cut off. */
 const WATCHED = Symbol('queueWatched');
+const CUT_OFF = Symbol('queueCutOff');
 
-type WatchedQueue = ServerResponse & { [WATCHED]?: true };
+type WatchedQueue = ServerResponse & { [WATCHED]?: true; [CUT_OFF]?: true };
 
 /**
  * Once more than `maxQueued` bytes wait for `res`'s client, give it QUEUE_STALL_MS to drain them; if it
- * does not, close the connection (calling `closing` first). A write counts as waiting until the whole of
- * it is read (what one turn writes goes as one write), so a burst to a client that reads is let through
- * and one that does not read is cut off.
+ * does not, close the connection (`wasCutOff` tells it after). A write counts as waiting until the whole
+ * of it is read (what one turn writes goes as one write), so a burst to a client that reads is let
+ * through and one that does not read is cut off.
  */
-export function boundQueue(res: ServerResponse, maxQueued: number, closing?: () => void): void {
+export function boundQueue(res: ServerResponse, maxQueued: number): void {
   const watched = res as WatchedQueue;
   // (A peer link's stand-in response counts nothing: the instance its client is on bounds that connection.)
   if (!(res.writableLength > maxQueued) || watched[WATCHED]) return;
@@ -56,16 +57,16 @@ export function boundQueue(res: ServerResponse, maxQueued: number, closing?: () 
   const timer = setTimeout(() => {
     done();
     if (res.destroyed || res.writableFinished || !(res.writableLength > maxQueued)) return;
-    closing?.();
+    watched[CUT_OFF] = true;
     res.destroy();
   }, QUEUE_STALL_MS);
   res.on('drain', done);
   res.on('close', done);
 }
 
-/** Why a connection `boundQueue` closed was closed. */
-export function notReading(maxQueued: number): string {
-  return `the client does not read what it is sent (over ${maxQueued} bytes queued)`;
+/** Whether `boundQueue` closed `res` because its client did not read it. */
+export function wasCutOff(res: ServerResponse): boolean {
+  return (res as WatchedQueue)[CUT_OFF] === true;
 }
 
 /** 2025-11-25: an event id with empty data lets the client resume even before the first message; `retry` paces its reconnects. */

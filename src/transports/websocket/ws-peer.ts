@@ -6,6 +6,7 @@ import type { WebSocket } from 'ws';
 import { ErrorCode } from '../../protocol/errors.js';
 import { errorResponse, type JsonRpcMessage } from '../../protocol/jsonrpc.js';
 import type { Channel, Connection, ServerPort } from '../../server/port.js';
+import { notReading } from '../not-reading.js';
 
 export interface PeerLimits {
   /** Bytes queued to the peer above which it is no longer read from, until they are sent. */
@@ -124,7 +125,7 @@ export class WsPeer implements Channel {
   private throttle(): void {
     const { ws } = this;
     if (ws.bufferedAmount > this.limits.maxBufferedBytes) {
-      this.closeFor(`the client does not read what it is sent (over ${this.limits.maxBufferedBytes} bytes queued)`);
+      this.closeFor(notReading(this.limits.maxBufferedBytes));
       return;
     }
     if (this.paused) return;
