@@ -7,13 +7,14 @@
  * turns in short windows (--windows, 5 by default), and repetitions interleave them too, so that each ratio
  * pairs measurements taken moments apart; the report gives medians over repetitions.
  *
- * Options: --quick, --reps N, --windows N, --concurrency 16,64, --case ws-echo,ws-elicit (a variant case such as
- * ws-echo-zod brings the case it varies along), --server bare,switchboard,sdk-v2, --switchboard DIR (the
- * package under test: a build directory or a package root; default dist/), --before DIR (another build,
- * measured beside it as `before`), --profile DIR (a V8 CPU profile of each server process, written when it
- * exits). `--server` may also name `otel` (Switchboard with the telemetry option on the bare OpenTelemetry
- * API) and `otel-sdk` (recording with the SDK), which run only when named. --scale runs the scale-out
- * benchmark instead (bench/scale.ts: three processes sharing a redis-server; --case names its cases there).
+ * Options: --quick, --reps N (6 by default, 12 with --scale, 3 with --quick), --windows N, --concurrency
+ * 16,64, --case ws-echo,ws-elicit (a variant case such as ws-echo-zod brings the case it varies along),
+ * --server bare,switchboard,sdk-v2, --switchboard DIR (the package under test: a build directory or a
+ * package root; default dist/), --before DIR (another build, measured beside it as `before`), --profile
+ * DIR (a V8 CPU profile of each server process, written when it exits). `--server` may also name `otel`
+ * (Switchboard with the telemetry option on the bare OpenTelemetry API) and `otel-sdk` (recording with the
+ * SDK), which run only when named. --scale runs the scale-out benchmark instead (bench/scale.ts: three
+ * processes sharing a redis-server; --case names its cases there).
  */
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
@@ -55,8 +56,13 @@ const { values: args } = parseArgs({
 /** How long a server's clients run again, unmeasured, before each of its windows after the first. */
 const REWARM_MS = 100;
 const list = (value: string | undefined) => value?.split(',').map((s) => s.trim());
+/**
+ * The scale bench takes twice the repetitions: its servers, Redis and the generator share both cores
+ * unpinned, so one repetition's ratio ranges about twice as wide as in the pinned load bench.
+ */
+const FULL_REPS = args.scale ? 12 : 6;
 const settings = {
-  reps: Number(args.reps ?? (args.quick ? 3 : 6)),
+  reps: Number(args.reps ?? (args.quick ? 3 : FULL_REPS)),
   concurrency: (list(args.concurrency) ?? (args.quick ? ['16'] : ['16', '64'])).map(Number),
   cases: (list(args.case) ?? Object.keys(CASES)) as CaseId[],
   timing: args.quick ? { warmupMs: 150, measureMs: 500, maxMeasureMs: 1500 } : { warmupMs: 500, measureMs: 1500, maxMeasureMs: 5000 },
