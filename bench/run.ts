@@ -56,13 +56,10 @@ const { values: args } = parseArgs({
 /** How long a server's clients run again, unmeasured, before each of its windows after the first. */
 const REWARM_MS = 100;
 const list = (value: string | undefined) => value?.split(',').map((s) => s.trim());
-/**
- * The scale bench takes twice the repetitions: its servers, Redis and the generator share both cores
- * unpinned, so one repetition's ratio ranges about twice as wide as in the pinned load bench.
- */
-const FULL_REPS = args.scale ? 12 : 6;
 const settings = {
-  reps: Number(args.reps ?? (args.quick ? 3 : FULL_REPS)),
+  // The scale bench takes twice the repetitions: its servers, Redis and the generator share both cores
+  // unpinned, so one repetition's ratio ranges about twice as wide as in the pinned load bench.
+  reps: Number(args.reps ?? (args.quick ? 3 : args.scale ? 12 : 6)),
   concurrency: (list(args.concurrency) ?? (args.quick ? ['16'] : ['16', '64'])).map(Number),
   cases: (list(args.case) ?? Object.keys(CASES)) as CaseId[],
   timing: args.quick ? { warmupMs: 150, measureMs: 500, maxMeasureMs: 1500 } : { warmupMs: 500, measureMs: 1500, maxMeasureMs: 5000 },
@@ -77,6 +74,8 @@ const settings = {
 for (const dir of [settings.switchboard, settings.before]) {
   if (dir && !existsSync(switchboardEntry(dir))) throw new Error(`no Switchboard build in ${dir} (looked for ${switchboardEntry(dir)}); run npm run build`);
 }
+for (const n of [settings.reps, settings.windows, ...settings.concurrency])
+  if (!Number.isInteger(n) || n < 1) throw new Error('--reps, --windows and --concurrency take positive integers');
 if (args.scale) {
   // The scale servers inherit it: they are Switchboard from the same package directory.
   process.env.SWITCHBOARD_DIR = settings.switchboard;
@@ -93,8 +92,6 @@ for (const id of settings.cases) {
   if (group) group.push(id);
   else groups.push([id]);
 }
-for (const n of [settings.reps, settings.windows, ...settings.concurrency])
-  if (!Number.isInteger(n) || n < 1) throw new Error('--reps, --windows and --concurrency take positive integers');
 const named = list(args.server);
 for (const role of named ?? []) if (!ROLES.includes(role as Role)) throw new Error(`unknown server ${role}; servers: ${ROLES.join(', ')}`);
 // `before` comes with Switchboard: it exists only when --before names a build.
