@@ -1,6 +1,7 @@
 /**
  * Closed-loop load: every client runs its operation back to back, one at a time. Clients run through
- * the warm-up into the measured window and past it, so the window sees steady state, not ramps.
+ * the warm-up into the measured window and past it, so the window sees steady state, not ramps. With a
+ * rate, each client paces itself to its share of it instead (one operation per period, staggered).
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Client } from './cases.js';
@@ -35,6 +36,8 @@ export interface Timing {
   maxMeasureMs?: number;
   /** How many operations the window waits for, up to maxMeasureMs (default: one per client; fewer when earlier windows of the cell saw them). */
   minOps?: number;
+  /** Operations per second for all the clients together, paced; undefined: back to back. */
+  rate?: number;
 }
 
 /** What one measured window saw, as raw totals: windows of one cell are added up before they are rates. */
@@ -59,9 +62,19 @@ export async function runWindow(clients: Client[], timing: Timing, serverCpu: ()
   let measuring = false;
   let stopped = false;
   const latencies: number[] = [];
+  // Each client's period, and its first start: the clients' starts are spread over one period.
+  const period = timing.rate ? (clients.length * 1000) / timing.rate : 0;
   const loops = Promise.all(
-    clients.map(async (client) => {
+    clients.map(async (client, k) => {
+      let next = performance.now() + (period * k) / clients.length;
       while (!stopped) {
+        if (period) {
+          // A client more than a period behind starts at once and drops what it missed: the server gets no bursts.
+          const wait = next - performance.now();
+          if (wait > 0) await sleep(wait);
+          next = Math.max(next, performance.now() - period) + period;
+          if (stopped) break;
+        }
         const start = performance.now();
         await client.op();
         // Only operations that end inside the window count, and each of them once.

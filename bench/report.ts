@@ -69,11 +69,17 @@ const generatorBound = (loadGenBusy: number, serverBusy: number) => loadGenBusy 
 export const CONTENDED = 0.25;
 /** The same for the server's own core, where other work costs the server most (its caches). */
 export const CORE_CONTENDED = 0.1;
+/** With --rate, a cell whose server served less than this share of the rate is refused: it could not keep up, and set the pace. */
+export const RATE_KEPT = 0.95;
 const quiet = (s: Measured) => !(s.otherBusy > CONTENDED) && !(s.serverCoreOther > CORE_CONTENDED);
-const generatorOk = (s: Measured) => !generatorBound(s.loadGenBusy, s.serverBusy) && Number.isFinite(s.cpuMicrosPerOp);
 const quietest = <T>(all: T[], isQuiet: (t: T) => boolean) => (all.some(isQuiet) ? all.filter(isQuiet) : all);
 
-export function summarize(samples: Measured[], cases: Record<CaseId, Case>): Row[] {
+/** `rate`: the operations per second the clients were paced to (--rate); undefined when they ran back to back. */
+export function summarize(samples: Measured[], cases: Record<CaseId, Case>, rate?: number): Row[] {
+  // Paced, the generator has time to spare by design: what makes a cell invalid is a server that fell behind.
+  const paceOk = (loadGenBusy: number, serverBusy: number, opsPerSecond: number) =>
+    rate === undefined ? !generatorBound(loadGenBusy, serverBusy) : opsPerSecond >= RATE_KEPT * rate;
+  const generatorOk = (s: Measured) => paceOk(s.loadGenBusy, s.serverBusy, s.opsPerSecond) && Number.isFinite(s.cpuMicrosPerOp);
   const cells = new Map<string, Measured[]>();
   for (const s of samples) {
     const key = `${s.caseId} ${s.concurrency} ${s.role}`;
@@ -85,6 +91,7 @@ export function summarize(samples: Measured[], cases: Record<CaseId, Case>): Row
     const cpu = used.map((s) => s.cpuMicrosPerOp);
     const loadGenBusy = median(used.map((s) => s.loadGenBusy));
     const serverBusy = median(used.map((s) => s.serverBusy));
+    const opsPerSecond = median(used.map((s) => s.opsPerSecond));
     const row: Row = {
       caseId,
       title: cases[caseId].title,
@@ -97,14 +104,15 @@ export function summarize(samples: Measured[], cases: Record<CaseId, Case>): Row
       cpuSpread: (Math.max(...cpu) - Math.min(...cpu)) / 2 / median(cpu),
       p50Micros: median(used.map((s) => s.p50Micros)),
       p99Micros: median(used.map((s) => s.p99Micros)),
-      opsPerSecond: median(used.map((s) => s.opsPerSecond)),
+      opsPerSecond,
       loadGenBusy,
       serverBusy,
       otherBusy: median(used.map((s) => s.otherBusy)),
       serverCoreOther: median(used.map((s) => s.serverCoreOther)),
-      valid: !generatorBound(loadGenBusy, serverBusy) && Number.isFinite(median(cpu)),
+      valid: paceOk(loadGenBusy, serverBusy, opsPerSecond) && Number.isFinite(median(cpu)),
     };
     if (!Number.isFinite(row.cpuMicrosPerOp)) row.problem = 'invalid: no operation completed in the window';
+    else if (!row.valid && rate !== undefined) row.problem = `invalid: the server kept ${opsPerSecond.toFixed(0)} of the ${rate} operations per second asked`;
     else if (!row.valid) row.problem = `invalid: the load generator used ${percent(loadGenBusy)} of its core, the server ${percent(serverBusy)} of its own`;
     return row;
   });

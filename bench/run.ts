@@ -13,8 +13,11 @@
  * package root; default dist/), --before DIR (another build, measured beside it as `before`), --profile
  * DIR (a V8 CPU profile of each server process, written when it exits). `--server` may also name `otel`
  * (Switchboard with the telemetry option on the bare OpenTelemetry API) and `otel-sdk` (recording with the
- * SDK), which run only when named. --scale runs the scale-out benchmark instead (bench/scale.ts: three
- * processes sharing a redis-server; --case names its cases there).
+ * SDK), which run only when named. --rate N paces each cell's clients to N operations per second in all
+ * (wrk2's constant throughput) instead of running them back to back, so that every server is measured at
+ * the same throughput: a cell whose server keeps less than RATE_KEPT of it is refused. --scale runs the
+ * scale-out benchmark instead (bench/scale.ts: three processes sharing a redis-server; --case names its
+ * cases there).
  */
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
@@ -32,6 +35,7 @@ import {
   printOtherLoad,
   printSummary,
   printTable,
+  RATE_KEPT,
   SERVER_SATURATED,
   summarize,
   writeJson,
@@ -51,6 +55,7 @@ const { values: args } = parseArgs({
     before: { type: 'string' },
     profile: { type: 'string' },
     scale: { type: 'boolean', default: false },
+    rate: { type: 'string' },
   },
 });
 /** How long a server's clients run again, unmeasured, before each of its windows after the first. */
@@ -70,12 +75,15 @@ const settings = {
   deadlineSeconds: args.quick ? 115 : 1500,
   switchboard: resolve(args.switchboard!),
   before: args.before && resolve(args.before),
+  rate: args.rate === undefined ? undefined : Number(args.rate),
 };
 for (const dir of [settings.switchboard, settings.before]) {
   if (dir && !existsSync(switchboardEntry(dir))) throw new Error(`no Switchboard build in ${dir} (looked for ${switchboardEntry(dir)}); run npm run build`);
 }
 for (const n of [settings.reps, settings.windows, ...settings.concurrency])
   if (!Number.isInteger(n) || n < 1) throw new Error('--reps, --windows and --concurrency take positive integers');
+if (settings.rate !== undefined && !(settings.rate > 0)) throw new Error('--rate takes a positive number of operations per second');
+if (settings.rate !== undefined && args.scale) throw new Error('--rate is for the load bench; --scale runs its clients back to back');
 if (args.scale) {
   // The scale servers inherit it: they are Switchboard from the same package directory.
   process.env.SWITCHBOARD_DIR = settings.switchboard;
@@ -146,6 +154,7 @@ async function measureTogether(order: ServerSpec[], caseId: CaseId, concurrency:
           measureMs: timing.measureMs / windows,
           maxMeasureMs: Math.max((timing.maxMeasureMs ?? 0) - spentMs, 0),
           minOps: Math.max(concurrency - ops, 0),
+          rate: timing.rate,
         };
         try {
           taken.push(await runWindow(clients.get(spec)!, window, started.get(spec)!.cpu.read, pinning.serverCpu));
@@ -176,7 +185,7 @@ for (let rep = 1; rep <= settings.reps; rep++) {
         const serving = servers.filter((s) => s.cases[caseId]);
         // Each repetition starts with another server, so no server always runs first or last.
         const order = serving.map((_, i) => serving[(i + rep - 1) % serving.length]);
-        const measured = await measureTogether(order, caseId, concurrency, settings.timing, settings.windows);
+        const measured = await measureTogether(order, caseId, concurrency, { ...settings.timing, rate: settings.rate }, settings.windows);
         for (const [i, spec] of order.entries()) samples.push({ rep, caseId, concurrency, role: spec.role, server: spec.name, ...measured[i]! });
       }
     }
@@ -186,13 +195,21 @@ for (let rep = 1; rep <= settings.reps; rep++) {
 await stopServers();
 clearTimeout(deadline);
 
-const rows = summarize(samples, CASES).sort((a, b) => settings.cases.indexOf(a.caseId) - settings.cases.indexOf(b.caseId) || a.concurrency - b.concurrency);
+const rows = summarize(samples, CASES, settings.rate).sort(
+  (a, b) => settings.cases.indexOf(a.caseId) - settings.cases.indexOf(b.caseId) || a.concurrency - b.concurrency,
+);
 console.log(`\n${describeMachine(host)}; ${pinning.note}`);
 console.log(
   `medians over the reps in which other processes took at most ${CONTENDED * 100}% of a CPU and ${CORE_CONTENDED * 100}% of the server's core (all reps if none did);`,
 );
 console.log("±reps: half the range of CPU µs/op over those reps; gen: the load generator's share of its core, srv: the server's");
-console.log(`(a cell is invalid when gen passes ${GENERATOR_LIMIT * 100}% and srv is under ${SERVER_SATURATED * 100}%: then the generator set the pace);`);
+if (settings.rate === undefined) {
+  console.log(`(a cell is invalid when gen passes ${GENERATOR_LIMIT * 100}% and srv is under ${SERVER_SATURATED * 100}%: then the generator set the pace);`);
+} else {
+  console.log(
+    `clients paced to ${settings.rate} operations per second in all (a cell is invalid below ${RATE_KEPT * 100}% of it: then the server set the pace);`,
+  );
+}
 console.log("other: CPU taken by other processes (100% = one CPU), core: other work on the server's core;");
 console.log('ratio: median of per-rep CPU ratios');
 console.log('against bare (pairs counted), and for a variant case (", zod") each server against itself on the case it varies;');

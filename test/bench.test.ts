@@ -6,7 +6,7 @@ import { createServer, type Server, type Socket } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { CASES } from '../bench/cases.js';
-import { sampleOf } from '../bench/load.js';
+import { runWindow, sampleOf } from '../bench/load.js';
 import { HttpConnection } from '../bench/raw-http.js';
 import { WsConnection } from '../bench/raw-ws.js';
 import { type Measured, summarize } from '../bench/report.js';
@@ -153,14 +153,14 @@ describe('WsConnection', () => {
 });
 
 describe('the report', () => {
-  const sample = (role: Measured['role'], rep: number, cpuMicrosPerOp: number, loadGenBusy = 0.5, serverBusy = 0.6): Measured => ({
+  const sample = (role: Measured['role'], rep: number, cpuMicrosPerOp: number, loadGenBusy = 0.5, serverBusy = 0.6, opsPerSecond = 1000): Measured => ({
     rep,
     caseId: 'http-echo',
     concurrency: 16,
     role,
     server: role,
     ops: 1000,
-    opsPerSecond: 1000,
+    opsPerSecond,
     cpuMicrosPerOp,
     p50Micros: 1,
     p99Micros: 1,
@@ -193,6 +193,23 @@ describe('the report', () => {
     expect(rows.every((r) => r.problem === undefined)).toBe(true);
   });
 
+  it('paced (--rate), refuses a cell whose server kept less than 95% of the rate, however idle the generator was', () => {
+    const rows = summarize([sample('bare', 1, 10, 0.2, 0.3, 1000), sample('switchboard', 1, 15, 0.2, 0.9, 940)], CASES, 1000);
+    expect(rows.find((r) => r.role === 'bare')).toMatchObject({ valid: true });
+    expect(rows.find((r) => r.role === 'switchboard')).toMatchObject({
+      valid: false,
+      problem: 'invalid: the server kept 940 of the 1000 operations per second asked',
+    });
+    expect(rows.find((r) => r.role === 'switchboard')!.ratio).toBeUndefined();
+  });
+
+  it('paced, keeps a cell whose generator passed 80% of its core while the server was not saturated: the rate set the pace', () => {
+    const rows = summarize([sample('bare', 1, 10, 0.9, 0.5, 990), sample('switchboard', 1, 15, 0.9, 0.8, 960)], CASES, 1000);
+    expect(rows.find((r) => r.role === 'bare')).toMatchObject({ valid: true });
+    expect(rows.find((r) => r.role === 'switchboard')).toMatchObject({ valid: true, ratio: { against: 'bare', value: 1.5, pairs: 1 } });
+    expect(rows.every((r) => r.problem === undefined)).toBe(true);
+  });
+
   it('flags a server measured below the bare floor as a measurement problem', () => {
     const rows = summarize([sample('bare', 1, 20), sample('switchboard', 1, 15)], CASES);
     expect(rows.find((r) => r.role === 'switchboard')).toMatchObject({
@@ -219,6 +236,19 @@ describe('the windows of a cell', () => {
       otherBusy: 0.05,
       serverCoreOther: 0.005,
     });
+  });
+
+  it('paced, start each client at most once a period: no more operations than the rate allows, where back to back runs thousands', async () => {
+    const starts: number[][] = [[], []];
+    const clients = starts.map((mine) => ({ op: async () => void mine.push(performance.now()), close: async () => {} }));
+    const window = await runWindow(clients, { warmupMs: 20, measureMs: 200, rate: 100 }, async () => 0);
+    // 100 a second for 0.22 s is 22 starts in all; a client behind by less than a period may start once at once.
+    const all = starts[0].length + starts[1].length;
+    expect(all).toBeGreaterThanOrEqual(2);
+    expect(all).toBeLessThanOrEqual(22 + 2 + 2);
+    expect(window.ops).toBeLessThanOrEqual(20 + 2);
+    // The clients start half a period (10 ms) apart, not together.
+    expect(starts[1][0] - starts[0][0]).toBeGreaterThanOrEqual(9);
   });
 
   it('give no CPU per operation when no operation ended in them', () => {
