@@ -62,7 +62,7 @@ export async function runWindow(clients: Client[], timing: Timing, serverCpu: ()
   let measuring = false;
   let stopped = false;
   const latencies: number[] = [];
-  // Each client's period, and its first start: the clients' starts are spread over one period.
+  // Each client's period (its first start is its share of one, so the clients' starts are spread over it).
   const period = timing.rate ? (clients.length * 1000) / timing.rate : 0;
   const loops = Promise.all(
     clients.map(async (client, k) => {

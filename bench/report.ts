@@ -79,7 +79,7 @@ export function summarize(samples: Measured[], cases: Record<CaseId, Case>, rate
   // Paced, the generator has time to spare by design: what makes a cell invalid is a server that fell behind.
   const paceOk = (loadGenBusy: number, serverBusy: number, opsPerSecond: number) =>
     rate === undefined ? !generatorBound(loadGenBusy, serverBusy) : opsPerSecond >= RATE_KEPT * rate;
-  const generatorOk = (s: Measured) => paceOk(s.loadGenBusy, s.serverBusy, s.opsPerSecond) && Number.isFinite(s.cpuMicrosPerOp);
+  const sampleOk = (s: Measured) => paceOk(s.loadGenBusy, s.serverBusy, s.opsPerSecond) && Number.isFinite(s.cpuMicrosPerOp);
   const cells = new Map<string, Measured[]>();
   for (const s of samples) {
     const key = `${s.caseId} ${s.concurrency} ${s.role}`;
@@ -119,9 +119,9 @@ export function summarize(samples: Measured[], cases: Record<CaseId, Case>, rate
   /** The median ratio of `row`'s samples to their pairs (same repetition) on `baseRole` and `baseCase`, over pairs valid on both sides. */
   const pairedRatio = (row: Row, baseRole: Role, baseCase: CaseId) => {
     const pairs = samples.flatMap((s) => {
-      if (s.role !== row.role || s.caseId !== row.caseId || s.concurrency !== row.concurrency || !generatorOk(s)) return [];
+      if (s.role !== row.role || s.caseId !== row.caseId || s.concurrency !== row.concurrency || !sampleOk(s)) return [];
       const b = samples.find((x) => x.role === baseRole && x.rep === s.rep && x.caseId === baseCase && x.concurrency === row.concurrency);
-      return b && generatorOk(b) ? [[s, b]] : [];
+      return b && sampleOk(b) ? [[s, b]] : [];
     });
     const paired = quietest(pairs, (pair) => pair.every(quiet));
     return paired.length ? { value: median(paired.map(([s, b]) => s.cpuMicrosPerOp / b.cpuMicrosPerOp)), pairs: paired.length } : undefined;

@@ -67,7 +67,10 @@ const settings = {
   reps: Number(args.reps ?? (args.quick ? 3 : args.scale ? 12 : 6)),
   concurrency: (list(args.concurrency) ?? (args.quick ? ['16'] : ['16', '64'])).map(Number),
   cases: (list(args.case) ?? Object.keys(CASES)) as CaseId[],
-  timing: args.quick ? { warmupMs: 150, measureMs: 500, maxMeasureMs: 1500 } : { warmupMs: 500, measureMs: 1500, maxMeasureMs: 5000 },
+  timing: {
+    ...(args.quick ? { warmupMs: 150, measureMs: 500, maxMeasureMs: 1500 } : { warmupMs: 500, measureMs: 1500, maxMeasureMs: 5000 }),
+    rate: args.rate === undefined ? undefined : Number(args.rate),
+  },
   // Each server's window in a cell is cut into this many, taken in turn with the other servers'.
   windows: Number(args.windows ?? (args.quick ? 2 : 5)),
   // Before the first repetition, every server runs every case once unmeasured, so no repetition pays for compiling.
@@ -75,15 +78,15 @@ const settings = {
   deadlineSeconds: args.quick ? 115 : 1500,
   switchboard: resolve(args.switchboard!),
   before: args.before && resolve(args.before),
-  rate: args.rate === undefined ? undefined : Number(args.rate),
 };
+const { rate } = settings.timing;
 for (const dir of [settings.switchboard, settings.before]) {
   if (dir && !existsSync(switchboardEntry(dir))) throw new Error(`no Switchboard build in ${dir} (looked for ${switchboardEntry(dir)}); run npm run build`);
 }
 for (const n of [settings.reps, settings.windows, ...settings.concurrency])
   if (!Number.isInteger(n) || n < 1) throw new Error('--reps, --windows and --concurrency take positive integers');
-if (settings.rate !== undefined && !(settings.rate > 0)) throw new Error('--rate takes a positive number of operations per second');
-if (settings.rate !== undefined && args.scale) throw new Error('--rate is for the load bench; --scale runs its clients back to back');
+if (rate !== undefined && !(rate > 0)) throw new Error('--rate takes a positive number of operations per second');
+if (rate !== undefined && args.scale) throw new Error('--rate is for the load bench; --scale runs its clients back to back');
 if (args.scale) {
   // The scale servers inherit it: they are Switchboard from the same package directory.
   process.env.SWITCHBOARD_DIR = settings.switchboard;
@@ -185,7 +188,7 @@ for (let rep = 1; rep <= settings.reps; rep++) {
         const serving = servers.filter((s) => s.cases[caseId]);
         // Each repetition starts with another server, so no server always runs first or last.
         const order = serving.map((_, i) => serving[(i + rep - 1) % serving.length]);
-        const measured = await measureTogether(order, caseId, concurrency, { ...settings.timing, rate: settings.rate }, settings.windows);
+        const measured = await measureTogether(order, caseId, concurrency, settings.timing, settings.windows);
         for (const [i, spec] of order.entries()) samples.push({ rep, caseId, concurrency, role: spec.role, server: spec.name, ...measured[i]! });
       }
     }
@@ -195,7 +198,7 @@ for (let rep = 1; rep <= settings.reps; rep++) {
 await stopServers();
 clearTimeout(deadline);
 
-const rows = summarize(samples, CASES, settings.rate).sort(
+const rows = summarize(samples, CASES, rate).sort(
   (a, b) => settings.cases.indexOf(a.caseId) - settings.cases.indexOf(b.caseId) || a.concurrency - b.concurrency,
 );
 console.log(`\n${describeMachine(host)}; ${pinning.note}`);
@@ -203,12 +206,10 @@ console.log(
   `medians over the reps in which other processes took at most ${CONTENDED * 100}% of a CPU and ${CORE_CONTENDED * 100}% of the server's core (all reps if none did);`,
 );
 console.log("±reps: half the range of CPU µs/op over those reps; gen: the load generator's share of its core, srv: the server's");
-if (settings.rate === undefined) {
+if (rate === undefined) {
   console.log(`(a cell is invalid when gen passes ${GENERATOR_LIMIT * 100}% and srv is under ${SERVER_SATURATED * 100}%: then the generator set the pace);`);
 } else {
-  console.log(
-    `clients paced to ${settings.rate} operations per second in all (a cell is invalid below ${RATE_KEPT * 100}% of it: then the server set the pace);`,
-  );
+  console.log(`clients paced to ${rate} operations per second in all (a cell is invalid below ${RATE_KEPT * 100}% of it: then the server set the pace);`);
 }
 console.log("other: CPU taken by other processes (100% = one CPU), core: other work on the server's core;");
 console.log('ratio: median of per-rep CPU ratios');
