@@ -17,7 +17,8 @@
  * (wrk2's constant throughput) instead of running them back to back, so that every server is measured at
  * the same throughput: a cell whose server keeps less than RATE_KEPT of it is refused. --scale runs the
  * scale-out benchmark instead (bench/scale.ts: three processes sharing a redis-server; --case names its
- * cases there).
+ * cases there). Idle CPUs are kept polling for the load bench (keepCpusAwake); --idle sleep leaves them as
+ * the machine has them.
  */
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
@@ -41,7 +42,7 @@ import {
   writeJson,
 } from './report.js';
 import { switchboardEntry } from './servers/import-switchboard.mjs';
-import { pinCpus, type Running, startServer, stopServers } from './servers.js';
+import { keepCpusAwake, pinCpus, type Running, startServer, stopServers } from './servers.js';
 
 const { values: args } = parseArgs({
   options: {
@@ -56,6 +57,7 @@ const { values: args } = parseArgs({
     profile: { type: 'string' },
     scale: { type: 'boolean', default: false },
     rate: { type: 'string' },
+    idle: { type: 'string' },
   },
 });
 /** How long a server's clients run again, unmeasured, before each of its windows after the first. */
@@ -87,6 +89,9 @@ for (const n of [settings.reps, settings.windows, ...settings.concurrency])
   if (!Number.isInteger(n) || n < 1) throw new Error('--reps, --windows and --concurrency take positive integers');
 if (rate !== undefined && !(rate > 0)) throw new Error('--rate takes a positive number of operations per second');
 if (rate !== undefined && args.scale) throw new Error('--rate is for the load bench; --scale runs its clients back to back');
+if (args.idle !== undefined && args.scale) throw new Error('--idle is for the load bench; the scale bench leaves idle CPUs as the machine has them');
+if (args.idle !== undefined && args.idle !== 'poll' && args.idle !== 'sleep')
+  throw new Error('--idle takes poll (hold idle CPUs awake, the default) or sleep (leave them as the machine has them)');
 if (args.scale) {
   // The scale servers inherit it: they are Switchboard from the same package directory.
   process.env.SWITCHBOARD_DIR = settings.switchboard;
@@ -117,7 +122,9 @@ const deadline = setTimeout(() => {
 
 const host = machine();
 const pinning = pinCpus();
-console.log(`${describeMachine(host)}; ${pinning.note}`);
+const idle = args.idle !== 'sleep' ? keepCpusAwake().note : 'idle CPUs as the machine has them (--idle sleep)';
+const setup = `${describeMachine(host)}; ${pinning.note}; ${idle}`;
+console.log(setup);
 console.log(`Switchboard from ${settings.switchboard}${settings.before ? `, before from ${settings.before}` : ''}`);
 const started = new Map<ServerSpec, Running>();
 for (const spec of servers) started.set(spec, await startServer(spec.entry, pinning.serverCpu, args.profile, spec.env));
@@ -201,7 +208,7 @@ clearTimeout(deadline);
 const rows = summarize(samples, CASES, rate).sort(
   (a, b) => settings.cases.indexOf(a.caseId) - settings.cases.indexOf(b.caseId) || a.concurrency - b.concurrency,
 );
-console.log(`\n${describeMachine(host)}; ${pinning.note}`);
+console.log(`\n${setup}`);
 console.log(
   `medians over the reps in which other processes took at most ${CONTENDED * 100}% of a CPU and ${CORE_CONTENDED * 100}% of the server's core (all reps if none did);`,
 );
@@ -219,5 +226,5 @@ printTable(rows);
 console.log(`\nCPU per operation against bare (! marks a cell with a problem, listed above):`);
 printSummary(rows);
 printOtherLoad(samples);
-const file = writeJson({ machine: host, pinning: pinning.note, cpuSource, settings, rows, samples });
+const file = writeJson({ machine: host, pinning: pinning.note, idle, cpuSource, settings, rows, samples });
 console.log(`\nwrote ${file}`);

@@ -3,6 +3,7 @@
  * (this process) is pinned to another, so neither steals the other's core.
  */
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { openSync, writeSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { cpuReader } from './measure.js';
@@ -40,6 +41,28 @@ export function pinCpus(): { serverCpu?: number; note: string } {
     return { serverCpu, note: `server pinned to CPU ${serverCpu}, load generator to CPU ${loadCpu} (taskset)` };
   } catch {
     return { note: 'not pinned: taskset is not available' };
+  }
+}
+
+/** Linux's PM QoS request for the whole machine: while a process holds it open with 0, idle CPUs poll instead of sleeping. */
+export const CPU_LATENCY_DEVICE = '/dev/cpu_dma_latency';
+
+/**
+ * Keep idle CPUs from sleeping while this process runs (tuned's latency-performance does the same). On a
+ * virtual machine a sleeping CPU is woken by the hypervisor, and whoever wakes it pays: a server whose
+ * reply finds the load generator's core asleep pays for the wake-up in its `writev`, and a slower server
+ * finds it asleep more often, so its CPU per operation rises with its slowness. Polling idle CPUs take
+ * that cost out of every server's figure. The request lasts as long as the file stays open, so it ends
+ * with this process; where the device is missing or not writable, nothing changes and the note says why.
+ */
+export function keepCpusAwake(device = CPU_LATENCY_DEVICE): { held: boolean; note: string } {
+  try {
+    const fd = openSync(device, 'w');
+    // The request is a 32-bit latency in microseconds: 0 allows no idle state but polling.
+    writeSync(fd, Buffer.alloc(4));
+    return { held: true, note: `idle CPUs poll (${device} held at 0 µs)` };
+  } catch (err) {
+    return { held: false, note: `idle CPUs may sleep (${device}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message})` };
   }
 }
 

@@ -2,7 +2,10 @@
  * The benchmark's own machinery: the raw-socket clients read every reply shape however the bytes are
  * split, and the report refuses what it cannot trust.
  */
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server, type Socket } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { CASES } from '../bench/cases.js';
@@ -10,6 +13,7 @@ import { runWindow, sampleOf } from '../bench/load.js';
 import { HttpConnection } from '../bench/raw-http.js';
 import { WsConnection } from '../bench/raw-ws.js';
 import { type Measured, summarize } from '../bench/report.js';
+import { keepCpusAwake } from '../bench/servers.js';
 
 let server: Server | undefined;
 const sockets = new Set<Socket>();
@@ -256,5 +260,25 @@ describe('the windows of a cell', () => {
 
   it('give no CPU per operation when no operation ended in them', () => {
     expect(sampleOf([{ ops: 0, micros: 1000, server: 10, self: 0, machine: 10, coreOther: Number.NaN, latencies: [] }]).cpuMicrosPerOp).toBeNaN();
+  });
+});
+
+describe('keeping idle CPUs awake', () => {
+  it('writes a latency request of 0 µs, 32 bits, to the PM QoS device, and says so', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'bench-idle-'));
+    try {
+      // A plain file stands in for the device: what is written is what the kernel would read.
+      const device = join(dir, 'cpu_dma_latency');
+      writeFileSync(device, 'unwritten');
+      expect(keepCpusAwake(device)).toEqual({ held: true, note: `idle CPUs poll (${device} held at 0 µs)` });
+      expect([...readFileSync(device)]).toEqual([0, 0, 0, 0]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('changes nothing where the device cannot be opened, and says why', () => {
+    const device = join(tmpdir(), 'no-such-dir-for-bench', 'cpu_dma_latency');
+    expect(keepCpusAwake(device)).toEqual({ held: false, note: `idle CPUs may sleep (${device}: ENOENT)` });
   });
 });
