@@ -121,7 +121,7 @@ export class InputRound {
     const answer = this.answer(k, asking, kind, prepared, form);
     if (answer !== undefined) return answer;
     this.askAnew(k, asking);
-    throw new InputRequiredSignal(k);
+    throw InputRequiredSignal.for(k);
   }
 
   /**
@@ -214,7 +214,7 @@ export class InputRound {
       if (outcome.error.code !== ErrorCode.InvalidParams) throw outcome.error;
     }
     this.askAnew(key, asking);
-    throw new InputRequiredSignal(key);
+    throw InputRequiredSignal.for(key);
   }
 
   /**

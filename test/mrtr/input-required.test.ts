@@ -16,6 +16,25 @@ describe('InputRequiredSignal', () => {
     expect(signal.stack).toBe(`InputRequiredSignal: ${message}`);
   });
 
+  it('reads the same when the runtime makes it (InputRequiredSignal.for) as when made with new', () => {
+    const made = InputRequiredSignal.for('name');
+    const built = new InputRequiredSignal('name');
+    expect(made).toBeInstanceOf(InputRequiredSignal);
+    expect(made).toBeInstanceOf(Error);
+    for (const signal of [made, built]) {
+      expect([signal.name, signal.key, signal.message, String(signal), signal.stack]).toEqual([
+        'InputRequiredSignal',
+        'name',
+        built.message,
+        `InputRequiredSignal: ${built.message}`,
+        `InputRequiredSignal: ${built.message}`,
+      ]);
+      expect(Object.keys(signal).sort()).toEqual(['key', 'name']);
+    }
+    made.message = 'caught while booking';
+    expect([made.message, made.stack]).toEqual(['caught while booking', 'InputRequiredSignal: caught while booking']);
+  });
+
   it('takes a message a handler writes over it, on that signal alone', () => {
     const signal = new InputRequiredSignal('name');
     signal.message = `while booking: ${signal.message}`;

@@ -1,4 +1,5 @@
 /** The requestState codec on its own: signing, sealing, binding, expiry, key rotation, single use, options. */
+import { createHmac } from 'node:crypto';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { InvalidRequestStateError, McpServer } from '../../src/index.js';
 import { type BindingParts, bindingDigest, RequestStateCodec, type StateBinding, type StatePayload } from '../../src/mrtr/request-state.js';
@@ -52,6 +53,28 @@ describe('RequestStateCodec: signing', () => {
     const token = codec.mint(CONTENT);
     expect(token).toMatch(/^v1\.[A-Za-z0-9_-]{8}\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]{43}$/);
     expect(await codec.open(token, BINDING)).toEqual({ ...CONTENT, expiresAt: NOW + 600_000 });
+  });
+
+  it('signs with HMAC-SHA256 under the key derived from the secret, whatever the length or characters, and another instance opens it', async () => {
+    const macKey = createHmac('sha256', KEY_A).update('switchboard requestState mac').digest();
+    const minter = new RequestStateCodec({ keys: [KEY_A] });
+    const opener = new RequestStateCodec({ keys: [KEY_A] });
+    // Plain ASCII, characters beyond Latin-1 (the MAC is over the token's UTF-8), and a state past the pads' room.
+    for (const state of [CONTENT.state, { name: 'Zoë 🚀 Ŷ' }, { note: 'x'.repeat(5000) }]) {
+      const token = minter.mint({ ...CONTENT, state });
+      const head = token.slice(0, token.lastIndexOf('.'));
+      expect(token.slice(head.length + 1)).toBe(createHmac('sha256', macKey).update(head).digest('base64url'));
+      expect((await opener.open(token, BINDING)).state).toEqual(state);
+    }
+  });
+
+  it('refuses a token with a character of its payload swapped for one beyond Latin-1 whose low byte is the same', async () => {
+    const codec = new RequestStateCodec({ keys: [KEY_A] });
+    const token = new RequestStateCodec({ keys: [KEY_A] }).mint(CONTENT);
+    const at = token.indexOf('.', 3) + 1;
+    // The character plus 0x100 is the same character cut to a byte: the MAC covers the UTF-8, so no swap keeps it.
+    const swapped = `${token.slice(0, at)}${String.fromCharCode(0x100 + token.charCodeAt(at))}${token.slice(at + 1)}`;
+    expect(await rejection(codec.open(swapped, BINDING))).toEqual(invalid('bad signature'));
   });
 
   it('keeps the answers gathered so far, and leaves empty answers out', async () => {
