@@ -102,14 +102,15 @@ function deriveKey(secret: string | Buffer): Key {
 }
 
 /**
- * HMAC-SHA256 of `text` (as UTF-8) under `key`: with one-shot hashing, two hashes over the pads made once per
- * key, where an Hmac object per token cost a quarter more; createHmac without it, or for a text too long.
+ * HMAC-SHA256 of `text` (as UTF-8) under `key`, in base64url: with one-shot hashing, two hashes over the pads
+ * made once per key, where an Hmac object per token cost a quarter more; createHmac without it, or for a text too long.
  */
-function mac(key: Key, text: string): Buffer {
-  if (!oneShotBuffer || text.length > PADDED_MAX_CHARS) return createHmac('sha256', key.mac).update(text).digest();
+function mac(key: Key, text: string): string {
+  if (!oneShot || text.length > PADDED_MAX_CHARS) return createHmac('sha256', key.mac).update(text).digest('base64url');
   const length = BLOCK + key.inner.write(text, BLOCK);
-  oneShotBuffer('sha256', key.inner.subarray(0, length), 'buffer').copy(key.outer, BLOCK);
-  return oneShotBuffer('sha256', key.outer, 'buffer');
+  // The inner digest as Latin-1 is its 32 bytes one for one: written after the outer pad, it is what the outer hash reads.
+  key.outer.write(oneShot('sha256', key.inner.subarray(0, length), 'latin1'), BLOCK, 'latin1');
+  return oneShot('sha256', key.outer, 'base64url');
 }
 
 /** Tokens minted here that open without decoding: how many, and how long each may be (a few MB at most). */
@@ -175,7 +176,7 @@ export class RequestStateCodec {
       token = `s1.${key.id}.${body}`;
     } else {
       const head = `v1.${key.id}.${json.toString('base64url')}`;
-      token = `${head}.${mac(key, head).toString('base64url')}`;
+      token = `${head}.${mac(key, head)}`;
     }
     if (token.length <= MINTED_MAX_CHARS) {
       if (this.minted.size >= MINTED_LIMIT) this.minted.delete(this.minted.keys().next().value as string);
@@ -229,7 +230,7 @@ export class RequestStateCodec {
     if (parts[0] === 'v1' && parts.length === 4) {
       // A server that seals never issued a signed-only state: one is a downgrade, whoever signed it.
       if (this.seal) throw new InvalidRequestStateError('not sealed');
-      const expected = mac(key, token.slice(0, token.lastIndexOf('.')));
+      const expected = Buffer.from(mac(key, token.slice(0, token.lastIndexOf('.'))), 'base64url');
       const given = Buffer.from(parts[3], 'base64url');
       if (given.length !== expected.length || !timingSafeEqual(given, expected)) throw new InvalidRequestStateError('bad signature');
       return Buffer.from(parts[2], 'base64url');
@@ -292,8 +293,7 @@ function quotedPrincipal(key: string): string {
 }
 
 // One-shot hashing (Node 20.12 and later) costs a third of a Hash object per call.
-const oneShot = (crypto as { hash?: (algorithm: string, data: string, encoding: 'base64url') => string }).hash;
-const oneShotBuffer = (crypto as { hash?: (algorithm: string, data: Buffer, encoding: 'buffer') => Buffer }).hash;
+const oneShot = (crypto as { hash?: (algorithm: string, data: string | Buffer, encoding: 'base64url' | 'latin1') => string }).hash;
 
 function sha256(text: string): string {
   return oneShot ? oneShot('sha256', text, 'base64url') : createHash('sha256').update(text).digest('base64url');

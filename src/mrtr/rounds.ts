@@ -42,7 +42,8 @@ export interface RoundsContext {
  */
 function preparedRequests(kinds: KindContext, capabilities: ClientCapabilities, requests: Record<string, InputRequest>): Record<string, InputRequest> {
   const out: Record<string, InputRequest> = {};
-  for (const [key, request] of Object.entries(requests)) {
+  for (const key in requests) {
+    const request = requests[key];
     // A question ctx.elicit asked was checked as it was asked.
     if (wasPrepared(request)) {
       out[key] = request;
@@ -113,14 +114,15 @@ export function answerReporter(events: AnswerEvents, session: unknown): AnswerLi
 /** What requestState keeps of each question: a form `ctx.elicit` asked by its digest, the rest as described. */
 function describeAsked(requests: Record<string, InputRequest>, remembered?: ReadonlyMap<InputRequest, AskedQuestion>): StatePayload['asked'] {
   const asked: StatePayload['asked'] = {};
-  for (const [key, request] of Object.entries(requests)) asked[key] = remembered?.get(request) ?? describeRequest(request);
+  for (const key in requests) asked[key] = remembered?.get(requests[key]) ?? describeRequest(requests[key]);
   return asked;
 }
 
 /** 2026-07-28 has no elicitationId: a URL question goes out without one. */
 function wireRequests(requests: Record<string, InputRequest>): Record<string, InputRequest> {
   const out: Record<string, InputRequest> = {};
-  for (const [key, request] of Object.entries(requests)) {
+  for (const key in requests) {
+    const request = requests[key];
     if (request.method === 'elicitation/create' && (request.params as ElicitParams | undefined)?.mode === 'url') {
       const { elicitationId: _dropped, ...params } = request.params as Record<string, unknown>;
       out[key] = { method: request.method, params };
