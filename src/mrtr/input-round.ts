@@ -103,9 +103,20 @@ export class InputRound {
 
   /**
    * `ctx.elicit` (and friends) on 2026-07-28: the answer to `request` if it has come, under `key` or the
-   * next automatic key; otherwise the question joins this round's input-required, and the handler unwinds.
+   * next automatic key; otherwise the question joins this round's input-required, and the promise rejects
+   * with the signal the handler unwinds with. Rejected, never thrown: a throw records where it happened (the
+   * message Node keeps for an uncaught one), which was most of what a first round's ask cost.
    */
-  require(capabilities: ClientCapabilities, request: InputRequest, key: string | undefined): unknown {
+  require(capabilities: ClientCapabilities, request: InputRequest, key: string | undefined): Promise<unknown> {
+    try {
+      const answer = this.answerOrAsk(capabilities, request, key);
+      return answer instanceof InputRequiredSignal ? Promise.reject(answer) : Promise.resolve(answer);
+    } catch (err) {
+      return Promise.reject(err);
+    }
+  }
+
+  private answerOrAsk(capabilities: ClientCapabilities, request: InputRequest, key: string | undefined): unknown {
     const kind = KINDS[request.method];
     // The same checks as a pushed request; what they give back also reads the answer (a form's compiled schema).
     const prepared = kind.prepare(this.kinds, capabilities, (request.params ?? {}) as never);
@@ -121,7 +132,7 @@ export class InputRound {
     const answer = this.answer(k, asking, kind, prepared, form);
     if (answer !== undefined) return answer;
     this.askAnew(k, asking);
-    throw InputRequiredSignal.for(k);
+    return InputRequiredSignal.for(k);
   }
 
   /**

@@ -87,10 +87,16 @@ class InputRequiredBackChannel implements BackChannel {
     throw new LegacyOnlyRequestError(kind.method);
   };
 
-  async ask<P, R>(ctx: Context, kind: ClientRequestKind<P, R>, params: P, options: InputOptions): Promise<R> {
+  ask<P, R>(ctx: Context, kind: ClientRequestKind<P, R>, params: P, options: InputOptions): Promise<R> {
     const request: InputRequest = { method: kind.method as InputMethod, params: params as Record<string, unknown> };
-    // The round is there for tools/call, prompts/get and resources/read; ctx.round() says why it is not.
-    return (ctx.input ?? ctx.round()).require(this.session.clientCapabilities, request, options.key) as R;
+    let round: InputRound;
+    try {
+      // The round is there for tools/call, prompts/get and resources/read; ctx.round() says why it is not.
+      round = ctx.input ?? ctx.round();
+    } catch (err) {
+      return Promise.reject(err);
+    }
+    return round.require(this.session.clientCapabilities, request, options.key) as Promise<R>;
   }
 
   run: BackChannel['run'] = (ctx, params, target, invoke) => {

@@ -45,14 +45,14 @@ describe('InputRequiredSignal', () => {
 });
 
 describe('a question ctx.elicit asks on 2026-07-28', () => {
-  it('goes into the input-required as the handler asked it, byte for byte', () => {
+  it('goes into the input-required as the handler asked it, byte for byte', async () => {
     const kinds = {
       schemas: new SchemaCompiler(),
       options: { validateElicitation: true, requestTimeoutMs: 1000, elicitationTimeoutMs: 1000, samplingTimeoutMs: 1000 },
     };
     const round = new InputRound(kinds, {}, undefined, {}, 0);
     const params = { message: 'Who are you?', requestedSchema: { type: 'object', properties: { name: { type: 'string' } } } };
-    expect(() => round.require({ elicitation: { form: {} } }, { method: 'elicitation/create', params }, 'who')).toThrow(InputRequiredSignal);
+    await expect(round.require({ elicitation: { form: {} } }, { method: 'elicitation/create', params }, 'who')).rejects.toBeInstanceOf(InputRequiredSignal);
     expect(JSON.stringify(round.pending?.inputRequests)).toBe(JSON.stringify({ who: { method: 'elicitation/create', params } }));
   });
 });
