@@ -69,9 +69,9 @@ export function inputRequired(init: { inputRequests?: Record<string, InputReques
 }
 
 /**
- * Thrown by `ctx.elicit` (and `createMessage`, `listRoots`) on a 2026-07-28 request whose answer has not
- * come yet: the handler stops here, the client is asked, and the retry runs the handler again. Let it
- * propagate; the runtime sends input-required even if a handler catches it.
+ * What `ctx.elicit` (and `createMessage`, `listRoots`) rejects with on a 2026-07-28 request whose answer
+ * has not come yet: awaiting it, the handler stops there, the client is asked, and the retry runs the
+ * handler again. Let it propagate; the runtime sends input-required even if a handler catches it.
  */
 export class InputRequiredSignal extends Error {
   override name = 'InputRequiredSignal';
@@ -84,7 +84,7 @@ export class InputRequiredSignal extends Error {
   }
 
   /**
-   * The signal as the runtime throws it on every first round: an Error by its prototype, made without the
+   * The signal as the runtime makes it on every first round: an Error by its prototype, made without the
    * Error constructor, which records where it was made even with no frames wanted (a tenth of the cost again).
    */
   static for(key: string): InputRequiredSignal {

@@ -104,8 +104,8 @@ export class InputRound {
   /**
    * `ctx.elicit` (and friends) on 2026-07-28: the answer to `request` if it has come, under `key` or the
    * next automatic key; otherwise the question joins this round's input-required, and the promise rejects
-   * with the signal the handler unwinds with. Rejected, never thrown: a throw records where it happened (the
-   * message Node keeps for an uncaught one), which was most of what a first round's ask cost.
+   * with the signal the handler unwinds with. Rejected, never thrown: V8 records where each exception is
+   * thrown, and under load that throw was most of what a first round's ask cost.
    */
   require(capabilities: ClientCapabilities, request: InputRequest, key: string | undefined): Promise<unknown> {
     try {
