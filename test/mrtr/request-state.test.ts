@@ -59,7 +59,7 @@ describe('RequestStateCodec: signing', () => {
     const macKey = createHmac('sha256', KEY_A).update('switchboard requestState mac').digest();
     const minter = new RequestStateCodec({ keys: [KEY_A] });
     const opener = new RequestStateCodec({ keys: [KEY_A] });
-    // Plain ASCII, characters beyond Latin-1 (the MAC is over the token's UTF-8), and a state past the pads' room.
+    // A state of plain ASCII, one beyond Latin-1 (it reaches the token as base64url), and one whose token is past the pads' room (createHmac's).
     for (const state of [CONTENT.state, { name: 'Zoë 🚀 Ŷ' }, { note: 'x'.repeat(5000) }]) {
       const token = minter.mint({ ...CONTENT, state });
       const head = token.slice(0, token.lastIndexOf('.'));
