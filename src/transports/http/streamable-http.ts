@@ -123,13 +123,9 @@ export class StreamableHttpTransport extends SafeEmitter<StreamableHttpTransport
     const peerKeys = router?.peerKeys;
     if (peerKeys !== undefined && peerKeys.length > 0) {
       // A peer's request is served as any, its httpRequest listeners included (as for one forwarded over HTTP).
-      this.linkServer = new PeerLinkServer(
-        peerKeys,
-        (req, res) => void this.handle(req, res, false).catch((err) => this.failed(err, res)),
-        this.options.maxMessageBytes,
-      );
+      this.linkServer = new PeerLinkServer(peerKeys, (req, res) => this.serve(req, res, false), this.options.maxMessageBytes);
     }
-    this.handler = (req, res) => void this.handle(req, res, false).catch((err) => this.failed(err, res));
+    this.handler = (req, res) => this.serve(req, res, false);
     this.unregister = this.port.register(this);
   }
 
@@ -137,7 +133,7 @@ export class StreamableHttpTransport extends SafeEmitter<StreamableHttpTransport
   async listen(options: ListenOptions = {}): Promise<ListeningAddress> {
     if (this.ownServer) throw new Error('StreamableHttpTransport is already listening; create another transport for another port');
     this.ownScreen = { health: healthPaths(options), endpointOnly: true };
-    this.ownServer = createLimitedServer(options, (req, res) => void this.handle(req, res, true).catch((err) => this.failed(err, res)));
+    this.ownServer = createLimitedServer(options, (req, res) => this.serve(req, res, true));
     this.acceptPeerLinks(this.ownServer);
     const address = await listenOn(this.ownServer, options, 'http', this.path);
     this.advertisedUrl ??= address.url;
@@ -196,8 +192,21 @@ export class StreamableHttpTransport extends SafeEmitter<StreamableHttpTransport
     else res.end();
   }
 
+  /**
+   * One request, whatever it throws or rejects with going to `failed`. Without auth or a router nothing
+   * here waits, and no promise is made: that is most requests, and two promises less for each.
+   */
+  private serve(req: IncomingMessage, res: ServerResponse, ownPort: boolean): void {
+    try {
+      const waiting = this.handle(req, res, ownPort);
+      if (waiting) waiting.catch((err) => this.failed(err, res));
+    } catch (err) {
+      this.failed(err, res);
+    }
+  }
+
   /** @param ownPort the request came to this transport's own server, where only `path` is MCP. */
-  private async handle(req: IncomingMessage, res: ServerResponse, ownPort: boolean): Promise<void> {
+  private handle(req: IncomingMessage, res: ServerResponse, ownPort: boolean): Promise<void> | undefined {
     if (this.listening('httpRequest')) {
       const control: HttpRequestControl = { handled: false };
       this.emit('httpRequest', req, res, control);
@@ -208,39 +217,60 @@ export class StreamableHttpTransport extends SafeEmitter<StreamableHttpTransport
     const cors = this.options.cors ? corsHeaders(req, this.options.cors) : NO_CORS;
     const screened = gate.screen(req, ownPort ? this.ownScreen : undefined);
     if (screened) {
-      if ('code' in screened) return this.refuse(res, screened, cors);
-      res.writeHead(screened.status, screened.headers).end(screened.body);
+      if ('code' in screened) this.refuse(res, screened, cors);
+      else res.writeHead(screened.status, screened.headers).end(screened.body);
       return;
     }
-    if (req.method === 'OPTIONS') return preflight(res, this.options.cors, cors);
+    if (req.method === 'OPTIONS') {
+      preflight(res, this.options.cors, cors);
+      return;
+    }
+    if (this.options.auth || this.routing) return this.authenticated(req, res, cors);
+    if (!this.modernOnlyRefused(req, res, cors)) return this.route(req, res, cors, undefined);
+  }
+
+  /** What auth and the router must wait for (a token's keys, another instance's answer) before the request is routed. */
+  private async authenticated(req: IncomingMessage, res: ServerResponse, cors: Record<string, string>): Promise<void> {
     let principal: unknown;
     if (this.options.auth) {
-      const outcome = await gate.authenticate(req);
+      const outcome = await this.gate.authenticate(req);
       if ('refused' in outcome) return this.refuse(res, outcome.refused, cors);
       principal = outcome.principal;
     }
-    if (this.port.eras === 'modern' && (req.method === 'GET' || req.method === 'DELETE')) {
-      // 2026-07-28 has no standalone stream and no sessions to end.
-      return sendHttpError(
-        res,
-        405,
-        ErrorCode.TransportRefused,
-        'Method Not Allowed: this server speaks 2026-07-28 only, which has no GET stream or sessions; POST each request',
-        { ...cors, allow: 'POST' },
-      );
-    }
+    if (this.modernOnlyRefused(req, res, cors)) return;
     if (this.routing && (await this.routing.forwarded(req, res, cors, principal))) return;
+    return this.route(req, res, cors, principal);
+  }
+
+  /** 2026-07-28 has no standalone stream and no sessions to end: a server that speaks only it answers GET and DELETE 405. */
+  private modernOnlyRefused(req: IncomingMessage, res: ServerResponse, cors: Record<string, string>): boolean {
+    if (this.port.eras !== 'modern' || (req.method !== 'GET' && req.method !== 'DELETE')) return false;
+    sendHttpError(
+      res,
+      405,
+      ErrorCode.TransportRefused,
+      'Method Not Allowed: this server speaks 2026-07-28 only, which has no GET stream or sessions; POST each request',
+      { ...cors, allow: 'POST' },
+    );
+    return true;
+  }
+
+  /** A request past the gate (and the router), to its endpoint by method; a GET's stream opens after a wait (a replay, or its owner's answer). */
+  private route(req: IncomingMessage, res: ServerResponse, cors: Record<string, string>, principal: unknown): Promise<void> | undefined {
     switch (req.method) {
       case 'POST':
-        return this.post(req, res, cors, principal);
+        this.post(req, res, cors, principal);
+        return;
       case 'GET':
         return this.sessions.get(req, res, cors, principal);
       case 'DELETE':
-        return this.sessions.delete(req, res, cors, principal);
+        this.sessions.delete(req, res, cors, principal);
+        return;
       default: {
         // RFC 9110: Allow lists what is served; OPTIONS only with CORS on.
         const allow = this.options.cors ? ALLOW : ALLOW_WITHOUT_CORS;
-        return sendHttpError(res, 405, ErrorCode.TransportRefused, `Method Not Allowed: use ${allow}`, { ...cors, allow });
+        sendHttpError(res, 405, ErrorCode.TransportRefused, `Method Not Allowed: use ${allow}`, { ...cors, allow });
+        return;
       }
     }
   }

@@ -1020,6 +1020,45 @@ describe('use', () => {
     );
   });
 
+  it("a failure in the transport, thrown at once or after auth's wait, is answered 500 and reported; the next request is served", async () => {
+    const errors: string[] = [];
+    const broken = (auth: StreamableHttpTransportOptions['auth']) => {
+      const { server } = newServer();
+      server.on('error', (err) => void errors.push((err as Error).message));
+      return new StreamableHttpTransport(server, auth ? { auth } : {});
+    };
+    // At once: reading the request throws before anything waits (nothing makes a promise on this path).
+    const plain = broken(undefined);
+    // After a wait: the authenticator fails with something that is not a refusal.
+    const authed = broken(async (req) => {
+      if (req.headers['x-fail'] !== undefined) throw new Error('authenticator broke');
+      return { subject: 'alice' };
+    });
+    const http = createServer((req: IncomingMessage, res: ServerResponse) => {
+      if (req.headers['x-broken-method'] !== undefined) {
+        Object.defineProperty(req, 'method', {
+          get() {
+            throw new Error('method unreadable');
+          },
+        });
+      }
+      return (req.url === '/authed' ? authed : plain).handler(req, res);
+    });
+    const port = await listenOnLoopback(cleanups, http);
+    const internal = { jsonrpc: '2.0', error: { code: -32603, message: 'Internal error' }, id: null };
+    for (const [path, headers, message] of [
+      ['/mcp', { 'x-broken-method': '1' }, 'method unreadable'],
+      ['/authed', { 'x-fail': '1' }, 'authenticator broke'],
+    ] as const) {
+      const res = await send(`http://127.0.0.1:${port}${path}`, 'POST', { ...POST_HEADERS, ...headers }, initializeMessage());
+      expect({ status: res.status, body: await res.json() }).toEqual({ status: 500, body: internal });
+      expect(errors.pop()).toBe(message);
+    }
+    const client = await ready(`http://127.0.0.1:${port}/mcp`);
+    expect(await ping(client)).toEqual({ status: 200, body: { jsonrpc: '2.0', id: 'ping', result: {} } });
+    expect(errors).toEqual([]);
+  });
+
   it('a WebSocketTransport attached to transport.httpServer serves WebSocket on the same port and path', async () => {
     const opened: string[] = [];
     const { server, transport, url, port } = await start({}, (server) => server.on('sessionNew', (s) => void opened.push(s.transport)));
