@@ -6,7 +6,7 @@
 import * as crypto from 'node:crypto';
 import { createCipheriv, createDecipheriv, createHash, createHmac, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
 import { InvalidRequestStateError } from '../protocol/errors.js';
-import { isObject, canonicalJson } from '../protocol/jsonrpc.js';
+import { canonicalJson, isEmptyRecord, isObject } from '../protocol/jsonrpc.js';
 
 export interface RequestStateOptions {
   /** Secrets, at least 32 bytes each: the first signs, all verify (rotation). Default: one random key per process. */
@@ -125,8 +125,8 @@ export class RequestStateCodec {
   private readonly seal: boolean;
   private readonly consume: RequestStateOptions['consume'];
   private warned = false;
-  /** The JSON inside the tokens minted here lately, by token (the oldest leaves first). */
-  private readonly minted = new Map<string, string>();
+  /** The tokens minted here lately with the JSON inside, by their ends (`mintedKey`; the oldest leave first). */
+  private readonly minted = new Map<string, { token: string; text: string }>();
 
   constructor(options: RequestStateOptions = {}) {
     this.ttlMs = options.ttlMs ?? 600_000;
@@ -151,45 +151,38 @@ export class RequestStateCodec {
         },
       );
     }
-    // A state carries only what it is opened with: an id is there to be consumed, empty answers say nothing.
-    // One literal (a tenth of what a rest-and-spread cost); JSON leaves out the members that are undefined.
-    const full: StatePayload = {
-      binding: payload.binding,
-      round: payload.round,
-      asked: payload.asked,
-      last: payload.last,
-      unread: payload.unread,
-      state: payload.state,
-      expiresAt: Date.now() + this.ttlMs,
-      answers: payload.answers !== undefined && !isEmpty(payload.answers) ? payload.answers : undefined,
-      // randomUUID draws from a cached pool: a tenth of what randomBytes costs per call, and as unguessable.
-      id: this.consume ? randomUUID() : undefined,
-    };
     const key = this.keys[0];
-    const text = JSON.stringify(full);
-    const json = Buffer.from(text);
+    const text = payloadJson(payload, Date.now() + this.ttlMs, this.consume ? randomUUID() : undefined);
     let token: string;
     if (this.seal) {
       const iv = randomBytes(12);
       const cipher = createCipheriv('aes-256-gcm', key.seal, iv);
-      const body = Buffer.concat([iv, cipher.update(json), cipher.final(), cipher.getAuthTag()]).toString('base64url');
+      const body = Buffer.concat([iv, cipher.update(text, 'utf8'), cipher.final(), cipher.getAuthTag()]).toString('base64url');
       token = `s1.${key.id}.${body}`;
     } else {
-      const head = `v1.${key.id}.${json.toString('base64url')}`;
+      const head = `v1.${key.id}.${base64url(text)}`;
       token = `${head}.${mac(key, head)}`;
     }
     if (token.length <= MINTED_MAX_CHARS) {
       if (this.minted.size >= MINTED_LIMIT) this.minted.delete(this.minted.keys().next().value as string);
-      this.minted.set(token, text);
+      this.minted.set(mintedKey(token), { token, text });
     }
     return token;
   }
 
-  /** Verify and decode; throws InvalidRequestStateError for anything tampered, expired, mis-bound or reused. */
+  /** Verify and decode; rejects with InvalidRequestStateError for anything tampered, expired, mis-bound or reused. */
   async open(token: unknown, binding: StateBinding): Promise<StatePayload> {
+    return this.read(token, binding);
+  }
+
+  /**
+   * `open` without a promise where none is needed: the payload, or throws InvalidRequestStateError; a
+   * promise only when a `consume` check must be waited for.
+   */
+  read(token: unknown, binding: StateBinding): StatePayload | Promise<StatePayload> {
     if (typeof token !== 'string' || token.length > 1_000_000) throw new InvalidRequestStateError('not a requestState this server issued');
     // Equal to a token this codec minted is proof enough: no base64 to decode, no MAC or cipher to run.
-    const text = (token.length <= MINTED_MAX_CHARS ? this.minted.get(token) : undefined) ?? this.verify(token).toString('utf8');
+    const text = (token.length <= MINTED_MAX_CHARS ? this.mintedText(token) : undefined) ?? this.verify(token).toString('utf8');
     let payload: StatePayload;
     try {
       payload = JSON.parse(text) as StatePayload;
@@ -197,18 +190,25 @@ export class RequestStateCodec {
       throw new InvalidRequestStateError('malformed');
     }
     if (!(payload.expiresAt > Date.now())) {
-      this.minted.delete(token);
+      this.minted.delete(mintedKey(token));
       throw new InvalidRequestStateError('expired');
     }
     if (payload.binding !== binding) throw new InvalidRequestStateError('issued for another request');
     if (this.consume) {
       // Consumed (or refused), it leaves: a later try takes the full path to `consume`. Without single use, one
       // token may come back (a client's repeat, or two requests alike minted in the same millisecond).
-      this.minted.delete(token);
+      this.minted.delete(mintedKey(token));
       // A state minted before single use was on has no id: it cannot be marked, so it is refused.
-      if (!(typeof payload.id === 'string' && (await this.consume(payload.id, payload.expiresAt)))) throw new InvalidRequestStateError('already used');
+      if (typeof payload.id !== 'string') throw new InvalidRequestStateError('already used');
+      return consumed(this.consume(payload.id, payload.expiresAt), payload);
     }
     return payload;
+  }
+
+  /** The JSON inside `token` if this codec minted it lately. */
+  private mintedText(token: string): string | undefined {
+    const minted = this.minted.get(mintedKey(token));
+    return minted !== undefined && minted.token === token ? minted.text : undefined;
   }
 
   /** The JSON inside a token from anywhere: its MAC checked (or its seal opened) with the key it names. */
@@ -239,9 +239,49 @@ export class RequestStateCodec {
   }
 }
 
-function isEmpty(record: Record<string, unknown>): boolean {
-  for (const _ in record) return false;
-  return true;
+/**
+ * What a minted token is found by: its last characters, which are its MAC (or its seal's tag), so that the
+ * map hashes those and not a token's whole length; the whole token is compared on a hit.
+ */
+function mintedKey(token: string): string {
+  return token.slice(-MINTED_KEY_CHARS);
+}
+
+const MINTED_KEY_CHARS = 24;
+
+/**
+ * The JSON of a state: the members in the order StatePayload lists them, and like JSON.stringify of that
+ * object, a member whose value has no JSON form (undefined) left out; empty answers say nothing, and an id
+ * is there only to be consumed. Written out, where JSON.stringify of a literal with undefined members cost
+ * twice as much.
+ */
+function payloadJson(payload: Omit<StatePayload, 'id' | 'expiresAt'>, expiresAt: number, id: string | undefined): string {
+  let json = `{"binding":${JSON.stringify(payload.binding)},"round":${JSON.stringify(payload.round)},"asked":${JSON.stringify(payload.asked)},"last":${JSON.stringify(payload.last)}`;
+  json += member('unread', payload.unread) + member('state', payload.state);
+  json += `,"expiresAt":${expiresAt}`;
+  if (payload.answers !== undefined && !isEmptyRecord(payload.answers)) json += member('answers', payload.answers);
+  if (id !== undefined) json += `,"id":"${id}"`;
+  return `${json}}`;
+}
+
+function member(name: string, value: unknown): string {
+  const json = value === undefined ? undefined : JSON.stringify(value);
+  return json === undefined ? '' : `,"${name}":${json}`;
+}
+
+/** Scratch for `base64url`: a state's JSON is written here, and read out as base64url, with no Buffer made per token. */
+const scratch = Buffer.allocUnsafe(3 * MINTED_MAX_CHARS);
+
+function base64url(text: string): string {
+  // As UTF-8 a character is at most three bytes: a text that might not fit gets a Buffer of its own.
+  if (text.length > MINTED_MAX_CHARS) return Buffer.from(text).toString('base64url');
+  return scratch.toString('base64url', 0, scratch.write(text));
+}
+
+/** The payload once `consume` said it is the first use; InvalidRequestStateError when it was not. */
+async function consumed(first: boolean | Promise<boolean>, payload: StatePayload): Promise<StatePayload> {
+  if (!(await first)) throw new InvalidRequestStateError('already used');
+  return payload;
 }
 
 /** What a request is bound by: its method, target, arguments (key order aside) and principal key. */
@@ -259,7 +299,7 @@ export interface BindingParts {
 export function bindingDigest(parts: BindingParts): StateBinding {
   const args = parts.arguments;
   // Most calls have no arguments: skip sorting keys that are not there. Object keys sorted, so the client's key order does not matter.
-  const argsJson = args === undefined || args === null || (isObject(args) && isEmpty(args)) ? '{}' : canonicalJson(args);
+  const argsJson = args === undefined || args === null || (isObject(args) && isEmptyRecord(args)) ? '{}' : canonicalJson(args);
   const bound = `${quotedMethod(parts.method)},${JSON.stringify(parts.target)},${quotedPrincipal(parts.principalKey)},${argsJson}`;
   // A round is bound twice (when its state is minted, and when the retry opens it): the second time is a lookup.
   if (bound.length > BOUND_MAX_CHARS) return sha256(bound).slice(0, 22);

@@ -6,7 +6,7 @@
  */
 import { type ClientOutcome, type ClientRequestKind, type KindContext, toClientResponse } from '../elicitation/kind.js';
 import { ErrorCode, McpError, UrlElicitationRequiredError } from '../protocol/errors.js';
-import { isObject } from '../protocol/jsonrpc.js';
+import { isEmptyRecord, isObject } from '../protocol/jsonrpc.js';
 import { quote } from '../protocol/quote.js';
 import { NO_PRINCIPAL_KEY, principalKey, UNKEYED_PRINCIPAL } from '../protocol/principal.js';
 import { errorResult } from '../protocol/results.js';
@@ -188,7 +188,8 @@ export async function runModernRound<R>(
   const { params } = request;
   // Hashing the arguments is only needed when state comes in or goes out (most calls need neither), and once at most.
   const bound = params.requestState === undefined ? undefined : binding(target, request.principal);
-  const previous = bound === undefined ? undefined : await codec.open(params.requestState, bound);
+  const opened = bound === undefined ? undefined : codec.read(params.requestState, bound);
+  const previous = opened instanceof Promise ? await opened : opened;
   const answers: Record<string, unknown> = { ...previous?.answers };
   const held = new Map<string, HeldAnswer>();
   if (previous?.unread) {
@@ -265,13 +266,16 @@ export async function runModernRound<R>(
     throw err;
   }
   const unread = round.carryUnread(asking);
+  const described = describeAsked(asking, round.remembered);
+  // A first round has asked nothing before: what it asks now is all there is to remember (no copy).
+  const asked = isEmptyRecord(round.asked) && isEmptyRecord(round.read) ? described : { ...round.asked, ...round.read, ...described };
   const requestState = codec.mint({
     binding: bound ?? binding(target, request.principal),
     round: round.round + 1,
-    asked: { ...round.asked, ...round.read, ...describeAsked(asking, round.remembered) },
+    asked,
     last: Object.keys(asking),
     answers,
-    ...(unread ? { unread } : {}),
+    unread,
     state: pending.state !== undefined ? pending.state : round.state,
   });
   return pending.size === 0

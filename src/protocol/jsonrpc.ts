@@ -11,6 +11,12 @@ export function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
+/** Whether a record has no enumerable keys (without the array Object.keys makes). */
+export function isEmptyRecord(record: Record<string, unknown>): boolean {
+  for (const _ in record) return false;
+  return true;
+}
+
 /** JSON with object keys sorted, so the order a client or an auth hook used does not matter. */
 export function canonicalJson(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;

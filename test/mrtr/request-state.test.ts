@@ -55,6 +55,32 @@ describe('RequestStateCodec: signing', () => {
     expect(await codec.open(token, BINDING)).toEqual({ ...CONTENT, expiresAt: NOW + 600_000 });
   });
 
+  it('writes the payload as JSON.stringify writes the StatePayload literal: members in order, those without a JSON form left out', () => {
+    vi.useFakeTimers({ now: NOW, toFake: ['Date'] });
+    const codec = new RequestStateCodec({ keys: [KEY_A] });
+    const single = new RequestStateCodec({ keys: [KEY_A], consume: () => true });
+    const withToJson = { toJSON: () => ({ replaced: true }) };
+    const payloads: Omit<StatePayload, 'id' | 'expiresAt'>[] = [
+      CONTENT,
+      { ...CONTENT, state: undefined },
+      { ...CONTENT, state: () => 'a function has no JSON form' },
+      { ...CONTENT, state: withToJson, unread: { seat: { action: 'accept', content: { seat: '3A' } } }, answers: { seat: 'kept' } },
+      { ...CONTENT, state: { skipped: undefined, date: new Date(NOW), quote: 'a "quoted" \\ line\n' }, answers: {} },
+      { ...CONTENT, state: 0, round: 3, last: [] },
+    ];
+    for (const payload of payloads) {
+      for (const minter of [codec, single]) {
+        const text = Buffer.from(minter.mint(payload).split('.')[2], 'base64url').toString('utf8');
+        const id = minter === single ? (JSON.parse(text) as StatePayload).id : undefined;
+        const answers = payload.answers && Object.keys(payload.answers).length > 0 ? payload.answers : undefined;
+        const { binding, round, asked, last, unread, state } = payload;
+        const literal = { binding, round, asked, last, unread, state, expiresAt: NOW + 600_000, answers, id };
+        expect(text).toBe(JSON.stringify(literal));
+      }
+    }
+    expect(new RequestStateCodec({ keys: [KEY_A], consume: () => true }).mint(CONTENT)).toMatch(/^v1\./);
+  });
+
   it('signs with HMAC-SHA256 under the key derived from the secret, whatever the length or characters, and another instance opens it', async () => {
     const macKey = createHmac('sha256', KEY_A).update('switchboard requestState mac').digest();
     const minter = new RequestStateCodec({ keys: [KEY_A] });
