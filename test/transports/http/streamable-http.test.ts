@@ -1027,7 +1027,8 @@ describe('use', () => {
       server.on('error', (err) => void errors.push((err as Error).message));
       return new StreamableHttpTransport(server, auth ? { auth } : {});
     };
-    // At once: reading the request throws before anything waits (nothing makes a promise on this path).
+    // At once: reading the request's headers throws before anything waits (nothing makes a promise on this
+    // path); node itself reads them no more once it has emitted the request.
     const plain = broken(undefined);
     // After a wait: the authenticator fails with something that is not a refusal.
     const authed = broken(async (req) => {
@@ -1035,19 +1036,20 @@ describe('use', () => {
       return { subject: 'alice' };
     });
     const http = createServer((req: IncomingMessage, res: ServerResponse) => {
-      if (req.headers['x-broken-method'] !== undefined) {
-        Object.defineProperty(req, 'method', {
+      const transport = req.url === '/authed' ? authed : plain;
+      if (req.headers['x-broken-headers'] !== undefined) {
+        Object.defineProperty(req, 'headers', {
           get() {
-            throw new Error('method unreadable');
+            throw new Error('headers unreadable');
           },
         });
       }
-      return (req.url === '/authed' ? authed : plain).handler(req, res);
+      return transport.handler(req, res);
     });
     const port = await listenOnLoopback(cleanups, http);
     const internal = { jsonrpc: '2.0', error: { code: -32603, message: 'Internal error' }, id: null };
     for (const [path, headers, message] of [
-      ['/mcp', { 'x-broken-method': '1' }, 'method unreadable'],
+      ['/mcp', { 'x-broken-headers': '1' }, 'headers unreadable'],
       ['/authed', { 'x-fail': '1' }, 'authenticator broke'],
     ] as const) {
       const res = await send(`http://127.0.0.1:${port}${path}`, 'POST', { ...POST_HEADERS, ...headers }, initializeMessage());
