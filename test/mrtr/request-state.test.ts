@@ -78,7 +78,6 @@ describe('RequestStateCodec: signing', () => {
         expect(text).toBe(JSON.stringify(literal));
       }
     }
-    expect(new RequestStateCodec({ keys: [KEY_A], consume: () => true }).mint(CONTENT)).toMatch(/^v1\./);
   });
 
   it('signs with HMAC-SHA256 under the key derived from the secret, whatever the length or characters, and another instance opens it', async () => {
