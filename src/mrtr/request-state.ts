@@ -170,14 +170,9 @@ export class RequestStateCodec {
     return token;
   }
 
-  /** Verify and decode; rejects with InvalidRequestStateError for anything tampered, expired, mis-bound or reused. */
-  async open(token: unknown, binding: StateBinding): Promise<StatePayload> {
-    return this.read(token, binding);
-  }
-
   /**
-   * `open` without a promise where none is needed: the payload, or throws InvalidRequestStateError; a
-   * promise only when a `consume` check must be waited for.
+   * Verify and decode: the payload, or InvalidRequestStateError thrown for anything tampered, expired or
+   * mis-bound; a promise only when a `consume` check must be waited for (rejected when the state was used).
    */
   read(token: unknown, binding: StateBinding): StatePayload | Promise<StatePayload> {
     if (typeof token !== 'string' || token.length > 1_000_000) throw new InvalidRequestStateError('not a requestState this server issued');

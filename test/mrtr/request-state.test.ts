@@ -19,11 +19,11 @@ const CONTENT: Omit<StatePayload, 'id' | 'expiresAt'> = {
   state: { cart: 'secret-cart-7781', step: 2 },
 };
 
-/** The JSON-RPC error object `open` rejected with; fails if it resolved or threw anything else. */
-async function rejection(promise: Promise<unknown>): Promise<unknown> {
+/** The JSON-RPC error object `read` threw or rejected with; fails if it gave a payload or failed with anything else. */
+async function rejection(read: () => unknown): Promise<unknown> {
   let caught: unknown;
   try {
-    await promise;
+    await read();
   } catch (err) {
     caught = err;
   }
@@ -52,7 +52,7 @@ describe('RequestStateCodec: signing', () => {
     const codec = new RequestStateCodec({ keys: [KEY_A] });
     const token = codec.mint(CONTENT);
     expect(token).toMatch(/^v1\.[A-Za-z0-9_-]{8}\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]{43}$/);
-    expect(await codec.open(token, BINDING)).toEqual({ ...CONTENT, expiresAt: NOW + 600_000 });
+    expect(await codec.read(token, BINDING)).toEqual({ ...CONTENT, expiresAt: NOW + 600_000 });
   });
 
   it('writes the payload as JSON.stringify writes the StatePayload literal: members in order, those without a JSON form left out', () => {
@@ -89,7 +89,7 @@ describe('RequestStateCodec: signing', () => {
       const token = minter.mint({ ...CONTENT, state });
       const head = token.slice(0, token.lastIndexOf('.'));
       expect(token.slice(head.length + 1)).toBe(createHmac('sha256', macKey).update(head).digest('base64url'));
-      expect((await opener.open(token, BINDING)).state).toEqual(state);
+      expect((await opener.read(token, BINDING)).state).toEqual(state);
     }
   });
 
@@ -99,31 +99,31 @@ describe('RequestStateCodec: signing', () => {
     const at = token.indexOf('.', 3) + 1;
     // The character plus 0x100 is the same character cut to a byte: the MAC covers the UTF-8, so no swap keeps it.
     const swapped = `${token.slice(0, at)}${String.fromCharCode(0x100 + token.charCodeAt(at))}${token.slice(at + 1)}`;
-    expect(await rejection(codec.open(swapped, BINDING))).toEqual(invalid('bad signature'));
+    expect(await rejection(() => codec.read(swapped, BINDING))).toEqual(invalid('bad signature'));
   });
 
   it('keeps the answers gathered so far, and leaves empty answers out', async () => {
     const codec = new RequestStateCodec({ keys: [KEY_A] });
     const answers = { who: { action: 'accept', content: { name: 'Ada' } } };
-    expect((await codec.open(codec.mint({ ...CONTENT, answers }), BINDING)).answers).toEqual(answers);
+    expect((await codec.read(codec.mint({ ...CONTENT, answers }), BINDING)).answers).toEqual(answers);
     const empty = codec.mint({ ...CONTENT, answers: {} });
     expect(JSON.parse(Buffer.from(empty.split('.')[2], 'base64url').toString('utf8'))).not.toHaveProperty('answers');
   });
 
   it('gives every minted state a different random id when single use is on, and none otherwise', async () => {
     const codec = new RequestStateCodec({ keys: [KEY_A], consume: () => true });
-    const a = await codec.open(codec.mint(CONTENT), BINDING);
-    const b = await codec.open(codec.mint(CONTENT), BINDING);
+    const a = await codec.read(codec.mint(CONTENT), BINDING);
+    const b = await codec.read(codec.mint(CONTENT), BINDING);
     expect(a.id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
     expect(a.id).not.toBe(b.id);
     const plain = new RequestStateCodec({ keys: [KEY_A] });
-    expect((await plain.open(plain.mint(CONTENT), BINDING)).id).toBeUndefined();
+    expect((await plain.read(plain.mint(CONTENT), BINDING)).id).toBeUndefined();
   });
 
   it('with single use on, refuses a state minted without an id (before single use was on) as already used', async () => {
     const consume = vi.fn(() => true);
     const token = new RequestStateCodec({ keys: [KEY_A] }).mint(CONTENT);
-    expect(await rejection(new RequestStateCodec({ keys: [KEY_A], consume }).open(token, BINDING))).toEqual(invalid('already used'));
+    expect(await rejection(() => new RequestStateCodec({ keys: [KEY_A], consume }).read(token, BINDING))).toEqual(invalid('already used'));
     expect(consume).not.toHaveBeenCalled();
   });
 
@@ -137,7 +137,7 @@ describe('RequestStateCodec: signing', () => {
   it('refuses a token whose payload was changed, even by one character, as a bad signature', async () => {
     const codec = new RequestStateCodec({ keys: [KEY_A] });
     const [version, kid, payload, mac] = codec.mint(CONTENT).split('.');
-    expect(await rejection(codec.open([version, kid, flip(payload, 5), mac].join('.'), BINDING))).toEqual(invalid('bad signature'));
+    expect(await rejection(() => codec.read([version, kid, flip(payload, 5), mac].join('.'), BINDING))).toEqual(invalid('bad signature'));
   });
 
   it('refuses a token whose payload was rewritten (round reset to 0) and re-encoded without the key', async () => {
@@ -149,14 +149,14 @@ describe('RequestStateCodec: signing', () => {
       answers: { seat: { action: 'accept', content: { seat: '1A' } } },
     };
     const token = [version, kid, Buffer.from(JSON.stringify(forged)).toString('base64url'), mac].join('.');
-    expect(await rejection(codec.open(token, BINDING))).toEqual(invalid('bad signature'));
+    expect(await rejection(() => codec.read(token, BINDING))).toEqual(invalid('bad signature'));
   });
 
   it('refuses a token whose mac was changed or truncated', async () => {
     const codec = new RequestStateCodec({ keys: [KEY_A] });
     const [version, kid, payload, mac] = codec.mint(CONTENT).split('.');
-    expect(await rejection(codec.open([version, kid, payload, flip(mac, 0)].join('.'), BINDING))).toEqual(invalid('bad signature'));
-    expect(await rejection(codec.open([version, kid, payload, mac.slice(0, 20)].join('.'), BINDING))).toEqual(invalid('bad signature'));
+    expect(await rejection(() => codec.read([version, kid, payload, flip(mac, 0)].join('.'), BINDING))).toEqual(invalid('bad signature'));
+    expect(await rejection(() => codec.read([version, kid, payload, mac.slice(0, 20)].join('.'), BINDING))).toEqual(invalid('bad signature'));
   });
 
   it('refuses a token signed with the same key id but by another secret', async () => {
@@ -164,7 +164,7 @@ describe('RequestStateCodec: signing', () => {
     const theirs = new RequestStateCodec({ keys: [KEY_B] });
     const [, myKid] = mine.mint(CONTENT).split('.');
     const [version, , payload, mac] = theirs.mint(CONTENT).split('.');
-    expect(await rejection(mine.open([version, myKid, payload, mac].join('.'), BINDING))).toEqual(invalid('bad signature'));
+    expect(await rejection(() => mine.read([version, myKid, payload, mac].join('.'), BINDING))).toEqual(invalid('bad signature'));
   });
 
   it.each([
@@ -174,19 +174,19 @@ describe('RequestStateCodec: signing', () => {
     ['a base64 blob', 'eyJsb2NhdGlvbiI6Ik5ldyBZb3JrIn0', 'unknown key'],
   ])('refuses %s as requestState', async (_name, token, reason) => {
     const codec = new RequestStateCodec({ keys: [KEY_A] });
-    expect(await rejection(codec.open(token, BINDING))).toEqual(invalid(reason));
+    expect(await rejection(() => codec.read(token, BINDING))).toEqual(invalid(reason));
   });
 
   it('refuses a token of the right key but the wrong shape as malformed', async () => {
     const codec = new RequestStateCodec({ keys: [KEY_A] });
     const [, kid, payload] = codec.mint(CONTENT).split('.');
-    expect(await rejection(codec.open(`v1.${kid}.${payload}`, BINDING))).toEqual(invalid('malformed'));
-    expect(await rejection(codec.open(`v2.${kid}.${payload}.x`, BINDING))).toEqual(invalid('malformed'));
+    expect(await rejection(() => codec.read(`v1.${kid}.${payload}`, BINDING))).toEqual(invalid('malformed'));
+    expect(await rejection(() => codec.read(`v2.${kid}.${payload}.x`, BINDING))).toEqual(invalid('malformed'));
   });
 
   it('refuses a token longer than a million characters without decoding it', async () => {
     const codec = new RequestStateCodec({ keys: [KEY_A] });
-    expect(await rejection(codec.open(`v1.${'A'.repeat(1_000_001)}`, BINDING))).toEqual(invalid('not a requestState this server issued'));
+    expect(await rejection(() => codec.read(`v1.${'A'.repeat(1_000_001)}`, BINDING))).toEqual(invalid('not a requestState this server issued'));
   });
 });
 
@@ -200,7 +200,7 @@ describe('RequestStateCodec: sealing', () => {
     expect(body.toString('latin1')).not.toContain('secret-cart-7781');
     expect(body.toString('latin1')).not.toContain('book_flight');
     expect(token).not.toContain(Buffer.from('secret-cart-7781').toString('base64url').slice(0, 12));
-    expect(await codec.open(token, BINDING)).toEqual({ ...CONTENT, expiresAt: NOW + 600_000 });
+    expect(await codec.read(token, BINDING)).toEqual({ ...CONTENT, expiresAt: NOW + 600_000 });
   });
 
   it('encrypts the same content differently each time (a fresh IV per token)', () => {
@@ -213,13 +213,13 @@ describe('RequestStateCodec: sealing', () => {
     const [version, kid, body] = codec.mint(CONTENT).split('.');
     const raw = Buffer.from(body, 'base64url');
     raw[20] ^= 0x01;
-    expect(await rejection(codec.open([version, kid, raw.toString('base64url')].join('.'), BINDING))).toEqual(invalid('failed authentication'));
+    expect(await rejection(() => codec.read([version, kid, raw.toString('base64url')].join('.'), BINDING))).toEqual(invalid('failed authentication'));
   });
 
   it('refuses a sealed token too short to hold an IV and a tag as malformed', async () => {
     const codec = new RequestStateCodec({ keys: [KEY_A], seal: true });
     const [version, kid] = codec.mint(CONTENT).split('.');
-    expect(await rejection(codec.open([version, kid, Buffer.alloc(20).toString('base64url')].join('.'), BINDING))).toEqual(invalid('malformed'));
+    expect(await rejection(() => codec.read([version, kid, Buffer.alloc(20).toString('base64url')].join('.'), BINDING))).toEqual(invalid('malformed'));
   });
 
   it('refuses a state sealed under another secret', async () => {
@@ -227,7 +227,7 @@ describe('RequestStateCodec: sealing', () => {
     const theirs = new RequestStateCodec({ keys: [KEY_B], seal: true });
     const [, myKid] = mine.mint(CONTENT).split('.');
     const [version, , body] = theirs.mint(CONTENT).split('.');
-    expect(await rejection(mine.open([version, myKid, body].join('.'), BINDING))).toEqual(invalid('failed authentication'));
+    expect(await rejection(() => mine.read([version, myKid, body].join('.'), BINDING))).toEqual(invalid('failed authentication'));
   });
 });
 
@@ -240,14 +240,14 @@ describe('RequestStateCodec: binding', () => {
   ])('refuses a state presented with another %s', async (_what, change) => {
     const codec = new RequestStateCodec({ keys: [KEY_A] });
     const token = codec.mint(CONTENT);
-    expect(await rejection(codec.open(token, bindingDigest({ ...PARTS, ...change })))).toEqual(invalid('issued for another request'));
+    expect(await rejection(() => codec.read(token, bindingDigest({ ...PARTS, ...change })))).toEqual(invalid('issued for another request'));
   });
 
   it('accepts a state presented with the same arguments in another key order', async () => {
     const codec = new RequestStateCodec({ keys: [KEY_A] });
     const token = codec.mint(CONTENT);
     const reordered = bindingDigest({ ...PARTS, arguments: { to: 'JFK', from: 'LHR' } });
-    expect((await codec.open(token, reordered)).state).toEqual({ cart: 'secret-cart-7781', step: 2 });
+    expect((await codec.read(token, reordered)).state).toEqual({ cart: 'secret-cart-7781', step: 2 });
   });
 
   it('binds the same for no arguments, null and {}, and tells the parts apart where they meet', () => {
@@ -259,7 +259,7 @@ describe('RequestStateCodec: binding', () => {
 
   it('binds sealed states just the same', async () => {
     const codec = new RequestStateCodec({ keys: [KEY_A], seal: true });
-    expect(await rejection(codec.open(codec.mint(CONTENT), bindingDigest({ ...PARTS, target: 'other' })))).toEqual(invalid('issued for another request'));
+    expect(await rejection(() => codec.read(codec.mint(CONTENT), bindingDigest({ ...PARTS, target: 'other' })))).toEqual(invalid('issued for another request'));
   });
 });
 
@@ -292,9 +292,9 @@ describe('RequestStateCodec: expiry', () => {
     const codec = new RequestStateCodec({ keys: [KEY_A], ttlMs: 1000 });
     const token = codec.mint(CONTENT);
     vi.setSystemTime(NOW + 999);
-    expect((await codec.open(token, BINDING)).expiresAt).toBe(NOW + 1000);
+    expect((await codec.read(token, BINDING)).expiresAt).toBe(NOW + 1000);
     vi.setSystemTime(NOW + 1000);
-    expect(await rejection(codec.open(token, BINDING))).toEqual(invalid('expired'));
+    expect(await rejection(() => codec.read(token, BINDING))).toEqual(invalid('expired'));
   });
 
   it('defaults to a 10 minute TTL', async () => {
@@ -303,7 +303,7 @@ describe('RequestStateCodec: expiry', () => {
     expect(codec.ttlMs).toBe(600_000);
     const token = codec.mint(CONTENT);
     vi.setSystemTime(NOW + 600_000);
-    expect(await rejection(codec.open(token, BINDING))).toEqual(invalid('expired'));
+    expect(await rejection(() => codec.read(token, BINDING))).toEqual(invalid('expired'));
   });
 
   it('expires sealed states too', async () => {
@@ -311,7 +311,7 @@ describe('RequestStateCodec: expiry', () => {
     const codec = new RequestStateCodec({ keys: [KEY_A], seal: true, ttlMs: 50 });
     const token = codec.mint(CONTENT);
     vi.setSystemTime(NOW + 51);
-    expect(await rejection(codec.open(token, BINDING))).toEqual(invalid('expired'));
+    expect(await rejection(() => codec.read(token, BINDING))).toEqual(invalid('expired'));
   });
 });
 
@@ -320,7 +320,7 @@ describe('RequestStateCodec: key rotation', () => {
     const before = new RequestStateCodec({ keys: [KEY_A] });
     const after = new RequestStateCodec({ keys: [KEY_B, KEY_A] });
     const old = before.mint(CONTENT);
-    expect((await after.open(old, BINDING)).state).toEqual(CONTENT.state);
+    expect((await after.read(old, BINDING)).state).toEqual(CONTENT.state);
   });
 
   it('signs new states with the first key only', async () => {
@@ -329,14 +329,14 @@ describe('RequestStateCodec: key rotation', () => {
     const onlyB = new RequestStateCodec({ keys: [KEY_B] });
     const token = rotated.mint(CONTENT);
     expect(token.split('.')[1]).toBe(onlyB.mint(CONTENT).split('.')[1]);
-    expect((await onlyB.open(token, BINDING)).round).toBe(1);
-    expect(await rejection(onlyA.open(token, BINDING))).toEqual(invalid('unknown key'));
+    expect((await onlyB.read(token, BINDING)).round).toBe(1);
+    expect(await rejection(() => onlyA.read(token, BINDING))).toEqual(invalid('unknown key'));
   });
 
   it('refuses a state minted with a key that has left the verify list', async () => {
     const before = new RequestStateCodec({ keys: [KEY_A] });
     const after = new RequestStateCodec({ keys: [KEY_B] });
-    expect(await rejection(after.open(before.mint(CONTENT), BINDING))).toEqual(invalid('unknown key'));
+    expect(await rejection(() => after.read(before.mint(CONTENT), BINDING))).toEqual(invalid('unknown key'));
   });
 
   it('rotates sealing keys the same way', async () => {
@@ -344,14 +344,14 @@ describe('RequestStateCodec: key rotation', () => {
     const rotating = new RequestStateCodec({ keys: [KEY_B, KEY_A], seal: true });
     const after = new RequestStateCodec({ keys: [KEY_B], seal: true });
     const old = before.mint(CONTENT);
-    expect((await rotating.open(old, BINDING)).state).toEqual(CONTENT.state);
-    expect(await rejection(after.open(old, BINDING))).toEqual(invalid('unknown key'));
+    expect((await rotating.read(old, BINDING)).state).toEqual(CONTENT.state);
+    expect(await rejection(() => after.read(old, BINDING))).toEqual(invalid('unknown key'));
   });
 
   it('accepts Buffer keys, and a Buffer and a string of the same bytes are the same key', async () => {
     const fromString = new RequestStateCodec({ keys: [KEY_A] });
     const fromBuffer = new RequestStateCodec({ keys: [Buffer.from(KEY_A)] });
-    expect((await fromBuffer.open(fromString.mint(CONTENT), BINDING)).round).toBe(1);
+    expect((await fromBuffer.read(fromString.mint(CONTENT), BINDING)).round).toBe(1);
   });
 });
 
@@ -370,9 +370,9 @@ describe('RequestStateCodec: single use', () => {
       },
     });
     const token = codec.mint(CONTENT);
-    const first = await codec.open(token, BINDING);
+    const first = await codec.read(token, BINDING);
     expect(calls).toEqual([[first.id, NOW + 600_000]]);
-    expect(await rejection(codec.open(token, BINDING))).toEqual(invalid('already used'));
+    expect(await rejection(() => codec.read(token, BINDING))).toEqual(invalid('already used'));
     expect(calls).toEqual([
       [first.id, NOW + 600_000],
       [first.id, NOW + 600_000],
@@ -381,9 +381,9 @@ describe('RequestStateCodec: single use', () => {
 
   it('waits for a consume hook that answers with a promise', async () => {
     const codec = new RequestStateCodec({ keys: [KEY_A], consume: async () => false });
-    expect(await rejection(codec.open(codec.mint(CONTENT), BINDING))).toEqual(invalid('already used'));
+    expect(await rejection(() => codec.read(codec.mint(CONTENT), BINDING))).toEqual(invalid('already used'));
     const accepting = new RequestStateCodec({ keys: [KEY_A], consume: async () => true });
-    expect((await accepting.open(accepting.mint(CONTENT), BINDING)).round).toBe(1);
+    expect((await accepting.read(accepting.mint(CONTENT), BINDING)).round).toBe(1);
   });
 
   it('does not call consume for a state that fails verification, binding or expiry', async () => {
@@ -392,10 +392,10 @@ describe('RequestStateCodec: single use', () => {
     const codec = new RequestStateCodec({ keys: [KEY_A], ttlMs: 100, consume });
     const token = codec.mint(CONTENT);
     const [version, kid, payload, mac] = token.split('.');
-    await rejection(codec.open([version, kid, flip(payload, 3), mac].join('.'), BINDING));
-    await rejection(codec.open(token, bindingDigest({ ...PARTS, target: 'x' })));
+    await rejection(() => codec.read([version, kid, flip(payload, 3), mac].join('.'), BINDING));
+    await rejection(() => codec.read(token, bindingDigest({ ...PARTS, target: 'x' })));
     vi.setSystemTime(NOW + 100);
-    await rejection(codec.open(token, BINDING));
+    await rejection(() => codec.read(token, BINDING));
     expect(consume).not.toHaveBeenCalled();
   });
 });
@@ -463,8 +463,8 @@ describe('RequestStateCodec: the ephemeral key', () => {
     const one = new RequestStateCodec();
     const other = new RequestStateCodec();
     const token = one.mint(CONTENT);
-    expect((await one.open(token, BINDING)).round).toBe(1);
-    expect(await rejection(other.open(token, BINDING))).toEqual(invalid('unknown key'));
+    expect((await one.read(token, BINDING)).round).toBe(1);
+    expect(await rejection(() => other.read(token, BINDING))).toEqual(invalid('unknown key'));
   });
 });
 
@@ -482,8 +482,8 @@ describe('RequestStateCodec: states minted here', () => {
     const consume = vi.fn((id: string) => !seen.has(id) && seen.add(id) !== undefined);
     const codec = new RequestStateCodec({ keys: [KEY_A], consume });
     const token = codec.mint(CONTENT);
-    expect((await codec.open(token, BINDING)).state).toEqual(CONTENT.state);
-    expect(await rejection(codec.open(token, BINDING))).toEqual(invalid('already used'));
+    expect((await codec.read(token, BINDING)).state).toEqual(CONTENT.state);
+    expect(await rejection(() => codec.read(token, BINDING))).toEqual(invalid('already used'));
     expect(consume).toHaveBeenCalledTimes(2);
   });
 
@@ -491,8 +491,8 @@ describe('RequestStateCodec: states minted here', () => {
     const seen = new Set<string>();
     const codec = new RequestStateCodec({ keys: [KEY_A], seal: true, consume: (id) => !seen.has(id) && seen.add(id) !== undefined });
     const token = codec.mint(CONTENT);
-    expect((await codec.open(token, BINDING)).round).toBe(1);
-    expect(await rejection(codec.open(token, BINDING))).toEqual(invalid('already used'));
+    expect((await codec.read(token, BINDING)).round).toBe(1);
+    expect(await rejection(() => codec.read(token, BINDING))).toEqual(invalid('already used'));
   });
 
   it('without single use, opens one of its own states as often as it comes back', async () => {
@@ -501,7 +501,7 @@ describe('RequestStateCodec: states minted here', () => {
     const token = codec.mint(CONTENT);
     // Two requests alike, minted in the same millisecond, get the same token.
     expect(codec.mint(CONTENT)).toBe(token);
-    for (let i = 0; i < 3; i++) expect(await codec.open(token, BINDING)).toEqual({ ...CONTENT, expiresAt: NOW + 600_000 });
+    for (let i = 0; i < 3; i++) expect(await codec.read(token, BINDING)).toEqual({ ...CONTENT, expiresAt: NOW + 600_000 });
   });
 
   it('refuses one of its own states altered in any one character', async () => {
@@ -510,25 +510,25 @@ describe('RequestStateCodec: states minted here', () => {
     const [version, kid, payload] = token.split('.');
     const payloadAt = version.length + kid.length + 2;
     for (const index of [payloadAt, payloadAt + Math.floor(payload.length / 2), token.length - 5]) {
-      expect(await rejection(codec.open(flip(token, index), BINDING))).toEqual(invalid('bad signature'));
+      expect(await rejection(() => codec.read(flip(token, index), BINDING))).toEqual(invalid('bad signature'));
     }
-    expect(await rejection(codec.open(flip(token, 1), BINDING))).toEqual(invalid('malformed'));
-    expect(await rejection(codec.open(flip(token, version.length + 1), BINDING))).toEqual(invalid('unknown key'));
-    expect(await rejection(codec.open(`${token}A`, BINDING))).toEqual(invalid('bad signature'));
+    expect(await rejection(() => codec.read(flip(token, 1), BINDING))).toEqual(invalid('malformed'));
+    expect(await rejection(() => codec.read(flip(token, version.length + 1), BINDING))).toEqual(invalid('unknown key'));
+    expect(await rejection(() => codec.read(`${token}A`, BINDING))).toEqual(invalid('bad signature'));
     // The state itself was never spent: it opens as minted.
-    expect((await codec.open(token, BINDING)).round).toBe(1);
+    expect((await codec.read(token, BINDING)).round).toBe(1);
   });
 
   it('checks expiry and binding of its own states as of any other', async () => {
     vi.useFakeTimers({ now: NOW, toFake: ['Date'] });
     const codec = new RequestStateCodec({ keys: [KEY_A], ttlMs: 1000 });
     const token = codec.mint(CONTENT);
-    expect(await rejection(codec.open(token, bindingDigest({ ...PARTS, target: 'other' })))).toEqual(invalid('issued for another request'));
+    expect(await rejection(() => codec.read(token, bindingDigest({ ...PARTS, target: 'other' })))).toEqual(invalid('issued for another request'));
     vi.setSystemTime(NOW + 999);
-    expect((await codec.open(token, BINDING)).expiresAt).toBe(NOW + 1000);
+    expect((await codec.read(token, BINDING)).expiresAt).toBe(NOW + 1000);
     const later = codec.mint(CONTENT);
     vi.setSystemTime(NOW + 1999);
-    expect(await rejection(codec.open(later, BINDING))).toEqual(invalid('expired'));
+    expect(await rejection(() => codec.read(later, BINDING))).toEqual(invalid('expired'));
   });
 
   it('opens a state another instance with the same keys minted, and refuses it after single use there too', async () => {
@@ -538,10 +538,10 @@ describe('RequestStateCodec: states minted here', () => {
     const one = new RequestStateCodec({ keys: [KEY_A], consume });
     const other = new RequestStateCodec({ keys: [KEY_A], consume });
     const token = one.mint(CONTENT);
-    const opened = await other.open(token, BINDING);
+    const opened = await other.read(token, BINDING);
     expect(opened).toEqual({ ...CONTENT, expiresAt: NOW + 600_000, id: opened.id });
-    expect(await rejection(one.open(token, BINDING))).toEqual(invalid('already used'));
-    expect(await rejection(other.open(token, BINDING))).toEqual(invalid('already used'));
+    expect(await rejection(() => one.read(token, BINDING))).toEqual(invalid('already used'));
+    expect(await rejection(() => other.read(token, BINDING))).toEqual(invalid('already used'));
   });
 
   it('opens to a payload of its own: what the handler kept cannot change after the state was minted', async () => {
@@ -549,7 +549,7 @@ describe('RequestStateCodec: states minted here', () => {
     const state = { cart: ['a'] };
     const token = codec.mint({ ...CONTENT, state });
     state.cart.push('b');
-    const opened = await codec.open(token, BINDING);
+    const opened = await codec.read(token, BINDING);
     expect(opened.state).toEqual({ cart: ['a'] });
     expect(opened.state).not.toBe(state);
   });
